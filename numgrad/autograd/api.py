@@ -1,0 +1,237 @@
+"""autograd.backward and autograd.grad: check the request, lower, run, deliver the results."""
+import numpy as np
+
+from .. import grad_mode, tape
+from ..engine import execute, release, serve_python_node
+from ..lower import LoweredGraph, segments_of
+from ..tensor import Tensor
+from . import differentiable
+
+
+def _as_tuple(x):
+    if x is None:
+        return None
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_node(t, current):
+    """(segment, node id, output) of a root; a leaf root gets its AccumulateGrad node now."""
+    if t._node >= 0:
+        return t._seg, t._node, t._slot
+    node = current.acc_of.get(id(t)) or current.add_leaf(t)
+    return current, node, 0
+
+
+def _seed(i, root, grad, create_graph):
+    if grad is None:
+        if root._data.size != 1:
+            raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        return Tensor._make(np.ones(root._data.shape, root._data.dtype), False)
+    if not isinstance(grad, Tensor):
+        grad = Tensor._make(np.asarray(grad, root._data.dtype), False)
+    if grad._data.shape != root._data.shape:
+        raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
+                           f"{grad.shape!r} and output[{i}] has a shape of {root.shape!r}.")
+    if grad.device != root.device:
+        raise RuntimeError(f"invalid gradient at index {i} - expected device {root.device} but "
+                           f"got {grad.device}")
+    if grad._data.dtype != root._data.dtype:
+        grad = grad.to(root._data.dtype) if create_graph else \
+            Tensor._make(grad._data.astype(root._data.dtype), False)
+    return grad
+
+
+def _check_roots(roots):
+    for i, t in enumerate(roots):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected a Tensor as output {i}, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
+                               "grad_fn")
+
+
+def _targets(graph, tensors):
+    """Positions in the graph whose buffers hold each tensor's gradient (a leaf may have an
+    AccumulateGrad in several segments), as a list of (position, output) lists."""
+    result = []
+    for t in tensors:
+        if t._node >= 0:
+            if t._seg.serial in {s.serial for s in graph.segments}:
+                result.append([(int(graph.index_of([t._node])[0]), t._slot)])
+            else:
+                result.append([])
+        else:
+            found = [seg.acc_of[id(t)] for seg in graph.segments if id(t) in seg.acc_of]
+            result.append([(int(p), 0) for p in graph.index_of(found)] if found else [])
+    return result
+
+
+_UNUSED = ("One of the differentiated Tensors appears to not have been used in the graph. Set "
+           "allow_unused=True if this is the desired behavior.")
+
+
+def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate,
+                 allow_unused=True):
+    """The shared core of backward() and grad(). Returns the gradients of `inputs` (grad mode) as
+    lists of Tensors per input (empty when unused)."""
+    _check_roots(roots)
+    if grad_roots is None:
+        grad_roots = (None,) * len(roots)
+    if len(grad_roots) != len(roots):
+        raise RuntimeError(f"got {len(grad_roots)} gradients but {len(roots)} outputs")
+    seeds = [_seed(i, r, g, create_graph) for i, (r, g) in enumerate(zip(roots, grad_roots))]
+    if retain_graph is None:
+        retain_graph = create_graph
+    current = tape.current_segment()
+    root_nodes = [_root_node(t, current) for t in roots]
+    graph = LoweredGraph(segments_of({id(s): s for s, _, _ in root_nodes}.values()))
+    root_index = graph.index_of([n for _, n, _ in root_nodes])
+    wanted = _targets(graph, inputs) if inputs is not None else None
+    target_index = [p for places in wanted for p, _ in places] if wanted is not None else []
+    graph.plan(root_index, target_index if inputs is not None else [])
+    if inputs is not None and not target_index:
+        graph.needed[:] = False      # nothing asked for is reachable: run nothing
+        graph.needed[root_index] = True
+        graph.runnable = graph.needed & (graph.op != tape.ACCUMULATE)
+    if not allow_unused and any(not any(graph.needed[p] for p, _ in places) for places in wanted):
+        raise RuntimeError(_UNUSED)
+    graph.check_saved()
+    seed_list = [(int(i), out, s) for i, (_, _, out), s in zip(root_index, root_nodes, seeds)]
+    if create_graph:
+        with grad_mode.enable_grad():
+            grads = differentiable.execute(graph, seed_list)
+        read = lambda index, out: grads.get(int(graph.out_ptr[index]) + out)  # noqa: E731
+    else:
+        buffers = execute(graph, [(i, o, s._data) for i, o, s in seed_list], serve_python_node)
+        read = _buffer_reader(graph, buffers)
+    if accumulate:
+        _accumulate(graph, read, inputs, wanted, create_graph)
+    _retained(graph, read, create_graph)
+    results = None
+    if wanted is not None and not accumulate:
+        results = [[g for g in (read(p, o) for p, o in places) if g is not None] for places in wanted]
+    if not retain_graph:
+        release(graph)
+    return results
+
+
+def _buffer_reader(graph, buffers):
+    from ..engine import output_shape
+
+    def read(index, out):
+        slot = int(graph.out_ptr[index]) + out
+        if not buffers.written[slot]:
+            return None
+        view = buffers.view(slot, output_shape(graph, index, out))
+        # intermediate buffers are reused scratch: copy; leaf results are fresh and can be shared
+        return Tensor._make(view if graph.buf_kind[slot] >= 2 else view.copy(), False)
+    return read
+
+
+def _accumulate_into(t, grad, create_graph):
+    """AccumulateGrad: .grad = grad when absent, else .grad += grad (out of place under
+    create_graph, so the old .grad's graph is not mutated)."""
+    from ..hooks import run_hooks
+    hooks = t._extra.get("hooks") if t._extra else None
+    if hooks:
+        grad = run_hooks(hooks, grad)
+    if t._grad is None:
+        t._grad = grad
+    elif create_graph or t._grad._requires_grad:
+        t._grad = t._grad + grad
+    else:
+        t._grad._data += grad._data
+        t._grad._bump_version()
+    post = t._extra.get("post_accumulate_hooks") if t._extra else None
+    if post:
+        for hook in list(post.values()):
+            hook(t)
+
+
+def _accumulate(graph, read, inputs, wanted, create_graph):
+    if inputs is None:
+        for k, seg in enumerate(graph.segments):
+            for node, leaf in seg.leaves.items():
+                index = int(graph.starts[k]) + (node & 0xFFFFFFFF)
+                if graph.needed[index]:
+                    g = read(index, 0)
+                    if g is not None:
+                        _accumulate_into(leaf, g, create_graph)
+        return
+    for t, places in zip(inputs, wanted):
+        grads = [g for g in (read(p, o) for p, o in places) if g is not None]
+        if grads:
+            total = grads[0]
+            for g in grads[1:]:
+                total = total + g
+            _accumulate_into(t, total, create_graph)
+
+
+def _retained(graph, read, create_graph):
+    for k, seg in enumerate(graph.segments):
+        for (node, out), ref in list(seg.retained.items()):
+            t = ref()
+            index = int(graph.starts[k]) + (node & 0xFFFFFFFF)
+            if t is None or not graph.needed[index] or t._node != node:
+                continue
+            g = read(index, out)
+            if g is None:
+                continue
+            if t._grad is None:
+                t._grad = g if create_graph else Tensor._make(g._data.copy(), False)
+            else:
+                t._grad = t._grad + g
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulate the gradients of tensors w.r.t. the graph leaves (or `inputs`) into .grad.
+
+    >>> x = numgrad.tensor(2., requires_grad=True)
+    >>> numgrad.autograd.backward(x * x)
+    >>> x.grad
+    tensor(4.)
+    """
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors)
+    if inputs is not None:
+        inputs = _as_tuple(inputs)
+        if len(inputs) == 0:
+            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """The gradients of outputs w.r.t. inputs, returned as a tuple; .grad is left untouched.
+
+    >>> x = numgrad.tensor(3., requires_grad=True)
+    >>> numgrad.autograd.grad(x * x, x)
+    (tensor(6.),)
+    """
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    allow_unused = bool(allow_unused) or materialize_grads
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    results = run_backward(outputs, _as_tuple(grad_outputs), retain_graph, create_graph, inputs,
+                           accumulate=False, allow_unused=allow_unused)
+    out = []
+    for t, grads in zip(inputs, results):
+        if not grads:
+            if not allow_unused:
+                raise RuntimeError(_UNUSED)
+            out.append(Tensor._make(np.zeros_like(t._data), False) if materialize_grads else None)
+            continue
+        total = grads[0]
+        for g in grads[1:]:
+            total = total + g
+        out.append(total)
+    return tuple(out)

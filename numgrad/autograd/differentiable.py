@@ -1,0 +1,168 @@
+"""create_graph=True: the backward run in Python with each node's differentiable VJP, so the
+backward itself is recorded on the tape and can be differentiated again.
+
+It follows the same plan as the compiled scheduler (needed nodes, pending counts per edge) and the
+same rule: a node runs once, after the contributions to its outputs are summed.
+"""
+from collections import deque
+
+import numpy as np
+
+from .. import tape
+from ..engine import shape_of
+from ..hooks import run_hooks
+from ..ops import registry
+from ..ops.reduce import sum_to
+from ..tensor import Tensor
+
+
+class SavedContext:
+    """What a VJP sees of its node: saved values as Tensors connected to the graph, attributes,
+    shapes, and which inputs want a gradient."""
+
+    __slots__ = ("saved", "ints", "floats", "in_shapes", "out_shapes", "needs_input_grad")
+
+    def __init__(self, saved, ints, floats, in_shapes, out_shapes, needs_input_grad):
+        self.saved = saved
+        self.ints = ints
+        self.floats = floats
+        self.in_shapes = in_shapes
+        self.out_shapes = out_shapes
+        self.needs_input_grad = needs_input_grad
+
+
+def _value(seg, local_s, dtype):
+    ref = seg.s_ref[local_s]
+    if ref < 0:
+        return seg.arrays[~ref]
+    column = seg.sv64 if dtype == np.float64 else seg.sv32
+    return np.array(column[ref], dtype)
+
+
+def _saved_tensors(graph, index, seg, node):
+    """Saved values as Tensors: inputs keep their producer's identity, so gradients flow through
+    them; outputs are this node's own."""
+    op = registry.OPS[int(graph.op[index])]
+    dtype = np.float64 if graph.dt[index] == 1 else np.float32
+    first = int(graph.sv_ptr[index])
+    saved = []
+    for pos, where in enumerate(op.save_index):
+        _, local_s = graph.local_saved(index, first + pos)
+        value = _value(seg, local_s, dtype)
+        if where >= 0:
+            e = int(graph.in_ptr[index]) + where
+            producer = int(graph.e_node[e])
+            if producer < 0:
+                saved.append(Tensor._make(value, False))
+            elif graph.op[producer] == tape.ACCUMULATE:
+                pseg, pid = graph.locate(producer)
+                saved.append(pseg.leaves[pid])
+            else:
+                pseg, pid = graph.locate(producer)
+                saved.append(Tensor._make(value, True, pseg, pid, int(graph.e_slot[e])))
+        else:
+            saved.append(Tensor._make(value, True, seg, node, ~where))
+    return saved
+
+
+def _context(graph, index, seg, node):
+    op = registry.OPS[int(graph.op[index])]
+    n_in = int(graph.in_ptr[index + 1] - graph.in_ptr[index])
+    n_out = int(graph.out_ptr[index + 1] - graph.out_ptr[index])
+    in_shapes = [shape_of(graph, index, k) for k in range(n_in)]
+    out_shapes = [shape_of(graph, index, n_in + j) for j in range(n_out)]
+    pos = int(graph.mt_ptr[index])
+    for _ in range(n_in + n_out):
+        pos += 1 + int(graph.mt[pos])
+    ints = graph.mt[pos:int(graph.mt_ptr[index + 1])]
+    floats = graph.fm[int(graph.fm_ptr[index]):int(graph.fm_ptr[index + 1])]
+    needs = []
+    for e in range(int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])):
+        dst = int(graph.e_node[e])
+        needs.append(dst >= 0 and bool(graph.needed[dst]))
+    saved = _saved_tensors(graph, index, seg, node) if not op.python_backward else []
+    return SavedContext(saved, ints, floats, in_shapes, out_shapes, tuple(needs))
+
+
+def elementwise_vjp(op, ctx, g):
+    """The registry formulas evaluated on Tensors, summed back to each input's shape."""
+    values = dict(zip(op.saves, ctx.saved))
+    attrs = dict(zip(op.attr_names, (float(v) for v in ctx.floats)))
+    grads = []
+    for k, formula in enumerate(op.grads):
+        if formula is None or not ctx.needs_input_grad[k]:
+            grads.append(None)
+            continue
+        import inspect
+        kwargs = {}
+        for name in inspect.signature(formula).parameters:
+            kwargs[name] = g if name == "g" else attrs[name] if name in attrs else values[name]
+        result = formula(**kwargs)
+        if tuple(result.shape) != tuple(ctx.in_shapes[k]):
+            result = sum_to(result, ctx.in_shapes[k])
+        grads.append(result)
+    return grads
+
+
+def node_vjp(graph, index, seg, node, grads_out):
+    """Input gradients of one node from its output gradients (None: undefined), in numgrad ops."""
+    op = registry.OPS[int(graph.op[index])]
+    if op.python_backward:
+        from .function import differentiable_backward
+        return differentiable_backward(graph, index, seg, node, grads_out)
+    ctx = _context(graph, index, seg, node)
+    if op.elementwise:
+        return elementwise_vjp(op, ctx, grads_out[0])
+    grads_out = [g if g is not None else Tensor._make(np.zeros(s, g_dtype(graph, index)), False)
+                 for g, s in zip(grads_out, ctx.out_shapes)]
+    return list(op.vjp(ctx, *grads_out))
+
+
+def g_dtype(graph, index):
+    return np.float64 if graph.dt[index] == 1 else np.float32
+
+
+def execute(graph, seeds):
+    """Run the plan in Python; returns {output slot: gradient Tensor} for every slot reached."""
+    grads = {}
+    for index, out, value in seeds:
+        slot = int(graph.out_ptr[index]) + out
+        grads[slot] = value if slot not in grads else grads[slot] + value
+    pending = graph.pending.copy()
+    ready = deque(np.flatnonzero(graph.needed & (pending == 0)).tolist())
+    order = []
+    while ready:
+        index = ready.popleft()
+        order.append(index)
+        seg, node = graph.locate(index)
+        o0, o1 = int(graph.out_ptr[index]), int(graph.out_ptr[index + 1])
+        if graph.flags[index] & tape.PRE_HOOKS:
+            for j in range(o1 - o0):
+                hooks = seg.hooks.get((node, j))
+                if hooks and (o0 + j) in grads:
+                    grads[o0 + j] = run_hooks(hooks, grads[o0 + j])
+        i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
+        if graph.op[index] != tape.ACCUMULATE:
+            outs = [grads.get(s) for s in range(o0, o1)]
+            wanted = any(graph.e_node[e] >= 0 and graph.needed[graph.e_node[e]] for e in range(i0, i1))
+            if wanted and any(g is not None for g in outs):
+                in_grads = node_vjp(graph, index, seg, node, outs)
+                for k in range(i1 - i0):
+                    dst = int(graph.e_node[i0 + k])
+                    g = in_grads[k] if k < len(in_grads) else None
+                    if dst < 0 or not graph.needed[dst] or g is None:
+                        continue
+                    slot = int(graph.out_ptr[dst]) + int(graph.e_slot[i0 + k])
+                    grads[slot] = g if slot not in grads else grads[slot] + g
+        for e in range(i0, i1):
+            dst = int(graph.e_node[e])
+            if dst >= 0 and graph.needed[dst]:
+                pending[dst] -= 1
+                if pending[dst] == 0:
+                    ready.append(dst)
+    graph.order = np.array(order, np.int64)
+    graph.n_order = len(order)
+    return grads
+
+
+

@@ -1,0 +1,76 @@
+"""dtypes: the supported types, the default float type and torch's promotion rules."""
+import builtins
+
+import numpy as np
+
+float32 = np.dtype(np.float32)
+float64 = np.dtype(np.float64)
+int32 = np.dtype(np.int32)
+int64 = np.dtype(np.int64)
+bool_ = np.dtype(np.bool_)
+# torch spells these too
+float = float32
+double = float64
+long = int64
+int = int32
+bool = bool_
+
+FLOATS = (float32, float64)
+SUPPORTED = (float32, float64, int32, int64, bool_)
+# The compiled code sees a dtype as a small integer: its column in the kernel table.
+DTYPE_CODE = {float32: 0, float64: 1}
+
+_default = [float32]
+
+
+def set_default_dtype(dtype):
+    """Set the dtype that Python floats become (float32 unless changed), like torch."""
+    dtype = np.dtype(dtype)
+    if dtype not in FLOATS:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default[0] = dtype
+
+
+def get_default_dtype():
+    return _default[0]
+
+
+def is_floating(dtype):
+    return dtype == float32 or dtype == float64
+
+
+def canonical(dtype):
+    """The numgrad dtype for a NumPy dtype; other integer and float widths map to the nearest supported one."""
+    dtype = np.dtype(dtype)
+    if dtype in SUPPORTED:
+        return dtype
+    if dtype.kind == "f":
+        return float64 if dtype.itemsize > 4 else float32
+    if dtype.kind in "iu":
+        return int64
+    if dtype.kind == "b":
+        return bool_
+    raise TypeError(f"numgrad does not support dtype {dtype}")
+
+
+_RANK = {bool_: 0, int32: 1, int64: 2, float32: 3, float64: 4}
+
+
+def promote(a, b):
+    """torch.result_type for two tensor dtypes."""
+    return a if _RANK[a] >= _RANK[b] else b
+
+
+def promote_scalar(dtype, value):
+    """The result dtype of `tensor(dtype) op python_scalar`: a scalar never upcasts within its category."""
+    if isinstance(value, (builtins.bool, np.bool_)):
+        return dtype
+    if isinstance(value, (builtins.int, np.integer)):
+        return dtype if dtype != bool_ else int64
+    # a float scalar: floats stay, ints and bools become the default float type
+    return dtype if is_floating(dtype) else get_default_dtype()
+
+
+def name(dtype):
+    return "numgrad." + {float32: "float32", float64: "float64", int32: "int32", int64: "int64",
+                         bool_: "bool"}[dtype]

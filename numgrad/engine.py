@@ -1,0 +1,164 @@
+"""Running a lowered graph: the compiled scheduler, the nodes it hands back to Python, the results.
+
+`execute` seeds the root buffers, resolves the addresses of saved values, runs
+`kernels.scheduler.run` and serves the nodes it returns (custom Functions, tensor hooks). Then it
+reads the results out of the buffers: leaf gradients, retained gradients, the gradients asked for
+by `autograd.grad`; and frees saved values unless the graph is retained.
+"""
+import numpy as np
+
+from . import tape
+from .hooks import run_hooks
+from .kernels import scheduler, table
+from .lower import _column
+from .tensor import Tensor
+
+_WS_DTYPES = (np.float32, np.float64, np.float32, np.float64)
+
+
+class Buffers:
+    """The gradient buffers of one backward: four workspaces (intermediate and leaf results, for
+    each float type) and where each (node, output) slot lives in them."""
+
+    def __init__(self, graph):
+        self.graph = graph
+        self.spaces = [np.empty(max(int(n), 1), dt) for n, dt in zip(graph.totals, _WS_DTYPES)]
+        self.addr = np.array([ws.ctypes.data for ws in self.spaces], np.int64)
+        self.written = np.zeros(len(graph.buf_off), np.bool_)
+
+    def slot(self, index, output):
+        return int(self.graph.out_ptr[index]) + output
+
+    def view(self, slot, shape):
+        g = self.graph
+        off = int(g.buf_off[slot])
+        return self.spaces[g.buf_kind[slot]][off:off + int(g.o_numel[slot])].reshape(shape)
+
+    def add(self, slot, shape, value):
+        """Deliver one contribution: the first writes, later ones add."""
+        target = self.view(slot, shape)
+        if self.written[slot]:
+            target += value
+        else:
+            target[...] = value
+            self.written[slot] = True
+
+
+def shape_of(graph, index, k):
+    """Shape number k of node `index` (its inputs first, then its outputs), read from meta."""
+    mt = graph.mt
+    pos = int(graph.mt_ptr[index])
+    for _ in range(k):
+        pos += 1 + int(mt[pos])
+    return tuple(int(d) for d in mt[pos + 1:pos + 1 + int(mt[pos])])
+
+
+def output_shape(graph, index, j):
+    n_in = int(graph.in_ptr[index + 1] - graph.in_ptr[index])
+    return shape_of(graph, index, n_in + j)
+
+
+def saved_addresses(graph, keep):
+    """Address of every saved value the runnable nodes read. Scalars were saved by value into
+    per-segment columns; arrays by reference (made contiguous here when they are not)."""
+    addr = np.zeros(len(graph.s_ref), np.int64)
+    owner = graph.saved_owner_of()
+    use = graph.runnable[owner]
+    for k, seg in enumerate(graph.segments):
+        lo, hi = int(graph.sv_ptr[graph.starts[k]]), int(graph.sv_ptr[graph.starts[k + 1]])
+        if lo == hi:
+            continue
+        refs, used = graph.s_ref[lo:hi], use[lo:hi]
+        is64 = graph.dt[owner[lo:hi]] == 1
+        for column, itemsize, mask in ((seg.sv32, 4, ~is64), (seg.sv64, 8, is64)):
+            pick = used & (refs >= 0) & mask
+            if pick.any():
+                values = _column(column, np.float32 if itemsize == 4 else np.float64)
+                keep.append(values)
+                addr[lo:hi][pick] = values.ctypes.data + refs[pick] * itemsize
+        for s in np.flatnonzero(used & (refs < 0)):
+            array = seg.arrays[~int(refs[s])]
+            if not array.flags.c_contiguous:
+                array = np.ascontiguousarray(array)
+            keep.append(array)
+            addr[lo + s] = array.ctypes.data
+    return addr
+
+
+def execute(graph, seeds, python_node):
+    """Run the compiled backward. seeds: (position, output, array) per root. python_node(graph,
+    buffers, index, phase) serves nodes the scheduler hands back. Returns the buffers."""
+    buffers = Buffers(graph)
+    for index, output, value in seeds:
+        buffers.add(buffers.slot(index, output), output_shape(graph, index, output), value)
+    keep = []
+    s_addr = saved_addresses(graph, keep)
+    pairs = set(zip(graph.op[graph.runnable].tolist(), graph.dt[graph.runnable].tolist()))
+    fn_table = table.ensure(sorted(pairs))
+    ready = np.flatnonzero(graph.needed & (graph.pending == 0))
+    queue = np.empty(max(graph.n, 1), np.int64)
+    queue[:len(ready)] = ready
+    state = np.zeros(4, np.int64)
+    state[scheduler.TAIL] = len(ready)
+    n_edges = len(graph.e_node)
+    graph.order = np.empty(max(graph.n, 1), np.int64)
+    graph.events = tuple(np.empty(max(n_edges, 1), np.int64) for _ in range(4))
+    widths = np.diff(graph.in_ptr) * 2 + np.diff(graph.out_ptr) + np.diff(graph.sv_ptr)
+    scratch = np.empty(6 + (int(widths.max()) if graph.n else 0), np.int64)
+    mt_addr = graph.mt.ctypes.data if graph.mt.size else 0
+    fm = graph.fm if graph.fm.size else np.zeros(1)
+    resume, phase = -1, scheduler.START
+    while True:
+        node = scheduler.run(graph.op, graph.dt, graph.flags, graph.in_ptr, graph.e_node,
+                             graph.e_slot, graph.out_ptr, graph.sv_ptr, s_addr, mt_addr,
+                             graph.mt_ptr, fm.ctypes.data, graph.fm_ptr, graph.needed,
+                             graph.pending, graph.buf_off, graph.buf_kind, buffers.written,
+                             buffers.addr, fn_table, queue, state, graph.order, *graph.events,
+                             scratch, resume, phase)
+        if node < 0:
+            break
+        phase = python_node(graph, buffers, int(node), phase)
+        resume = node
+    graph.n_order = int(state[scheduler.N_ORDER])
+    graph.n_events = int(state[scheduler.N_EVENTS])
+    return buffers
+
+
+def serve_python_node(graph, buffers, index, phase):
+    """Hooks of a node's outputs (before it runs), or the backward of a custom Function."""
+    seg, node = graph.locate(index)
+    if phase == scheduler.START:
+        for j in range(int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
+            hooks = seg.hooks.get((node, j))
+            slot = buffers.slot(index, j)
+            if hooks and buffers.written[slot]:
+                shape = output_shape(graph, index, j)
+                grad = Tensor._make(buffers.view(slot, shape).copy(), False)
+                buffers.view(slot, shape)[...] = run_hooks(hooks, grad)._data
+        return scheduler.HOOKS_DONE
+    from .autograd.function import run_backward_of_node
+    run_backward_of_node(graph, buffers, index, seg, node)
+    return scheduler.PYTHON_DONE
+
+
+def release(graph):
+    """Free what the nodes that ran saved: a later backward through them raises torch's error."""
+    for k, seg in enumerate(graph.segments):
+        lo, hi = graph.starts[k], graph.starts[k + 1]
+        ran = np.flatnonzero(graph.runnable[lo:hi])
+        if ran.size == 0:
+            continue
+        flags = np.frombuffer(seg.flags, np.int8)
+        flags[ran] |= tape.RELEASED
+        del flags
+        base = int(graph.sv_ptr[lo])
+        for local in ran.tolist():
+            for s in range(int(graph.sv_ptr[lo + local]), int(graph.sv_ptr[lo + local + 1])):
+                ref = seg.s_ref[s - base]
+                if ref < 0:
+                    seg.arrays[~ref] = None
+        for local in ran.tolist():
+            function_node = seg.python.get(seg.base | local)
+            if function_node is not None:
+                function_node.release()
+        tape.close_segment(seg)

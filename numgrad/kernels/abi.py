@@ -1,0 +1,142 @@
+"""The calling convention between the scheduler and the kernels: raw addresses in int64 blocks.
+
+Every backward kernel is a C function `void kernel(int64 args)`: `args` is the address of an int64
+block laid out as
+
+    [0] n_out   [1] n_in   [2] n_saved   [3] meta address   [4] meta length   [5] fmeta address
+    then n_out   addresses of the output gradients (0: undefined, no gradient reached it)
+    then n_in    addresses of the input gradient buffers to fill (0: not wanted)
+    then n_in    modes: WRITE the buffer (first contribution) or ADD to it
+    then n_saved addresses of the saved values, in the op's `saves` order
+
+The meta block holds each input's and each output's shape as (ndim, dims...), then the op's
+integer attributes; fmeta holds its float attributes. Kernels fill input gradients in input order
+(Note [write then add]): the scheduler decides WRITE or ADD per edge before the call, so when one
+value feeds two inputs (x*x) the first edge writes and the second adds.
+"""
+import numpy as np
+from llvmlite import ir
+from numba import carray, njit, types
+from numba.extending import intrinsic
+
+HEADER = 6
+WRITE = 0
+ADD = 1
+
+
+@intrinsic
+def voidptr(typingctx, addr):
+    """An int64 address as void*, for numba.carray."""
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], ir.IntType(8).as_pointer())
+    return types.voidptr(types.int64), codegen
+
+
+@intrinsic
+def call_kernel(typingctx, fn, args):
+    """Call the C function at address fn with one int64 argument."""
+    def codegen(context, builder, signature, llargs):
+        fnty = ir.FunctionType(ir.VoidType(), [ir.IntType(64)])
+        builder.call(builder.inttoptr(llargs[0], fnty.as_pointer()), [llargs[1]])
+        return context.get_dummy_value()
+    return types.void(types.int64, types.int64), codegen
+
+
+@njit(inline="always")
+def view(addr, n, dtype):
+    return carray(voidptr(addr), n, dtype)
+
+
+@njit(inline="always")
+def args_block(addr):
+    head = carray(voidptr(addr), HEADER, np.int64)
+    return carray(voidptr(addr), HEADER + head[0] + 2 * head[1] + head[2], np.int64)
+
+
+@njit(inline="always")
+def gout(a, j):
+    return a[HEADER + j]
+
+
+@njit(inline="always")
+def gin(a, k):
+    return a[HEADER + a[0] + k]
+
+
+@njit(inline="always")
+def mode(a, k):
+    return a[HEADER + a[0] + a[1] + k]
+
+
+@njit(inline="always")
+def saved(a, s):
+    return a[HEADER + a[0] + 2 * a[1] + s]
+
+
+@njit(inline="always")
+def meta(a):
+    return carray(voidptr(a[3]), a[4], np.int64)
+
+
+@njit(inline="always")
+def fmeta(a, n):
+    return carray(voidptr(a[5]), n, np.float64)
+
+
+@njit(inline="always")
+def shape_pos(m, k):
+    """Position in meta of shape number k (inputs first, then outputs): m[pos] is its ndim."""
+    pos = 0
+    for _ in range(k):
+        pos += 1 + m[pos]
+    return pos
+
+
+@njit(inline="always")
+def numel_at(m, pos):
+    n = 1
+    for d in range(m[pos]):
+        n *= m[pos + 1 + d]
+    return n
+
+
+@njit(inline="always")
+def same_shape(m, p, q):
+    if m[p] != m[q]:
+        return False
+    for d in range(m[p]):
+        if m[p + 1 + d] != m[q + 1 + d]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def broadcast_index(m, pin, pout):
+    """For each element of the output shape (C order), the flat index of the input element that
+    broadcasting maps to it. Shapes align from the right; size-1 and missing dims repeat."""
+    nd_out = m[pout]
+    nd_in = m[pin]
+    n = numel_at(m, pout)
+    strides = np.zeros(nd_out, np.int64)
+    stride = 1
+    for d in range(nd_in - 1, -1, -1):
+        size = m[pin + 1 + d]
+        od = d + nd_out - nd_in
+        if size != 1:
+            strides[od] = stride
+        stride *= size
+    index = np.empty(n, np.int64)
+    counter = np.zeros(nd_out, np.int64)
+    offset = 0
+    for i in range(n):
+        index[i] = offset
+        d = nd_out - 1
+        while d >= 0:
+            counter[d] += 1
+            offset += strides[d]
+            if counter[d] < m[pout + 1 + d]:
+                break
+            offset -= strides[d] * counter[d]
+            counter[d] = 0
+            d -= 1
+    return index

@@ -1,0 +1,58 @@
+"""Disk cache for compiled code, in a directory stamped with a hash of the sources.
+
+Note [cache stamp]
+Numba decides whether a cached function is stale from its own file only: a cached kernel that
+inlined a formula from another file would keep returning the old formula after an edit. So every
+function numgrad compiles is cached under `<cache root>/<hash of all numgrad sources that kernels
+are built from>/`; any edit to them starts a fresh directory.
+"""
+import hashlib
+import os
+
+from numba.core import caching
+
+from .. import _config
+
+# The sources compiled code is built from: the kernels, and the op formulas they inline.
+_STAMPED = ("kernels", "ops")
+
+
+def _source_hash():
+    digest = hashlib.sha256()
+    for sub in _STAMPED:
+        root = os.path.join(_config.PACKAGE_DIR, sub)
+        for name in sorted(os.listdir(root)):
+            if name.endswith(".py"):
+                with open(os.path.join(root, name), "rb") as f:
+                    digest.update(name.encode() + b"\0" + f.read())
+    return digest.hexdigest()[:16]
+
+
+CACHE_DIR = os.path.join(_config.cache_root(), _source_hash())
+
+
+def _ours(path):
+    path = os.path.abspath(path)
+    return path.startswith(_config.PACKAGE_DIR + os.sep) or path.startswith(CACHE_DIR + os.sep)
+
+
+class StampedLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """Puts numgrad's compiled functions (and only those) under CACHE_DIR."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(CACHE_DIR, os.path.splitext(os.path.basename(py_file))[0])
+
+    def get_cache_path(self):
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not _ours(py_file):
+            return None
+        return super().from_function(py_func, py_file)
+
+
+if StampedLocator not in caching.CacheImpl._locator_classes:
+    caching.CacheImpl._locator_classes.insert(0, StampedLocator)

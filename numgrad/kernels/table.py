@@ -1,0 +1,161 @@
+"""The kernel table: one C function address per (op, dtype), compiled the first time a graph
+needs it and cached on disk.
+
+The CPU kernels of elementwise ops are generated from their registry formulas into a real Python
+file inside the stamped cache directory (Numba caches only functions that live in real files), next
+to thin per-dtype wrappers of the hand-written kernels in cpu.py.
+"""
+import importlib.util
+import inspect
+import os
+import sys
+import threading
+
+import numpy as np
+from numba import cfunc, types
+
+from ..ops import registry
+from ..ops.registry import INPUT_NAMES
+from .cache import CACHE_DIR
+
+DTYPE_NAMES = ("f32", "f64")
+_SIGNATURE = types.void(types.int64)
+
+_lock = threading.Lock()
+_module = None
+_compiled = {}                    # (op code, dtype code) -> cfunc, kept alive for its address
+fn_table = np.zeros((0, 2), np.int64)
+
+
+def _formula_call(op, k, fast):
+    formula = op.grads[k]
+    args = []
+    for param in inspect.signature(formula).parameters:
+        if param == "g":
+            args.append("g[i]")
+        elif param in op.attr_names:
+            args.append(f"attr_{param}")
+        elif fast:
+            args.append(f"v_{param}[i]")
+        else:
+            args.append(f"v_{param}[i_{param}[i]]" if param != "out" else "v_out[i]")
+    return f"_{op.name}_d{k}({', '.join(args)})"
+
+
+def _elementwise_source(op, dt_name):
+    dt = "np.float32" if dt_name == "f32" else "np.float64"
+    n_in = op.n_in
+    src = [f"def {op.name}_bwd_{dt_name}(addr):",
+           "    a = args_block(addr)",
+           "    m = meta(a)",
+           f"    po = shape_pos(m, {n_in})",
+           "    n = numel_at(m, po)",
+           f"    g = view(gout(a, 0), n, {dt})"]
+    for k in range(n_in):
+        src += [f"    p{k} = shape_pos(m, {k})", f"    n{k} = numel_at(m, p{k})"]
+    for s, name in enumerate(op.saves):
+        size = "n" if name == "out" else f"n{INPUT_NAMES.index(name)}"
+        src.append(f"    v_{name} = view(saved(a, {s}), {size}, {dt})")
+    if op.attr_names:
+        src.append(f"    fm = fmeta(a, {len(op.attr_names)})")
+        src += [f"    attr_{name} = fm[{j}]" for j, name in enumerate(op.attr_names)]
+    same = " and ".join(f"same_shape(m, p{k}, po)" for k in range(n_in))
+    src.append(f"    if {same}:")
+    for k in range(n_in):
+        if op.grads[k] is None:
+            continue
+        call = _formula_call(op, k, fast=True)
+        src += [f"        if gin(a, {k}) != 0:",
+                f"            gk = view(gin(a, {k}), n, {dt})",
+                f"            if mode(a, {k}) == ADD:",
+                "                for i in range(n):",
+                f"                    gk[i] += {call}",
+                "            else:",
+                "                for i in range(n):",
+                f"                    gk[i] = {call}"]
+    src.append("        return")
+    # Broadcasting: each output element reads its inputs through an index map and adds its
+    # contribution into the (smaller) input gradient.
+    for name in op.saves:
+        if name != "out":
+            src.append(f"    i_{name} = broadcast_index(m, p{INPUT_NAMES.index(name)}, po)")
+    for k in range(n_in):
+        if op.grads[k] is None:
+            continue
+        src += [f"    if gin(a, {k}) != 0:",
+                f"        gk = view(gin(a, {k}), n{k}, {dt})",
+                f"        if mode(a, {k}) != ADD:",
+                "            gk[:] = 0",
+                f"        t = broadcast_index(m, p{k}, po)",
+                "        for i in range(n):",
+                f"            gk[t[i]] += {_formula_call(op, k, fast=False)}"]
+    return "\n".join(src)
+
+
+def _module_source():
+    head = ['"""Generated from the op registry by numgrad.kernels.table: do not edit."""',
+            "import numpy as np",
+            "from numba import njit",
+            "from numgrad.kernels import formula  # noqa: F401  (fmath inside kernels)",
+            "from numgrad.kernels import cpu",
+            "from numgrad.kernels.abi import (ADD, args_block, broadcast_index, fmeta, gin, gout, meta,",
+            "                                 mode, numel_at, saved, same_shape, shape_pos, view)",
+            ""]
+    body = []
+    for op in registry.OPS:
+        if op.elementwise:
+            module = op.grads[[f is not None for f in op.grads].index(True)].__module__
+            for k, formula in enumerate(op.grads):
+                if formula is not None:
+                    head.append(f"from {module} import {formula.__name__} as _{op.name}_f{k}")
+                    head.append(f"_{op.name}_d{k} = njit(inline='always')(_{op.name}_f{k})")
+            for dt_name in DTYPE_NAMES:
+                body.append(_elementwise_source(op, dt_name))
+        elif op.kernel is not None:
+            for dt_name in DTYPE_NAMES:
+                dt = "np.float32" if dt_name == "f32" else "np.float64"
+                body.append(f"def {op.name}_bwd_{dt_name}(addr):\n    cpu.{op.kernel}(addr, {dt})")
+    return "\n".join(head) + "\n\n\n" + "\n\n\n".join(body) + "\n"
+
+
+def _generated():
+    global _module
+    if _module is None:
+        path = os.path.join(CACHE_DIR, "numgrad_kernels.py")
+        source = _module_source()
+        if not os.path.exists(path) or open(path).read() != source:
+            os.makedirs(CACHE_DIR, exist_ok=True)
+            tmp = f"{path}.{os.getpid()}.tmp"
+            with open(tmp, "w") as f:
+                f.write(source)
+            os.replace(tmp, path)
+        spec = importlib.util.spec_from_file_location("numgrad_kernels", path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["numgrad_kernels"] = module
+        spec.loader.exec_module(module)
+        _module = module
+    return _module
+
+
+def ensure(pairs):
+    """Compile (or load from the cache) the kernels of the given (op code, dtype code) pairs and
+    return the table of their addresses."""
+    global fn_table
+    missing = [(op, dt) for op, dt in pairs if (op, dt) not in _compiled]
+    if missing or fn_table.shape[0] < len(registry.OPS):
+        with _lock:
+            if fn_table.shape[0] < len(registry.OPS):
+                table = np.zeros((len(registry.OPS), 2), np.int64)
+                table[:fn_table.shape[0]] = fn_table
+                fn_table = table
+            for op, dt in missing:
+                if (op, dt) in _compiled:
+                    continue
+                definition = registry.OPS[op]
+                if op == registry.ACCUMULATE_GRAD.code or definition.python_backward:
+                    continue
+                py_func = getattr(_generated(), f"{definition.name}_bwd_{DTYPE_NAMES[dt]}")
+                compiled = cfunc(_SIGNATURE, cache=True)(py_func)
+                _compiled[(op, dt)] = compiled
+                fn_table[op, dt] = compiled.address
+    return fn_table

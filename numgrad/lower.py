@@ -1,0 +1,157 @@
+"""Lowering: the part of the tape a backward needs, as flat NumPy arrays for the compiled code.
+
+Segments reached from the roots are concatenated (usually there is one: no copy beyond turning its
+columns into arrays); global node ids become positions in the concatenation. The compiled `plan`
+then marks the needed nodes, counts pending edges (Note [pending counts] in kernels/plan.py) and
+places the gradient buffers. Nothing here walks the graph in Python.
+"""
+import numpy as np
+
+from . import tape
+from .kernels.plan import plan
+from .ops import registry
+
+_COLUMNS = (("op", np.int32), ("dt", np.int8), ("flags", np.int8), ("e_node", np.int64),
+            ("e_slot", np.int64), ("o_numel", np.int64), ("s_ref", np.int64),
+            ("s_epoch", np.int64), ("s_ver", np.int64), ("mt", np.int64), ("fm", np.float64))
+# CSR starts, each pointing into the column named beside it.
+_POINTERS = (("in_ptr", "e_node"), ("out_ptr", "o_numel"), ("sv_ptr", "s_ref"), ("mt_ptr", "mt"),
+             ("fm_ptr", "fm"))
+
+
+def _column(array_obj, dtype):
+    return np.frombuffer(array_obj, dtype).copy() if len(array_obj) else np.zeros(0, dtype)
+
+
+def segments_of(seg_list):
+    """The segments reachable from these, oldest first."""
+    seen, stack = {}, list(seg_list)
+    while stack:
+        seg = stack.pop()
+        if seg.serial not in seen:
+            seen[seg.serial] = seg
+            stack.extend(seg.deps)
+    return [seen[k] for k in sorted(seen)]
+
+
+class LoweredGraph:
+    """The flat arrays of one backward: columns of the involved segments, and the plan."""
+
+    def __init__(self, segments):
+        self.segments = segments
+        self.starts = np.zeros(len(segments) + 1, np.int64)
+        for i, seg in enumerate(segments):
+            self.starts[i + 1] = self.starts[i] + len(seg)
+        self.n = int(self.starts[-1])
+        parts = {name: [] for name, _ in _COLUMNS}
+        ptrs = {name: [] for name, _ in _POINTERS}
+        base = {name: 0 for _, name in _POINTERS}
+        for seg in segments:
+            for name, dtype in _COLUMNS:
+                parts[name].append(_column(getattr(seg, name), dtype))
+            for ptr, target in _POINTERS:
+                ptrs[ptr].append(_column(getattr(seg, ptr), np.int64) + base[target])
+                base[target] += len(getattr(seg, target))
+        for name, dtype in _COLUMNS:
+            setattr(self, name, parts[name][0] if len(segments) == 1 else np.concatenate(parts[name]))
+        for ptr, target in _POINTERS:
+            cols = ptrs[ptr] + [np.array([base[target]], np.int64)]
+            setattr(self, ptr, np.concatenate(cols))
+        self.e_node = self.index_of(self.e_node)
+
+    def index_of(self, ids):
+        """Positions in the concatenation of global node ids (-1 stays -1)."""
+        ids = np.asarray(ids, np.int64)
+        if len(self.segments) == 1:
+            seg = self.segments[0]
+            return np.where(ids >= 0, ids - seg.base, -1)
+        serials = np.array([s.serial for s in self.segments], np.int64)
+        which = np.searchsorted(serials, ids >> 32)
+        which = np.minimum(which, len(serials) - 1)
+        return np.where(ids >= 0, self.starts[which] + (ids & 0xFFFFFFFF), -1)
+
+    def locate(self, index):
+        """(segment, global node id) of a position."""
+        k = int(np.searchsorted(self.starts, index, side="right")) - 1
+        seg = self.segments[k]
+        return seg, seg.base | int(index - self.starts[k])
+
+    def plan(self, roots, targets):
+        self.roots = np.asarray(roots, np.int64)
+        self.targets = np.asarray(targets, np.int64)
+        (self.needed, self.pending, self.buf_off, self.buf_kind,
+         self.totals) = plan(self.n, self.roots, self.targets, self.op, self.dt, self.in_ptr,
+                             self.e_node, self.out_ptr, self.o_numel)
+        self.runnable = self.needed & (self.op != tape.ACCUMULATE)
+
+    def saved_owner_of(self):
+        """For each saved value, the position of the node that saved it."""
+        return np.repeat(np.arange(self.n), np.diff(self.sv_ptr))
+
+    def check_saved(self):
+        """Raise torch's errors before anything runs when a saved value is freed or was modified."""
+        has_saved = np.diff(self.sv_ptr) > 0
+        freed = self.runnable & has_saved & ((self.flags & tape.RELEASED) != 0)
+        if freed.any():
+            raise RuntimeError(
+                "Trying to backward through the graph a second time (or directly access saved "
+                "tensors after they have already been freed). Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify "
+                "retain_graph=True if you need to backward through the graph a second time or if "
+                "you need to access saved tensors after calling backward.")
+        owner = self.saved_owner_of()
+        stale = self.runnable[owner] & (self.s_epoch < tape.epoch())
+        for s in np.flatnonzero(stale):
+            self._check_version(int(owner[s]), int(s))
+
+    def segment_index(self, index):
+        return int(np.searchsorted(self.starts, index, side="right")) - 1
+
+    def local_saved(self, index, s):
+        """(segment, position in its saved columns) of saved value s, saved by node `index`."""
+        k = self.segment_index(index)
+        return self.segments[k], s - int(self.sv_ptr[self.starts[k]])
+
+    def _check_version(self, index, s):
+        seg, local_s = self.local_saved(index, s)
+        vc = seg.s_vc[local_s]
+        expected = seg.s_ver[local_s]
+        if vc is None or vc[0] == expected:
+            return
+        from .node import node_name
+        _, node = self.locate(index)
+        op = registry.OPS[int(self.op[index])]
+        position = s - int(self.sv_ptr[index])
+        where = op.save_index[position] if position < len(op.save_index) else 0
+        shape, dtype = self._saved_shape(seg, local_s, index)
+        owner = ""
+        if where >= 0:
+            e = int(self.in_ptr[index]) + where
+            producer = int(self.e_node[e])
+            if producer >= 0 and self.op[producer] != tape.ACCUMULATE:
+                pseg, pid = self.locate(producer)
+                owner = f", which is output {int(self.e_slot[e])} of {node_name(pseg, pid)},"
+        else:
+            owner = f", which is output {~where} of {node_name(seg, node)},"
+        kind = "DoubleTensor" if dtype == np.float64 else "FloatTensor"
+        raise RuntimeError(
+            "one of the variables needed for gradient computation has been modified by an inplace "
+            f"operation: [numgrad.{kind} {list(shape)}]{owner} is at version {vc[0]}; expected "
+            f"version {expected} instead. Hint: enable anomaly detection to find the operation "
+            "that failed to compute its gradient, with numgrad.autograd.set_detect_anomaly(True).")
+
+    def _saved_shape(self, seg, local_s, index):
+        ref = seg.s_ref[local_s]
+        dtype = np.float64 if self.dt[index] == 1 else np.float32
+        if ref < 0:
+            array = seg.arrays[~ref]
+            return (array.shape if array is not None else ()), dtype
+        return (), dtype
+
+
+def lower(root_ids, root_segments, target_ids=()):
+    """Lower the graph behind root nodes (global ids) for a backward; targets prune it."""
+    graph = LoweredGraph(segments_of(root_segments))
+    graph.plan(graph.index_of(root_ids), graph.index_of(list(target_ids)))
+    return graph
+

@@ -1,0 +1,91 @@
+"""grad_fn objects: light views of tape nodes, made on demand, one per node while referenced."""
+from .ops import registry
+from .tape import ACCUMULATE
+
+
+class Node:
+    """A backward node, as torch shows it: name(), next_functions, and for AccumulateGrad .variable."""
+
+    __slots__ = ("_seg", "_id", "__weakref__")
+
+    def __init__(self, seg, node_id):
+        self._seg = seg
+        self._id = node_id
+
+    @property
+    def _local(self):
+        return self._id & 0xFFFFFFFF
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        seg, local = self._seg, self._local
+        start = seg.in_ptr[local]
+        end = seg.in_ptr[local + 1] if local + 1 < len(seg.in_ptr) else len(seg.e_node)
+        edges = []
+        for e in range(start, end):
+            producer = seg.e_node[e]
+            if producer < 0:
+                edges.append((None, 0))
+            else:
+                edges.append((node_view(_segment_holding(seg, producer), producer), seg.e_slot[e]))
+        return tuple(edges)
+
+    @property
+    def variable(self):
+        if self._seg.op[self._local] != ACCUMULATE:
+            raise AttributeError(f"'{self.name()}' object has no attribute 'variable'")
+        return self._seg.leaves[self._id]
+
+    @property
+    def metadata(self):
+        return self._seg.python.setdefault(("metadata", self._id), {})
+
+    def register_hook(self, hook):
+        raise NotImplementedError("hooks on grad_fn nodes are not supported; use Tensor.register_hook")
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+_classes = {}
+
+
+def _node_class(name):
+    cls = _classes.get(name)
+    if cls is None:
+        cls = _classes[name] = type(name, (Node,), {"__slots__": ()})
+    return cls
+
+
+def _segment_holding(seg, node_id):
+    serial = node_id >> 32
+    if seg.serial == serial:
+        return seg
+    stack, seen = list(seg.deps), set()
+    while stack:
+        s = stack.pop()
+        if s.serial == serial:
+            return s
+        if id(s) not in seen:
+            seen.add(id(s))
+            stack.extend(s.deps)
+    raise RuntimeError("internal error: an edge leads to a segment that is gone")
+
+
+def node_name(seg, node_id):
+    local = node_id & 0xFFFFFFFF
+    code = seg.op[local]
+    if registry.OPS[code].python_backward:
+        return seg.python[node_id].node_name
+    return registry.OPS[code].node_name
+
+
+def node_view(seg, node_id):
+    view = seg.views.get(node_id)
+    if view is None:
+        view = _node_class(node_name(seg, node_id))(seg, node_id)
+        seg.views[node_id] = view
+    return view

@@ -1,0 +1,69 @@
+"""The ops: public functions (numgrad.exp(x)) and Tensor methods (x.exp()), each defined once in
+its family module; the registry in registry.py holds their forward and derivative."""
+from . import elementwise, index, inplace, linalg, reduce, shape
+from .elementwise import (abs, absolute, add, arctan, atan, atan2, cast, clamp, clip, cos, div, eq,
+                          erf, exp, expm1, ge, greater, greater_equal, gt, le, less, less_equal, log,
+                          log1p, log2, logical_and, logical_not, logical_or, logical_xor, lt,
+                          maximum, minimum, mul, ne, neg, negative, pow, rdiv, reciprocal, relu,
+                          rpow, rsqrt, rsub, sigmoid, sign, sin, sqrt, square, sub, tan, tanh,
+                          where)
+from .index import gather, getitem, index_add, index_select, masked_fill, scatter_add
+from .inplace import copy_, fill_, setitem, zero_
+from .linalg import bmm, dot, matmul, mm, mv, outer
+from .reduce import broadcast_to, expand, mean, sum, sum_to
+from .shape import (cat, clone, contiguous, flatten, permute, reshape, squeeze, stack, t, transpose,
+                    unsqueeze, view)
+from ..creation import as_tensor
+
+# Tensor methods that are the public function with the tensor first.
+_METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", "erf", "exp",
+            "expm1", "ge", "gt", "le", "log", "log1p", "log2", "logical_and", "logical_not",
+            "logical_or", "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
+            "reciprocal", "relu", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "sub", "tan",
+            "tanh", "gather", "index_add", "index_select", "masked_fill", "scatter_add", "matmul",
+            "mm", "bmm", "dot", "mv", "outer", "expand", "broadcast_to", "mean", "sum", "sum_to",
+            "clone", "contiguous", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
+            "unsqueeze", "view", "zero_", "fill_", "copy_")
+# In-place forms of out-of-place functions: x.add_(y) is x = add(x, y) written into x.
+_INPLACE = {"add_": (add, False), "sub_": (sub, False), "mul_": (mul, True), "div_": (div, True),
+            "pow_": (pow, True), "clamp_": (clamp, True), "clip_": (clamp, True),
+            "exp_": (exp, False), "log_": (log, True), "relu_": (relu, False),
+            "sigmoid_": (sigmoid, False), "tanh_": (tanh, False), "neg_": (neg, False),
+            "abs_": (abs, True), "sqrt_": (sqrt, False), "sin_": (sin, True), "cos_": (cos, True),
+            "masked_fill_": (masked_fill, False)}
+
+
+def _expand_as(self, other):
+    return expand(self, other.shape)
+
+
+def _view_as(self, other):
+    return reshape(self, other.shape)
+
+
+def _reshape_as(self, other):
+    return reshape(self, other.shape)
+
+
+def _unbind(self, dim=0):
+    from ..tensor import _wrap_dim
+    d = _wrap_dim(dim, self.ndim)
+    return tuple(getitem(self, (slice(None),) * d + (i,)) for i in range(self.shape[d]))
+
+
+def install_methods(cls):
+    for name in _METHODS:
+        setattr(cls, name, globals()[name])
+    for name, (fn, saves_self) in _INPLACE.items():
+        setattr(cls, name, inplace._method(fn, saves_self))
+    cls.expand_as = _expand_as
+    cls.view_as = _view_as
+    cls.reshape_as = _reshape_as
+    cls.unbind = _unbind
+    cls.greater = gt
+    cls.less = lt
+    cls.negative = neg
+    cls.arctan = atan
+
+
+unbind = _unbind

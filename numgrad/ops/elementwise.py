@@ -1,0 +1,346 @@
+"""Elementwise ops: NumPy forward and one derivative formula per input, side by side.
+
+Formulas name what they need (g: upstream gradient; x, y, z: inputs; out: output; other names are
+float attributes) and use only arithmetic and `fmath` (as F.name: the public functions below reuse
+the plain names), so the same text is the Numba kernel and the
+differentiable VJP. Broadcasting is the engine's business: a formula's result is summed back to its
+input's shape.
+"""
+import math
+
+import numpy as np
+from scipy import special as _special
+
+from .. import dtypes
+from ..creation import as_tensor
+from ..tensor import Tensor
+from .apply import apply
+from . import fmath as F
+from .registry import OpDef
+
+_LN2 = math.log(2.0)
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+
+
+def _unary(name, forward, grad, **kw):
+    return OpDef(name, forward, n_in=1, grads=(grad,), **kw)
+
+
+def _binary(name, forward, grad_x, grad_y, **kw):
+    return OpDef(name, forward, n_in=2, grads=(grad_x, grad_y), **kw)
+
+
+# ---- formulas -----------------------------------------------------------------------------------
+def d_identity(g): return g
+def d_negate(g): return -g
+def d_mul_x(g, y): return g * y
+def d_mul_y(g, x): return g * x
+def d_div_x(g, y): return g / y
+def d_div_y(g, x, y): return -g * x / (y * y)
+def d_pow_x(g, x, y): return F.select(y == 0.0, g * 0.0, g * y * F.pow(x, y - 1.0))
+def d_pow_y(g, x, y, out): return F.select((x == 0.0) & (y >= 0.0), g * 0.0, g * out * F.log(x))
+def d_pow_scalar(g, x, p): return F.select(p == 0.0, g * 0.0, g * p * F.pow(x, p - 1.0))
+def d_exp(g, out): return g * out
+def d_expm1(g, out): return g * (out + 1.0)
+def d_log(g, x): return g / x
+def d_log1p(g, x): return g / (x + 1.0)
+def d_log2(g, x): return g / (x * _LN2)
+def d_sqrt(g, out): return g / (2.0 * out)
+def d_rsqrt(g, out): return -0.5 * g * out * out * out
+def d_sin(g, x): return g * F.cos(x)
+def d_cos(g, x): return -g * F.sin(x)
+def d_tan(g, out): return g * (1.0 + out * out)
+def d_tanh(g, out): return g * (1.0 - out * out)
+def d_sigmoid(g, out): return g * out * (1.0 - out)
+def d_relu(g, out): return F.select(out > 0.0, g, g * 0.0)
+def d_abs(g, x): return g * F.sign(x)
+def d_atan(g, x): return g / (1.0 + x * x)
+def d_atan2_x(g, x, y): return g * y / (x * x + y * y)
+def d_atan2_y(g, x, y): return -g * x / (x * x + y * y)
+def d_erf(g, x): return g * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
+def d_reciprocal(g, out): return -g * out * out
+def d_square(g, x): return 2.0 * g * x
+def d_max_x(g, x, y): return F.select(x > y, g, F.select(x == y, g * 0.5, g * 0.0))
+def d_max_y(g, x, y): return F.select(y > x, g, F.select(x == y, g * 0.5, g * 0.0))
+def d_min_x(g, x, y): return F.select(x < y, g, F.select(x == y, g * 0.5, g * 0.0))
+def d_min_y(g, x, y): return F.select(y < x, g, F.select(x == y, g * 0.5, g * 0.0))
+def d_clamp(g, x, lo, hi): return F.select((x >= lo) & (x <= hi), g, g * 0.0)
+def d_where_x(g, x): return F.select(x != 0.0, g, g * 0.0)
+def d_where_y(g, x): return F.select(x != 0.0, g * 0.0, g)
+
+
+# ---- the ops ------------------------------------------------------------------------------------
+ADD = _binary("add", np.add, d_identity, d_identity)
+SUB = _binary("sub", np.subtract, d_identity, d_negate)
+MUL = _binary("mul", np.multiply, d_mul_x, d_mul_y)
+DIV = _binary("div", np.true_divide, d_div_x, d_div_y)
+POW = _binary("pow", np.power, d_pow_x, d_pow_y, node_name="PowBackward1")
+ATAN2 = _binary("atan2", np.arctan2, d_atan2_x, d_atan2_y)
+MAXIMUM = _binary("maximum", np.maximum, d_max_x, d_max_y)
+MINIMUM = _binary("minimum", np.minimum, d_min_x, d_min_y)
+WHERE = OpDef("where", lambda c, a, b: np.where(c != 0, a, b), n_in=3,
+              grads=(None, d_where_x, d_where_y))
+POW_SCALAR = _unary("pow_scalar", lambda x, p: np.power(x, x.dtype.type(p)), d_pow_scalar,
+                    node_name="PowBackward0", meta=lambda p: ((), (p,)))
+CLAMP = _unary("clamp", lambda x, lo, hi: np.clip(x, x.dtype.type(lo), x.dtype.type(hi)), d_clamp,
+               node_name="ClampBackward1", meta=lambda lo, hi: ((), (lo, hi)))
+NEG = _unary("neg", np.negative, d_negate)
+EXP = _unary("exp", np.exp, d_exp)
+EXPM1 = _unary("expm1", np.expm1, d_expm1)
+LOG = _unary("log", np.log, d_log)
+LOG1P = _unary("log1p", np.log1p, d_log1p, node_name="Log1PBackward0")
+LOG2 = _unary("log2", np.log2, d_log2)
+SQRT = _unary("sqrt", np.sqrt, d_sqrt)
+RSQRT = _unary("rsqrt", lambda x: np.reciprocal(np.sqrt(x)), d_rsqrt)
+SIN = _unary("sin", np.sin, d_sin)
+COS = _unary("cos", np.cos, d_cos)
+TAN = _unary("tan", np.tan, d_tan)
+TANH = _unary("tanh", np.tanh, d_tanh)
+SIGMOID = _unary("sigmoid", lambda x: _special.expit(x), d_sigmoid)
+RELU = _unary("relu", lambda x: np.maximum(x, x.dtype.type(0)), d_relu)
+ABS = _unary("abs", np.abs, d_abs)
+ATAN = _unary("atan", np.arctan, d_atan)
+ERF = _unary("erf", lambda x: _special.erf(x).astype(x.dtype, copy=False), d_erf)
+RECIPROCAL = _unary("reciprocal", np.reciprocal, d_reciprocal)
+SQUARE = _unary("square", np.square, d_square, node_name="PowBackward0")
+
+# Not differentiable: no node is recorded, results never require grad.
+SIGN = OpDef("sign", np.sign, differentiable=False)
+EQ = OpDef("eq", np.equal, n_in=2, differentiable=False)
+NE = OpDef("ne", np.not_equal, n_in=2, differentiable=False)
+LT = OpDef("lt", np.less, n_in=2, differentiable=False)
+LE = OpDef("le", np.less_equal, n_in=2, differentiable=False)
+GT = OpDef("gt", np.greater, n_in=2, differentiable=False)
+GE = OpDef("ge", np.greater_equal, n_in=2, differentiable=False)
+LOGICAL_AND = OpDef("logical_and", np.logical_and, n_in=2, differentiable=False)
+LOGICAL_OR = OpDef("logical_or", np.logical_or, n_in=2, differentiable=False)
+LOGICAL_XOR = OpDef("logical_xor", np.logical_xor, n_in=2, differentiable=False)
+LOGICAL_NOT = OpDef("logical_not", np.logical_not, differentiable=False)
+
+
+# ---- dtype promotion ----------------------------------------------------------------------------
+def _scalar_operand(t, s):
+    """A tensor and a Python scalar: the scalar never upcasts the tensor within its category."""
+    dt = t._data.dtype
+    if dt != dtypes.float32 and dt != dtypes.float64:
+        new = dtypes.promote_scalar(dt, s)
+        if new != dt:
+            t = cast(t, new)
+            dt = new
+    return t, np.array(s, dt)
+
+
+def operands(a, b):
+    """Two operands as (Tensor or constant ndarray) of one dtype, following torch's promotion."""
+    if isinstance(a, Tensor):
+        if isinstance(b, Tensor):
+            da, db = a._data.dtype, b._data.dtype
+            if da != db:
+                dt = dtypes.promote(da, db)
+                a = a if da == dt else cast(a, dt)
+                b = b if db == dt else cast(b, dt)
+            return a, b
+        if isinstance(b, (float, int, np.generic)):
+            return _scalar_operand(a, b.item() if isinstance(b, np.generic) else b)
+        return operands(a, as_tensor(b))
+    if isinstance(b, Tensor):
+        if isinstance(a, (float, int, np.generic)):
+            b, a = _scalar_operand(b, a.item() if isinstance(a, np.generic) else a)
+            return a, b
+        return operands(as_tensor(a), b)
+    return operands(as_tensor(a), b)
+
+
+def _float_operands(a, b):
+    """Operands for ops whose result is always floating (true division, atan2)."""
+    a, b = operands(a, b)
+    da = a.dtype if isinstance(a, np.ndarray) else a._data.dtype
+    if not dtypes.is_floating(da):
+        dt = dtypes.get_default_dtype()
+        a = a.astype(dt) if isinstance(a, np.ndarray) else cast(a, dt)
+        b = b.astype(dt) if isinstance(b, np.ndarray) else cast(b, dt)
+    return a, b
+
+
+def _float_input(x):
+    return x if dtypes.is_floating(x._data.dtype) else cast(x, dtypes.get_default_dtype())
+
+
+# ---- public functions ---------------------------------------------------------------------------
+def add(x, y, *, alpha=1):
+    if alpha != 1:
+        y = mul(y, alpha)
+    return apply(ADD, operands(x, y))
+
+
+def sub(x, y, *, alpha=1):
+    if alpha != 1:
+        y = mul(y, alpha)
+    return apply(SUB, operands(x, y))
+
+
+def rsub(x, y):
+    """y - x, for `scalar - tensor`."""
+    a, b = operands(x, y)
+    return apply(SUB, (b, a))
+
+
+def mul(x, y):
+    return apply(MUL, operands(x, y))
+
+
+def div(x, y, *, rounding_mode=None):
+    if rounding_mode is not None:
+        a, b = operands(x, y)
+        a = a if isinstance(a, Tensor) else as_tensor(a)
+        b = b if isinstance(b, Tensor) else as_tensor(b)
+        fn = np.floor_divide if rounding_mode == "floor" else (lambda p, q: np.trunc(p / q).astype(p.dtype))
+        return Tensor._make(np.asarray(fn(a._data, b._data)), False)
+    return apply(DIV, _float_operands(x, y))
+
+
+def rdiv(x, y):
+    """y / x, for `scalar / tensor`."""
+    a, b = _float_operands(x, y)
+    return apply(DIV, (b, a))
+
+
+def pow(x, exponent):
+    if isinstance(x, Tensor) and isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+        x = _float_input(x) if isinstance(exponent, float) else x
+        if not dtypes.is_floating(x._data.dtype):
+            return Tensor._make(np.asarray(np.power(x._data, exponent)), False)
+        return apply(POW_SCALAR, (x,), {"p": float(exponent)})
+    a, b = operands(x, exponent)
+    return apply(POW, (a, b))
+
+
+def rpow(x, base):
+    """base ** x for a scalar base."""
+    a, b = operands(x, base)
+    return apply(POW, (b, a))
+
+
+def atan2(x, y):
+    return apply(ATAN2, _float_operands(x, y))
+
+
+def maximum(x, y):
+    return apply(MAXIMUM, operands(x, y))
+
+
+def minimum(x, y):
+    return apply(MINIMUM, operands(x, y))
+
+
+def clamp(x, min=None, max=None):
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        out = x
+        if min is not None:
+            out = maximum(out, min)
+        if max is not None:
+            out = minimum(out, max)
+        return out
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    lo = -math.inf if min is None else float(min)
+    hi = math.inf if max is None else float(max)
+    if not dtypes.is_floating(x._data.dtype):
+        return Tensor._make(np.asarray(np.clip(x._data, min, max)), False)
+    return apply(CLAMP, (x,), {"lo": lo, "hi": hi})
+
+
+clip = clamp
+
+
+def where(condition, x, y):
+    """x where condition else y; condition is a bool tensor, never differentiated."""
+    a, b = operands(x, y)
+    dt = (a if isinstance(a, np.ndarray) else a._data).dtype
+    cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
+    if not dtypes.is_floating(dt):
+        av = a if isinstance(a, np.ndarray) else a._data
+        bv = b if isinstance(b, np.ndarray) else b._data
+        return Tensor._make(np.asarray(np.where(cond, av, bv)), False)
+    return apply(WHERE, (cond.astype(dt), a, b))
+
+
+def _unary_fn(op):
+    def fn(x):
+        return apply(op, (_float_input(x),))
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = f"Elementwise {op.name}, differentiable ({op.node_name})."
+    return fn
+
+
+exp = _unary_fn(EXP)
+expm1 = _unary_fn(EXPM1)
+log = _unary_fn(LOG)
+log1p = _unary_fn(LOG1P)
+log2 = _unary_fn(LOG2)
+sqrt = _unary_fn(SQRT)
+rsqrt = _unary_fn(RSQRT)
+sin = _unary_fn(SIN)
+cos = _unary_fn(COS)
+tan = _unary_fn(TAN)
+tanh = _unary_fn(TANH)
+sigmoid = _unary_fn(SIGMOID)
+atan = _unary_fn(ATAN)
+erf = _unary_fn(ERF)
+reciprocal = _unary_fn(RECIPROCAL)
+arctan = atan
+
+
+def _same_dtype_unary(op):
+    def fn(x):
+        return apply(op, (x,))
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = f"Elementwise {op.name} (keeps integer dtypes)."
+    return fn
+
+
+neg = _same_dtype_unary(NEG)
+abs = _same_dtype_unary(ABS)
+relu = _same_dtype_unary(RELU)
+square = _same_dtype_unary(SQUARE)
+sign = _same_dtype_unary(SIGN)
+negative = neg
+absolute = abs
+
+
+def _compare(op):
+    def fn(x, y):
+        return apply(op, operands(x, y))
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = f"Elementwise {op.name}: a bool tensor, not differentiable."
+    return fn
+
+
+eq, ne, lt, le, gt, ge = (_compare(op) for op in (EQ, NE, LT, LE, GT, GE))
+logical_and, logical_or, logical_xor = (_compare(op) for op in (LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR))
+greater, less, greater_equal, less_equal, equal_ = gt, lt, ge, le, eq
+
+
+def logical_not(x):
+    return apply(LOGICAL_NOT, (x,))
+
+
+# ---- dtype casts --------------------------------------------------------------------------------
+def _cast_vjp(ctx, g):
+    # casts are recorded between the two float types only, so the input had the other one
+    return (cast(g, dtypes.float32 if g.dtype == dtypes.float64 else dtypes.float64),)
+
+
+CAST = OpDef("cast", lambda x, dtype: x.astype(dtype), node_name="ToCopyBackward0", kernel="cast_bwd",
+             vjp=_cast_vjp)
+
+
+def cast(x, dtype):
+    """x converted to dtype; differentiable between float types (ToCopyBackward0)."""
+    dtype = np.dtype(dtype)
+    if x._data.dtype == dtype:
+        return x
+    if not (dtypes.is_floating(dtype) and dtypes.is_floating(x._data.dtype)):
+        return Tensor._make(x._data.astype(dtype), False)
+    return apply(CAST, (x,), {"dtype": dtype})
+

@@ -1,0 +1,48 @@
+"""The functions derivative formulas may call.
+
+A formula such as ``g * cos(x)`` runs in two worlds: on Tensors, where these functions call
+numgrad ops (so the result is differentiable, for create_graph), and inside Numba kernels, where
+`numgrad.kernels.formula` registers scalar implementations of the same names. Nothing here imports
+Numba.
+"""
+from . import elementwise as _E
+
+
+def cos(x):
+    return _E.cos(x)
+
+
+def sin(x):
+    return _E.sin(x)
+
+
+def exp(x):
+    return _E.exp(x)
+
+
+def log(x):
+    return _E.log(x)
+
+
+def sqrt(x):
+    return _E.sqrt(x)
+
+
+def sign(x):
+    return _E.sign(x)
+
+
+def erf(x):
+    return _E.erf(x)
+
+
+def select(cond, a, b):
+    """a where cond else b: cond is never differentiated. A Python bool (a test on a float
+    attribute) picks a branch outright."""
+    if isinstance(cond, bool):
+        return a if cond else b
+    return _E.where(cond, a, b)
+
+
+def pow(x, p):
+    return _E.pow(x, p)

@@ -1,0 +1,131 @@
+"""In-place ops: add_, mul_, ..., zero_, fill_, copy_, clamp_, __setitem__.
+
+Every one bumps the version counter, also under no_grad. Outside of recording they just write the
+data. When the graph is recorded (a non-leaf, or an operand that requires grad) the op is computed
+out of place and recorded, the result is written into this tensor's memory, and the tensor's
+history moves to the new node, as in torch. A leaf that requires grad refuses, in grad mode.
+"""
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor
+
+_LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _records(self, *others):
+    if not grad_mode.state.grad_enabled:
+        return False
+    return self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
+
+
+def _check_leaf(self):
+    if self._node < 0 and self._requires_grad and grad_mode.state.grad_enabled:
+        raise RuntimeError(_LEAF_ERROR)
+    if self._inference and not grad_mode.state.inference:
+        raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
+                           "You can make a clone to get a normal tensor before doing inplace update.")
+
+
+def _snapshot(self):
+    """This tensor's current value and history, in memory of its own, for ops that save their
+    input: the in-place write must not change what the new node saved."""
+    return Tensor._make(self._data.copy(), self._requires_grad, self._seg, self._node, self._slot)
+
+
+def rebase(self, result):
+    """Write result into self's memory and give self result's history."""
+    if result._data.shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+                           f"shape {list(result._data.shape)}")
+    np.copyto(self._data, result._data, casting="unsafe")
+    self._seg, self._node, self._slot = result._seg, result._node, result._slot
+    self._requires_grad = result._requires_grad
+    self._bump_version()
+    return self
+
+
+def apply_inplace(self, fn, *others, saves_self=True):
+    """self = fn(self, *others), in place."""
+    _check_leaf(self)
+    if _records(self, *others):
+        source = _snapshot(self) if saves_self and self._requires_grad else self
+        return rebase(self, fn(source, *others))
+    with grad_mode.no_grad():
+        result = fn(Tensor._make(self._data, False), *others)
+    if result._data.shape != self._data.shape:
+        raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast "
+                           f"shape {list(result._data.shape)}")
+    np.copyto(self._data, result._data, casting="unsafe")
+    self._bump_version()
+    return self
+
+
+def _method(fn, saves_self=True):
+    def method(self, *args, **kwargs):
+        return apply_inplace(self, lambda s, *o: fn(s, *o, **kwargs), *args, saves_self=saves_self)
+    method.__name__ = fn.__name__ + "_"
+    method.__doc__ = f"In-place {fn.__name__}: bumps the version counter."
+    return method
+
+
+def zero_(self):
+    return fill_(self, 0)
+
+
+def fill_(self, value):
+    _check_leaf(self)
+    if _records(self, value):
+        from . import elementwise as E
+        # zero times the old value keeps the graph shape torch has; value's gradient flows
+        return rebase(self, E.add(E.mul(_snapshot(self), 0.0), value))
+    self._data[...] = value._data if isinstance(value, Tensor) else value
+    self._bump_version()
+    return self
+
+
+def copy_(self, src):
+    _check_leaf(self)
+    if _records(self, src):
+        from . import elementwise as E
+        from .reduce import expand
+        src_t = src if isinstance(src, Tensor) else Tensor._make(np.asarray(src), False)
+        src_t = E.cast(src_t, self._data.dtype) if src_t._data.dtype != self._data.dtype else src_t
+        result = expand(src_t, self._data.shape)
+        if self._requires_grad:
+            result = E.add(E.mul(_snapshot(self), 0.0), result)
+        return rebase(self, result)
+    self._data[...] = src._data if isinstance(src, Tensor) else src
+    self._bump_version()
+    return self
+
+
+def setitem(self, index, value):
+    """self[index] = value: differentiable for both self (outside the index) and value."""
+    from .index import _normalize, _positions, put_add
+    index = _normalize(index)
+    if not _records(self, value):
+        _check_leaf(self)
+        self._data[index] = value._data if isinstance(value, Tensor) else value
+        self._bump_version()
+        return
+    _check_leaf(self)
+    from . import elementwise as E
+    positions = np.ascontiguousarray(_positions(self._data.shape, index), np.int64)
+    value_t = value if isinstance(value, Tensor) else Tensor._make(np.asarray(value, self._data.dtype), False)
+    value_t = E.cast(value_t, self._data.dtype) if value_t._data.dtype != self._data.dtype else value_t
+    from .reduce import expand
+    value_t = expand(value_t, positions.shape)
+    # self outside the index, plus value at the index: keep = self - self[index] at those places
+    mask = np.ones(self._data.size, self._data.dtype)
+    mask[positions.reshape(-1)] = 0
+    kept = E.mul(_snapshot(self) if self._requires_grad else self, mask.reshape(self._data.shape))
+    placed = put_add(value_t, positions, self._data.shape) if value_t._requires_grad else \
+        Tensor._make(_place(value_t._data, positions, self._data), False)
+    rebase(self, E.add(kept, placed))
+
+
+def _place(values, positions, like):
+    out = np.zeros(like.size, like.dtype)
+    out[positions.reshape(-1)] = values.reshape(-1)
+    return out.reshape(like.shape)

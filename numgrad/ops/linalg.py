@@ -1,0 +1,114 @@
+"""Matrix products: one batched primitive, and torch's matmul forms built on it with shape ops."""
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from .apply import apply
+from .elementwise import operands
+from .registry import OpDef
+
+
+def _matmul_vjp(ctx, g):
+    x, y = ctx.saved
+    gx = matmul(g, y.transpose(-2, -1)) if ctx.needs_input_grad[0] else None
+    gy = matmul(x.transpose(-2, -1), g) if ctx.needs_input_grad[1] else None
+    return gx, gy
+
+
+# (m, k) @ (k, n) or (B, m, k) @ (B, k, n): every other form is reshaped onto these.
+MM = OpDef("mm", np.matmul, node_name="MmBackward0", n_in=2, saves=("x", "y"),
+           kernel="matmul_bwd", vjp=_matmul_vjp)
+BMM = OpDef("bmm", np.matmul, node_name="BmmBackward0", n_in=2, saves=("x", "y"),
+            kernel="matmul_bwd", vjp=_matmul_vjp)
+
+
+def _check(x, y):
+    if not isinstance(x, Tensor) or not isinstance(y, Tensor):
+        raise TypeError("matmul expects Tensors")
+    if x._data.ndim == 0 or y._data.ndim == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                           f"{x._data.ndim}D and {y._data.ndim}D")
+
+
+def _shape_error(x, y):
+    raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
+                       f"({_rows(x)}x{x._data.shape[-1]} and {y._data.shape[0] if y._data.ndim else 1}x"
+                       f"{y._data.shape[-1]})")
+
+
+def _rows(x):
+    return int(np.prod(x._data.shape[:-1])) if x._data.ndim > 1 else 1
+
+
+def mm(x, y):
+    """(m, k) @ (k, n)."""
+    if x._data.ndim != 2 or y._data.ndim != 2:
+        raise RuntimeError("mm: both arguments must be 2D")
+    if x._data.shape[1] != y._data.shape[0]:
+        _shape_error(x, y)
+    return apply(MM, operands(x, y))
+
+
+def bmm(x, y):
+    """(B, m, k) @ (B, k, n)."""
+    if x._data.ndim != 3 or y._data.ndim != 3:
+        raise RuntimeError("batch1 and batch2 must be 3D tensors")
+    if x._data.shape[0] != y._data.shape[0] or x._data.shape[2] != y._data.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{x._data.shape[0]}, {x._data.shape[2]}] but got: "
+                           f"[{y._data.shape[0]}, {y._data.shape[1]}].")
+    return apply(BMM, operands(x, y))
+
+
+def matmul(x, y):
+    """torch.matmul: dot, matrix-vector, matrix-matrix and broadcast batched products."""
+    _check(x, y)
+    x, y = operands(x, y)
+    if not dtypes.is_floating(x._data.dtype):
+        return Tensor._make(np.asarray(np.matmul(x._data, y._data)), False)
+    xd, yd = x._data.ndim, y._data.ndim
+    if x._data.shape[-1] != y._data.shape[-2 if yd > 1 else 0]:
+        if xd == 1 and yd == 1:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{x._data.shape[0]}] and "
+                               f"src [{y._data.shape[0]}] to have the same number of elements, but "
+                               "got different sizes")
+        _shape_error(x, y)
+    if xd <= 2 and yd <= 2:
+        a = x.unsqueeze(0) if xd == 1 else x
+        b = y.unsqueeze(1) if yd == 1 else y
+        out = apply(MM, (a, b))
+        if xd == 1 and yd == 1:
+            return out.reshape(())
+        if xd == 1:
+            return out.squeeze(0)
+        if yd == 1:
+            return out.squeeze(1)
+        return out
+    a = x.unsqueeze(0) if xd == 1 else x
+    b = y.unsqueeze(1) if yd == 1 else y
+    batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    m, k = a._data.shape[-2:]
+    n = b._data.shape[-1]
+    count = int(np.prod(batch)) if batch else 1
+    a3 = a.expand(*batch, m, k).reshape(count, m, k)
+    b3 = b.expand(*batch, k, n).reshape(count, k, n)
+    out = apply(BMM, (a3, b3)).reshape(*batch, m, n)
+    if xd == 1:
+        out = out.squeeze(-2)
+    if yd == 1:
+        out = out.squeeze(-1)
+    return out
+
+
+def dot(x, y):
+    if x._data.ndim != 1 or y._data.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {x._data.ndim}D and {y._data.ndim}D tensors")
+    return matmul(x, y)
+
+
+def mv(x, y):
+    return matmul(x, y)
+
+
+def outer(x, y):
+    return x.unsqueeze(1) * y.unsqueeze(0)

@@ -1,0 +1,90 @@
+"""The op registry: one entry per op holds its forward, what it saves and its derivative.
+
+Everything else is derived from an entry or sits beside it (Note [one source per op]):
+- the NumPy forward runs in `apply`, which also records the node on the tape;
+- elementwise ops give their derivative as one formula per input, in plain arithmetic and the
+  functions of `numgrad.ops.fmath`. The same formula is compiled by Numba into the CPU kernel and
+  the CUDA kernel, and evaluated on Tensors as the differentiable VJP used by create_graph;
+- other ops name a hand-written kernel (`kernels/cpu.py`, twins in `kernels/cuda.py`) and give a
+  VJP written in numgrad ops beside it. A test checks that kernel and VJP agree for every op.
+"""
+import inspect
+
+OPS = []          # indexed by op code; code 0 is AccumulateGrad
+BY_NAME = {}
+
+# Names a derivative formula may take: the upstream gradient, inputs by position, the output.
+INPUT_NAMES = ("x", "y", "z")
+
+
+class OpDef:
+    """One op. `forward(*arrays, **attrs)` returns an array, or a tuple of arrays when n_out > 1."""
+
+    def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
+                 vjp=None, saves=(), meta=None, differentiable=True, python_backward=False):
+        self.name = name
+        self.node_name = node_name or name.capitalize() + "Backward0"
+        self.forward = forward
+        self.n_in = n_in
+        self.n_out = n_out
+        self.grads = grads            # elementwise: one formula per input (None: not differentiable)
+        self.kernel = kernel          # otherwise: the name of the hand-written kernel
+        self.vjp = vjp                # otherwise: vjp(ctx, *grads) -> input grads, in numgrad ops
+        self.differentiable = differentiable
+        self.python_backward = python_backward   # custom Functions: no kernel, Python runs them
+        self.meta = meta              # meta(attrs) -> (ints, floats) appended after the shapes
+        if grads is not None:
+            saves, self.attr_names = _saves_of_formulas(grads, n_in)
+        else:
+            self.attr_names = ()
+        self.saves = tuple(saves)
+        # Where each saved value comes from: input i as i, output j as ~j.
+        self.save_index = tuple(_value_index(name_, n_in) for name_ in self.saves)
+        self.code = len(OPS)
+        OPS.append(self)
+        BY_NAME[name] = self
+
+    @property
+    def elementwise(self):
+        return self.grads is not None
+
+    def __repr__(self):
+        return f"<op {self.name} #{self.code}>"
+
+
+def _value_index(name, n_in):
+    if name in INPUT_NAMES[:n_in]:
+        return INPUT_NAMES.index(name)
+    if name == "out":
+        return ~0
+    if name.startswith("out"):
+        return ~int(name[3:])
+    raise ValueError(f"unknown saved value {name!r}")
+
+
+def _saves_of_formulas(grads, n_in):
+    """A formula's parameters say what it needs: g, inputs x/y/z, out, and named attributes."""
+    values, attrs = [], []
+    for formula in grads:
+        if formula is None:
+            continue
+        for param in inspect.signature(formula).parameters:
+            if param == "g":
+                continue
+            known = param in INPUT_NAMES[:n_in] or param == "out"
+            target = values if known else attrs
+            if param not in target:
+                target.append(param)
+    order = list(INPUT_NAMES[:n_in]) + ["out"]
+    return sorted(values, key=order.index), tuple(attrs)
+
+
+class _AccumulateGrad(OpDef):
+    def __init__(self):
+        super().__init__("accumulate_grad", None, node_name="AccumulateGrad", n_in=0)
+
+
+ACCUMULATE_GRAD = _AccumulateGrad()
+# One op code for every custom autograd.Function; its node name comes from the Function class.
+PYTHON_FUNCTION = OpDef("python_function", None, node_name="PythonFunction", n_in=0,
+                        python_backward=True)

@@ -1,0 +1,467 @@
+"""Tensor: a NumPy array plus its place in the autograd graph. Knows nothing of Numba.
+
+A tensor made by a recorded op refers to its tape segment and node id (`_seg`, `_node`) and to
+which of the node's outputs it is (`_slot`, the input_nr of edges that reach it). A leaf has
+`_node == -1`; its AccumulateGrad node is created in the tape when an op first uses it.
+"""
+from array import array
+
+import numpy as np
+
+from . import dtypes, grad_mode
+from .device import CPU, device as _device
+
+
+def new_version_counter():
+    """A version counter shared by a tensor, its views and its detached aliases.
+
+    A one-element array: not tracked by the cyclic collector, and mutable in place.
+    """
+    return array("q", [0])
+
+
+class Tensor:
+    __slots__ = ("_data", "_requires_grad", "_seg", "_node", "_slot", "_grad", "_vc", "_inference",
+                 "_extra", "__weakref__")
+    __array_priority__ = 1000   # ndarray (op) Tensor defers to the Tensor's reflected operator
+
+    def __init__(self, data=(), *, dtype=None, requires_grad=False):
+        from .creation import _as_array
+        self._set(_as_array(data, dtype), False)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    def _set(self, data, requires_grad, seg=None, node=-1, slot=0, inference=False, vc=None):
+        self._data = data
+        self._requires_grad = requires_grad
+        self._seg = seg
+        self._node = node
+        self._slot = slot
+        self._grad = None
+        self._vc = vc
+        self._inference = inference
+        self._extra = None
+
+    @classmethod
+    def _make(cls, data, requires_grad, seg=None, node=-1, slot=0, inference=False, vc=None):
+        t = object.__new__(cls)
+        t._data = data
+        t._requires_grad = requires_grad
+        t._seg = seg
+        t._node = node
+        t._slot = slot
+        t._grad = None
+        t._vc = vc
+        t._inference = inference
+        t._extra = None
+        return t
+
+    # ---- metadata ---------------------------------------------------------------------------
+    @property
+    def shape(self):
+        return Size(self._data.shape)
+
+    def size(self, dim=None):
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self):
+        return self._data.dtype
+
+    @property
+    def device(self):
+        return CPU
+
+    @property
+    def is_cuda(self):
+        return False
+
+    @property
+    def ndim(self):
+        return self._data.ndim
+
+    def dim(self):
+        return self._data.ndim
+
+    def numel(self):
+        return self._data.size
+
+    def element_size(self):
+        return self._data.itemsize
+
+    def is_floating_point(self):
+        return dtypes.is_floating(self._data.dtype)
+
+    def is_contiguous(self):
+        return self._data.flags.c_contiguous
+
+    def __len__(self):
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    # ---- autograd state ---------------------------------------------------------------------
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if self._node >= 0:
+            if not requires_grad:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use "
+                    "a computed variable in a subgraph that doesn't require differentiation use "
+                    "var_no_grad = var.detach().")
+            return self
+        if requires_grad and not dtypes.is_floating(self._data.dtype):
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if requires_grad and self._inference and not grad_mode.state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode "
+                               "is not allowed.")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self):
+        return self._node < 0
+
+    @property
+    def grad_fn(self):
+        if self._node < 0:
+            return None
+        from .node import node_view
+        return node_view(self._seg, self._node)
+
+    @property
+    def grad(self):
+        if self._node >= 0 and not self.retains_grad:
+            import warnings
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed want "
+                "the .grad field to be populated for a non-leaf Tensor, use .retain_grad() on the "
+                "non-leaf Tensor.", UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
+                                f"type {type(value).__name__}")
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if value._data.shape != self._data.shape:
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @grad.deleter
+    def grad(self):
+        self._grad = None
+
+    def _extras(self):
+        if self._extra is None:
+            self._extra = {}
+        return self._extra
+
+    @property
+    def retains_grad(self):
+        return self._node >= 0 and bool(self._extra and self._extra.get("retains_grad"))
+
+    def retain_grad(self):
+        """Keep this non-leaf tensor's gradient in .grad after backward (leaves always keep it)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._node < 0 or self.retains_grad:
+            return
+        import weakref
+        self._extras()["retains_grad"] = True
+        self._seg.retained[(self._node, self._slot)] = weakref.ref(self)
+
+    def register_hook(self, hook):
+        """Call hook(grad) when this tensor's gradient is computed; a returned tensor replaces it."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .hooks import register_tensor_hook
+        return register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call hook(tensor) after a backward has accumulated into this leaf's .grad."""
+        if self._node >= 0:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        from .hooks import register_post_accumulate_hook
+        return register_post_accumulate_hook(self, hook)
+
+    @property
+    def _version(self):
+        return 0 if self._vc is None else self._vc[0]
+
+    def _bump_version(self):
+        """Record an in-place change (also under no_grad): saved copies of this data are stale."""
+        from .tape import bump_epoch
+        if self._vc is None:
+            self._vc = new_version_counter()
+        self._vc[0] += 1
+        bump_epoch()
+
+    def _shared_vc(self):
+        if self._vc is None:
+            self._vc = new_version_counter()
+        return self._vc
+
+    def detach(self):
+        """A new leaf sharing this tensor's data and version counter, outside the graph."""
+        return Tensor._make(self._data, False, inference=self._inference, vc=self._shared_vc())
+
+    def detach_(self):
+        """Cut this tensor out of the graph in place: it becomes a leaf that requires no grad."""
+        self._seg, self._node, self._slot = None, -1, 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self):
+        return self.detach()
+
+    @data.setter
+    def data(self, value):
+        self._data = value._data if isinstance(value, Tensor) else np.asarray(value)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Compute the gradient of this tensor w.r.t. the graph leaves and accumulate it in .grad."""
+        from .autograd.api import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    # ---- conversion -------------------------------------------------------------------------
+    def numpy(self, *, force=False):
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
+                               "tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype=None, copy=None):
+        if dtype is not None:
+            return self._data.astype(dtype)
+        return self._data
+
+    def item(self):
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self):
+        return self._data.tolist()
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self):
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def __repr__(self):
+        from ._format import tensor_repr
+        return tensor_repr(self)
+
+    __hash__ = object.__hash__
+
+    def __iter__(self):
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return iter(self.unbind(0))
+
+    def to(self, *args, **kwargs):
+        """to(dtype), to(device), to(device, dtype), to(other): a copy only when something changes."""
+        dtype = kwargs.get("dtype")
+        dev = kwargs.get("device")
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype, dev = arg.dtype, arg.device
+            elif isinstance(arg, (str, _device)):
+                dev = arg
+            elif arg is not None:
+                dtype = arg
+        if dev is not None and _device(dev).type != "cpu":
+            from .cuda import to_device
+            return to_device(self, _device(dev), dtype)
+        if dtype is None or np.dtype(dtype) == self._data.dtype:
+            return self
+        return _ops.cast(self, np.dtype(dtype))
+
+    def cpu(self):
+        return self
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else device)
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def long(self):
+        return self.to(dtypes.int64)
+
+    def int(self):
+        return self.to(dtypes.int32)
+
+    def bool(self):
+        return self.to(dtypes.bool_)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    def new_tensor(self, data, dtype=None, requires_grad=False):
+        from .creation import tensor
+        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
+
+    @property
+    def T(self):
+        if self._data.ndim > 2:
+            raise RuntimeError("The use of `x.T` on tensors of dimension other than 2 to reverse "
+                               "their shape is not supported.")
+        return _ops.permute(self, tuple(range(self._data.ndim))[::-1])
+
+    @property
+    def mT(self):
+        if self._data.ndim < 2:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
+                               f"Got {self._data.ndim}-D tensor.")
+        return _ops.transpose(self, -2, -1)
+
+    # ---- operators (each defined once in numgrad.ops) ----------------------------------------
+    def __add__(self, other):
+        return _ops.add(self, other)
+
+    def __radd__(self, other):
+        return _ops.add(self, other)
+
+    def __sub__(self, other):
+        return _ops.sub(self, other)
+
+    def __rsub__(self, other):
+        return _ops.rsub(self, other)
+
+    def __mul__(self, other):
+        return _ops.mul(self, other)
+
+    def __rmul__(self, other):
+        return _ops.mul(self, other)
+
+    def __truediv__(self, other):
+        return _ops.div(self, other)
+
+    def __rtruediv__(self, other):
+        return _ops.rdiv(self, other)
+
+    def __pow__(self, other):
+        return _ops.pow(self, other)
+
+    def __rpow__(self, other):
+        return _ops.rpow(self, other)
+
+    def __matmul__(self, other):
+        return _ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return _ops.matmul(_ops.as_tensor(other), self)
+
+    def __neg__(self):
+        return _ops.neg(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _ops.abs(self)
+
+    def __eq__(self, other):
+        return _ops.eq(self, other)
+
+    def __ne__(self, other):
+        return _ops.ne(self, other)
+
+    def __lt__(self, other):
+        return _ops.lt(self, other)
+
+    def __le__(self, other):
+        return _ops.le(self, other)
+
+    def __gt__(self, other):
+        return _ops.gt(self, other)
+
+    def __ge__(self, other):
+        return _ops.ge(self, other)
+
+    def __and__(self, other):
+        return _ops.logical_and(self, other)
+
+    def __or__(self, other):
+        return _ops.logical_or(self, other)
+
+    def __xor__(self, other):
+        return _ops.logical_xor(self, other)
+
+    def __invert__(self):
+        return _ops.logical_not(self)
+
+    def __getitem__(self, index):
+        return _ops.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        _ops.setitem(self, index, value)
+
+    def __iadd__(self, other):
+        return _ops.add_(self, other)
+
+    def __isub__(self, other):
+        return _ops.sub_(self, other)
+
+    def __imul__(self, other):
+        return _ops.mul_(self, other)
+
+    def __itruediv__(self, other):
+        return _ops.div_(self, other)
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as torch.Size([2, 3])."""
+
+    def __repr__(self):
+        return f"numgrad.Size({list(self)})"
+
+    def numel(self):
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+def _wrap_dim(dim, ndim):
+    size = max(ndim, 1)
+    if not -size <= dim < size:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], "
+                         f"but got {dim})")
+    return dim % size
+
+
+from . import ops as _ops  # noqa: E402  (the ops need the Tensor class first)
+_ops.install_methods(Tensor)
