@@ -119,7 +119,9 @@ class Segment:
         self.s_vc.append(vc)
 
     def add_leaf(self, tensor):
-        node = self.add_node(ACCUMULATE, 0, 0, (), (tensor._data.size,), (), None)
+        data = tensor._data
+        dt = 1 if data.dtype.itemsize == 8 else 0
+        node = self.add_node(ACCUMULATE, dt, 0, (), (data.size,), (data.ndim, *data.shape), None)
         self.acc_of[id(tensor)] = node
         self.leaves[node] = tensor
         return node

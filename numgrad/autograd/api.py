@@ -68,6 +68,9 @@ def _targets(graph, tensors):
     return result
 
 
+# Callables observer(graph) told about every lowered graph after it ran (the trace tools use it).
+observers = []
+
 _UNUSED = ("One of the differentiated Tensors appears to not have been used in the graph. Set "
            "allow_unused=True if this is the desired behavior.")
 
@@ -106,6 +109,8 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     else:
         buffers = execute(graph, [(i, o, s._data) for i, o, s in seed_list], serve_python_node)
         read = _buffer_reader(graph, buffers)
+    for observer in list(observers):
+        observer(graph, read)
     if accumulate:
         _accumulate(graph, read, inputs, wanted, create_graph)
     _retained(graph, read, create_graph)
