@@ -93,8 +93,8 @@ def execute(graph, seeds, python_node):
         buffers.add(buffers.slot(index, output), output_shape(graph, index, output), value)
     keep = []
     s_addr = saved_addresses(graph, keep)
-    pairs = set(zip(graph.op[graph.runnable].tolist(), graph.dt[graph.runnable].tolist()))
-    fn_table = table.ensure(sorted(pairs))
+    kinds = np.unique(graph.kind[graph.runnable])
+    fn_table = table.ensure([(int(k) & 0xFFFFFF, int(k) >> 24) for k in kinds])
     ready = np.flatnonzero(graph.needed & (graph.pending == 0))
     queue = np.empty(max(graph.n, 1), np.int64)
     queue[:len(ready)] = ready
@@ -125,9 +125,16 @@ def execute(graph, seeds, python_node):
 
 
 def serve_python_node(graph, buffers, index, phase):
-    """Hooks of a node's outputs (before it runs), or the backward of a custom Function."""
+    """Hooks of a node's outputs (before it runs), or the backward of a custom Function.
+
+    The scheduler hands a node back first for its hooks (PRE_HOOKS), when it has any, then for its
+    backward (PYTHON). `phase` is the phase the scheduler was last resumed with, which belongs to
+    the previous node handed back, so it cannot tell the two apart: the node's flags and whether
+    its hooks already ran can.
+    """
     seg, node = graph.locate(index)
-    if phase == scheduler.START:
+    if graph.flags[index] & tape.PRE_HOOKS and getattr(buffers, "hooks_ran_for", -1) != index:
+        buffers.hooks_ran_for = index
         for j in range(int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
             hooks = seg.hooks.get((node, j))
             slot = buffers.slot(index, j)
@@ -143,22 +150,22 @@ def serve_python_node(graph, buffers, index, phase):
 
 def release(graph):
     """Free what the nodes that ran saved: a later backward through them raises torch's error."""
+    owner = graph.saved_owner_of()
     for k, seg in enumerate(graph.segments):
         lo, hi = graph.starts[k], graph.starts[k + 1]
-        ran = np.flatnonzero(graph.runnable[lo:hi])
-        if ran.size == 0:
+        ran = graph.runnable[lo:hi]
+        if not ran.any():
             continue
         flags = np.frombuffer(seg.flags, np.int8)
         flags[ran] |= tape.RELEASED
         del flags
-        base = int(graph.sv_ptr[lo])
-        for local in ran.tolist():
-            for s in range(int(graph.sv_ptr[lo + local]), int(graph.sv_ptr[lo + local + 1])):
-                ref = seg.s_ref[s - base]
-                if ref < 0:
-                    seg.arrays[~ref] = None
-        for local in ran.tolist():
-            function_node = seg.python.get(seg.base | local)
-            if function_node is not None:
-                function_node.release()
+        s0, s1 = int(graph.sv_ptr[lo]), int(graph.sv_ptr[hi])
+        refs = graph.s_ref[s0:s1]
+        for ref in refs[graph.runnable[owner[s0:s1]] & (refs < 0)].tolist():
+            array = seg.arrays[~ref]
+            if array is not None:
+                seg.saved_bytes -= array.nbytes
+                seg.arrays[~ref] = None
+        for local in np.flatnonzero(ran & ((graph.flags[lo:hi] & tape.PYTHON) != 0)).tolist():
+            seg.python[seg.base | local].release()
         tape.close_segment(seg)

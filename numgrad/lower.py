@@ -11,12 +11,13 @@ from . import tape
 from .kernels.plan import plan
 from .ops import registry
 
-_COLUMNS = (("op", np.int32), ("dt", np.int8), ("flags", np.int8), ("e_node", np.int64),
+_COLUMNS = (("kind", np.int32), ("flags", np.int8), ("counts", np.int64), ("e_node", np.int64),
             ("e_slot", np.int64), ("o_numel", np.int64), ("s_ref", np.int64),
             ("s_epoch", np.int64), ("s_ver", np.int64), ("mt", np.int64), ("fm", np.float64))
-# CSR starts, each pointing into the column named beside it.
-_POINTERS = (("in_ptr", "e_node"), ("out_ptr", "o_numel"), ("sv_ptr", "s_ref"), ("mt_ptr", "mt"),
-             ("fm_ptr", "fm"))
+# CSR starts rebuilt from the packed counts (Note [packed counts] in tape.py): name, bit offset.
+_POINTERS = (("in_ptr", tape.IN_BITS, 0xFFF), ("out_ptr", tape.OUT_BITS, 0xFFF),
+             ("sv_ptr", tape.SAVED_BITS, 0xFFF), ("mt_ptr", tape.META_BITS, 0xFFFFF),
+             ("fm_ptr", tape.FM_BITS, 0xFF))
 
 
 def _column(array_obj, dtype):
@@ -43,20 +44,15 @@ class LoweredGraph:
         for i, seg in enumerate(segments):
             self.starts[i + 1] = self.starts[i] + len(seg)
         self.n = int(self.starts[-1])
-        parts = {name: [] for name, _ in _COLUMNS}
-        ptrs = {name: [] for name, _ in _POINTERS}
-        base = {name: 0 for _, name in _POINTERS}
-        for seg in segments:
-            for name, dtype in _COLUMNS:
-                parts[name].append(_column(getattr(seg, name), dtype))
-            for ptr, target in _POINTERS:
-                ptrs[ptr].append(_column(getattr(seg, ptr), np.int64) + base[target])
-                base[target] += len(getattr(seg, target))
         for name, dtype in _COLUMNS:
-            setattr(self, name, parts[name][0] if len(segments) == 1 else np.concatenate(parts[name]))
-        for ptr, target in _POINTERS:
-            cols = ptrs[ptr] + [np.array([base[target]], np.int64)]
-            setattr(self, ptr, np.concatenate(cols))
+            parts = [_column(getattr(seg, name), dtype) for seg in segments]
+            setattr(self, name, parts[0] if len(parts) == 1 else np.concatenate(parts))
+        self.op = self.kind & 0xFFFFFF
+        self.dt = (self.kind >> 24).astype(np.int8)
+        for ptr, shift, mask in _POINTERS:
+            starts = np.zeros(self.n + 1, np.int64)
+            np.cumsum((self.counts >> shift) & mask, out=starts[1:])
+            setattr(self, ptr, starts)
         self.e_node = self.index_of(self.e_node)
 
     def index_of(self, ids):

@@ -22,8 +22,7 @@ class Node:
     @property
     def next_functions(self):
         seg, local = self._seg, self._local
-        start = seg.in_ptr[local]
-        end = seg.in_ptr[local + 1] if local + 1 < len(seg.in_ptr) else len(seg.e_node)
+        start, end = seg.inputs_of(local)
         edges = []
         for e in range(start, end):
             producer = seg.e_node[e]
@@ -35,7 +34,7 @@ class Node:
 
     @property
     def variable(self):
-        if self._seg.op[self._local] != ACCUMULATE:
+        if self._seg.op_of(self._local) != ACCUMULATE:
             raise AttributeError(f"'{self.name()}' object has no attribute 'variable'")
         return self._seg.leaves[self._id]
 
@@ -77,7 +76,7 @@ def _segment_holding(seg, node_id):
 
 def node_name(seg, node_id):
     local = node_id & 0xFFFFFFFF
-    code = seg.op[local]
+    code = seg.op_of(local)
     if registry.OPS[code].python_backward:
         return seg.python[node_id].node_name
     return registry.OPS[code].node_name

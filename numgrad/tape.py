@@ -42,31 +42,39 @@ def epoch():
     return _inplace_epoch[0]
 
 
+# Note [packed counts]
+# Per node the tape appends three integers: its kind (op code and dtype), its flags, and its
+# counts packed into one int64 - inputs, outputs, saved values, meta ints, float attributes - so
+# recording an op costs few appends. Lowering unpacks the counts and turns them into CSR starts
+# with one cumulative sum per column.
+IN_BITS, OUT_BITS, SAVED_BITS, META_BITS = 0, 12, 24, 36
+FM_BITS = 56
+
+
+def pack_counts(n_in, n_out, n_saved, n_meta, n_fm):
+    return n_in | n_out << OUT_BITS | n_saved << SAVED_BITS | n_meta << META_BITS | n_fm << FM_BITS
+
+
 class Segment:
-    __slots__ = ("serial", "base", "op", "dt", "flags", "in_ptr", "e_node", "e_slot", "out_ptr",
-                 "o_numel", "sv_ptr", "s_ref", "s_epoch", "s_ver", "s_vc", "mt_ptr", "mt",
-                 "fm_ptr", "fm", "sv32", "sv64", "arrays", "acc_of", "leaves", "deps", "python",
-                 "hooks", "retained", "views", "saved_bytes", "__weakref__")
+    __slots__ = ("serial", "base", "kind", "flags", "counts", "e_node", "e_slot", "o_numel",
+                 "s_ref", "s_epoch", "s_ver", "s_vc", "mt", "fm", "sv32", "sv64", "arrays",
+                 "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "saved_bytes",
+                 "__weakref__")
 
     def __init__(self):
         self.serial = next(_serials)
         self.base = self.serial << 32
-        self.op = array("i")
-        self.dt = array("b")
+        self.kind = array("i")       # op code | dtype code << 24
         self.flags = array("b")
-        self.in_ptr = array("q")
+        self.counts = array("q")     # Note [packed counts]
         self.e_node = array("q")     # producer node id of each input, -1 when it needs no grad
         self.e_slot = array("q")     # the producer's output index: the edge's input_nr
-        self.out_ptr = array("q")
         self.o_numel = array("q")    # element count of each output: the size of its grad buffer
-        self.sv_ptr = array("q")
         self.s_ref = array("q")      # >= 0: index into sv32/sv64 (a scalar kept by value); < 0: ~index into arrays
         self.s_epoch = array("q")
         self.s_ver = array("q")
         self.s_vc = []               # the version counter of each saved value
-        self.mt_ptr = array("q")
         self.mt = array("q")         # shapes of inputs and outputs, then integer attributes
-        self.fm_ptr = array("q")
         self.fm = array("d")         # float attributes
         self.sv32 = array("f")
         self.sv64 = array("d")
@@ -75,33 +83,32 @@ class Segment:
         self.leaves = {}             # node id of an AccumulateGrad -> the leaf tensor
         self.deps = set()            # older segments this one's edges reach
         self.python = {}             # node id -> the Python object that runs its backward
-        self.hooks = {}              # (node id, output) -> [hook functions]
+        self.hooks = {}              # (node id, output) -> {handle id: hook}
         self.retained = {}           # (node id, output) -> weakref of a tensor that called retain_grad
         self.views = weakref.WeakValueDictionary()   # node id -> its grad_fn object, while alive
         self.saved_bytes = 0
 
     def __len__(self):
-        return len(self.op)
+        return len(self.kind)
 
-    def add_node(self, op, dt, flags, inputs, numels, meta, fmeta):
-        """Append one node; `inputs` is a sequence of (node id or -1, input_nr). Returns its id."""
-        local = len(self.op)
-        self.op.append(op)
-        self.dt.append(dt)
+    def op_of(self, local):
+        return self.kind[local] & 0xFFFFFF
+
+    def inputs_of(self, local):
+        """(start, end) of a node's entries in e_node/e_slot (a walk: for introspection only)."""
+        start = 0
+        for c in self.counts[:local]:
+            start += c & 0xFFF
+        return start, start + (self.counts[local] & 0xFFF)
+
+    def add_node(self, kind, flags, counts):
+        """Append one node (its edges, numels and meta are appended by the caller)."""
+        local = len(self.kind)
+        self.kind.append(kind)
         self.flags.append(flags)
-        self.in_ptr.append(len(self.e_node))
-        e_node, e_slot = self.e_node, self.e_slot
-        for node, slot in inputs:
-            e_node.append(node)
-            e_slot.append(slot)
-        self.out_ptr.append(len(self.o_numel))
-        self.o_numel.extend(numels)
-        self.sv_ptr.append(len(self.s_ref))
-        self.mt_ptr.append(len(self.mt))
-        self.mt.extend(meta)
-        self.fm_ptr.append(len(self.fm))
-        if fmeta:
-            self.fm.extend(fmeta)
+        self.counts.append(counts)
+        if local >= MAX_NODES or self.saved_bytes >= MAX_SAVED_BYTES:
+            close_segment(self)
         return self.base | local
 
     def save(self, value, is_float64, vc, version):
@@ -120,14 +127,14 @@ class Segment:
 
     def add_leaf(self, tensor):
         data = tensor._data
-        dt = 1 if data.dtype.itemsize == 8 else 0
-        node = self.add_node(ACCUMULATE, dt, 0, (), (data.size,), (data.ndim, *data.shape), None)
+        kind = ACCUMULATE | (1 << 24 if data.dtype.itemsize == 8 else 0)
+        node = self.add_node(kind, 0, pack_counts(0, 1, 0, data.ndim + 1, 0))
+        self.o_numel.append(data.size)
+        self.mt.append(data.ndim)
+        self.mt.extend(data.shape)
         self.acc_of[id(tensor)] = node
         self.leaves[node] = tensor
         return node
-
-    def full(self):
-        return len(self.op) >= MAX_NODES or self.saved_bytes >= MAX_SAVED_BYTES
 
 
 class _Recorder(threading.local):
@@ -143,7 +150,7 @@ _recorder = _Recorder()
 def current_segment():
     ref = _recorder.current
     seg = ref() if ref is not None else None
-    if seg is None or seg.full():
+    if seg is None:
         seg = Segment()
         _recorder.current = weakref.ref(seg)
     return seg

@@ -179,9 +179,13 @@ def _record(ctx, args, results):
     for r in differentiable:
         meta.append(r._data.ndim)
         meta.extend(r._data.shape)
-    dt = 1 if differentiable and differentiable[0]._data.dtype == np.float64 else 0
-    node = seg.add_node(PYTHON_FUNCTION.code, dt, tape.PYTHON, edges,
-                        [r._data.size for r in differentiable], meta, None)
+    is64 = bool(differentiable) and differentiable[0]._data.dtype == np.float64
+    node = seg.add_node(PYTHON_FUNCTION.code | (1 << 24 if is64 else 0), tape.PYTHON,
+                        tape.pack_counts(len(edges), len(differentiable), 0, len(meta), 0))
+    seg.e_node.extend([n for n, _ in edges])
+    seg.e_slot.extend([slot for _, slot in edges])
+    seg.o_numel.extend([r._data.size for r in differentiable])
+    seg.mt.extend(meta)
     seg.python[node] = ctx
     ctx._seg_ref = weakref.ref(seg)
     ctx._node = node

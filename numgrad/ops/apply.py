@@ -1,13 +1,21 @@
-"""apply: run an op's NumPy forward and, when a gradient is needed, record its node on the tape."""
+"""apply: run an op's NumPy forward and, when a gradient is needed, record its node on the tape.
+
+This is the hot path of every forward op: it appends a handful of integers to the current tape
+segment (Note [packed counts] in tape.py) and creates no Python object beyond the output Tensor.
+"""
 import numpy as np
 
 from .. import grad_mode, tape
+from ..autograd import anomaly
 from ..tensor import Tensor, new_version_counter
 
 _NO_ATTRS = {}
+_ndarray = np.ndarray
+_state = grad_mode.state
+_recorder = tape._recorder
 
 
-def apply(op, inputs, attrs=_NO_ATTRS, fmeta=None):
+def apply(op, inputs, attrs=_NO_ATTRS):
     """Run `op` on `inputs` (Tensors, or ndarrays for constants such as Python scalars).
 
     Float inputs share one dtype already (the callers promote). Returns a Tensor, or a tuple of
@@ -16,37 +24,52 @@ def apply(op, inputs, attrs=_NO_ATTRS, fmeta=None):
     arrays = []
     needs_grad = False
     for t in inputs:
-        if type(t) is np.ndarray:
+        if type(t) is _ndarray:
             arrays.append(t)
         else:
             arrays.append(t._data)
             if t._requires_grad:
                 needs_grad = True
     result = op.forward(*arrays, **attrs)
-    outs = result if op.n_out > 1 else (result,)
-    outs = tuple(o if type(o) is np.ndarray else np.asarray(o) for o in outs)
-    if needs_grad and op.differentiable and grad_mode.state.grad_enabled:
-        tensors = _record(op, inputs, arrays, outs, attrs, fmeta)
+    if op.n_out == 1:
+        outs = (result if type(result) is _ndarray else np.asarray(result),)
     else:
-        inference = grad_mode.state.inference
-        tensors = tuple(Tensor._make(o, False, None, -1, 0, inference) for o in outs)
-    return tensors if op.n_out > 1 else tensors[0]
+        outs = tuple(o if type(o) is _ndarray else np.asarray(o) for o in result)
+    if needs_grad and op.differentiable and _state.grad_enabled:
+        tensors = _record(op, inputs, arrays, outs, attrs)
+    else:
+        inference = _state.inference
+        tensors = [Tensor._make(o, False, None, -1, 0, inference) for o in outs]
+    return tensors[0] if op.n_out == 1 else tuple(tensors)
 
 
-def _record(op, inputs, arrays, outs, attrs, fmeta):
-    seg = tape.current_segment()
-    edges = []
+def _record(op, inputs, arrays, outs, attrs):
+    ref = _recorder.current
+    seg = ref() if ref is not None else None
+    if seg is None:
+        seg = tape.current_segment()
+    # edges first: a leaf's AccumulateGrad node is appended before this node
+    e_nodes, e_slots = [], []
     for t in inputs:
-        if type(t) is not np.ndarray and t._requires_grad:
+        if type(t) is _ndarray:
+            e_nodes.append(-1)
+            e_slots.append(0)
+            continue
+        if t._inference:
+            _check_inference(op, inputs)
+        if t._requires_grad:
             node = t._node
             if node >= 0:
                 if t._seg is not seg:
                     seg.deps.add(t._seg)
-                edges.append((node, t._slot))
+                e_nodes.append(node)
+                e_slots.append(t._slot)
             else:
-                edges.append((seg.acc_of.get(id(t)) or seg.add_leaf(t), 0))
+                e_nodes.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
+                e_slots.append(0)
         else:
-            edges.append((-1, 0))
+            e_nodes.append(-1)
+            e_slots.append(0)
     meta = []
     for a in arrays:
         meta.append(a.ndim)
@@ -54,29 +77,50 @@ def _record(op, inputs, arrays, outs, attrs, fmeta):
     for o in outs:
         meta.append(o.ndim)
         meta.extend(o.shape)
+    fmeta = ()
     if op.meta is not None:
-        ints, floats = op.meta(**attrs)
+        ints, fmeta = op.meta(**attrs)
         meta.extend(ints)
-        fmeta = floats
-    for index in op.save_index:
-        if index >= 0 and type(inputs[index]) is not np.ndarray and inputs[index]._inference:
-            raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around you can make "
-                "a clone to get a normal tensor and use it in autograd.")
-    is64 = outs[0].dtype == np.float64
-    node = seg.add_node(op.code, 1 if is64 else 0, 0, edges, [o.size for o in outs], meta, fmeta)
-    out_vcs = [None] * len(outs)
+    is64 = outs[0].dtype.itemsize == 8
+    n_out = len(outs)
+    counts = op.counts | len(meta) << tape.META_BITS | len(fmeta) << tape.FM_BITS
+    if op.n_in is None:
+        counts |= len(arrays)
+    node = seg.add_node(op.code | (16777216 if is64 else 0), 0, counts)
+    if anomaly.enabled:   # detect_anomaly(): keep this node's forward stack (autograd/anomaly.py)
+        anomaly.on_record(seg, node)
+    seg.e_node.extend(e_nodes)
+    seg.e_slot.extend(e_slots)
+    if n_out == 1:
+        seg.o_numel.append(outs[0].size)
+    else:
+        seg.o_numel.extend([o.size for o in outs])
+    seg.mt.extend(meta)
+    if fmeta:
+        seg.fm.extend(fmeta)
+    out_vcs = [None] * n_out
+    save = seg.save
     for index in op.save_index:
         if index >= 0:
             t = inputs[index]
-            if type(t) is np.ndarray:
-                seg.save(t, is64, None, 0)
+            if type(t) is _ndarray:
+                save(t, is64, None, 0)
                 continue
             vc = t._vc
             if vc is None:
                 vc = t._vc = new_version_counter()
-            seg.save(arrays[index], is64, vc, vc[0])
+            save(arrays[index], is64, vc, vc[0])
         else:
             vc = out_vcs[~index] = new_version_counter()
-            seg.save(outs[~index], is64, vc, 0)
-    return tuple(Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs))
+            save(outs[~index], is64, vc, 0)
+    if n_out == 1:
+        return (Tensor._make(outs[0], True, seg, node, 0, False, out_vcs[0]),)
+    return [Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs)]
+
+
+def _check_inference(op, inputs):
+    for index in op.save_index:
+        if index >= 0 and type(inputs[index]) is not _ndarray and inputs[index]._inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can make "
+                "a clone to get a normal tensor and use it in autograd.")

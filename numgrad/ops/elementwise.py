@@ -119,6 +119,22 @@ LOGICAL_NOT = OpDef("logical_not", np.logical_not, differentiable=False)
 
 
 # ---- dtype promotion ----------------------------------------------------------------------------
+_constants = {}
+
+
+def constant(value, dtype):
+    """A Python scalar as a 0-d array of dtype. Constants are only read (by the forward and, once
+    saved, by kernels), so the same few values are shared instead of made anew per op."""
+    key = (value, dtype)
+    array = _constants.get(key)
+    if array is None:
+        if len(_constants) > 4096:
+            _constants.clear()
+        array = _constants[key] = np.array(value, dtype)
+        array.flags.writeable = False
+    return array
+
+
 def _scalar_operand(t, s):
     """A tensor and a Python scalar: the scalar never upcasts the tensor within its category."""
     dt = t._data.dtype
@@ -127,7 +143,7 @@ def _scalar_operand(t, s):
         if new != dt:
             t = cast(t, new)
             dt = new
-    return t, np.array(s, dt)
+    return t, constant(s, dt)
 
 
 def operands(a, b):

@@ -40,6 +40,8 @@ class OpDef:
         self.saves = tuple(saves)
         # Where each saved value comes from: input i as i, output j as ~j.
         self.save_index = tuple(_value_index(name_, n_in) for name_ in self.saves)
+        # the constant part of this op's packed counts (Note [packed counts] in tape.py)
+        self.counts = (n_in or 0) | n_out << 12 | len(self.saves) << 24
         self.code = len(OPS)
         OPS.append(self)
         BY_NAME[name] = self
