@@ -4,7 +4,8 @@ Each takes the address of an argument block (see abi.py) and the dtype; `table.p
 one C function per (op, dtype). The CUDA twins in cuda.py have the same names.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from .abi import (ADD, args_block, broadcast_index, fmeta, gin, gout, meta, mode, numel_at, saved,
                   shape_pos, view)
@@ -30,6 +31,18 @@ def copy_bwd(addr, dt):
         _store(view(gin(a, 0), n, dt), view(gout(a, 0), n, dt), mode(a, 0))
 
 
+def other_float(dt):
+    """float32 for float64 and back (resolved while typing: see the overload below)."""
+
+
+@overload(other_float)
+def _other_float(dt):
+    # Comparing dtype classes (`dt == np.float64`) does not type in Numba; pick at compile time.
+    if dt.instance_type == types.float64:
+        return lambda dt: np.float32
+    return lambda dt: np.float64
+
+
 @njit
 def cast_bwd(addr, dt):
     """The gradient of a float32 <-> float64 conversion, converted back."""
@@ -38,10 +51,7 @@ def cast_bwd(addr, dt):
     n = numel_at(m, 0)
     g = view(gout(a, 0), n, dt)
     if gin(a, 0) != 0:
-        if dt == np.float64:
-            _store(view(gin(a, 0), n, np.float32), g, mode(a, 0))
-        else:
-            _store(view(gin(a, 0), n, np.float64), g, mode(a, 0))
+        _store(view(gin(a, 0), n, other_float(dt)), g, mode(a, 0))
 
 
 @njit
@@ -276,3 +286,203 @@ def put_add_bwd(addr, dt):
     add = mode(a, 0) == ADD
     for i in range(n):
         gx[i] = gx[i] + g[positions[i]] if add else g[positions[i]]
+
+
+# ==== nn: kernels of numgrad/ops/nn_ops.py =========================================================
+# softmax, log_softmax, cross_entropy, linear, im2col and col2im. The same conventions as above.
+
+@njit
+def softmax_bwd(addr, dt):
+    """gx = y * (g - sum(g * y)) along the softmax dim. meta attrs: outer, n, inner, dim."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    p = shape_pos(m, 2)
+    outer, n, inner = m[p], m[p + 1], m[p + 2]
+    total = outer * n * inner
+    y = view(saved(a, 0), total, dt)
+    g = view(gout(a, 0), total, dt)
+    gx = view(gin(a, 0), total, dt)
+    add = mode(a, 0) == ADD
+    for o in range(outer):
+        for i in range(inner):
+            base = o * n * inner + i
+            s = 0.0
+            for k in range(n):
+                s += g[base + k * inner] * y[base + k * inner]
+            for k in range(n):
+                j = base + k * inner
+                v = y[j] * (g[j] - s)
+                gx[j] = gx[j] + v if add else v
+
+
+@njit
+def log_softmax_bwd(addr, dt):
+    """gx = g - exp(y) * sum(g) along the dim. meta attrs: outer, n, inner, dim."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    p = shape_pos(m, 2)
+    outer, n, inner = m[p], m[p + 1], m[p + 2]
+    total = outer * n * inner
+    y = view(saved(a, 0), total, dt)
+    g = view(gout(a, 0), total, dt)
+    gx = view(gin(a, 0), total, dt)
+    add = mode(a, 0) == ADD
+    for o in range(outer):
+        for i in range(inner):
+            base = o * n * inner + i
+            s = 0.0
+            for k in range(n):
+                s += g[base + k * inner]
+            for k in range(n):
+                j = base + k * inner
+                v = g[j] - np.exp(y[j]) * s
+                gx[j] = gx[j] + v if add else v
+
+
+@njit
+def cross_entropy_bwd(addr, dt):
+    """Note [cross entropy coefficients] in nn_ops.py: gx = g * scale * (softmax(x) * A - a), the
+    softmax recomputed row by row. Saved: x (M, C), target (M,) int64, weight (C,).
+    meta attrs: ignore_index, reduction (0: none, g per row); fmeta: eps, scale."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    rows, classes = m[1], m[2]
+    p = shape_pos(m, 4)
+    ignore, per_row = m[p], m[p + 1] == 0
+    f = fmeta(a, 2)
+    eps, scale = f[0], f[1]
+    x = view(saved(a, 0), rows * classes, dt)
+    target = view(saved(a, 1), rows, np.int64)
+    w = view(saved(a, 2), classes, dt)
+    g = view(gout(a, 0), rows if per_row else 1, dt)
+    gx = view(gin(a, 0), rows * classes, dt)
+    add = mode(a, 0) == ADD
+    w_sum = 0.0
+    for c in range(classes):
+        w_sum += w[c]
+    smooth = eps / classes
+    for i in range(rows):
+        base = i * classes
+        t = target[i]
+        if t == ignore:
+            if not add:
+                gx[base:base + classes] = 0
+            continue
+        gi = (g[i] if per_row else g[0]) * scale
+        top = x[base]
+        for c in range(1, classes):
+            top = max(top, x[base + c])
+        s = 0.0
+        for c in range(classes):
+            s += np.exp(x[base + c] - top)
+        hit = (1.0 - eps) * w[t]
+        total = hit + smooth * w_sum
+        for c in range(classes):
+            coef = smooth * w[c] + (hit if c == t else 0.0)
+            v = gi * (np.exp(x[base + c] - top) / s * total - coef)
+            gx[base + c] = gx[base + c] + v if add else v
+
+
+@njit
+def linear_bwd(addr, dt):
+    """out = x (M, K) @ w (N, K).T [+ b]: gx = g w, gw = g.T x, gb = g summed over rows."""
+    a = args_block(addr)
+    md = meta(a)
+    rows, inner = md[1], md[2]
+    cols = md[shape_pos(md, 1) + 1]
+    x = view(saved(a, 0), rows * inner, dt).reshape((rows, inner))
+    w = view(saved(a, 1), cols * inner, dt).reshape((cols, inner))
+    g = view(gout(a, 0), rows * cols, dt).reshape((rows, cols))
+    if gin(a, 0) != 0:
+        gx = view(gin(a, 0), rows * inner, dt).reshape((rows, inner))
+        if mode(a, 0) == ADD:
+            gx += np.dot(g, w)
+        else:
+            np.dot(g, w, gx)
+    if gin(a, 1) != 0:
+        gw = view(gin(a, 1), cols * inner, dt).reshape((cols, inner))
+        if mode(a, 1) == ADD:
+            gw += np.dot(g.T, x)
+        else:
+            np.dot(np.ascontiguousarray(g.T), x, gw)
+    if a[1] == 3 and gin(a, 2) != 0:
+        gb = view(gin(a, 2), cols, dt)
+        if mode(a, 2) != ADD:
+            gb[:] = 0
+        for i in range(rows):
+            for j in range(cols):
+                gb[j] += g[i, j]
+
+
+@njit
+def _windows(m, p_image, p_cols, image, cols, to_cols, add):
+    """Walk every (image pixel, column entry) pair of im2col. to_cols: cols (=|+=) image, padding
+    reads 0; otherwise image += cols (col2im). meta attrs after the two shapes: kh, kw, sh, sw,
+    ph, pw, dh, dw, layout (0: (N, oh, ow, C, kh, kw), 1: (N, C, oh, ow, kh, kw))."""
+    n_img, channels, height, width = m[p_image + 1], m[p_image + 2], m[p_image + 3], m[p_image + 4]
+    p = shape_pos(m, 2)
+    kh, kw, sh, sw, ph, pw, dh, dw, layout = (m[p], m[p + 1], m[p + 2], m[p + 3], m[p + 4],
+                                              m[p + 5], m[p + 6], m[p + 7], m[p + 8])
+    if layout == 0:
+        oh, ow = m[p_cols + 2], m[p_cols + 3]
+        s_ox = channels * kh * kw
+        s_oy = ow * s_ox
+        s_n = oh * s_oy
+        s_c = kh * kw
+    else:
+        oh, ow = m[p_cols + 3], m[p_cols + 4]
+        s_ox = kh * kw
+        s_oy = ow * s_ox
+        s_c = oh * s_oy
+        s_n = channels * s_c
+    for n in range(n_img):
+        for c in range(channels):
+            plane = (n * channels + c) * height * width
+            for oy in range(oh):
+                for ox in range(ow):
+                    j0 = n * s_n + c * s_c + oy * s_oy + ox * s_ox
+                    for ky in range(kh):
+                        iy = oy * sh - ph + ky * dh
+                        for kx in range(kw):
+                            ix = ox * sw - pw + kx * dw
+                            j = j0 + ky * kw + kx
+                            inside = 0 <= iy < height and 0 <= ix < width
+                            if to_cols:
+                                v = image[plane + iy * width + ix] if inside else 0.0
+                                cols[j] = cols[j] + v if add else v
+                            elif inside:
+                                image[plane + iy * width + ix] += cols[j]
+
+
+@njit
+def im2col_bwd(addr, dt):
+    """col2im of the gradient: each column entry adds back into the pixel it was read from."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    p_out = shape_pos(m, 1)
+    gx = view(gin(a, 0), numel_at(m, 0), dt)
+    g = view(gout(a, 0), numel_at(m, p_out), dt)
+    if mode(a, 0) != ADD:
+        gx[:] = 0
+    _windows(m, 0, p_out, gx, g, False, True)
+
+
+@njit
+def col2im_bwd(addr, dt):
+    """im2col of the gradient: each column entry reads the pixel it was added into."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    p_out = shape_pos(m, 1)
+    gx = view(gin(a, 0), numel_at(m, 0), dt)
+    g = view(gout(a, 0), numel_at(m, p_out), dt)
+    _windows(m, p_out, 0, g, gx, True, mode(a, 0) == ADD)
