@@ -6,10 +6,10 @@ segment (Note [packed counts] in tape.py) and creates no Python object beyond th
 import numpy as np
 
 from .. import grad_mode, tape
-from ..autograd import anomaly
 from ..tensor import Tensor, new_version_counter
 
 _NO_ATTRS = {}
+on_record = None   # set by autograd/anomaly.py while anomaly mode is on: keeps forward stacks
 _ndarray = np.ndarray
 _state = grad_mode.state
 _recorder = tape._recorder
@@ -87,8 +87,8 @@ def _record(op, inputs, arrays, outs, attrs):
     if op.n_in is None:
         counts |= len(arrays)
     node = seg.add_node(op.code | (16777216 if is64 else 0), 0, counts)
-    if anomaly.enabled:   # detect_anomaly(): keep this node's forward stack (autograd/anomaly.py)
-        anomaly.on_record(seg, node)
+    if on_record is not None:
+        on_record(seg, node)
     seg.e_node.extend(e_nodes)
     seg.e_slot.extend(e_slots)
     if n_out == 1:
