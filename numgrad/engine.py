@@ -107,12 +107,13 @@ def execute(graph, seeds, python_node):
     scratch = np.empty(6 + (int(widths.max()) if graph.n else 0), np.int64)
     mt_addr = graph.mt.ctypes.data if graph.mt.size else 0
     fm = graph.fm if graph.fm.size else np.zeros(1)
+    pending = graph.pending.copy()      # the plan's counts stay readable after the run
     resume, phase = -1, scheduler.START
     while True:
         node = scheduler.run(graph.op, graph.dt, graph.flags, graph.in_ptr, graph.e_node,
                              graph.e_slot, graph.out_ptr, graph.sv_ptr, s_addr, mt_addr,
                              graph.mt_ptr, fm.ctypes.data, graph.fm_ptr, graph.needed,
-                             graph.pending, graph.buf_off, graph.buf_kind, buffers.written,
+                             pending, graph.buf_off, graph.buf_kind, buffers.written,
                              buffers.addr, fn_table, queue, state, graph.order, *graph.events,
                              scratch, resume, phase)
         if node < 0:

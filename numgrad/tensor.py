@@ -430,16 +430,16 @@ class Tensor:
         _ops.setitem(self, index, value)
 
     def __iadd__(self, other):
-        return _ops.add_(self, other)
+        return self.add_(other)
 
     def __isub__(self, other):
-        return _ops.sub_(self, other)
+        return self.sub_(other)
 
     def __imul__(self, other):
-        return _ops.mul_(self, other)
+        return self.mul_(other)
 
     def __itruediv__(self, other):
-        return _ops.div_(self, other)
+        return self.div_(other)
 
 
 class Size(tuple):
