@@ -1,0 +1,222 @@
+"""See the engine's input: the lowered backward graph as a table and as Graphviz text.
+
+`lower(roots)` plans the backward that `backward(roots)` would run -- the same LoweredGraph, the
+same pending counts and buffer plan -- and runs nothing, frees nothing. Positions are the graph's
+own (indices into the flat arrays), so what the table shows is what the scheduler and a trace see.
+"""
+import shutil
+import subprocess
+
+import numpy as np
+
+from .. import tape
+from ..engine import output_shape
+from ..lower import LoweredGraph, segments_of
+from ..node import node_name
+from .api import _as_tuple, _check_roots, _root_node, _targets
+
+_WORKSPACES = ("float32", "float64", "leaf float32", "leaf float64")
+_FLAG_NOTES = ((tape.PYTHON, "python"), (tape.PRE_HOOKS, "hooks"), (tape.RELEASED, "released"))
+
+
+def plan_backward(roots, inputs=None):
+    """The LoweredGraph a backward of `roots` (pruned to `inputs`) runs, and the seeded slots as
+    (position, output) pairs. Mirrors the planning half of api.run_backward."""
+    roots = _as_tuple(roots)
+    _check_roots(roots)
+    current = tape.current_segment()
+    root_nodes = [_root_node(t, current) for t in roots]
+    graph = LoweredGraph(segments_of({id(s): s for s, _, _ in root_nodes}.values()))
+    root_index = graph.index_of([n for _, n, _ in root_nodes])
+    targets = []
+    if inputs is not None:
+        targets = [p for places in _targets(graph, _as_tuple(inputs)) for p, _ in places]
+    graph.plan(root_index, targets)
+    if inputs is not None and not targets:
+        graph.needed[:] = False          # nothing asked for is reachable: the backward runs nothing
+        graph.needed[root_index] = True
+        graph.runnable = graph.needed & (graph.op != tape.ACCUMULATE)
+    return graph, [(int(i), out) for i, (_, _, out) in zip(root_index, root_nodes)]
+
+
+class Labels:
+    """Names for positions and slots: the user's names for tensors where given, else the node's
+    class name and position (`MulBackward0#1`)."""
+
+    def __init__(self, graph, names=None):
+        self.graph = graph
+        self._slots = {}
+        for label, t in (names or {}).items():
+            for place in _targets(graph, [t])[0]:
+                self._slots[place] = label
+
+    def node_name(self, index):
+        return node_name(*self.graph.locate(index))
+
+    def user(self, index):
+        """The user's names of a node's outputs, joined; None when it has none."""
+        outputs = range(int(self.graph.out_ptr[index + 1] - self.graph.out_ptr[index]))
+        given = [self._slots[(index, j)] for j in outputs if (index, j) in self._slots]
+        return ", ".join(given) or None
+
+    def node(self, index):
+        return self.user(index) or f"{self.node_name(index)}#{index}"
+
+    def slot(self, index, output):
+        if (index, output) in self._slots:
+            return self._slots[(index, output)]
+        n_out = int(self.graph.out_ptr[index + 1] - self.graph.out_ptr[index])
+        return self.node(index) + (f"[{output}]" if n_out > 1 else "")
+
+
+class BackwardGraph:
+    """The lowered backward graph of some roots: nodes, edges, pending counts, buffer plan.
+
+    Attributes: `lowered` (the numgrad.lower.LoweredGraph: flat arrays), `roots` (seeded slots as
+    (position, output)). Printing gives a table; `to_dot()` Graphviz text; `render()` an image.
+
+    >>> x = numgrad.tensor(2., requires_grad=True)
+    >>> g = numgrad.autograd.graph.lower(x * x)
+    >>> [name for _, name in g.nodes]
+    ['MulBackward0', 'AccumulateGrad']
+    """
+
+    def __init__(self, lowered, roots, names=None):
+        self.lowered = lowered
+        self.roots = roots
+        self.labels = Labels(lowered, names)
+
+    @property
+    def positions(self):
+        """Needed nodes, newest first: a valid run order (every edge points to an older node)."""
+        return np.flatnonzero(self.lowered.needed)[::-1].tolist()
+
+    @property
+    def nodes(self):
+        """(position, node name) of each needed node."""
+        return [(i, self.labels.node_name(i)) for i in self.positions]
+
+    @property
+    def edges(self):
+        """(source, destination, input_nr) of each edge the scheduler follows, in its order."""
+        g = self.lowered
+        result = []
+        for i in self.positions:
+            for e in range(int(g.in_ptr[i]), int(g.in_ptr[i + 1])):
+                dst = int(g.e_node[e])
+                if dst >= 0 and g.needed[dst]:
+                    result.append((i, dst, int(g.e_slot[e])))
+        return result
+
+    @property
+    def pending(self):
+        """{position: number of incoming edges} before the run (Note [pending counts])."""
+        return {i: int(self.lowered.pending[i]) for i in self.positions}
+
+    @property
+    def buffers(self):
+        """(slot, position, output, size, workspace, offset) of each planned gradient buffer."""
+        g = self.lowered
+        result = []
+        for i in self.positions:
+            for s in range(int(g.out_ptr[i]), int(g.out_ptr[i + 1])):
+                result.append((s, i, s - int(g.out_ptr[i]), int(g.o_numel[s]),
+                               _WORKSPACES[g.buf_kind[s]], int(g.buf_off[s])))
+        return result
+
+    def _edge_cells(self, i):
+        g = self.lowered
+        cells = []
+        for e in range(int(g.in_ptr[i]), int(g.in_ptr[i + 1])):
+            dst = int(g.e_node[e])
+            if dst < 0:
+                cells.append("None")
+            else:
+                # an edge to a node outside the request (inputs=) carries nothing
+                cells.append(f"({dst}, {int(g.e_slot[e])})" + ("" if g.needed[dst] else " pruned"))
+        return " ".join(cells)
+
+    def _name_cell(self, i):
+        name = self.labels.node_name(i)
+        user = self.labels.user(i)
+        notes = [note for bit, note in _FLAG_NOTES if self.lowered.flags[i] & bit]
+        return name + (f" ({user})" if user else "") + (f" [{', '.join(notes)}]" if notes else "")
+
+    def __str__(self):
+        g = self.lowered
+        roots = " ".join(f"({i}, {out})" for i, out in self.roots)
+        head = (f"backward graph: {len(self.positions)} of {_count(g.n, 'recorded node')}, "
+                f"{_count(len(self.edges), 'edge')}, roots {roots}")
+        nodes = _table(("node", "name", "pending", "next_functions (node, input_nr)"),
+                       [(i, self._name_cell(i), int(g.pending[i]), self._edge_cells(i))
+                        for i in self.positions])
+        buffers = _table(("slot", "node", "output", "shape", "size", "workspace", "offset"),
+                         [(s, i, out, output_shape(g, i, out), size, ws, off)
+                          for s, i, out, size, ws, off in self.buffers])
+        return "\n".join([head, nodes, "gradient buffers, one per (node, output):", buffers])
+
+    __repr__ = __str__
+
+    def to_dot(self):
+        """Graphviz text: one box per node (pending count inside), one arrow per edge labelled
+        with its input_nr; roots are green, leaf accumulators blue (torchviz's colours)."""
+        g = self.lowered
+        roots = {i for i, _ in self.roots}
+        lines = ["digraph backward {", '  node [shape=box, style=filled, fillcolor=white, '
+                 'fontname="Helvetica"];']
+        for i in self.positions:
+            lines_of_label = [self.labels.user(i), self.labels.node_name(i),
+                              f"#{i} pending={int(g.pending[i])}"]
+            label = "\\n".join(_escape(part) for part in lines_of_label if part)
+            fill = ""
+            if i in roots:
+                fill = ", fillcolor=darkolivegreen1"
+            elif g.op[i] == tape.ACCUMULATE:
+                fill = ", fillcolor=lightblue"
+            lines.append(f'  n{i} [label="{label}"{fill}];')
+        for src, dst, nr in self.edges:
+            lines.append(f'  n{src} -> n{dst} [label="{nr}"];')
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    def render(self, filename, format="svg"):
+        """Write the drawing to `filename` with Graphviz's `dot` program (it must be installed)."""
+        dot = shutil.which("dot")
+        if dot is None:
+            raise RuntimeError("Graphviz's 'dot' program was not found on PATH; install graphviz, "
+                               "or use .to_dot() for the text")
+        subprocess.run([dot, f"-T{format}", "-o", str(filename)], input=self.to_dot(), text=True,
+                       check=True)
+        return filename
+
+
+def _count(n, noun):
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _escape(text):
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _table(header, rows):
+    cells = [tuple(str(c) for c in header)] + [tuple(str(c) for c in row) for row in rows]
+    widths = [max(len(row[k]) for row in cells) for k in range(len(header))]
+    # text columns (names, edges) read best left-aligned, numbers right-aligned
+    text = {k for k in range(len(header)) if any(not row[k].lstrip("-").isdigit() for row in cells[1:])}
+    lines = []
+    for row in cells:
+        parts = [row[k].ljust(widths[k]) if k in text else row[k].rjust(widths[k])
+                 for k in range(len(header))]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def lower(roots, inputs=None, names=None):
+    """The backward graph of `roots` as `backward(roots, inputs=inputs)` would run it; nothing runs
+    and nothing is released. `names` maps labels to tensors ({"x": x}) for the printout.
+
+    >>> x = numgrad.tensor(2., requires_grad=True)
+    >>> print(numgrad.autograd.graph.lower(x * x, names={"x": x}))  # doctest: +SKIP
+    """
+    graph, root_slots = plan_backward(roots, inputs)
+    return BackwardGraph(graph, root_slots, names)
