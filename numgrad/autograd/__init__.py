@@ -3,7 +3,8 @@ from .api import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from . import graph  # noqa: I001  (a module: autograd.graph.lower)
-from .anomaly import detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled, set_detect_anomaly
+from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
+                      set_detect_anomaly)
 from .trace import trace
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck",
