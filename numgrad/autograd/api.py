@@ -3,6 +3,7 @@ import numpy as np
 
 from .. import grad_mode, tape
 from ..engine import execute, release, serve_python_node
+from ..hooks import run_hooks
 from ..lower import LoweredGraph, segments_of
 from ..tensor import Tensor
 from . import differentiable
@@ -52,6 +53,14 @@ def _check_roots(roots):
                                "grad_fn")
 
 
+def _check_inputs(inputs):
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+
+
 def _targets(graph, tensors):
     """Positions in the graph whose buffers hold each tensor's gradient (a leaf may have an
     AccumulateGrad in several segments), as a list of (position, output) lists."""
@@ -71,19 +80,36 @@ def _targets(graph, tensors):
 # Callables observer(graph) told about every lowered graph after it ran (the trace tools use it).
 observers = []
 
-_UNUSED = ("One of the differentiated Tensors appears to not have been used in the graph. Set "
-           "allow_unused=True if this is the desired behavior.")
+def _unused_error(index):
+    return RuntimeError(f"The differentiated Tensor at index {index} appears to not have been used "
+                        "in the graph. Set allow_unused=True if this is the desired behavior.")
+
+
+def _mark_runnable(graph):
+    """Only nodes that will compute something run, have their saved values checked and released:
+    a needed node none of whose inputs is needed (a root that leads to no requested input, or a
+    requested non-leaf whose gradient is read at its own node) does not run, as in torch, so its
+    graph stays usable."""
+    owner = np.repeat(np.arange(graph.n), np.diff(graph.in_ptr))
+    feeds = graph.e_node >= 0
+    feeds[feeds] = graph.needed[graph.e_node[feeds]]
+    computes = np.zeros(graph.n, np.bool_)
+    computes[owner[feeds]] = True
+    graph.runnable &= computes
 
 
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate,
                  allow_unused=True):
-    """The shared core of backward() and grad(). Returns the gradients of `inputs` (grad mode) as
-    lists of Tensors per input (empty when unused)."""
+    """The shared core of backward() and grad(). Returns, for grad, the gradients of each input as
+    a list of Tensors (one per place the graph holds it; empty when it received none).
+
+    Every check that can fail runs before the first node does (Note [errors change nothing]).
+    """
     _check_roots(roots)
     if grad_roots is None:
         grad_roots = (None,) * len(roots)
     if len(grad_roots) != len(roots):
-        raise RuntimeError(f"got {len(grad_roots)} gradients but {len(roots)} outputs")
+        raise RuntimeError(f"got {len(roots)} tensors and {len(grad_roots)} gradients")
     seeds = [_seed(i, r, g, create_graph) for i, (r, g) in enumerate(zip(roots, grad_roots))]
     if retain_graph is None:
         retain_graph = create_graph
@@ -97,10 +123,16 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     if inputs is not None and not target_index:
         graph.needed[:] = False      # nothing asked for is reachable: run nothing
         graph.needed[root_index] = True
-        graph.runnable = graph.needed & (graph.op != tape.ACCUMULATE)
-    if not allow_unused and any(not any(graph.needed[p] for p, _ in places) for places in wanted):
-        raise RuntimeError(_UNUSED)
+    _mark_runnable(graph)
+    if not allow_unused:
+        for i, places in enumerate(wanted):
+            if not any(graph.needed[p] for p, _ in places):
+                raise _unused_error(i)
     graph.check_saved()
+    if accumulate and inputs is not None:
+        for t in inputs:
+            if t._node >= 0:
+                t.retain_grad()      # torch fills a non-leaf input's .grad through retain_grad
     seed_list = [(int(i), out, s) for i, (_, _, out), s in zip(root_index, root_nodes, seeds)]
     if create_graph:
         with grad_mode.enable_grad():
@@ -111,12 +143,17 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
         read = _buffer_reader(graph, buffers)
     for observer in list(observers):
         observer(graph, read)
-    if accumulate:
-        _accumulate(graph, read, inputs, wanted, create_graph)
-    _retained(graph, read, create_graph)
     results = None
     if wanted is not None and not accumulate:
         results = [[g for g in (read(p, o) for p, o in places) if g is not None] for places in wanted]
+        if not allow_unused:
+            # reachable, but every path to it carried an undefined gradient (torch raises too)
+            for i, grads in enumerate(results):
+                if not grads:
+                    raise _unused_error(i)
+    if accumulate:
+        _accumulate(graph, read, inputs, wanted, create_graph)
+    _retained(graph, read, create_graph)
     if not retain_graph:
         release(graph)
     return results
@@ -135,13 +172,16 @@ def _buffer_reader(graph, buffers):
     return read
 
 
+def _leaf_hooks(t, grad):
+    """A leaf's tensor hooks see its total gradient first, in backward() and grad() alike."""
+    hooks = t._extra.get("hooks") if t._extra else None
+    return run_hooks(hooks, grad) if hooks else grad
+
+
 def _accumulate_into(t, grad, create_graph):
     """AccumulateGrad: .grad = grad when absent, else .grad += grad (out of place under
     create_graph, so the old .grad's graph is not mutated)."""
-    from ..hooks import run_hooks
-    hooks = t._extra.get("hooks") if t._extra else None
-    if hooks:
-        grad = run_hooks(hooks, grad)
+    grad = _leaf_hooks(t, grad)
     if t._grad is None:
         t._grad = grad
     elif create_graph or t._grad._requires_grad:
@@ -155,6 +195,13 @@ def _accumulate_into(t, grad, create_graph):
             hook(t)
 
 
+def _sum(grads):
+    total = grads[0]
+    for g in grads[1:]:
+        total = total + g
+    return total
+
+
 def _accumulate(graph, read, inputs, wanted, create_graph):
     if inputs is None:
         for k, seg in enumerate(graph.segments):
@@ -166,12 +213,11 @@ def _accumulate(graph, read, inputs, wanted, create_graph):
                         _accumulate_into(leaf, g, create_graph)
         return
     for t, places in zip(inputs, wanted):
+        if t._node >= 0:
+            continue          # a non-leaf input retains its grad (see backward)
         grads = [g for g in (read(p, o) for p, o in places) if g is not None]
         if grads:
-            total = grads[0]
-            for g in grads[1:]:
-                total = total + g
-            _accumulate_into(t, total, create_graph)
+            _accumulate_into(t, _sum(grads), create_graph)
 
 
 def _retained(graph, read, create_graph):
@@ -203,7 +249,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
+        for t in inputs:
+            if not isinstance(t, Tensor):
+                raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
+            if not t._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate=True)
 
 
@@ -221,22 +272,18 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
     allow_unused = bool(allow_unused) or materialize_grads
-    for t in inputs:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if len(inputs) == 0:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    _check_inputs(inputs)
     results = run_backward(outputs, _as_tuple(grad_outputs), retain_graph, create_graph, inputs,
                            accumulate=False, allow_unused=allow_unused)
     out = []
     for t, grads in zip(inputs, results):
-        if not grads:
-            if not allow_unused:
-                raise RuntimeError(_UNUSED)
-            out.append(Tensor._make(np.zeros_like(t._data), False) if materialize_grads else None)
-            continue
-        total = grads[0]
-        for g in grads[1:]:
-            total = total + g
-        out.append(total)
+        if grads:
+            total = _sum(grads)
+            out.append(_leaf_hooks(t, total) if t._node < 0 else total)
+        elif materialize_grads:
+            out.append(Tensor._make(np.zeros_like(t._data), False))
+        else:
+            out.append(None)
     return tuple(out)
