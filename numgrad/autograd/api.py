@@ -1,4 +1,6 @@
 """autograd.backward and autograd.grad: check the request, lower, run, deliver the results."""
+import warnings
+
 import numpy as np
 
 from .. import grad_mode, tape
@@ -134,29 +136,39 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
             if t._node >= 0:
                 t.retain_grad()      # torch fills a non-leaf input's .grad through retain_grad
     seed_list = [(int(i), out, s) for i, (_, _, out), s in zip(root_index, root_nodes, seeds)]
-    if create_graph:
-        with grad_mode.enable_grad():
-            grads = differentiable.execute(graph, seed_list)
-        read = lambda index, out: grads.get(int(graph.out_ptr[index]) + out)  # noqa: E731
-    else:
-        buffers = execute(graph, [(i, o, s._data) for i, o, s in seed_list], serve_python_node)
-        read = _buffer_reader(graph, buffers)
-    for observer in list(observers):
-        observer(graph, read)
-    results = None
-    if wanted is not None and not accumulate:
-        results = [[g for g in (read(p, o) for p, o in places) if g is not None] for places in wanted]
-        if not allow_unused:
-            # reachable, but every path to it carried an undefined gradient (torch raises too)
-            for i, grads in enumerate(results):
-                if not grads:
-                    raise _unused_error(i)
-    if accumulate:
-        _accumulate(graph, read, inputs, wanted, create_graph)
-    _retained(graph, read, create_graph)
+    # As in torch, the backward (hooks, custom backwards, accumulation) runs with grad mode on
+    # exactly when it is to be recorded.
+    with grad_mode.set_grad_enabled(create_graph):
+        read = _run(graph, seed_list, create_graph, current)
+        for observer in list(observers):
+            observer(graph, read)
+        results = None
+        if wanted is not None and not accumulate:
+            results = [[g for g in (read(p, o) for p, o in places) if g is not None]
+                       for places in wanted]
+            if not allow_unused:
+                # reachable, but every path to it carried an undefined gradient (torch raises too)
+                for i, found in enumerate(results):
+                    if not found:
+                        raise _unused_error(i)
+        if accumulate:
+            _accumulate(graph, read, inputs, wanted, create_graph)
+        _retained(graph, read, create_graph)
     if not retain_graph:
         release(graph)
     return results
+
+
+def _run(graph, seed_list, create_graph, current):
+    """Run the lowered graph; returns read(position, output) -> the gradient Tensor or None."""
+    if create_graph:
+        # The backward is recorded into a fresh segment: the lowered segments keep the size they
+        # were lowered with, and the forward's segment can be freed while .grad holds the new one.
+        tape.close_segment(current)
+        grads = differentiable.execute(graph, seed_list)
+        return lambda index, out: grads.get(int(graph.out_ptr[index]) + out)
+    buffers = execute(graph, [(i, o, s._data) for i, o, s in seed_list], serve_python_node)
+    return _buffer_reader(graph, buffers)
 
 
 def _buffer_reader(graph, buffers):
@@ -179,12 +191,13 @@ def _leaf_hooks(t, grad):
 
 
 def _accumulate_into(t, grad, create_graph):
-    """AccumulateGrad: .grad = grad when absent, else .grad += grad (out of place under
-    create_graph, so the old .grad's graph is not mutated)."""
+    """AccumulateGrad: .grad = grad when absent, else .grad += grad: out of place under
+    create_graph, so the old .grad's graph is kept; otherwise in place, as torch does even when
+    .grad has a graph of its own (its version counter tells the saved-value checks)."""
     grad = _leaf_hooks(t, grad)
     if t._grad is None:
         t._grad = grad
-    elif create_graph or t._grad._requires_grad:
+    elif create_graph:
         t._grad = t._grad + grad
     else:
         t._grad._data += grad._data
@@ -236,6 +249,13 @@ def _retained(graph, read, create_graph):
                 t._grad = t._grad + g
 
 
+_CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter "
+    "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+    "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+    ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulate the gradients of tensors w.r.t. the graph leaves (or `inputs`) into .grad.
 
@@ -255,6 +275,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
             if not t._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+    if create_graph:
+        warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=2)
     run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate=True)
 
 
