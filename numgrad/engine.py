@@ -94,7 +94,7 @@ def execute(graph, seeds, python_node):
     keep = []
     s_addr = saved_addresses(graph, keep)
     kinds = np.unique(graph.kind[graph.runnable])
-    fn_table = table.ensure([(int(k) & 0xFFFFFF, int(k) >> 24) for k in kinds])
+    fn_table = table.ensure([(int(k) & 0xFFFFFF, int((k & tape.FLOAT64) != 0)) for k in kinds])
     ready = np.flatnonzero(graph.needed & (graph.pending == 0))
     queue = np.empty(max(graph.n, 1), np.int64)
     queue[:len(ready)] = ready

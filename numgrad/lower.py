@@ -48,7 +48,8 @@ class LoweredGraph:
             parts = [_column(getattr(seg, name), dtype) for seg in segments]
             setattr(self, name, parts[0] if len(parts) == 1 else np.concatenate(parts))
         self.op = self.kind & 0xFFFFFF
-        self.dt = (self.kind >> 24).astype(np.int8)
+        self.dt = ((self.kind & tape.FLOAT64) != 0).astype(np.int8)
+        self.on_cuda = (self.kind & tape.CUDA) != 0
         for ptr, shift, mask in _POINTERS:
             starts = np.zeros(self.n + 1, np.int64)
             np.cumsum((self.counts >> shift) & mask, out=starts[1:])

@@ -16,12 +16,22 @@ import threading
 import weakref
 from array import array
 
+import numpy as np
+
 # Node flag bits.
 RELEASED = 1      # saved values were freed by a backward without retain_graph
 PYTHON = 2        # a custom Function: its backward runs in Python
 PRE_HOOKS = 4     # a tensor hook waits on one of its outputs' gradients
 
 ACCUMULATE = 0    # op code of AccumulateGrad, the node of a leaf that requires grad
+
+# A node's kind: op code in the low 24 bits, then its dtype and device.
+FLOAT64 = 1 << 24
+CUDA = 1 << 25
+
+
+def kind_of(op_code, is64, on_cuda=False):
+    return op_code | (FLOAT64 if is64 else 0) | (CUDA if on_cuda else 0)
 
 # Note [segment lifetime]
 # A segment grows until a backward frees it or it passes these sizes; then recording starts a new
@@ -113,7 +123,7 @@ class Segment:
 
     def save(self, value, is_float64, vc, version):
         """Save one value for the node added last. Scalars are kept by value, arrays by reference."""
-        if value.ndim == 0 and value.dtype.kind == "f":
+        if value.ndim == 0 and value.dtype.kind == "f" and type(value) is np.ndarray:
             column = self.sv64 if is_float64 else self.sv32
             self.s_ref.append(len(column))
             column.append(value)
@@ -127,7 +137,7 @@ class Segment:
 
     def add_leaf(self, tensor):
         data = tensor._data
-        kind = ACCUMULATE | (1 << 24 if data.dtype.itemsize == 8 else 0)
+        kind = kind_of(ACCUMULATE, data.dtype.itemsize == 8, type(data) is not np.ndarray)
         node = self.add_node(kind, 0, pack_counts(0, 1, 0, data.ndim + 1, 0))
         self.o_numel.append(data.size)
         self.mt.append(data.ndim)

@@ -72,11 +72,14 @@ class Tensor:
 
     @property
     def device(self):
-        return CPU
+        if type(self._data) is np.ndarray:
+            return CPU
+        from .cuda import device_of
+        return device_of(self._data)
 
     @property
     def is_cuda(self):
-        return False
+        return type(self._data) is not np.ndarray
 
     @property
     def ndim(self):
@@ -298,7 +301,7 @@ class Tensor:
                 dev = arg
             elif arg is not None:
                 dtype = arg
-        if dev is not None and _device(dev).type != "cpu":
+        if dev is not None and _device(dev) != self.device:
             from .cuda import to_device
             return to_device(self, _device(dev), dtype)
         if dtype is None or np.dtype(dtype) == self._data.dtype:
@@ -306,7 +309,7 @@ class Tensor:
         return _ops.cast(self, np.dtype(dtype))
 
     def cpu(self):
-        return self
+        return self.to("cpu")
 
     def cuda(self, device=None):
         return self.to("cuda" if device is None else device)

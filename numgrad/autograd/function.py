@@ -180,7 +180,7 @@ def _record(ctx, args, results):
         meta.append(r._data.ndim)
         meta.extend(r._data.shape)
     is64 = bool(differentiable) and differentiable[0]._data.dtype == np.float64
-    node = seg.add_node(PYTHON_FUNCTION.code | (1 << 24 if is64 else 0), tape.PYTHON,
+    node = seg.add_node(tape.kind_of(PYTHON_FUNCTION.code, is64), tape.PYTHON,
                         tape.pack_counts(len(edges), len(differentiable), 0, len(meta), 0))
     seg.e_node.extend([n for n, _ in edges])
     seg.e_slot.extend([slot for _, slot in edges])

@@ -23,18 +23,28 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     """
     arrays = []
     needs_grad = False
+    on_device = False
     for t in inputs:
         if type(t) is _ndarray:
             arrays.append(t)
         else:
-            arrays.append(t._data)
+            data = t._data
+            arrays.append(data)
+            if type(data) is not _ndarray:
+                on_device = True
             if t._requires_grad:
                 needs_grad = True
-    result = op.forward(*arrays, **attrs)
-    if op.n_out == 1:
-        outs = (result if type(result) is _ndarray else np.asarray(result),)
+    if on_device:
+        from ..cuda.dispatch import forward      # the numba.cuda twin of op.forward
+        result = forward(op, arrays, attrs)
+    elif attrs:
+        result = op.forward(*arrays, **attrs)
     else:
-        outs = tuple(o if type(o) is _ndarray else np.asarray(o) for o in result)
+        result = op.forward(*arrays)
+    if op.n_out == 1:
+        outs = (result if type(result) is _ndarray or on_device else np.asarray(result),)
+    else:
+        outs = tuple(o if type(o) is _ndarray or on_device else np.asarray(o) for o in result)
     if needs_grad and op.differentiable and _state.grad_enabled:
         tensors = _record(op, inputs, arrays, outs, attrs)
     else:
@@ -86,7 +96,7 @@ def _record(op, inputs, arrays, outs, attrs):
     counts = op.counts | len(meta) << tape.META_BITS | len(fmeta) << tape.FM_BITS
     if op.n_in is None:
         counts |= len(arrays)
-    node = seg.add_node(op.code | (16777216 if is64 else 0), 0, counts)
+    node = seg.add_node(tape.kind_of(op.code, is64, type(outs[0]) is not _ndarray), 0, counts)
     if on_record is not None:
         on_record(seg, node)
     seg.e_node.extend(e_nodes)
