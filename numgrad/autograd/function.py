@@ -5,11 +5,13 @@ Their nodes are recorded with the PYTHON flag; the compiled scheduler hands them
 buffers, then lets the scheduler resume.
 """
 import functools
+import re
 import weakref
 
 import numpy as np
 
 from .. import grad_mode, tape
+from ..node import node_name
 from ..ops.registry import PYTHON_FUNCTION
 from ..tensor import Tensor, new_version_counter
 
@@ -18,7 +20,8 @@ class _SavedTensor:
     """A tensor saved by save_for_backward, stored without a strong reference to the graph (no
     cycle through the tape), version-checked when unpacked."""
 
-    __slots__ = ("data", "vc", "version", "requires_grad", "seg", "node", "slot", "leaf", "output")
+    __slots__ = ("data", "vc", "version", "requires_grad", "seg", "node", "slot", "leaf", "output",
+                 "producer")
 
     def __init__(self, t, output_index):
         self.data = t._data
@@ -29,14 +32,23 @@ class _SavedTensor:
         self.leaf = t if t._node < 0 else None
         self.seg = weakref.ref(t._seg) if t._seg is not None else None
         self.node, self.slot = t._node, t._slot
+        # the node whose output it is, named now: torch's message names it
+        self.producer = node_name(t._seg, t._node) if t._node >= 0 and output_index is None else None
 
     def unpack(self, ctx):
         if self.vc[0] != self.version:
+            if self.output is not None:
+                owner = f", which is output {self.output} of {forward_name(ctx.node_name)},"
+            elif self.producer is not None:
+                owner = f", which is output {self.slot} of {forward_name(self.producer)},"
+            else:
+                owner = ""
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [numgrad.{_kind(self.data)} {list(self.data.shape)}], which is "
-                f"output {self.output if self.output is not None else 0} of {ctx.node_name}, is at "
-                f"version {self.vc[0]}; expected version {self.version} instead.")
+                f"inplace operation: [numgrad.{_kind(self.data)} {list(self.data.shape)}]{owner} is "
+                f"at version {self.vc[0]}; expected version {self.version} instead. Hint: enable "
+                "anomaly detection to find the operation that failed to compute its gradient, with "
+                "numgrad.autograd.set_detect_anomaly(True).")
         if self.leaf is not None:
             return self.leaf
         seg = self.seg() if self.seg is not None else None
@@ -48,12 +60,27 @@ class _SavedTensor:
                             node if seg is not None else -1, slot, vc=self.vc)
 
 
+def forward_name(node_name):
+    """torch names the op in its saved-value messages: MulBackward0 -> Mul, CubeBackward -> Cube."""
+    return re.sub(r"Backward\d*$", "", node_name)
+
+
 def _kind(data):
     return "DoubleTensor" if data.dtype == np.float64 else "FloatTensor"
 
 
+_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
+          "after they have already been freed). Saved intermediate values of the graph are freed "
+          "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+          "backward through the graph a second time or if you need to access saved tensors after "
+          "calling backward.")
+
+
 class FunctionCtx:
-    """The `ctx` of a custom Function: what forward leaves for backward."""
+    """The `ctx` of a custom Function: what forward leaves for backward.
+
+    `needs_input_grad` has one flag per argument of forward (False for non-tensors).
+    """
 
     def __init__(self, cls):
         self._cls = cls
@@ -67,23 +94,23 @@ class FunctionCtx:
         self.needs_input_grad = ()
         self._seg_ref = lambda: None
         self._node = -1
+        # Per forward output: (node output slot, shape, dtype); slot -1 for a non-differentiable
+        # tensor, None for a non-tensor. backward receives one gradient per output.
+        self._outputs = ()
+        # Per forward argument: (shape, dtype) of a tensor, None for anything else.
+        self._inputs = ()
 
     def save_for_backward(self, *tensors):
-        for t in tensors:
+        for k, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError("save_for_backward can only save variables, but argument "
-                                f"{tensors.index(t)} is of type {type(t).__name__}")
+                                f"{k} is of type {type(t).__name__}")
         self._to_save = tensors
 
     @property
     def saved_tensors(self):
         if self._released:
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or if "
-                "you need to access saved tensors after calling backward.")
+            raise RuntimeError(_FREED)
         if self._saved is None:
             return tuple(self._to_save)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
@@ -105,7 +132,8 @@ class FunctionCtx:
 
 class Function:
     """Subclass with static `forward(ctx, *args)` and `backward(ctx, *grad_outputs)`; call
-    `.apply(*args)`.
+    `.apply(*args)`. backward gets one gradient per output of forward and returns one per
+    argument (None for non-tensors and for inputs that need none).
 
     >>> class Cube(numgrad.autograd.Function):
     ...     @staticmethod
@@ -116,6 +144,10 @@ class Function:
     ...     def backward(ctx, g):
     ...         (x,) = ctx.saved_tensors
     ...         return 3 * x ** 2 * g
+    >>> x = numgrad.tensor(2., requires_grad=True)
+    >>> Cube.apply(x).backward()
+    >>> x.grad
+    tensor(12.)
     """
 
     @staticmethod
@@ -135,7 +167,8 @@ class Function:
         ctx = FunctionCtx(cls)
         tensor_args = [a for a in args if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
-        ctx.arg_is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        ctx._inputs = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
+                            for a in args)
         with grad_mode.no_grad():
             raw = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(raw, tuple)
@@ -143,8 +176,14 @@ class Function:
         record = grad_mode.state.grad_enabled and any(t._requires_grad for t in tensor_args)
         results = []
         for out in outputs:
-            if isinstance(out, Tensor) and any(out is a for a in tensor_args) and id(out) not in ctx._dirty:
-                out = Tensor._make(out._data, False, vc=out._shared_vc())   # a view of the input
+            if isinstance(out, Tensor) and any(out is a for a in tensor_args):
+                if id(out) not in ctx._dirty:
+                    out = Tensor._make(out._data, False, vc=out._shared_vc())   # a view of the input
+                elif record and out._node < 0 and out._requires_grad:
+                    raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                       "in-place operation.")
+                else:
+                    out._bump_version()
             results.append(out)
         if record:
             _record(ctx, args, results)
@@ -179,6 +218,10 @@ def _record(ctx, args, results):
     for r in differentiable:
         meta.append(r._data.ndim)
         meta.extend(r._data.shape)
+    if len({r._data.dtype for r in differentiable}) > 1:
+        # the node's gradient buffers share one float type
+        raise NotImplementedError(f"{ctx._cls.__name__}: differentiable outputs of a custom "
+                                  "Function must share one dtype")
     is64 = bool(differentiable) and differentiable[0]._data.dtype == np.float64
     node = seg.add_node(tape.kind_of(PYTHON_FUNCTION.code, is64), tape.PYTHON,
                         tape.pack_counts(len(edges), len(differentiable), 0, len(meta), 0))
@@ -189,55 +232,68 @@ def _record(ctx, args, results):
     seg.python[node] = ctx
     ctx._seg_ref = weakref.ref(seg)
     ctx._node = node
-    ctx.output_shapes = [r._data.shape for r in differentiable]
-    ctx.output_dtypes = [r._data.dtype for r in differentiable]
+    outputs = {id(r): k for k, r in enumerate(differentiable)}
+    ctx._outputs = tuple((outputs.get(id(r), -1), r._data.shape, r._data.dtype)
+                         if isinstance(r, Tensor) else (None, None, None) for r in results)
     for slot, r in enumerate(differentiable):
         r._requires_grad, r._seg, r._node, r._slot = True, seg, node, slot
         if r._vc is None:
             r._vc = new_version_counter()
-    outputs = {id(r): k for k, r in enumerate(differentiable)}
     ctx._saved = [None if t is None else _SavedTensor(t, outputs.get(id(t))) for t in ctx._to_save]
     ctx._to_save = ()
 
 
 def _call_backward(ctx, grads_out):
-    if ctx.materialize_grads:
-        grads_out = [g if g is not None else
-                     Tensor._make(np.zeros(shape, dtype), False)
-                     for g, shape, dtype in zip(grads_out, ctx.output_shapes, ctx.output_dtypes)]
-    result = ctx._cls.backward(ctx, *grads_out)
+    """Call the user's backward with one gradient per forward output (grads_out holds those of
+    the node's outputs); returns one gradient per forward argument, checked."""
+    grads = []
+    for slot, shape, dtype in ctx._outputs:
+        g = grads_out[slot] if slot is not None and slot >= 0 else None
+        if g is None and ctx.materialize_grads and shape is not None:
+            g = Tensor._make(np.zeros(shape, dtype), False)
+        grads.append(g)
+    result = ctx._cls.backward(ctx, *grads)
     if not isinstance(result, tuple):
         result = (result,)
     n_args = len(ctx.needs_input_grad)
     if len(result) < n_args or any(r is not None for r in result[n_args:]):
         raise RuntimeError(f"function {ctx.node_name} returned an incorrect number of gradients "
                            f"(expected {n_args}, got {len(result)})")
-    return result[:n_args]
+    return _checked(ctx, result[:n_args])
 
 
-def _deliverable(ctx, graph, index, result):
-    """Per tensor input (in edge order), the gradient to deliver, checked against its shape."""
-    from ..engine import shape_of
+def _checked(ctx, result):
+    """torch's validate_outputs: per tensor argument (in edge order) its gradient or None, summed
+    down when it was broadcast, cast to the argument's dtype."""
     from ..ops.reduce import sum_to
     grads = []
-    for k, value in enumerate(result):
-        if not ctx.arg_is_tensor[k]:
+    for k, (value, spec) in enumerate(zip(result, ctx._inputs)):
+        if spec is None:
+            if value is not None:
+                raise RuntimeError(f"function {ctx.node_name} returned a gradient different than "
+                                   f"None at position {k + 1}, but the corresponding forward input "
+                                   "was not a Variable")
             continue
-        expected = tuple(shape_of(graph, index, len(grads)))
+        if value is not None and not ctx.needs_input_grad[k]:
+            value = None            # torch drops it unchecked: nothing would receive it
         if value is not None:
             if not isinstance(value, Tensor):
-                value = Tensor._make(np.asarray(value), False)
-            if tuple(value._data.shape) != expected:
-                if not _broadcastable(value._data.shape, expected):
+                raise RuntimeError(f"expected Variable or None (got {type(value).__name__})")
+            shape, dtype = spec
+            if value._data.shape != shape:
+                if not _expandable(shape, value._data.shape):
                     raise RuntimeError(f"Function {ctx.node_name} returned an invalid gradient at "
                                        f"index {k} - got {list(value._data.shape)} but expected "
-                                       f"shape compatible with {list(expected)}")
-                value = sum_to(value, expected)
+                                       f"shape compatible with {list(shape)}")
+                value = sum_to(value, shape)
+            if value._data.dtype != dtype:
+                value = value.to(dtype)
         grads.append(value)
     return grads
 
 
-def _broadcastable(shape, target):
+def _expandable(shape, target):
+    """Whether `shape` broadcasts to `target`."""
     try:
         return np.broadcast_shapes(shape, target) == tuple(target)
     except ValueError:
@@ -255,29 +311,61 @@ def run_backward_of_node(graph, buffers, index, seg, node):
         grads_out.append(Tensor._make(buffers.view(slot, output_shape(graph, index, j)).copy(), False)
                          if buffers.written[slot] else None)
     with grad_mode.no_grad():
-        result = _call_backward(ctx, grads_out)
-    grads = _deliverable(ctx, graph, index, result)
+        grads = _call_backward(ctx, grads_out)
     i0 = int(graph.in_ptr[index])
     for k, g in enumerate(grads):
         dst = int(graph.e_node[i0 + k])
         if g is None or dst < 0 or not graph.needed[dst]:
             continue
         out = int(graph.e_slot[i0 + k])
-        slot = int(graph.out_ptr[dst]) + out
-        target_dtype = buffers.spaces[graph.buf_kind[slot]].dtype
-        buffers.add(slot, output_shape(graph, dst, out), g._data.astype(target_dtype, copy=False))
+        buffers.add(int(graph.out_ptr[dst]) + out, output_shape(graph, dst, out), g._data)
 
 
 def differentiable_backward(graph, index, seg, node, grads_out):
     """create_graph=True: backward runs with grad mode on, so its ops are recorded."""
-    ctx = seg.python[node]
-    return _deliverable(ctx, graph, index, _call_backward(ctx, grads_out))
+    return _call_backward(seg.python[node], grads_out)
+
+
+class DelayedError(Function):
+    """Stands after the results of a once_differentiable backward: differentiating them raises."""
+
+    @staticmethod
+    def forward(ctx, *values):
+        return values if len(values) > 1 else values[0]
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("trying to differentiate twice a function that was marked with "
+                           "@once_differentiable")
 
 
 def once_differentiable(fn):
-    """Mark a backward as not differentiable: it runs under no_grad even with create_graph."""
+    """Mark a backward as not differentiable: it runs under no_grad, and when create_graph asked
+    for its results to be differentiable they lead to a node that raises if reached, as in torch.
+
+    >>> class Exp(numgrad.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         out = x.exp()
+    ...         ctx.save_for_backward(out)
+    ...         return out
+    ...     @staticmethod
+    ...     @numgrad.autograd.once_differentiable
+    ...     def backward(ctx, g):
+    ...         (out,) = ctx.saved_tensors
+    ...         return g * out
+    """
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with grad_mode.no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not grad_mode.is_grad_enabled() or \
+                not any(isinstance(a, Tensor) and a._requires_grad for a in args):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        values = (outputs,) if single else outputs
+        # aliases that require grad, so that the DelayedError node is recorded after them
+        aliases = [Tensor._make(v._data, True) if isinstance(v, Tensor) else v for v in values]
+        wrapped = DelayedError.apply(*aliases)
+        return wrapped if single else (wrapped if len(values) > 1 else (wrapped,))
     return wrapper
