@@ -25,5 +25,6 @@ from .ops import (abs, add, atan, atan2, bmm, broadcast_to, cat, clamp, clip, cl
                   pow, reciprocal, relu, reshape, rsqrt, scatter_add, sigmoid, sign, sin, sqrt,
                   square, squeeze, stack, sub, sum, t, tan, tanh, transpose, unbind, unsqueeze,
                   where)
+from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
 
 __version__ = "0.1.0"

@@ -2,11 +2,11 @@
 from .api import backward, grad
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-from . import graph  # noqa: I001  (a module: autograd.graph.lower)
+from . import functional, graph  # noqa: I001  (modules: autograd.functional.jacobian, ...)
 from .anomaly import (detect_anomaly, is_anomaly_check_nan_enabled, is_anomaly_enabled,
                       set_detect_anomaly)
 from .trace import trace
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck",
-           "gradgradcheck", "GradcheckError", "graph", "trace", "detect_anomaly", "set_detect_anomaly",
-           "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
+           "gradgradcheck", "GradcheckError", "functional", "graph", "trace", "detect_anomaly",
+           "set_detect_anomaly", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
