@@ -29,9 +29,8 @@ def register_tensor_hook(tensor, hook):
     if tensor._node < 0:
         table = tensor._extras().setdefault("hooks", {})
     else:
-        seg = tensor._seg
-        table = seg.hooks.setdefault((tensor._node, tensor._slot), {})
-        seg.flags[tensor._node & 0xFFFFFFFF] |= tape.PRE_HOOKS
+        # lowering flags the node (tape.PRE_HOOKS) while this table is not empty
+        table = tensor._seg.hooks.setdefault((tensor._node, tensor._slot), {})
     table[key] = hook
     return RemovableHandle(table, key)
 
@@ -44,8 +43,25 @@ def register_post_accumulate_hook(tensor, hook):
 
 
 def run_hooks(hooks, grad):
+    """Call each hook in registration order; a returned tensor replaces the gradient, and must
+    keep its shape and dtype (torch's checks)."""
+    from .tensor import Tensor
     for hook in list(hooks.values()):
         result = hook(grad)
-        if result is not None:
-            grad = result
+        if result is None:
+            continue
+        name = getattr(hook, "__name__", type(hook).__name__)
+        if not isinstance(result, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+        if result._data.shape != grad._data.shape:
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        if result._data.dtype != grad._data.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                               f"{_type_name(grad)} got {_type_name(result)})")
+        grad = result
     return grad
+
+
+def _type_name(t):
+    return "numgrad." + {"float64": "DoubleTensor", "float32": "FloatTensor"}.get(
+        t._data.dtype.name, t._data.dtype.name)
