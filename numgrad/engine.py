@@ -157,16 +157,16 @@ def release(graph):
         ran = graph.runnable[lo:hi]
         if not ran.any():
             continue
-        flags = np.frombuffer(seg.flags, np.int8)
-        flags[ran] |= tape.RELEASED
-        del flags
         s0, s1 = int(graph.sv_ptr[lo]), int(graph.sv_ptr[hi])
         refs = graph.s_ref[s0:s1]
-        for ref in refs[graph.runnable[owner[s0:s1]] & (refs < 0)].tolist():
+        freeing = graph.runnable[owner[s0:s1]] & (refs != tape.FREED)
+        for ref in refs[freeing & (refs < 0)].tolist():
             array = seg.arrays[~ref]
-            if array is not None:
-                seg.saved_bytes -= array.nbytes
-                seg.arrays[~ref] = None
+            seg.saved_bytes -= array.nbytes
+            seg.arrays[~ref] = None
+        column = np.frombuffer(seg.s_ref, np.int64)
+        column[freeing] = tape.FREED
+        del column
         for local in np.flatnonzero(ran & ((graph.flags[lo:hi] & tape.PYTHON) != 0)).tolist():
             seg.python[seg.base | local].release()
         tape.close_segment(seg)

@@ -8,12 +8,11 @@ places the gradient buffers. Nothing here walks the graph in Python.
 import numpy as np
 
 from . import tape
-from .kernels.plan import plan
+from .kernels.plan import output_numels, plan
 from .ops import registry
 
-_COLUMNS = (("kind", np.int32), ("flags", np.int8), ("counts", np.int64), ("e_node", np.int64),
-            ("e_slot", np.int64), ("o_numel", np.int64), ("s_ref", np.int64),
-            ("s_epoch", np.int64), ("s_ver", np.int64), ("mt", np.int64), ("fm", np.float64))
+_COLUMNS = (("kind", np.int32), ("counts", np.int64), ("e_node", np.int64), ("e_slot", np.int64),
+            ("s_ref", np.int64), ("mt", np.int64), ("fm", np.float64))
 # CSR starts rebuilt from the packed counts (Note [packed counts] in tape.py): name, bit offset.
 _POINTERS = (("in_ptr", tape.IN_BITS, 0xFFF), ("out_ptr", tape.OUT_BITS, 0xFFF),
              ("sv_ptr", tape.SAVED_BITS, 0xFFF), ("mt_ptr", tape.META_BITS, 0xFFFFF),
@@ -55,6 +54,31 @@ class LoweredGraph:
             np.cumsum((self.counts >> shift) & mask, out=starts[1:])
             setattr(self, ptr, starts)
         self.e_node = self.index_of(self.e_node)
+        self.o_numel = output_numels(self.in_ptr, self.out_ptr, self.mt_ptr, self.mt)
+        self.flags = self._flags()
+
+    def _flags(self):
+        flags = np.zeros(self.n, np.int8)
+        flags[self.op == registry.PYTHON_FUNCTION.code] |= tape.PYTHON
+        for k, seg in enumerate(self.segments):
+            for (node, _), hooks in seg.hooks.items():
+                if hooks:
+                    flags[self.starts[k] + (node & 0xFFFFFFFF)] |= tape.PRE_HOOKS
+        freed = self.saved_owner_of()[self.s_ref == tape.FREED]
+        flags[freed] |= tape.RELEASED
+        return flags
+
+    def saved_epochs(self):
+        """The in-place epoch each value was saved under (Note [version checks])."""
+        epochs = np.empty(len(self.s_ref), np.int64)
+        for k, seg in enumerate(self.segments):
+            lo, hi = int(self.sv_ptr[self.starts[k]]), int(self.sv_ptr[self.starts[k + 1]])
+            marks = np.frombuffer(seg.epoch_marks, np.int64).reshape(-1, 2) if len(seg.epoch_marks) \
+                else np.zeros((0, 2), np.int64)
+            marks = marks[marks[:, 0] < hi - lo]
+            which = np.searchsorted(marks[:, 0], np.arange(hi - lo), side="right") - 1
+            epochs[lo:hi] = np.where(which >= 0, marks[np.maximum(which, 0), 1], -1) if len(marks) else -1
+        return epochs
 
     def index_of(self, ids):
         """Positions in the concatenation of global node ids (-1 stays -1)."""
@@ -87,8 +111,7 @@ class LoweredGraph:
 
     def check_saved(self):
         """Raise torch's errors before anything runs when a saved value is freed or was modified."""
-        has_saved = np.diff(self.sv_ptr) > 0
-        freed = self.runnable & has_saved & ((self.flags & tape.RELEASED) != 0)
+        freed = self.runnable & ((self.flags & tape.RELEASED) != 0)
         if freed.any():
             raise RuntimeError(
                 "Trying to backward through the graph a second time (or directly access saved "
@@ -97,7 +120,7 @@ class LoweredGraph:
                 "retain_graph=True if you need to backward through the graph a second time or if "
                 "you need to access saved tensors after calling backward.")
         owner = self.saved_owner_of()
-        stale = self.runnable[owner] & (self.s_epoch < tape.epoch())
+        stale = self.runnable[owner] & (self.saved_epochs() < tape.epoch())
         for s in np.flatnonzero(stale):
             self._check_version(int(owner[s]), int(s))
 
@@ -112,7 +135,7 @@ class LoweredGraph:
     def _check_version(self, index, s):
         seg, local_s = self.local_saved(index, s)
         vc = seg.s_vc[local_s]
-        expected = seg.s_ver[local_s]
+        expected = seg.versions.get(local_s, 0)
         if vc is None or vc[0] == expected:
             return
         from .node import node_name

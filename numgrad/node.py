@@ -1,4 +1,6 @@
 """grad_fn objects: light views of tape nodes, made on demand, one per node while referenced."""
+import weakref
+
 from .ops import registry
 from .tape import ACCUMULATE
 
@@ -83,6 +85,8 @@ def node_name(seg, node_id):
 
 
 def node_view(seg, node_id):
+    if seg.views is None:
+        seg.views = weakref.WeakValueDictionary()
     view = seg.views.get(node_id)
     if view is None:
         view = _node_class(node_name(seg, node_id))(seg, node_id)

@@ -18,8 +18,8 @@ from array import array
 
 import numpy as np
 
-# Node flag bits.
-RELEASED = 1      # saved values were freed by a backward without retain_graph
+# Node flag bits, derived at lowering (Note [packed counts]).
+RELEASED = 1      # a backward without retain_graph freed its saved values
 PYTHON = 2        # a custom Function: its backward runs in Python
 PRE_HOOKS = 4     # a tensor hook waits on one of its outputs' gradients
 
@@ -53,12 +53,21 @@ def epoch():
 
 
 # Note [packed counts]
-# Per node the tape appends three integers: its kind (op code and dtype), its flags, and its
-# counts packed into one int64 - inputs, outputs, saved values, meta ints, float attributes - so
-# recording an op costs few appends. Lowering unpacks the counts and turns them into CSR starts
-# with one cumulative sum per column.
+# Per node the tape appends two integers: its kind (op code, dtype, device) and its counts packed
+# into one int64 - inputs, outputs, saved values, meta ints, float attributes - then its edges, its
+# meta (shapes, which also give each output's size) and what it saves. Everything else lowering
+# needs is derived there: CSR starts from a cumulative sum of the counts, buffer sizes from the
+# shapes, flags from the op codes and the hook table. Fewer appends make recording cheaper.
 IN_BITS, OUT_BITS, SAVED_BITS, META_BITS = 0, 12, 24, 36
 FM_BITS = 56
+
+# Note [version checks]
+# Each saved value keeps its tensor's version counter, and the counter's value at save time when
+# not 0 (`versions`, sparse: most tensors are never modified). Checking every saved value at each
+# backward would cost Python work per node, so segments also note the in-place epoch when saving
+# (`epoch_marks`, one entry per change): only values saved before the latest in-place op anywhere
+# are checked one by one.
+FREED = -(1 << 62)   # s_ref of a saved value a backward released
 
 
 def pack_counts(n_in, n_out, n_saved, n_meta, n_fm):
@@ -66,24 +75,23 @@ def pack_counts(n_in, n_out, n_saved, n_meta, n_fm):
 
 
 class Segment:
-    __slots__ = ("serial", "base", "kind", "flags", "counts", "e_node", "e_slot", "o_numel",
-                 "s_ref", "s_epoch", "s_ver", "s_vc", "mt", "fm", "sv32", "sv64", "arrays",
+    __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
+                 "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays",
                  "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "saved_bytes",
                  "__weakref__")
 
     def __init__(self):
         self.serial = next(_serials)
         self.base = self.serial << 32
-        self.kind = array("i")       # op code | dtype code << 24
-        self.flags = array("b")
+        self.kind = array("i")       # op code | FLOAT64 | CUDA
         self.counts = array("q")     # Note [packed counts]
         self.e_node = array("q")     # producer node id of each input, -1 when it needs no grad
         self.e_slot = array("q")     # the producer's output index: the edge's input_nr
-        self.o_numel = array("q")    # element count of each output: the size of its grad buffer
         self.s_ref = array("q")      # >= 0: index into sv32/sv64 (a scalar kept by value); < 0: ~index into arrays
-        self.s_epoch = array("q")
-        self.s_ver = array("q")
-        self.s_vc = []               # the version counter of each saved value
+        self.s_vc = []               # the version counter of each saved value (Note [version checks])
+        self.versions = {}           # saved index -> its version when saved, where not 0
+        self.epoch_marks = array("q")   # pairs (first saved index, in-place epoch from then on)
+        self.last_epoch = -1
         self.mt = array("q")         # shapes of inputs and outputs, then integer attributes
         self.fm = array("d")         # float attributes
         self.sv32 = array("f")
@@ -95,7 +103,7 @@ class Segment:
         self.python = {}             # node id -> the Python object that runs its backward
         self.hooks = {}              # (node id, output) -> {handle id: hook}
         self.retained = {}           # (node id, output) -> weakref of a tensor that called retain_grad
-        self.views = weakref.WeakValueDictionary()   # node id -> its grad_fn object, while alive
+        self.views = None            # node id -> its grad_fn object while alive (made on first use)
         self.saved_bytes = 0
 
     def __len__(self):
@@ -111,18 +119,27 @@ class Segment:
             start += c & 0xFFF
         return start, start + (self.counts[local] & 0xFFF)
 
-    def add_node(self, kind, flags, counts):
-        """Append one node (its edges, numels and meta are appended by the caller)."""
+    def add_node(self, kind, counts):
+        """Append one node (its edges, meta and saved values are appended by the caller)."""
         local = len(self.kind)
         self.kind.append(kind)
-        self.flags.append(flags)
         self.counts.append(counts)
         if local >= MAX_NODES or self.saved_bytes >= MAX_SAVED_BYTES:
             close_segment(self)
         return self.base | local
 
+    def mark_epoch(self):
+        """Called before saving when an in-place op happened since the last save here."""
+        self.last_epoch = _inplace_epoch[0]
+        self.epoch_marks.append(len(self.s_ref))
+        self.epoch_marks.append(self.last_epoch)
+
     def save(self, value, is_float64, vc, version):
         """Save one value for the node added last. Scalars are kept by value, arrays by reference."""
+        if self.last_epoch != _inplace_epoch[0]:
+            self.mark_epoch()
+        if version:
+            self.versions[len(self.s_ref)] = version
         if value.ndim == 0 and value.dtype.kind == "f" and type(value) is np.ndarray:
             column = self.sv64 if is_float64 else self.sv32
             self.s_ref.append(len(column))
@@ -131,15 +148,12 @@ class Segment:
             self.s_ref.append(~len(self.arrays))
             self.arrays.append(value)
             self.saved_bytes += value.nbytes
-        self.s_epoch.append(_inplace_epoch[0])
-        self.s_ver.append(version)
         self.s_vc.append(vc)
 
     def add_leaf(self, tensor):
         data = tensor._data
         kind = kind_of(ACCUMULATE, data.dtype.itemsize == 8, type(data) is not np.ndarray)
-        node = self.add_node(kind, 0, pack_counts(0, 1, 0, data.ndim + 1, 0))
-        self.o_numel.append(data.size)
+        node = self.add_node(kind, pack_counts(0, 1, 0, data.ndim + 1, 0))
         self.mt.append(data.ndim)
         self.mt.extend(data.shape)
         self.acc_of[id(tensor)] = node

@@ -15,9 +15,10 @@ from .device import CPU, device as _device
 def new_version_counter():
     """A version counter shared by a tensor, its views and its detached aliases.
 
-    A one-element array: not tracked by the cyclic collector, and mutable in place.
+    A one-element list: the cheapest mutable box (recording makes one per saved output). It holds
+    only an int, so it can never be part of a reference cycle.
     """
-    return array("q", [0])
+    return [0]
 
 
 class Tensor:
@@ -123,12 +124,16 @@ class Tensor:
                     "var_no_grad = var.detach().")
             return self
         if requires_grad and not dtypes.is_floating(self._data.dtype):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if requires_grad and self._inference and not grad_mode.state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode "
                                "is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
+
+    def is_inference(self):
+        """Whether this tensor was made in inference_mode (it cannot be saved for backward)."""
+        return self._inference
 
     @property
     def is_leaf(self):

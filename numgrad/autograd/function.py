@@ -223,11 +223,10 @@ def _record(ctx, args, results):
         raise NotImplementedError(f"{ctx._cls.__name__}: differentiable outputs of a custom "
                                   "Function must share one dtype")
     is64 = bool(differentiable) and differentiable[0]._data.dtype == np.float64
-    node = seg.add_node(tape.kind_of(PYTHON_FUNCTION.code, is64), tape.PYTHON,
+    node = seg.add_node(tape.kind_of(PYTHON_FUNCTION.code, is64),
                         tape.pack_counts(len(edges), len(differentiable), 0, len(meta), 0))
     seg.e_node.extend([n for n, _ in edges])
     seg.e_slot.extend([slot for _, slot in edges])
-    seg.o_numel.extend([r._data.size for r in differentiable])
     seg.mt.extend(meta)
     seg.python[node] = ctx
     ctx._seg_ref = weakref.ref(seg)
@@ -359,7 +358,7 @@ def once_differentiable(fn):
     def wrapper(ctx, *args):
         with grad_mode.no_grad():
             outputs = fn(ctx, *args)
-        if not grad_mode.is_grad_enabled() or \
+        if not grad_mode.state.grad_enabled or \
                 not any(isinstance(a, Tensor) and a._requires_grad for a in args):
             return outputs
         single = not isinstance(outputs, tuple)

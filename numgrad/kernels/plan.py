@@ -87,3 +87,23 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel):
             buf_kind[s] = kind
             totals[kind] += o_numel[s]
     return needed, pending, buf_off, buf_kind, totals
+
+
+@njit(cache=True)
+def output_numels(in_ptr, out_ptr, mt_ptr, mt):
+    """The element count of every node output, read from the shapes in the meta column: the
+    size of each gradient buffer."""
+    n = in_ptr.size - 1
+    numels = np.empty(out_ptr[n], np.int64)
+    for node in range(n):
+        pos = mt_ptr[node]
+        for _ in range(in_ptr[node + 1] - in_ptr[node]):
+            pos += 1 + mt[pos]
+        for s in range(out_ptr[node], out_ptr[node + 1]):
+            ndim = mt[pos]
+            size = 1
+            for d in range(ndim):
+                size *= mt[pos + 1 + d]
+            numels[s] = size
+            pos += 1 + ndim
+    return numels

@@ -155,7 +155,9 @@ def ensure(pairs):
                 if op == registry.ACCUMULATE_GRAD.code or definition.python_backward:
                     continue
                 py_func = getattr(_generated(), f"{definition.name}_bwd_{DTYPE_NAMES[dt]}")
-                compiled = cfunc(_SIGNATURE, cache=True)(py_func)
+                # NumPy's error model: 1/0 gives inf (then NaN checks can see it), not an
+                # exception that a C callback could only swallow
+                compiled = cfunc(_SIGNATURE, cache=True, error_model="numpy")(py_func)
                 _compiled[(op, dt)] = compiled
                 fn_table[op, dt] = compiled.address
     return fn_table

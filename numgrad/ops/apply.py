@@ -13,6 +13,7 @@ on_record = None   # set by autograd/anomaly.py while anomaly mode is on: keeps 
 _ndarray = np.ndarray
 _state = grad_mode.state
 _recorder = tape._recorder
+_epoch = tape._inplace_epoch
 
 
 def apply(op, inputs, attrs=_NO_ATTRS):
@@ -83,10 +84,10 @@ def _record(op, inputs, arrays, outs, attrs):
     meta = []
     for a in arrays:
         meta.append(a.ndim)
-        meta.extend(a.shape)
+        meta += a.shape
     for o in outs:
         meta.append(o.ndim)
-        meta.extend(o.shape)
+        meta += o.shape
     fmeta = ()
     if op.meta is not None:
         ints, fmeta = op.meta(**attrs)
@@ -96,33 +97,37 @@ def _record(op, inputs, arrays, outs, attrs):
     counts = op.counts | len(meta) << tape.META_BITS | len(fmeta) << tape.FM_BITS
     if op.n_in is None:
         counts |= len(arrays)
-    node = seg.add_node(tape.kind_of(op.code, is64, type(outs[0]) is not _ndarray), 0, counts)
+    node = seg.add_node(tape.kind_of(op.code, is64, type(outs[0]) is not _ndarray), counts)
     if on_record is not None:
         on_record(seg, node)
     seg.e_node.extend(e_nodes)
     seg.e_slot.extend(e_slots)
-    if n_out == 1:
-        seg.o_numel.append(outs[0].size)
-    else:
-        seg.o_numel.extend([o.size for o in outs])
     seg.mt.extend(meta)
     if fmeta:
         seg.fm.extend(fmeta)
     out_vcs = [None] * n_out
-    save = seg.save
     for index in op.save_index:
         if index >= 0:
             t = inputs[index]
             if type(t) is _ndarray:
-                save(t, is64, None, 0)
-                continue
-            vc = t._vc
-            if vc is None:
-                vc = t._vc = new_version_counter()
-            save(arrays[index], is64, vc, vc[0])
+                value, vc, version = t, None, 0
+            else:
+                value, vc = arrays[index], t._vc
+                if vc is None:
+                    vc = t._vc = new_version_counter()
+                version = vc[0]
         else:
-            vc = out_vcs[~index] = new_version_counter()
-            save(outs[~index], is64, vc, 0)
+            value, vc, version = outs[~index], new_version_counter(), 0
+            out_vcs[~index] = vc
+        if (value.ndim == 0 and type(value) is _ndarray and value.dtype.kind == "f"
+                and not version and seg.last_epoch == _epoch[0]):
+            # the common case of Segment.save, inline: this loop is the hot path
+            column = seg.sv64 if is64 else seg.sv32
+            seg.s_ref.append(len(column))
+            column.append(value)
+            seg.s_vc.append(vc)
+        else:
+            seg.save(value, is64, vc, version)
     if n_out == 1:
         return (Tensor._make(outs[0], True, seg, node, 0, False, out_vcs[0]),)
     return [Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs)]
