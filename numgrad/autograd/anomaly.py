@@ -3,14 +3,17 @@ produced NaN or Inf, showing that forward stack.
 
 While the mode is on, `ops/apply.py` calls `on_record` for each recorded node (through its hook,
 None otherwise, so recording pays one test). The formatted stack is kept as a string in the node's
-segment's `python` dict under ('stack', node id): it dies with the graph and makes no cycle. After each backward the check reads the gradients the engine
-summed; only when one is not finite does it replay the run (trace.replay) to find the first node,
-in run order, whose results are not finite although it ran on the engine's real inputs.
+segment's `python` dict under ('stack', node id): it dies with the graph and makes no cycle.
+
+After each backward the check reads the gradients the engine summed; only when one is not finite
+does it replay the run (trace.replay) to find the first node, in run order, whose results are not
+finite although it ran on the engine's real inputs.
 
 Deliberately stricter than torch, which checks NaN only: an infinite gradient is almost always the
 step before a NaN, and is reported the same way ("returned inf values").
 """
 import os
+import sys
 import traceback
 import warnings
 
@@ -125,10 +128,20 @@ def _check(graph, read):
     if not any(_bad(g) for g in grads.values()):
         return
     for i, in_grads in replay(graph, order, grads):
-        for k, g in enumerate(in_grads):
-            kind = _bad(g)
-            if kind:
-                _report(graph, i, k, kind)
+        kinds = [_bad(g) for g in in_grads]
+        # NaN first: where torch would raise, the message is torch's
+        for kind in ("nan", "inf"):
+            if kind in kinds:
+                _report(graph, i, kinds.index(kind), kind)
+
+
+def _user_stacklevel():
+    """The stacklevel of the first caller outside numgrad: the warning points at the backward."""
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back
+        level += 1
+    return level
 
 
 def _report(graph, index, k, kind):
@@ -137,10 +150,10 @@ def _report(graph, index, k, kind):
     name = node_name(seg, node)
     stack = forward_stack(seg, node)
     if stack is None:
-        warnings.warn(f"Error detected in {name}. No forward pass information available. Enable "
-                      "detect anomaly during forward pass for more information.", UserWarning,
-                      stacklevel=2)
+        message = (f"Error detected in {name}. No forward pass information available. Enable "
+                   "detect anomaly during forward pass for more information.")
     else:
-        warnings.warn(f"Error detected in {name}. Traceback of forward call that caused the "
-                      f"error:\n{stack}", UserWarning, stacklevel=2)
+        message = (f"Error detected in {name}. Traceback of forward call that caused the "
+                   f"error:\n{stack}")
+    warnings.warn(message, UserWarning, stacklevel=_user_stacklevel())
     raise RuntimeError(f"Function '{name}' returned {kind} values in its {k}th output.")
