@@ -51,7 +51,8 @@ def grad_and_value(func, argnums=0, has_aux=False):
         fresh = []
         for n in nums:
             if not isinstance(args[n], Tensor):
-                raise TypeError(f"grad: argument {n} must be a Tensor, got {type(args[n]).__name__}")
+                raise TypeError(f"grad: argument {n} must be a Tensor, got "
+                                f"{type(args[n]).__name__}")
             if not args[n].requires_grad:
                 args[n] = args[n].detach().requires_grad_()
                 fresh.append(args[n])

@@ -61,7 +61,8 @@ def test_run_order_rules_hold_in_the_event_data():
     # every needed node runs exactly once, and only after its last delivery (pending 0)
     assert sorted(t.order) == sorted(i for i, _ in plan.nodes)
     for run in runs:
-        deliveries = [k for k, e in enumerate(events) if isinstance(e, Delivery) and e.dst == run.node]
+        deliveries = [k for k, e in enumerate(events)
+                      if isinstance(e, Delivery) and e.dst == run.node]
         assert len(deliveries) == plan.pending[run.node]
         if deliveries:
             assert events[deliveries[-1]].pending == 0

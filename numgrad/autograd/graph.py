@@ -202,7 +202,8 @@ def _table(header, rows):
     cells = [tuple(str(c) for c in header)] + [tuple(str(c) for c in row) for row in rows]
     widths = [max(len(row[k]) for row in cells) for k in range(len(header))]
     # text columns (names, edges) read best left-aligned, numbers right-aligned
-    text = {k for k in range(len(header)) if any(not row[k].lstrip("-").isdigit() for row in cells[1:])}
+    text = {k for k in range(len(header))
+            if any(not row[k].lstrip("-").isdigit() for row in cells[1:])}
     lines = []
     for row in cells:
         parts = [row[k].ljust(widths[k]) if k in text else row[k].rjust(widths[k])

@@ -194,7 +194,8 @@ def replay(graph, order, grads):
                 continue
             i0, i1 = int(graph.in_ptr[i]), int(graph.in_ptr[i + 1])
             outs = [grads[s] for s in range(int(graph.out_ptr[i]), int(graph.out_ptr[i + 1]))]
-            wanted = any(graph.e_node[e] >= 0 and graph.needed[graph.e_node[e]] for e in range(i0, i1))
+            wanted = any(graph.e_node[e] >= 0 and graph.needed[graph.e_node[e]]
+                         for e in range(i0, i1))
             if not wanted or all(g is None for g in outs):
                 continue        # the engine skips the kernel: nothing is delivered
             seg, node = graph.locate(i)
