@@ -14,6 +14,9 @@ _ndarray = np.ndarray
 _state = grad_mode.state
 _recorder = tape._recorder
 _epoch = tape._inplace_epoch
+_new = object.__new__
+_FLOAT64, _CUDA = tape.FLOAT64, tape.CUDA
+_MAX_NODES, _MAX_SAVED_BYTES = tape.MAX_NODES, tape.MAX_SAVED_BYTES
 
 
 def apply(op, inputs, attrs=_NO_ATTRS):
@@ -81,13 +84,16 @@ def _record(op, inputs, arrays, outs, attrs):
         else:
             e_nodes.append(-1)
             e_slots.append(0)
-    meta = []
-    for a in arrays:
-        meta.append(a.ndim)
-        meta += a.shape
-    for o in outs:
-        meta.append(o.ndim)
-        meta += o.shape
+    if outs[0].ndim == 0 and op.elementwise:
+        meta = op.scalar_meta             # every shape is () when an elementwise output is
+    else:
+        meta = []
+        for a in arrays:
+            meta.append(a.ndim)
+            meta += a.shape
+        for o in outs:
+            meta.append(o.ndim)
+            meta += o.shape
     fmeta = ()
     if op.meta is not None:
         ints, fmeta = op.meta(**attrs)
@@ -97,7 +103,13 @@ def _record(op, inputs, arrays, outs, attrs):
     counts = op.counts | len(meta) << tape.META_BITS | len(fmeta) << tape.FM_BITS
     if op.n_in is None:
         counts |= len(arrays)
-    node = seg.add_node(tape.kind_of(op.code, is64, type(outs[0]) is not _ndarray), counts)
+    # Segment.add_node, inline (this is the hot path of every recorded op)
+    local = len(seg.kind)
+    seg.kind.append(op.code | (_FLOAT64 if is64 else 0) | (0 if type(outs[0]) is _ndarray else _CUDA))
+    seg.counts.append(counts)
+    node = seg.base | local
+    if local >= _MAX_NODES or seg.saved_bytes >= _MAX_SAVED_BYTES:
+        tape.close_segment(seg)
     if on_record is not None:
         on_record(seg, node)
     seg.e_node.extend(e_nodes)
@@ -129,7 +141,18 @@ def _record(op, inputs, arrays, outs, attrs):
         else:
             seg.save(value, is64, vc, version)
     if n_out == 1:
-        return (Tensor._make(outs[0], True, seg, node, 0, False, out_vcs[0]),)
+        # Tensor._make, inline
+        t = _new(Tensor)
+        t._data = outs[0]
+        t._requires_grad = True
+        t._seg = seg
+        t._node = node
+        t._slot = 0
+        t._grad = None
+        t._vc = out_vcs[0]
+        t._inference = False
+        t._extra = None
+        return (t,)
     return [Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs)]
 
 

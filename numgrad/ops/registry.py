@@ -31,6 +31,7 @@ class OpDef:
         self.kernel = kernel          # otherwise: the name of the hand-written kernel
         self.vjp = vjp                # otherwise: vjp(ctx, *grads) -> input grads, in numgrad ops
         self.differentiable = differentiable
+        self.elementwise = grads is not None
         self.python_backward = python_backward   # custom Functions: no kernel, Python runs them
         self.meta = meta              # meta(attrs) -> (ints, floats) appended after the shapes
         if grads is not None:
@@ -40,15 +41,13 @@ class OpDef:
         self.saves = tuple(saves)
         # Where each saved value comes from: input i as i, output j as ~j.
         self.save_index = tuple(_value_index(name_, n_in) for name_ in self.saves)
+        # the meta of an elementwise node whose output is 0-d: every shape is ()
+        self.scalar_meta = [0] * ((n_in or 0) + n_out)
         # the constant part of this op's packed counts (Note [packed counts] in tape.py)
         self.counts = (n_in or 0) | n_out << 12 | len(self.saves) << 24
         self.code = len(OPS)
         OPS.append(self)
         BY_NAME[name] = self
-
-    @property
-    def elementwise(self):
-        return self.grads is not None
 
     def __repr__(self):
         return f"<op {self.name} #{self.code}>"
