@@ -145,3 +145,15 @@ def test_only_this_threads_backwards_are_recorded():
         other.join()
     assert t.events == []
     assert x.grad.item() == 2.0
+
+
+def test_slots_of_a_multi_output_node_and_undefined_gradients():
+    x = ng.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    rows = ng.unbind(x)
+    with trace(names={"x": x}) as t:
+        (rows[1] * 3).sum().backward()
+    lines = str(t).splitlines()
+    # only output 1 of unbind receives a gradient; output 0 stays undefined, not zeros
+    assert "UnbindBackward0#1[1] buffer=[3., 3.], pending=0" in lines
+    assert "run UnbindBackward0#1: (undefined, [3., 3.])" in lines
+    assert lines[-1] == "x.grad=[[0., 0.], [3., 3.]]"

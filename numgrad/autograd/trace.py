@@ -25,7 +25,9 @@ def _fmt(value):
         return "undefined"
     if value.size == 1:
         return f"{float(value.reshape(())):g}"
-    return np.array2string(value, precision=4, separator=", ")
+    # one event, one line: rows of a matrix follow each other
+    return np.array2string(value, precision=4, separator=", ", max_line_width=10 ** 9).replace(
+        "\n", "")
 
 
 class Seed(NamedTuple):
