@@ -5,6 +5,9 @@
 reads the results out of the buffers: leaf gradients, retained gradients, the gradients asked for
 by `autograd.grad`; and frees saved values unless the graph is retained.
 """
+import threading
+import weakref
+
 import numpy as np
 
 from . import tape
@@ -16,15 +19,47 @@ from .tensor import Tensor
 _WS_DTYPES = (np.float32, np.float64, np.float32, np.float64)
 
 
+class _Scratch(threading.local):
+    """Intermediate workspaces kept between backward calls of a thread: a fresh array costs page
+    faults on first touch, more than the arithmetic of an elementwise kernel. (Leaf results are
+    always fresh: they become .grad.)"""
+
+    def __init__(self):
+        self.free = {}
+
+
+_scratch = _Scratch()
+
+
+def _take_scratch(dtype, n):
+    ws = _scratch.free.pop(dtype, None)
+    if ws is None or ws.size < n:
+        ws = np.empty(max(n, 1), dtype)
+    return ws
+
+
+def _give_back(*spaces):
+    for ws in spaces:
+        kept = _scratch.free.get(ws.dtype.type)
+        if kept is None or kept.size < ws.size:
+            _scratch.free[ws.dtype.type] = ws
+
+
 class Buffers:
     """The gradient buffers of one backward: four workspaces (intermediate and leaf results, for
     each float type) and where each (node, output) slot lives in them."""
 
     def __init__(self, graph):
         self.graph = graph
-        self.spaces = [np.empty(max(int(n), 1), dt) for n, dt in zip(graph.totals, _WS_DTYPES)]
+        n32, n64, leaf32, leaf64 = (int(n) for n in graph.totals)
+        self.spaces = [_take_scratch(np.float32, n32), _take_scratch(np.float64, n64),
+                       np.empty(max(leaf32, 1), np.float32), np.empty(max(leaf64, 1), np.float64)]
         self.addr = np.array([ws.ctypes.data for ws in self.spaces], np.int64)
         self.written = np.zeros(len(graph.buf_off), np.bool_)
+        # When this backward is over, its intermediate workspaces serve the next one of this
+        # thread (a nested backward, from a hook, takes its own meanwhile). Whatever leaves the
+        # engine is copied out of them first (readers, hooks, custom Functions).
+        weakref.finalize(self, _give_back, self.spaces[0], self.spaces[1])
 
     def slot(self, index, output):
         return int(self.graph.out_ptr[index]) + output

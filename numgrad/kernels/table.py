@@ -6,7 +6,6 @@ file inside the stamped cache directory (Numba caches only functions that live i
 to thin per-dtype wrappers of the hand-written kernels in cpu.py.
 """
 import importlib.util
-import inspect
 import os
 import sys
 import threading
@@ -27,24 +26,39 @@ _compiled = {}                    # (op code, dtype code) -> cfunc, kept alive f
 fn_table = np.zeros((0, 2), np.int64)
 
 
-def _formula_call(op, k, fast):
-    formula = op.grads[k]
+def _formula_call(op, k, index):
+    """The call of input k's formula for output element i; `index(name)` says how input `name`
+    is read (i, i * stride, or through an index map)."""
     args = []
-    for param in inspect.signature(formula).parameters:
+    for param in op.grad_params[k]:
         if param == "g":
             args.append("g[i]")
         elif param in op.attr_names:
             args.append(f"attr_{param}")
-        elif fast:
-            args.append(f"v_{param}[i]")
+        elif param == "out":
+            args.append("v_out[i]")
         else:
-            args.append(f"v_{param}[i_{param}[i]]" if param != "out" else "v_out[i]")
+            args.append(f"v_{param}[{index(param)}]")
     return f"_{op.name}_d{k}({', '.join(args)})"
 
 
+def _store_loops(call, indent, target="gk[i]"):
+    pad = " " * indent
+    return [f"{pad}if mode(a, k) == ADD:",
+            f"{pad}    for i in range(n):",
+            f"{pad}        {target} += {call}",
+            f"{pad}else:",
+            f"{pad}    for i in range(n):",
+            f"{pad}        {target} = {call}"]
+
+
 def _elementwise_source(op, dt_name):
+    """One backward kernel per (elementwise op, dtype), with three loops: inputs of the output's
+    shape; inputs of that shape or single elements (tensor op scalar: read with stride 0, the
+    single element's gradient is a sum); and general broadcasting through index maps."""
     dt = "np.float32" if dt_name == "f32" else "np.float64"
     n_in = op.n_in
+    grads = [k for k in range(n_in) if op.grads[k] is not None]
     src = [f"def {op.name}_bwd_{dt_name}(addr):",
            "    a = args_block(addr)",
            "    m = meta(a)",
@@ -52,43 +66,50 @@ def _elementwise_source(op, dt_name):
            "    n = numel_at(m, po)",
            f"    g = view(gout(a, 0), n, {dt})"]
     for k in range(n_in):
-        src += [f"    p{k} = shape_pos(m, {k})", f"    n{k} = numel_at(m, p{k})"]
+        src += [f"    p{k} = shape_pos(m, {k})", f"    n{k} = numel_at(m, p{k})",
+                f"    s{k} = 1 if n{k} == n else 0"]
     for s, name in enumerate(op.saves):
         size = "n" if name == "out" else f"n{INPUT_NAMES.index(name)}"
         src.append(f"    v_{name} = view(saved(a, {s}), {size}, {dt})")
     if op.attr_names:
         src.append(f"    fm = fmeta(a, {len(op.attr_names)})")
         src += [f"    attr_{name} = fm[{j}]" for j, name in enumerate(op.attr_names)]
-    same = " and ".join(f"same_shape(m, p{k}, po)" for k in range(n_in))
+    # An input with as many elements as the output has its layout (broadcasting only repeats).
+    same = " and ".join(f"n{k} == n" for k in range(n_in))
+    affine = " and ".join(f"(n{k} == n or n{k} == 1)" for k in range(n_in))
     src.append(f"    if {same}:")
-    for k in range(n_in):
-        if op.grads[k] is None:
-            continue
-        call = _formula_call(op, k, fast=True)
-        src += [f"        if gin(a, {k}) != 0:",
-                f"            gk = view(gin(a, {k}), n, {dt})",
-                f"            if mode(a, {k}) == ADD:",
+    for k in grads:
+        src += [f"        k = {k}",
+                f"        if gin(a, k) != 0:",
+                f"            gk = view(gin(a, k), n, {dt})"]
+        src += _store_loops(_formula_call(op, k, lambda name: "i"), 12)
+    src += ["        return", f"    if {affine}:"]
+    for k in grads:
+        call = _formula_call(op, k, lambda name: f"i * s{INPUT_NAMES.index(name)}")
+        src += [f"        k = {k}",
+                f"        if gin(a, k) != 0:",
+                f"            gk = view(gin(a, k), n{k}, {dt})",
+                f"            if n{k} == n:"]
+        src += _store_loops(call, 16)
+        src += ["            else:",
+                "                total = 0.0",
                 "                for i in range(n):",
-                f"                    gk[i] += {call}",
-                "            else:",
-                "                for i in range(n):",
-                f"                    gk[i] = {call}"]
+                f"                    total += {call}",
+                "                gk[0] = gk[0] + total if mode(a, k) == ADD else total"]
     src.append("        return")
-    # Broadcasting: each output element reads its inputs through an index map and adds its
-    # contribution into the (smaller) input gradient.
+    # General broadcasting: inputs read through index maps; each contribution is added into the
+    # (smaller) input gradient.
     for name in op.saves:
         if name != "out":
             src.append(f"    i_{name} = broadcast_index(m, p{INPUT_NAMES.index(name)}, po)")
-    for k in range(n_in):
-        if op.grads[k] is None:
-            continue
+    for k in grads:
         src += [f"    if gin(a, {k}) != 0:",
                 f"        gk = view(gin(a, {k}), n{k}, {dt})",
                 f"        if mode(a, {k}) != ADD:",
                 "            gk[:] = 0",
                 f"        t = broadcast_index(m, p{k}, po)",
                 "        for i in range(n):",
-                f"            gk[t[i]] += {_formula_call(op, k, fast=False)}"]
+                f"            gk[t[i]] += {_formula_call(op, k, lambda name: f'i_{name}[i]')}"]
     return "\n".join(src)
 
 

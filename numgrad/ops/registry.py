@@ -34,6 +34,9 @@ class OpDef:
         self.elementwise = grads is not None
         self.python_backward = python_backward   # custom Functions: no kernel, Python runs them
         self.meta = meta              # meta(attrs) -> (ints, floats) appended after the shapes
+        # the parameter names of each formula: what it reads (g, x/y/z, out, attributes)
+        self.grad_params = tuple(None if f is None else tuple(inspect.signature(f).parameters)
+                                 for f in (grads or ()))
         if grads is not None:
             saves, self.attr_names = _saves_of_formulas(grads, n_in)
         else:
