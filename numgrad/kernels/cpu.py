@@ -288,6 +288,409 @@ def put_add_bwd(addr, dt):
         gx[i] = gx[i] + g[positions[i]] if add else g[positions[i]]
 
 
+# ==== reductions that keep a group per output: prod, amax, var/std, logsumexp, norm ===============
+# Their meta attrs start with the output shape with kept dims (ndim, dims...): each input element's
+# group (the output element it was reduced into) is its broadcast index into that shape.
+
+@njit
+def _groups(m, n_outputs):
+    """Each input element's output index, for a one-input op with n_outputs outputs."""
+    return broadcast_index(m, shape_pos(m, 1 + n_outputs), 0)
+
+
+@njit
+def prod_bwd(addr, dt):
+    """prod: g * out / x; where a group holds zeros, the product of the others instead (nonzero
+    only at a group's single zero), as torch's prod_backward."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    n = numel_at(m, 0)
+    n_out = numel_at(m, shape_pos(m, 1))
+    x = view(saved(a, 0), n, dt)
+    out = view(saved(a, 1), n_out, dt)
+    g = view(gout(a, 0), n_out, dt)
+    gx = view(gin(a, 0), n, dt)
+    add = mode(a, 0) == ADD
+    group = _groups(m, 1)
+    zeros = np.zeros(n_out, np.int64)
+    others = np.ones(n_out, dt)
+    for i in range(n):
+        if x[i] == 0:
+            zeros[group[i]] += 1
+        else:
+            others[group[i]] *= x[i]
+    for i in range(n):
+        k = group[i]
+        v = g[k] * 0
+        if zeros[k] == 0:
+            v = g[k] * out[k] / x[i]
+        elif zeros[k] == 1 and x[i] == 0:
+            v = g[k] * others[k]
+        gx[i] = gx[i] + v if add else v
+
+
+@njit
+def amax_bwd(addr, dt):
+    """amax/amin (and max/min without dim): the elements equal to the result share g evenly."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    n = numel_at(m, 0)
+    n_out = numel_at(m, shape_pos(m, 1))
+    x = view(saved(a, 0), n, dt)
+    out = view(saved(a, 1), n_out, dt)
+    g = view(gout(a, 0), n_out, dt)
+    gx = view(gin(a, 0), n, dt)
+    add = mode(a, 0) == ADD
+    group = _groups(m, 1)
+    count = np.zeros(n_out, np.int64)
+    for i in range(n):
+        if x[i] == out[group[i]]:
+            count[group[i]] += 1
+    for i in range(n):
+        k = group[i]
+        v = g[k] / count[k] if x[i] == out[k] else g[k] * 0
+        gx[i] = gx[i] + v if add else v
+
+
+@njit
+def _var_input_grad(a, m, dt, gvar):
+    """gx = gvar * 2 / (N - correction) * (x - mean), gvar per group; fmeta[0] = 2 / (N - c)."""
+    n = numel_at(m, 0)
+    n_out = numel_at(m, shape_pos(m, 1))
+    x = view(saved(a, 0), n, dt)
+    gx = view(gin(a, 0), n, dt)
+    add = mode(a, 0) == ADD
+    scale = fmeta(a, 1)[0]
+    group = _groups(m, 1)
+    mean = np.zeros(n_out, np.float64)
+    for i in range(n):
+        mean[group[i]] += x[i]
+    per_group = n // n_out if n_out else 1
+    for k in range(n_out):
+        mean[k] /= per_group
+    for i in range(n):
+        k = group[i]
+        v = scale * gvar[k] * (x[i] - mean[k])
+        gx[i] = gx[i] + v if add else v
+
+
+@njit
+def var_bwd(addr, dt):
+    """var over dims with a correction. meta attrs: kept shape; fmeta: 2 / (N - correction)."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    n_out = numel_at(m, shape_pos(m, 1))
+    _var_input_grad(a, m, dt, view(gout(a, 0), n_out, dt))
+
+
+@njit
+def std_bwd(addr, dt):
+    """std = sqrt(var): var's gradient of g / (2 std), zero where std is zero (as torch)."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    n_out = numel_at(m, shape_pos(m, 1))
+    g = view(gout(a, 0), n_out, dt)
+    out = view(saved(a, 1), n_out, dt)
+    gvar = np.zeros(n_out, dt)
+    for k in range(n_out):
+        if out[k] != 0:
+            gvar[k] = g[k] / (2 * out[k])
+    _var_input_grad(a, m, dt, gvar)
+
+
+@njit
+def logsumexp_bwd(addr, dt):
+    """logsumexp: g * exp(x - out), the softmax of each group."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    n = numel_at(m, 0)
+    n_out = numel_at(m, shape_pos(m, 1))
+    x = view(saved(a, 0), n, dt)
+    out = view(saved(a, 1), n_out, dt)
+    g = view(gout(a, 0), n_out, dt)
+    gx = view(gin(a, 0), n, dt)
+    add = mode(a, 0) == ADD
+    group = _groups(m, 1)
+    for i in range(n):
+        k = group[i]
+        v = g[k] * np.exp(x[i] - out[k])
+        gx[i] = gx[i] + v if add else v
+
+
+@njit
+def _sign(v):
+    return 1.0 if v > 0 else (-1.0 if v < 0 else 0.0)
+
+
+@njit
+def norm_bwd(addr, dt):
+    """Vector p-norm (fmeta[0] = p). p = +-inf: the elements whose |x| is the result share
+    g * sign(x) evenly; p = 0: zero; otherwise sign(x) |x|^(p-1) g out^(1-p), zero where x or
+    the norm is zero (torch's masks: p = 1 gives g sign(x), p = 2 gives g x / out)."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    n = numel_at(m, 0)
+    n_out = numel_at(m, shape_pos(m, 1))
+    x = view(saved(a, 0), n, dt)
+    out = view(saved(a, 1), n_out, dt)
+    g = view(gout(a, 0), n_out, dt)
+    gx = view(gin(a, 0), n, dt)
+    add = mode(a, 0) == ADD
+    p = fmeta(a, 1)[0]
+    group = _groups(m, 1)
+    count = np.zeros(n_out, np.int64)
+    if np.isinf(p):
+        for i in range(n):
+            if abs(x[i]) == out[group[i]]:
+                count[group[i]] += 1
+    for i in range(n):
+        k = group[i]
+        v = 0.0
+        if np.isinf(p):
+            if abs(x[i]) == out[k]:
+                v = _sign(x[i]) * g[k] / count[k]
+        elif p != 0 and x[i] != 0 and out[k] != 0:
+            v = _sign(x[i]) * abs(x[i]) ** (p - 1) * g[k] * out[k] ** (1 - p)
+        gx[i] = gx[i] + v if add else v
+
+
+# ==== along one dim: scans, selections by index, split ==============================================
+# Their meta attrs describe the input as (outer, n, inner): n elements along the dim, each a stride
+# of `inner` apart.
+
+@njit
+def cumsum_bwd(addr, dt):
+    """cumsum: each input element gets the sum of g from its position to the end of its line.
+    meta attrs: outer, n, inner."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    p = shape_pos(m, 2)
+    outer, n, inner = m[p], m[p + 1], m[p + 2]
+    g = view(gout(a, 0), outer * n * inner, dt)
+    gx = view(gin(a, 0), outer * n * inner, dt)
+    add = mode(a, 0) == ADD
+    for o in range(outer):
+        for i in range(inner):
+            acc = g[0] * 0
+            for j in range(n - 1, -1, -1):
+                q = (o * n + j) * inner + i
+                acc += g[q]
+                gx[q] = gx[q] + acc if add else acc
+
+
+@njit
+def cumprod_bwd(addr, dt):
+    """cumprod, zeros included (torch's cumprod_backward): before a line's first zero z,
+    gx[k] = sum_{j>=k} g[j] out[j] / x[k]; at z, out[z-1] times sum_{j>=z} g[j] prod_{z<i<=j} x[i];
+    after z, zero. meta attrs: outer, n, inner."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    p = shape_pos(m, 2)
+    outer, n, inner = m[p], m[p + 1], m[p + 2]
+    total = outer * n * inner
+    x = view(saved(a, 0), total, dt)
+    out = view(saved(a, 1), total, dt)
+    g = view(gout(a, 0), total, dt)
+    gx = view(gin(a, 0), total, dt)
+    add = mode(a, 0) == ADD
+    for o in range(outer):
+        for i in range(inner):
+            base = o * n * inner + i
+            z = n
+            for j in range(n):
+                if x[base + j * inner] == 0:
+                    z = j
+                    break
+            acc = g[0] * 0
+            for j in range(n - 1, -1, -1):
+                q = base + j * inner
+                v = g[q] * 0
+                if j < z:
+                    acc += g[q] * out[q]
+                    v = acc / x[q]
+                elif j == z:
+                    prefix = out[q - inner] if z > 0 else g[q] * 0 + 1
+                    run = g[q] * 0 + 1
+                    total_z = g[q] * 0
+                    for k in range(z, n):
+                        if k > z:
+                            run *= x[base + k * inner]
+                        total_z += g[base + k * inner] * run
+                    v = prefix * total_z
+                gx[q] = gx[q] + v if add else v
+
+
+@njit
+def select_dim_bwd(addr, dt):
+    """Values picked along a dim by saved indices (max/min with dim, sort, topk): g goes back to
+    the picked positions. meta attrs: outer, n (input size along dim), inner, k (picked)."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    p = shape_pos(m, 1 + a[0])
+    outer, n, inner, k = m[p], m[p + 1], m[p + 2], m[p + 3]
+    index = view(saved(a, 0), outer * k * inner, np.int64)
+    g = view(gout(a, 0), outer * k * inner, dt)
+    gx = view(gin(a, 0), outer * n * inner, dt)
+    if mode(a, 0) != ADD:
+        gx[:] = 0
+    for o in range(outer):
+        for j in range(k):
+            for i in range(inner):
+                q = (o * k + j) * inner + i
+                gx[(o * n + index[q]) * inner + i] += g[q]
+
+
+@njit
+def split_bwd(addr, dt):
+    """split / chunk / unbind: output j is a block of every row of the input; the input gradient is
+    the outputs' gradients side by side (zeros for undefined ones).
+    meta attrs: outer (rows), total width, then each output's width (elements per row)."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    k_out = a[0]
+    p = shape_pos(m, 1 + k_out)
+    outer, width = m[p], m[p + 1]
+    gx = view(gin(a, 0), outer * width, dt)
+    add = mode(a, 0) == ADD
+    start = 0
+    for j in range(k_out):
+        w = m[p + 2 + j]
+        if gout(a, j) != 0:
+            g = view(gout(a, j), outer * w, dt)
+            for o in range(outer):
+                for i in range(w):
+                    q = o * width + start + i
+                    gx[q] = gx[q] + g[o * w + i] if add else g[o * w + i]
+        elif not add:
+            for o in range(outer):
+                gx[o * width + start:o * width + start + w] = 0
+        start += w
+
+
+@njit
+def repeat_bwd(addr, dt):
+    """repeat (tile): each input element gets the sum of g over its copies.
+    meta attrs: the input shape padded with leading ones to the output's ndim."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    n_in = numel_at(m, 0)
+    p_out = shape_pos(m, 1)
+    nd = m[p_out]
+    n = numel_at(m, p_out)
+    p_attr = shape_pos(m, 2)
+    g = view(gout(a, 0), n, dt)
+    gx = view(gin(a, 0), n_in, dt)
+    if mode(a, 0) != ADD:
+        gx[:] = 0
+    strides = np.empty(nd, np.int64)
+    stride = 1
+    for d in range(nd - 1, -1, -1):
+        strides[d] = stride
+        stride *= m[p_attr + d]
+    counter = np.zeros(nd, np.int64)
+    inner = np.zeros(nd, np.int64)   # the position within the current copy, per dim
+    offset = 0
+    for i in range(n):
+        gx[offset] += g[i]
+        d = nd - 1
+        while d >= 0:
+            counter[d] += 1
+            inner[d] += 1
+            offset += strides[d]
+            if inner[d] == m[p_attr + d]:
+                inner[d] = 0
+                offset -= strides[d] * m[p_attr + d]
+            if counter[d] < m[p_out + 1 + d]:
+                break
+            counter[d] = 0      # the output size is a multiple of the input's: inner wrapped too
+            d -= 1
+
+
+# ==== products of vectors, scatter-add ==============================================================
+
+@njit
+def dot_bwd(addr, dt):
+    """dot(x, y) of two vectors: gx = g y, gy = g x."""
+    a = args_block(addr)
+    m = meta(a)
+    n = numel_at(m, 0)
+    x = view(saved(a, 0), n, dt)
+    y = view(saved(a, 1), n, dt)
+    g = view(gout(a, 0), 1, dt)[0]
+    for k in range(2):
+        if gin(a, k) != 0:
+            gk = view(gin(a, k), n, dt)
+            other = y if k == 0 else x
+            add = mode(a, k) == ADD
+            for i in range(n):
+                gk[i] = gk[i] + g * other[i] if add else g * other[i]
+
+
+@njit
+def mv_bwd(addr, dt):
+    """mv(x, y) of an (r, c) matrix and a c-vector: gx = outer(g, y), gy = x^T g."""
+    a = args_block(addr)
+    m = meta(a)
+    rows, cols = m[1], m[2]
+    x = view(saved(a, 0), rows * cols, dt).reshape((rows, cols))
+    y = view(saved(a, 1), cols, dt)
+    g = view(gout(a, 0), rows, dt)
+    if gin(a, 0) != 0:
+        gx = view(gin(a, 0), rows * cols, dt).reshape((rows, cols))
+        add = mode(a, 0) == ADD
+        for r in range(rows):
+            for c in range(cols):
+                gx[r, c] = gx[r, c] + g[r] * y[c] if add else g[r] * y[c]
+    if gin(a, 1) != 0:
+        gy = view(gin(a, 1), cols, dt)
+        if mode(a, 1) != ADD:
+            gy[:] = 0
+        for r in range(rows):
+            for c in range(cols):
+                gy[c] += x[r, c] * g[r]
+
+
+@njit
+def scatter_add_bwd(addr, dt):
+    """out = x with src added at flat positions (scatter_add, index_add): gx = g, and src gets g
+    read back at its positions."""
+    a = args_block(addr)
+    m = meta(a)
+    n = numel_at(m, 0)
+    n_src = numel_at(m, shape_pos(m, 1))
+    g = view(gout(a, 0), n, dt)
+    if gin(a, 0) != 0:
+        _store(view(gin(a, 0), n, dt), g, mode(a, 0))
+    if gin(a, 1) != 0:
+        positions = view(saved(a, 0), n_src, np.int64)
+        gs = view(gin(a, 1), n_src, dt)
+        add = mode(a, 1) == ADD
+        for i in range(n_src):
+            gs[i] = gs[i] + g[positions[i]] if add else g[positions[i]]
+
+
 # ==== nn: kernels of numgrad/ops/nn_ops.py =========================================================
 # softmax, log_softmax, cross_entropy, linear, im2col and col2im. The same conventions as above.
 

@@ -1,6 +1,6 @@
 """The ops: public functions (numgrad.exp(x)) and Tensor methods (x.exp()), each defined once in
 its family module; the registry in registry.py holds their forward and derivative."""
-from . import elementwise, index, inplace, linalg, reduce, shape
+from . import elementwise, index, inplace, linalg, reduce, scan, select, shape
 from .elementwise import (abs, absolute, add, arctan, atan, atan2, cast, clamp, clip, cos, div, eq,
                           erf, exp, expm1, ge, greater, greater_equal, gt, le, less, less_equal, log,
                           log1p, log2, logical_and, logical_not, logical_or, logical_xor, lt,
@@ -10,9 +10,13 @@ from .elementwise import (abs, absolute, add, arctan, atan, atan2, cast, clamp, 
 from .index import gather, getitem, index_add, index_select, masked_fill, scatter_add
 from .inplace import copy_, fill_, setitem, zero_
 from .linalg import bmm, dot, matmul, mm, mv, outer
-from .reduce import broadcast_to, expand, mean, sum, sum_to
-from .shape import (cat, clone, contiguous, flatten, permute, reshape, squeeze, stack, t, transpose,
-                    unsqueeze, view)
+from .reduce import (broadcast_to, expand, logsumexp, mean, norm, prod, std, sum, sum_to, var)
+from .scan import cumprod, cumsum
+from .select import amax, amin, argmax, argmin, max, min, return_types, sort, topk
+from .shape import (cat, clone, contiguous, flatten, flip, pad, permute, repeat, reshape, squeeze,
+                    stack, t, transpose, unsqueeze, view)
+from .split import chunk, split, unbind
+from .einsum import einsum
 from ..creation import as_tensor
 
 # Tensor methods that are the public function with the tensor first.
@@ -23,14 +27,21 @@ _METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", 
             "tanh", "gather", "index_add", "index_select", "masked_fill", "scatter_add", "matmul",
             "mm", "bmm", "dot", "mv", "outer", "expand", "broadcast_to", "mean", "sum", "sum_to",
             "clone", "contiguous", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
-            "unsqueeze", "view", "zero_", "fill_", "copy_")
+            "unsqueeze", "view", "zero_", "fill_", "copy_", "prod", "amax", "amin", "max", "min",
+            "argmax", "argmin", "var", "std", "logsumexp", "norm", "cumsum", "cumprod", "split",
+            "chunk", "unbind", "flip", "repeat", "sort", "topk")
 # In-place forms of out-of-place functions: x.add_(y) is x = add(x, y) written into x.
 _INPLACE = {"add_": (add, False), "sub_": (sub, False), "mul_": (mul, True), "div_": (div, True),
             "pow_": (pow, True), "clamp_": (clamp, True), "clip_": (clamp, True),
             "exp_": (exp, False), "log_": (log, True), "relu_": (relu, False),
             "sigmoid_": (sigmoid, False), "tanh_": (tanh, False), "neg_": (neg, False),
             "abs_": (abs, True), "sqrt_": (sqrt, False), "sin_": (sin, True), "cos_": (cos, True),
-            "masked_fill_": (masked_fill, False)}
+            "masked_fill_": (masked_fill, False), "square_": (square, True),
+            "reciprocal_": (reciprocal, False), "rsqrt_": (rsqrt, False),
+            "expm1_": (expm1, False), "log1p_": (log1p, True), "log2_": (log2, True),
+            "tan_": (tan, False), "atan_": (atan, True), "erf_": (erf, True),
+            "sign_": (sign, False), "atan2_": (atan2, True), "index_add_": (index_add, False),
+            "scatter_add_": (scatter_add, False), "cumsum_": (cumsum, False)}
 
 
 def _expand_as(self, other):
@@ -45,12 +56,6 @@ def _reshape_as(self, other):
     return reshape(self, other.shape)
 
 
-def _unbind(self, dim=0):
-    from ..tensor import _wrap_dim
-    d = _wrap_dim(dim, self.ndim)
-    return tuple(getitem(self, (slice(None),) * d + (i,)) for i in range(self.shape[d]))
-
-
 def install_methods(cls):
     for name in _METHODS:
         setattr(cls, name, globals()[name])
@@ -59,11 +64,8 @@ def install_methods(cls):
     cls.expand_as = _expand_as
     cls.view_as = _view_as
     cls.reshape_as = _reshape_as
-    cls.unbind = _unbind
     cls.greater = gt
     cls.less = lt
     cls.negative = neg
     cls.arctan = atan
 
-
-unbind = _unbind

@@ -33,6 +33,7 @@ def _binary(name, forward, grad_x, grad_y, **kw):
 # ---- formulas -----------------------------------------------------------------------------------
 def d_identity(g): return g
 def d_negate(g): return -g
+def d_zero(g): return g * 0.0
 def d_mul_x(g, y): return g * y
 def d_mul_y(g, x): return g * x
 def d_div_x(g, y): return g / y
@@ -40,6 +41,7 @@ def d_div_y(g, x, y): return -g * x / (y * y)
 def d_pow_x(g, x, y): return F.select(y == 0.0, g * 0.0, g * y * F.pow(x, y - 1.0))
 def d_pow_y(g, x, y, out): return F.select((x == 0.0) & (y >= 0.0), g * 0.0, g * out * F.log(x))
 def d_pow_scalar(g, x, p): return F.select(p == 0.0, g * 0.0, g * p * F.pow(x, p - 1.0))
+def d_pow_base(g, out, log_base): return g * out * log_base
 def d_exp(g, out): return g * out
 def d_expm1(g, out): return g * (out + 1.0)
 def d_log(g, x): return g / x
@@ -65,6 +67,10 @@ def d_max_y(g, x, y): return F.select(y > x, g, F.select(x == y, g * 0.5, g * 0.
 def d_min_x(g, x, y): return F.select(x < y, g, F.select(x == y, g * 0.5, g * 0.0))
 def d_min_y(g, x, y): return F.select(y < x, g, F.select(x == y, g * 0.5, g * 0.0))
 def d_clamp(g, x, lo, hi): return F.select((x >= lo) & (x <= hi), g, g * 0.0)
+# clamp(x, y, z) with tensor bounds, torch's rule: a bound gets g where it is the result
+def d_clamp_x(g, x, y, z): return F.select((x >= y) & (x <= z), g, g * 0.0)
+def d_clamp_min(g, x, y, z): return F.select((x < y) & (y < z), g, g * 0.0)
+def d_clamp_max(g, x, y, z): return F.select((x > z) | (z < y), g, g * 0.0)
 def d_where_x(g, x): return F.select(x != 0.0, g, g * 0.0)
 def d_where_y(g, x): return F.select(x != 0.0, g * 0.0, g)
 
@@ -80,10 +86,21 @@ MAXIMUM = _binary("maximum", np.maximum, d_max_x, d_max_y)
 MINIMUM = _binary("minimum", np.minimum, d_min_x, d_min_y)
 WHERE = OpDef("where", lambda c, a, b: np.where(c != 0, a, b), n_in=3,
               grads=(None, d_where_x, d_where_y))
+# masked_fill(x, mask, value) is where(mask, value, x): the condition comes first here too
+MASKED_FILL = OpDef("masked_fill", lambda c, x, v: np.where(c != 0, v, x), n_in=3,
+                    grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward0")
+MASKED_FILL_TENSOR = OpDef("masked_fill_tensor", lambda c, x, v: np.where(c != 0, v, x), n_in=3,
+                           grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward1")
 POW_SCALAR = _unary("pow_scalar", lambda x, p: np.power(x, x.dtype.type(p)), d_pow_scalar,
                     node_name="PowBackward0", meta=lambda p: ((), (p,)))
+# base ** x for a nonzero Python scalar base (a zero base takes POW, which masks log(0))
+POW_BASE = _unary("pow_base", lambda x, base, log_base: np.power(x.dtype.type(base), x), d_pow_base,
+                  node_name="PowBackward2", meta=lambda base, log_base: ((), (log_base,)))
+RSUB = _unary("rsub", lambda x, s: np.subtract(s, x), d_negate, node_name="RsubBackward1")
 CLAMP = _unary("clamp", lambda x, lo, hi: np.clip(x, x.dtype.type(lo), x.dtype.type(hi)), d_clamp,
                node_name="ClampBackward1", meta=lambda lo, hi: ((), (lo, hi)))
+CLAMP_TENSOR = OpDef("clamp_tensor", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_in=3,
+                     grads=(d_clamp_x, d_clamp_min, d_clamp_max), node_name="ClampBackward0")
 NEG = _unary("neg", np.negative, d_negate)
 EXP = _unary("exp", np.exp, d_exp)
 EXPM1 = _unary("expm1", np.expm1, d_expm1)
@@ -104,8 +121,9 @@ ERF = _unary("erf", lambda x: _special.erf(x).astype(x.dtype, copy=False), d_erf
 RECIPROCAL = _unary("reciprocal", np.reciprocal, d_reciprocal)
 SQUARE = _unary("square", np.square, d_square, node_name="PowBackward0")
 
+SIGN = _unary("sign", np.sign, d_zero)     # piecewise constant: differentiable, with zero gradient
+
 # Not differentiable: no node is recorded, results never require grad.
-SIGN = OpDef("sign", np.sign, differentiable=False)
 EQ = OpDef("eq", np.equal, n_in=2, differentiable=False)
 NE = OpDef("ne", np.not_equal, n_in=2, differentiable=False)
 LT = OpDef("lt", np.less, n_in=2, differentiable=False)
@@ -198,6 +216,8 @@ def sub(x, y, *, alpha=1):
 def rsub(x, y):
     """y - x, for `scalar - tensor`."""
     a, b = operands(x, y)
+    if isinstance(a, Tensor) and not isinstance(b, Tensor):
+        return apply(RSUB, (a,), {"s": b})
     return apply(SUB, (b, a))
 
 
@@ -234,6 +254,9 @@ def pow(x, exponent):
 def rpow(x, base):
     """base ** x for a scalar base."""
     a, b = operands(x, base)
+    if isinstance(a, Tensor) and not isinstance(b, Tensor) and b != 0 and dtypes.is_floating(b.dtype):
+        log_base = math.log(b) if b > 0 else math.nan
+        return apply(POW_BASE, (a,), {"base": float(b), "log_base": log_base})
     return apply(POW, (b, a))
 
 
@@ -250,20 +273,31 @@ def minimum(x, y):
 
 
 def clamp(x, min=None, max=None):
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        out = x
-        if min is not None:
-            out = maximum(out, min)
-        if max is not None:
-            out = minimum(out, max)
-        return out
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        return _clamp_tensor(x, min, max)
+    if not dtypes.is_floating(x._data.dtype):
+        if isinstance(min, float) or isinstance(max, float):
+            x = cast(x, dtypes.get_default_dtype())
+        else:
+            return Tensor._make(np.asarray(np.clip(x._data, min, max)), False)
     lo = -math.inf if min is None else float(min)
     hi = math.inf if max is None else float(max)
-    if not dtypes.is_floating(x._data.dtype):
-        return Tensor._make(np.asarray(np.clip(x._data, min, max)), False)
     return apply(CLAMP, (x,), {"lo": lo, "hi": hi})
+
+
+def _clamp_tensor(x, min, max):
+    """clamp with tensor bounds: one node (ClampBackward0); a missing bound is infinite."""
+    lo = -math.inf if min is None else min
+    hi = math.inf if max is None else max
+    x, lo = operands(x, lo)
+    x, hi = operands(x, hi)
+    lo, _ = operands(lo, x)
+    if not dtypes.is_floating(x._data.dtype):
+        data = [v if isinstance(v, np.ndarray) else v._data for v in (x, lo, hi)]
+        return Tensor._make(np.asarray(np.minimum(np.maximum(*data[:2]), data[2])), False)
+    return apply(CLAMP_TENSOR, (x, lo, hi))
 
 
 clip = clamp

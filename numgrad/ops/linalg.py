@@ -22,6 +22,24 @@ BMM = OpDef("bmm", np.matmul, node_name="BmmBackward0", n_in=2, saves=("x", "y")
             kernel="matmul_bwd", vjp=_matmul_vjp)
 
 
+def _dot_vjp(ctx, g):
+    x, y = ctx.saved
+    return (g * y if ctx.needs_input_grad[0] else None, g * x if ctx.needs_input_grad[1] else None)
+
+
+def _mv_vjp(ctx, g):
+    x, y = ctx.saved
+    return (outer(g, y) if ctx.needs_input_grad[0] else None,
+            mv(x.t(), g) if ctx.needs_input_grad[1] else None)
+
+
+# Vector forms torch names on their own (DotBackward0, MvBackward0).
+DOT = OpDef("dot", np.dot, node_name="DotBackward0", n_in=2, saves=("x", "y"), kernel="dot_bwd",
+            vjp=_dot_vjp)
+MV = OpDef("mv", np.matmul, node_name="MvBackward0", n_in=2, saves=("x", "y"), kernel="mv_bwd",
+           vjp=_mv_vjp)
+
+
 def _check(x, y):
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
         raise TypeError("matmul expects Tensors")
@@ -64,15 +82,19 @@ def matmul(x, y):
     """torch.matmul: dot, matrix-vector, matrix-matrix and broadcast batched products."""
     _check(x, y)
     x, y = operands(x, y)
-    if not dtypes.is_floating(x._data.dtype):
-        return Tensor._make(np.asarray(np.matmul(x._data, y._data)), False)
     xd, yd = x._data.ndim, y._data.ndim
     if x._data.shape[-1] != y._data.shape[-2 if yd > 1 else 0]:
         if xd == 1 and yd == 1:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{x._data.shape[0]}] and "
-                               f"src [{y._data.shape[0]}] to have the same number of elements, but "
-                               "got different sizes")
+            _dot_error(x, y)
+        if yd == 1 and xd == 2:
+            _mv_error(x, y)
         _shape_error(x, y)
+    if not dtypes.is_floating(x._data.dtype):
+        return Tensor._make(np.asarray(np.matmul(x._data, y._data)), False)
+    if xd == 1 and yd == 1:
+        return apply(DOT, (x, y))
+    if xd == 2 and yd == 1:
+        return apply(MV, (x, y))
     if xd <= 2 and yd <= 2:
         a = x.unsqueeze(0) if xd == 1 else x
         b = y.unsqueeze(1) if yd == 1 else y
@@ -100,6 +122,17 @@ def matmul(x, y):
     return out
 
 
+def _dot_error(x, y):
+    n, m = x._data.shape[0], y._data.shape[0]
+    raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
+                       f"same number of elements, but got {n} and {m} elements respectively")
+
+
+def _mv_error(x, y):
+    r, c = x._data.shape
+    raise RuntimeError(f"size mismatch, got input ({r}), mat ({r}x{c}), vec ({y._data.shape[0]})")
+
+
 def dot(x, y):
     if x._data.ndim != 1 or y._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {x._data.ndim}D and {y._data.ndim}D tensors")
@@ -107,6 +140,9 @@ def dot(x, y):
 
 
 def mv(x, y):
+    if x._data.ndim != 2 or y._data.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got 1, {x._data.ndim}, "
+                           f"{y._data.ndim}")
     return matmul(x, y)
 
 

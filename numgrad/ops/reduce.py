@@ -1,4 +1,12 @@
-"""Reductions: sum, mean (with dim and keepdim), and sum_to, the unbroadcast of gradients."""
+"""Reductions over dims (with keepdim): sum, mean, prod, var, std, logsumexp, norm; and sum_to,
+the unbroadcast of gradients, with its twin expand.
+
+Every reduction passes its kernel the output shape with the reduced dims kept as 1 (`kshape`): a
+kernel maps each input element to its output element by broadcasting, and a VJP spreads g back with
+`expand(g.reshape(kshape))`.
+"""
+import math
+
 import numpy as np
 
 from .. import dtypes
@@ -50,13 +58,19 @@ EXPAND = OpDef("expand", lambda x, shape: np.broadcast_to(x, shape), node_name="
 
 
 def _dims(x, dim):
+    """The reduced dims, sorted; None and () mean all of them (as torch)."""
     ndim = x._data.ndim
     if dim is None:
         return tuple(range(ndim))
-    if isinstance(dim, int):
+    if isinstance(dim, (int, np.integer)):
         dim = (dim,)
-    dims = tuple(sorted({_wrap_dim(d, ndim) for d in dim})) if ndim else ()
-    return dims
+    if len(dim) == 0:
+        return tuple(range(ndim))
+    wrapped = [_wrap_dim(d, ndim) for d in dim]
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return tuple(sorted(wrapped)) if ndim else ()
 
 
 def _kept_shape(shape, dims):
@@ -120,12 +134,12 @@ def expand(x, *shape):
     full = tuple(x._data.shape[d - lead] if s == -1 else s for d, s in enumerate(shape))
     if full == tuple(x._data.shape):
         return x
-    try:
-        np.broadcast_shapes(x._data.shape, full)
-    except ValueError:
-        raise RuntimeError(f"The expanded size of the tensor must match the existing size at "
-                           f"non-singleton dimensions. Target sizes: {list(shape)}. Tensor sizes: "
-                           f"{list(x._data.shape)}") from None
+    for d in range(x._data.ndim):
+        size = x._data.shape[d]
+        if size != 1 and size != full[lead + d]:
+            raise RuntimeError(f"The expanded size of the tensor ({full[lead + d]}) must match the "
+                               f"existing size ({size}) at non-singleton dimension {lead + d}.  "
+                               f"Target sizes: {list(shape)}.  Tensor sizes: {list(x._data.shape)}")
     out = apply(EXPAND, (x,), {"shape": full})
     out._vc = x._shared_vc()
     return out
@@ -133,3 +147,250 @@ def expand(x, *shape):
 
 def broadcast_to(x, shape):
     return expand(x, tuple(shape))
+
+
+# ---- reductions that keep their groups: prod, var, std, logsumexp, norm -------------------------
+def _kept_meta(kshape, **_):
+    return (len(kshape), *kshape), ()
+
+
+def _kshape(ctx):
+    ndim = int(ctx.ints[0])
+    return tuple(int(d) for d in ctx.ints[1:1 + ndim])
+
+
+def _spread(value, ctx):
+    """A per-output value (g, or the output itself) back on the input's shape."""
+    return expand(value.reshape(_kshape(ctx)), ctx.in_shapes[0])
+
+
+def _reduced_dims(ctx):
+    return tuple(d for d, k in enumerate(_kshape(ctx)) if k == 1)
+
+
+def _group_reduction(op, x, dims, keepdim, **attrs):
+    kshape = _kept_shape(x._data.shape, dims)
+    return apply(op, (x,), dict(attrs, dims=dims, keepdim=keepdim, kshape=kshape))
+
+
+def _masked(mask, value):
+    """value, with zeros where the constant bool array mask holds."""
+    from .elementwise import where
+    return where(Tensor._make(mask, False), 0.0, value)
+
+
+def _safe(mask, value):
+    """value with ones where mask holds: divide by it or raise it to a power without making
+    infinities that would turn a masked-out gradient into nan."""
+    from .elementwise import where
+    return where(Tensor._make(mask, False), 1.0, value)
+
+
+def _float_reduction_input(x, name):
+    if not dtypes.is_floating(x._data.dtype):
+        raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
+                           f"{_dtype_title(x._data.dtype)}")
+    return x
+
+
+def _prod_forward(x, dims, keepdim, kshape):
+    return np.prod(x, axis=dims, keepdims=keepdim)
+
+
+def _prod_vjp(ctx, g):
+    x, out = ctx.saved
+    g = _spread(g, ctx)
+    if not (x._data == 0).any():
+        return (g * _spread(out, ctx) / x,)
+    return (g * _product_of_others(x, _kshape(ctx)),)
+
+
+def _product_of_others(x, kshape):
+    """For each element, the product of the others in its group, zeros included: exclusive
+    cumulative products from the left and from the right. prod reduces all dims or one."""
+    from .scan import cumprod
+    from .shape import cat, flip
+    reduced = [d for d, (s, k) in enumerate(zip(x._data.shape, kshape)) if k == 1 and s != 1]
+    if not reduced:
+        return x * 0.0 + 1.0
+    if len(reduced) > 1:
+        return _product_of_others(x.reshape(-1), (1,)).reshape(x._data.shape)
+    d = reduced[0]
+
+    def exclusive(t):
+        ones = np.ones(t._data.shape[:d] + (1,) + t._data.shape[d + 1:], t._data.dtype)
+        head = t[(slice(None),) * d + (slice(0, -1),)]
+        return cumprod(cat([Tensor._make(ones, False), head], d), d)
+    return exclusive(x) * flip(exclusive(flip(x, (d,))), (d,))
+
+
+_GROUP = dict(saves=("x", "out"), meta=_kept_meta)
+PROD = OpDef("prod", _prod_forward, node_name="ProdBackward0", kernel="prod_bwd", vjp=_prod_vjp,
+             **_GROUP)
+PROD_DIM = OpDef("prod_dim", _prod_forward, node_name="ProdBackward1", kernel="prod_bwd",
+                 vjp=_prod_vjp, **_GROUP)
+
+
+def prod(x, dim=None, keepdim=False, *, dtype=None):
+    """Product of all elements, or along one dim. Gradients are exact with zeros in the input."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if not dtypes.is_floating(x._data.dtype):
+        result = np.prod(x._data, axis=_dims(x, dim), keepdims=keepdim)
+        return Tensor._make(np.asarray(result, np.int64), False)
+    if dim is None:
+        return _group_reduction(PROD, x, _dims(x, None), False)
+    return _group_reduction(PROD_DIM, x, _dims(x, dim), keepdim)
+
+
+def _var_attrs(x, dim, unbiased, correction):
+    """Reduced dims and torch's scale 2 / (N - correction) of var's gradient."""
+    if isinstance(dim, bool):            # torch.var(x, unbiased)
+        dim, unbiased = None, dim
+    if correction is None:
+        correction = 1 if unbiased is None or unbiased else 0
+    dims = _dims(x, dim)
+    count = 1
+    for d in dims:
+        count *= x._data.shape[d]
+    dof = count - correction
+    if dof <= 0:
+        import warnings
+        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than "
+                      "the reduction factor (input numel divided by output numel).", UserWarning,
+                      stacklevel=3)
+    return dims, correction, (2.0 / dof if dof else math.inf)
+
+
+def _var_forward(x, dims, keepdim, kshape, correction, scale):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.var(x, axis=dims, ddof=correction, keepdims=keepdim)
+
+
+def _std_forward(x, dims, keepdim, kshape, correction, scale):
+    return np.sqrt(_var_forward(x, dims, keepdim, kshape, correction, scale))
+
+
+def _var_grad(x, g, ctx):
+    """2 / (N - correction) * g * (x - mean), g already on x's shape."""
+    return float(ctx.floats[0]) * g * (x - mean(x, _reduced_dims(ctx), keepdim=True))
+
+
+def _var_vjp(ctx, g):
+    return (_var_grad(ctx.saved[0], _spread(g, ctx), ctx),)
+
+
+def _std_vjp(ctx, g):
+    x, out = ctx.saved
+    zero = out._data == 0
+    return (_var_grad(x, _spread(_masked(zero, g / (2.0 * _safe(zero, out))), ctx), ctx),)
+
+
+def _var_meta(kshape, scale, **_):
+    return (len(kshape), *kshape), (scale,)
+
+
+VAR = OpDef("var", _var_forward, node_name="VarBackward0", saves=("x",), kernel="var_bwd",
+            vjp=_var_vjp, meta=_var_meta)
+STD = OpDef("std", _std_forward, node_name="StdBackward0", saves=("x", "out"), kernel="std_bwd",
+            vjp=_std_vjp, meta=_var_meta)
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over dims with Bessel's correction (correction=1) unless told otherwise."""
+    if not dtypes.is_floating(x._data.dtype):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims, correction, scale = _var_attrs(x, dim, unbiased, correction)
+    return _group_reduction(VAR, x, dims, keepdim, correction=correction, scale=scale)
+
+
+def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    if not dtypes.is_floating(x._data.dtype):
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims, correction, scale = _var_attrs(x, dim, unbiased, correction)
+    return _group_reduction(STD, x, dims, keepdim, correction=correction, scale=scale)
+
+
+def _logsumexp_forward(x, dims, keepdim, kshape):
+    top = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)
+    top[np.isinf(top)] = 0          # all -inf (or an inf) in a group: shifting would make nan
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(x - top), axis=dims, keepdims=True)) + top
+    return (out if keepdim else out.reshape([s for d, s in enumerate(out.shape) if d not in dims])
+            ).astype(x.dtype, copy=False)
+
+
+def _logsumexp_vjp(ctx, g):
+    from .elementwise import exp
+    x, out = ctx.saved
+    return (_spread(g, ctx) * exp(x - _spread(out, ctx)),)
+
+
+LOGSUMEXP = OpDef("logsumexp", _logsumexp_forward, node_name="LogsumexpBackward0",
+                  kernel="logsumexp_bwd", vjp=_logsumexp_vjp, **_GROUP)
+
+
+def logsumexp(x, dim, keepdim=False):
+    """log(sum(exp(x))) over dim, computed without overflow."""
+    from .elementwise import _float_input
+    x = _float_input(x)
+    return _group_reduction(LOGSUMEXP, x, _dims(x, dim), keepdim)
+
+
+def _norm_forward(x, dims, keepdim, kshape, p):
+    a = np.abs(x)
+    if p == math.inf:
+        out = np.amax(a, axis=dims, keepdims=keepdim, initial=0)
+    elif p == -math.inf:
+        out = np.amin(a, axis=dims, keepdims=keepdim, initial=math.inf)
+    elif p == 0:
+        out = np.sum(a != 0, axis=dims, keepdims=keepdim)
+    elif p == 1:
+        out = np.sum(a, axis=dims, keepdims=keepdim)
+    elif p == 2:
+        out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+    else:
+        out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+    return np.asarray(out, x.dtype)
+
+
+def _norm_vjp(ctx, g):
+    from .elementwise import abs as abs_, sign
+    x, out = ctx.saved
+    p = float(ctx.floats[0])
+    g, out = _spread(g, ctx), _spread(out, ctx)
+    if math.isinf(p):
+        ties = (np.abs(x._data) == out._data).astype(x._data.dtype)
+        share = ties / np.sum(ties, axis=_reduced_dims(ctx), keepdims=True)
+        return (sign(x) * g * Tensor._make(share, False),)
+    if p == 0:
+        return (g * 0.0,)
+    if p == 1:
+        return (sign(x) * g,)
+    zero_out = out._data == 0
+    if p == 2:
+        return (x * _masked(zero_out, g / _safe(zero_out, out)),)
+    zero_x = x._data == 0
+    magnitude = _masked(zero_x, _safe(zero_x, abs_(x)) ** (p - 1))
+    return (sign(x) * magnitude * _masked(zero_out, g * _safe(zero_out, out) ** (1 - p)),)
+
+
+def _norm_meta(kshape, p, **_):
+    return (len(kshape), *kshape), (p,)
+
+
+NORM = OpDef("norm", _norm_forward, node_name="LinalgVectorNormBackward0", saves=("x", "out"),
+             kernel="norm_bwd", vjp=_norm_vjp, meta=_norm_meta)
+
+
+def norm(x, p="fro", dim=None, keepdim=False, *, dtype=None):
+    """Vector p-norm over dim (all elements by default): p = 2 ('fro'), 1, inf, -inf, 0 or any
+    other number. Gradients follow torch's (zero where the norm is zero)."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if p == "fro" or p is None:
+        p = 2.0
+    if isinstance(p, str):
+        raise RuntimeError(f"norm: p={p!r} (a matrix norm) is not supported; use a number")
+    _float_reduction_input(x, "linalg.vector_norm")
+    return _group_reduction(NORM, x, _dims(x, dim), keepdim, p=float(p))

@@ -1,4 +1,5 @@
-"""Shape ops: reshape/view and their kin, permute/transpose, basic indexing, stack and cat.
+"""Shape ops: reshape/view and their kin, permute/transpose, basic indexing, stack and cat, flip,
+repeat and constant padding.
 
 Views share their base's version counter, as in torch: an in-place change through one is seen
 by the saved-value checks of the other.
@@ -28,6 +29,8 @@ _COPY = dict(kernel="copy_bwd", vjp=_reshape_vjp)
 VIEW = OpDef("view", _reshape_forward, node_name="ViewBackward0", **_COPY)
 UNSQUEEZE = OpDef("unsqueeze", _reshape_forward, node_name="UnsqueezeBackward0", **_COPY)
 SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", **_COPY)
+SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", **_COPY)
+SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", **_COPY)
 CLONE = OpDef("clone", lambda x: x.copy(), node_name="CloneBackward0", **_COPY)
 
 
@@ -85,12 +88,14 @@ def unsqueeze(x, dim):
 def squeeze(x, dim=None):
     shape = x._data.shape
     if dim is None:
-        new = tuple(s for s in shape if s != 1)
+        new, op = tuple(s for s in shape if s != 1), SQUEEZE
     else:
-        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        one = isinstance(dim, (int, np.integer))
+        dims = (dim,) if one else tuple(dim)
         drop = {_wrap_dim(d, x._data.ndim) for d in dims} if x._data.ndim else set()
         new = tuple(s for i, s in enumerate(shape) if not (i in drop and s == 1))
-    return reshape(x, new, op=SQUEEZE)
+        op = SQUEEZE_DIM if one else SQUEEZE_DIMS
+    return reshape(x, new, op=op)
 
 
 def clone(x):
@@ -114,6 +119,7 @@ _PERMUTE = dict(kernel="permute_bwd", vjp=_permute_vjp, meta=lambda perm: (perm,
 PERMUTE = OpDef("permute", lambda x, perm: x.transpose(perm), node_name="PermuteBackward0", **_PERMUTE)
 TRANSPOSE = OpDef("transpose", lambda x, perm: x.transpose(perm), node_name="TransposeBackward0",
                   **_PERMUTE)
+T = OpDef("t", lambda x, perm: x.transpose(perm), node_name="TBackward0", **_PERMUTE)
 
 
 def permute(x, *dims, op=PERMUTE):
@@ -124,25 +130,25 @@ def permute(x, *dims, op=PERMUTE):
                            f"match the length of the desired ordering of dimensions i.e. input.dim()"
                            f" = {nd} is not equal to len(dims) = {len(dims)}")
     perm = tuple(_wrap_dim(d, nd) for d in dims) if nd else ()
-    if sorted(perm) != list(range(nd)):
-        raise RuntimeError("permute(): dims must be a permutation of 0..ndim-1")
+    if len(set(perm)) != nd:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
     return _view_of(x, apply(op, (x,), {"perm": perm}))
 
 
-def transpose(x, dim0, dim1):
+def transpose(x, dim0, dim1, op=TRANSPOSE):
     nd = x._data.ndim
     if nd == 0:
         return x
     perm = list(range(nd))
     a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     perm[a], perm[b] = perm[b], perm[a]
-    return permute(x, perm, op=TRANSPOSE)
+    return permute(x, perm, op=op)
 
 
 def t(x):
     if x._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
-    return transpose(x, 0, -1) if x._data.ndim == 2 else x
+    return transpose(x, 0, -1, op=T) if x._data.ndim == 2 else x
 
 
 # ---- basic indexing: an affine view ---------------------------------------------------------------
@@ -180,9 +186,11 @@ def _scatter_forward(g, offset, strides, in_shape):
     return out
 
 
-STRIDED = OpDef("strided", _strided_forward, node_name="SliceBackward0", kernel="strided_bwd",
-                vjp=_strided_vjp, meta=lambda offset, strides, in_shape, out_shape, index=None:
+_STRIDED = dict(kernel="strided_bwd", vjp=_strided_vjp,
+                meta=lambda offset, strides, in_shape, out_shape, index=None:
                 _strided_meta(offset, strides, in_shape))
+STRIDED = OpDef("strided", _strided_forward, node_name="SliceBackward0", **_STRIDED)
+SELECT = OpDef("select", _strided_forward, node_name="SelectBackward0", **_STRIDED)
 
 
 def _scatter_meta(offset, strides, in_shape):
@@ -208,7 +216,8 @@ def basic_index_map(shape, index):
     if Ellipsis in items:
         at = items.index(Ellipsis)
         items[at:at + 1] = [slice(None)] * (len(shape) - n_real)
-    items += [slice(None)] * (len(shape) - n_real - sum(1 for i in items if i is Ellipsis))
+    else:
+        items += [slice(None)] * (len(shape) - n_real)
     cstrides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):
         cstrides[d] = cstrides[d + 1] * shape[d + 1]
@@ -239,7 +248,9 @@ def basic_getitem(x, index):
     out_shape, offset, strides = basic_index_map(x._data.shape, index)
     attrs = {"offset": offset, "strides": strides, "in_shape": x._data.shape,
              "out_shape": out_shape, "index": index}
-    return _view_of(x, apply(STRIDED, (x,), attrs))
+    items = index if isinstance(index, tuple) else (index,)
+    ints_only = all(isinstance(i, (int, np.integer)) for i in items)
+    return _view_of(x, apply(SELECT if ints_only else STRIDED, (x,), attrs))
 
 
 # ---- stack and cat --------------------------------------------------------------------------------
@@ -302,9 +313,125 @@ def cat(tensors, dim=0):
     for i, t_ in enumerate(tensors):
         s = t_._data.shape
         if len(s) != nd or any(s[k] != base[k] for k in range(nd) if k != d):
+            if len(s) != nd:
+                raise RuntimeError(f"Tensors must have same number of dimensions: got {nd} and "
+                                   f"{len(s)}")
+            k = next(k for k in range(nd) if k != d and s[k] != base[k])
+            got = s[k]
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
-                               f"{base[d - 1] if d else base[1]} but got size {s} for tensor number {i} "
-                               "in the list.")
+                               f"{base[k]} but got size {got} for tensor number {i} in the list.")
     outer = int(np.prod(base[:d])) if d else 1
     widths = tuple(int(np.prod(t_._data.shape[d:])) for t_ in tensors)
     return apply(CAT, tensors, {"dim": d, "outer": outer, "widths": widths})
+
+
+# ---- flip, repeat, constant padding ---------------------------------------------------------------
+def _c_strides(shape):
+    strides, step = [0] * len(shape), 1
+    for d in range(len(shape) - 1, -1, -1):
+        strides[d] = step
+        step *= shape[d]
+    return strides
+
+
+def _flip_meta(dims, offset, strides):
+    return (offset, *strides), ()
+
+
+def _flip_vjp(ctx, g):
+    return (flip(g, tuple(d for d, s in enumerate(ctx.ints[1:]) if s < 0)),)
+
+
+# The gradient reads g through the affine map (offset, strides) from input to output positions:
+# the same kernel as the backward of a strided scatter.
+FLIP = OpDef("flip", lambda x, dims, offset, strides: np.flip(x, dims).copy(),
+             node_name="FlipBackward0", kernel="strided_gather_bwd", vjp=_flip_vjp, meta=_flip_meta)
+
+
+def flip(x, *dims):
+    """x with the order of elements reversed along dims (a copy, as in torch)."""
+    dims = _shape_args(dims)
+    nd = x._data.ndim
+    wrapped = [_wrap_dim(d, nd) for d in dims]
+    for d in wrapped:
+        if wrapped.count(d) > 1:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    if nd == 0:
+        return apply(FLIP, (x,), {"dims": (), "offset": 0, "strides": ()})
+    shape, cstrides = x._data.shape, _c_strides(x._data.shape)
+    offset = sum((shape[d] - 1) * cstrides[d] for d in wrapped if shape[d])
+    strides = tuple(-c if d in wrapped else c for d, c in enumerate(cstrides))
+    return apply(FLIP, (x,), {"dims": tuple(wrapped), "offset": offset, "strides": strides})
+
+
+def _repeat_vjp(ctx, g):
+    from .reduce import sum as sum_
+    padded = [int(s) for s in ctx.ints]
+    out = ctx.out_shapes[0]
+    tiles = []
+    for copies, size in zip([o // s if s else 0 for o, s in zip(out, padded)], padded):
+        tiles += [copies, size]
+    summed = sum_(g.reshape(tiles), tuple(range(0, len(tiles), 2))) if tiles else g
+    return (summed.reshape(ctx.in_shapes[0]),)
+
+
+REPEAT = OpDef("repeat", lambda x, sizes, padded: np.tile(x, sizes), node_name="RepeatBackward0",
+               kernel="repeat_bwd", vjp=_repeat_vjp, meta=lambda sizes, padded: (padded, ()))
+
+
+def repeat(x, *sizes):
+    """x tiled sizes[d] times along each dim (leading sizes add new dims)."""
+    sizes = _shape_args(sizes)
+    if len(sizes) < x._data.ndim:
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
+                           "dimensions of tensor")
+    padded = (1,) * (len(sizes) - x._data.ndim) + tuple(x._data.shape)
+    return apply(REPEAT, (x,), {"sizes": tuple(sizes), "padded": padded})
+
+
+def _pad_forward(x, widths, value, offset, strides):
+    return np.pad(x, widths, constant_values=np.asarray(value, x.dtype))
+
+
+def _pad_vjp(ctx, g):
+    befores = ctx.ints[1 + len(ctx.in_shapes[0]):]
+    return (g[tuple(slice(int(b), int(b) + s) for b, s in zip(befores, ctx.in_shapes[0]))],)
+
+
+# Input element c sits at output position c + before: an affine map, read back by the kernel.
+PAD = OpDef("pad", _pad_forward, node_name="ConstantPadNdBackward0", kernel="strided_gather_bwd",
+            vjp=_pad_vjp, meta=lambda widths, value, offset, strides:
+            ((offset, *strides, *(b for b, _ in widths)), ()))
+
+
+def pad(x, pad, mode="constant", value=None):
+    """Constant padding as torch.nn.functional.pad: pad = (before, after) pairs starting from the
+    last dim; negative amounts crop."""
+    if mode != "constant":
+        raise NotImplementedError(f"pad: mode {mode!r} is not supported (only 'constant')")
+    pad = tuple(int(p) for p in pad)
+    nd = x._data.ndim
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * nd:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension {nd}")
+    widths = [[0, 0] for _ in range(nd)]
+    for k in range(len(pad) // 2):
+        widths[nd - 1 - k] = [pad[2 * k], pad[2 * k + 1]]
+    if any(b < 0 or a < 0 for b, a in widths):
+        crop = []
+        for d, (b, a) in enumerate(widths):
+            size = x._data.shape[d]
+            start, stop = max(-b, 0), size - max(-a, 0)
+            if stop < start:
+                raise RuntimeError("narrow(): length must be non-negative.")
+            crop.append(slice(start, stop))
+        x = x[tuple(crop)]
+        widths = [[max(b, 0), max(a, 0)] for b, a in widths]
+    out_shape = tuple(s + b + a for s, (b, a) in zip(x._data.shape, widths))
+    strides = _c_strides(out_shape)
+    offset = sum(b * c for (b, _), c in zip(widths, strides))
+    widths = tuple((b, a) for b, a in widths)
+    return apply(PAD, (x,), {"widths": widths, "value": 0.0 if value is None else value,
+                             "offset": offset, "strides": tuple(strides)})

@@ -1,0 +1,109 @@
+"""split, chunk and unbind: one node with one output per piece, as torch's SplitBackward0 and
+UnbindBackward0, so an edge from a consumer names the piece by its input_nr."""
+import copy
+
+import numpy as np
+
+from .. import tape
+from ..tensor import _wrap_dim
+from .apply import apply
+from .registry import OpDef
+from .scan import line_meta
+
+
+def _pieces_vjp(ctx, *grads):
+    """The pieces' gradients side by side (undefined ones arrive as zeros)."""
+    from .shape import cat, stack
+    d, keepdim = int(ctx.ints[-2]), int(ctx.ints[-1])
+    return (cat(list(grads), d) if keepdim else stack(list(grads), d),)
+
+
+def _split_forward(x, dim, sizes, keepdim, outer, widths):
+    bounds = np.cumsum(sizes)[:-1]
+    pieces = np.split(x, bounds, axis=dim)
+    return tuple(pieces) if keepdim else tuple(p.squeeze(dim) for p in pieces)
+
+
+def _split_meta(dim, sizes, keepdim, outer, widths):
+    # dim and keepdim go last, for the VJP
+    return (outer, sum(widths), *widths, dim, int(keepdim)), ()
+
+
+# n_out is a placeholder: each call records its own count (see _with_outputs).
+_PIECES = dict(n_out=2, kernel="split_bwd", vjp=_pieces_vjp, meta=_split_meta)
+SPLIT = OpDef("split", _split_forward, node_name="SplitBackward0", **_PIECES)
+SPLIT_WITH_SIZES = OpDef("split_with_sizes", _split_forward, node_name="SplitWithSizesBackward0",
+                         **_PIECES)
+UNBIND = OpDef("unbind", _split_forward, node_name="UnbindBackward0", **_PIECES)
+
+_variants = {}
+
+
+def _with_outputs(op, n):
+    """op as `apply` must see it for a call with n outputs: apply packs the output count from the
+    OpDef (Note [packed counts] in tape.py), and these ops have as many outputs as pieces. The
+    copy shares the registry entry's code, kernel and VJP."""
+    key = (op.code, n)
+    variant = _variants.get(key)
+    if variant is None:
+        variant = _variants[key] = copy.copy(op)
+        variant.n_out = n
+        variant.counts = op.counts & ~(0xFFF << tape.OUT_BITS) | n << tape.OUT_BITS
+    return variant
+
+
+def _pieces(op, x, d, sizes, keepdim):
+    shape = x._data.shape
+    outer, _, inner = line_meta(shape, d)
+    widths = tuple(s * inner for s in sizes)
+    result = apply(_with_outputs(op, len(sizes)), (x,), {"dim": d, "sizes": tuple(sizes),
+                   "keepdim": keepdim, "outer": outer, "widths": widths})
+    pieces = result if isinstance(result, tuple) else (result,)
+    vc = x._shared_vc()
+    for p in pieces:             # views of x, as in torch
+        p._vc = vc
+    return pieces
+
+
+def split(x, split_size_or_sections, dim=0):
+    """Pieces of split_size along dim (the last may be smaller), or of the listed sizes."""
+    nd = x._data.ndim
+    if nd == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = _wrap_dim(dim, nd)
+    size = x._data.shape[d]
+    if isinstance(split_size_or_sections, (int, np.integer)):
+        step = int(split_size_or_sections)
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and size != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
+                               f"size of {size}")
+        sizes = [min(step, size - s) for s in range(0, size, step)] if step else [0]
+        return _pieces(SPLIT, x, d, sizes or [0], True)
+    sizes = [int(s) for s in split_size_or_sections]
+    if sum(sizes) != size or any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
+                           f"tensor's size at dimension {d}), but got split_sizes={sizes}")
+    return _pieces(SPLIT_WITH_SIZES, x, d, sizes, True)
+
+
+def chunk(x, chunks, dim=0):
+    """At most `chunks` pieces of equal size ceil(size / chunks) along dim."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if x._data.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    size = x._data.shape[_wrap_dim(dim, x._data.ndim)]
+    step = -(-size // chunks)
+    return split(x, step if step else 1, dim) if size else split(x, 0, dim)
+
+
+def unbind(x, dim=0):
+    """The slices of x along dim, without that dim."""
+    if x._data.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = _wrap_dim(dim, x._data.ndim)
+    if x._data.shape[d] == 0:
+        return ()
+    return _pieces(UNBIND, x, d, [1] * x._data.shape[d], False)
