@@ -231,6 +231,9 @@ class Tensor:
 
     def detach_(self):
         """Cut this tensor out of the graph in place: it becomes a leaf that requires no grad."""
+        from .ops.inplace import is_recorded_view
+        if is_recorded_view(self):
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._seg, self._node, self._slot = None, -1, 0
         self._requires_grad = False
         return self

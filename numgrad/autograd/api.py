@@ -7,6 +7,7 @@ from .. import grad_mode, tape
 from ..engine import execute, release, serve_python_node
 from ..hooks import run_hooks
 from ..lower import LoweredGraph, segments_of
+from ..ops.inplace import check_stale_views
 from ..tensor import Tensor
 from . import differentiable
 
@@ -131,6 +132,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
             if not any(graph.needed[p] for p, _ in places):
                 raise _unused_error(i)
     graph.check_saved()
+    check_stale_views(graph)
     if accumulate and inputs is not None:
         for t in inputs:
             if t._node >= 0:

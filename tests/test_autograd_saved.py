@@ -1,0 +1,262 @@
+"""Saved values and in-place ops: release after backward, version counters shared by views and
+detached aliases, torch's messages, history moving to in-place nodes, and in-place through views
+(Note [in-place through views] in ops/inplace.py). Expected gradients are derived by hand."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad import autograd
+
+
+def t64(values, requires_grad=True):
+    return ng.tensor(values, dtype=ng.float64, requires_grad=requires_grad)
+
+
+def close(tensor, expected):
+    np.testing.assert_allclose(tensor.detach().numpy(), expected, rtol=1e-12, atol=1e-12)
+
+
+X = [[1., 2., 3.], [4., 5., 6.]]
+FREED = "Trying to backward through the graph a second time"
+
+
+def test_second_backward_raises_only_when_a_node_that_saved_values_runs_again():
+    x = t64([1., 2.])
+    y = (x * x).sum()                             # mul saves x
+    y.backward()
+    with pytest.raises(RuntimeError, match=FREED):
+        y.backward()
+    close(x.grad, [2., 4.])                        # the failed call changed nothing
+    z = (x + 1).sum()                             # add and sum save nothing: torch runs it again
+    z.backward()
+    z.backward()
+    close(x.grad, [4., 6.])
+
+
+def test_retain_graph_keeps_saved_values_until_a_backward_without_it():
+    x = t64(2.)
+    y = x.exp()
+    for _ in range(3):
+        y.backward(retain_graph=True)
+    y.backward()
+    close(x.grad, 4 * np.exp(2.))
+    with pytest.raises(RuntimeError, match=FREED):
+        y.backward()
+
+
+def test_only_the_nodes_that_ran_are_released():
+    x = t64(2.)
+    shared = x.exp()
+    a, b = shared * 2, shared * 3
+    a.backward()                                  # frees exp and a's mul, not b's mul
+    with pytest.raises(RuntimeError, match=FREED):
+        b.backward()                              # reaches the freed exp
+    w = t64(1.)
+    c = w.sin()
+    d = c * c
+    autograd.grad(d, c)                           # d's node ran; c's sin did not
+    c.backward()
+    close(w.grad, np.cos(1.))
+
+
+@pytest.mark.parametrize("under_no_grad", [True, False])
+def test_every_in_place_op_bumps_the_version(under_no_grad):
+    t = ng.zeros(3, dtype=ng.float64)
+    ops = [lambda: t.add_(1), lambda: t.mul_(2), lambda: t.zero_(), lambda: t.fill_(3.),
+           lambda: t.copy_(ng.ones(3, dtype=ng.float64)), lambda: t.__setitem__(0, 5.),
+           lambda: t.clamp_(0., 1.), lambda: t.sub_(1), lambda: t.div_(2)]
+    for k, op in enumerate(ops):
+        if under_no_grad:
+            with ng.no_grad():
+                op()
+        else:
+            op()
+        assert t._version == k + 1
+
+
+def test_views_and_detached_aliases_share_the_version_counter():
+    h = t64(X) * 1
+    aliases = [h[0], h[:, 1:], h.view(6), h.reshape(3, 2), h.t(), h.unsqueeze(0), h.detach(),
+               h.transpose(0, 1), h.split(1)[1], h.unbind(1)[2]]
+    for k, alias in enumerate(aliases):
+        with ng.no_grad():
+            alias.mul_(1)
+        assert h._version == k + 1
+        assert all(a._version == k + 1 for a in aliases)
+
+
+def test_in_place_on_an_expanded_tensor_is_refused_like_torch():
+    h = t64([[1., 2., 3.]]) * 1
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor refers "
+                                           "to a single memory location"):
+        h.expand(2, 3).mul_(2)
+    assert h._version == 0
+
+
+def test_version_check_names_shape_op_and_versions_like_torch():
+    x = t64(X)
+    h = x * 2
+    y = h.sin()                                   # sin saves its input, the output of Mul
+    with ng.no_grad():
+        h[0, 0] = 7.
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    message = str(info.value)
+    assert message.startswith(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [numgrad.DoubleTensor [2, 3]], which is output 0 of Mul")
+    assert "is at version 1; expected version 0 instead." in message
+    assert x.grad is None
+
+
+def test_version_check_reports_a_leaf_without_an_op():
+    x = ng.tensor([1., 2.], requires_grad=True)
+    y = x.sin()
+    with ng.no_grad():
+        x.add_(1)
+        x.add_(1)
+    with pytest.raises(RuntimeError, match=r"\[numgrad.FloatTensor \[2\]\] is at version 2; "
+                                           r"expected version 0 instead"):
+        y.sum().backward()
+
+
+def test_a_modified_value_that_was_not_saved_is_fine():
+    # exp saves its output, not its input: changing the input afterwards is harmless (torch too)
+    x = t64([1., 2.])
+    h = x * 1
+    y = h.exp()
+    with ng.no_grad():
+        h.mul_(2)
+    y.sum().backward()
+    close(x.grad, np.exp([1., 2.]))
+
+
+def test_in_place_on_a_non_leaf_moves_its_history():
+    x = t64([1., 2.])
+    h = x * 2
+    assert h.grad_fn.name() == "MulBackward0"
+    h.mul_(3)
+    assert h.grad_fn.name() == "MulBackward0" and h._version == 1
+    h.add_(x)                                     # h = 6x + x
+    assert h.grad_fn.name() == "AddBackward0"
+    h.exp_()
+    h.sum().backward()
+    close(x.grad, 7 * np.exp(7 * np.array([1., 2.])))
+
+
+def test_in_place_with_an_operand_that_requires_grad_gives_history():
+    w = t64([1., 2.])
+    buf = ng.zeros(2, dtype=ng.float64)
+    buf.add_(w * w)
+    assert buf.requires_grad and buf.grad_fn is not None
+    buf.sum().backward()
+    close(w.grad, [2., 4.])
+
+
+def test_setitem_is_differentiable_for_base_and_value():
+    x, v = t64(X), t64([10., 20.])
+    h = x * 1
+    h[:, 1] = v * v
+    (h * h).sum().backward()
+    xv = np.array(X)
+    expected = 2 * xv
+    expected[:, 1] = 0                              # overwritten: no gradient to x there
+    close(x.grad, expected)
+    close(v.grad, 4 * np.array([10., 20.]) ** 3)   # d (v^2)^2 / dv
+
+
+def test_in_place_on_a_leaf_that_requires_grad_raises_and_changes_nothing():
+    x = t64([1., 2.])
+    for op in (lambda: x.add_(1), lambda: x.__setitem__(0, 3.), lambda: x.zero_(),
+               lambda: x.copy_(ng.ones(2, dtype=ng.float64))):
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used "
+                                               "in an in-place operation."):
+            op()
+    assert x._version == 0 and x.is_leaf
+    close(x, [1., 2.])
+    with ng.no_grad():
+        x.add_(1)                                   # allowed under no_grad, as an update step
+    close(x, [2., 3.])
+
+
+def test_in_place_through_a_view_of_a_leaf_raises_like_torch():
+    x = t64(X)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad is being "
+                                           "used in an in-place operation."):
+        x[0].mul_(2)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
+        x[:, 0] += 1
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable"):
+        x.view(6)[1:].zero_()
+    assert x._version == 0
+    close(x, X)
+    with ng.no_grad():
+        x[0].mul_(2)                                # an update step through a view
+    close(x, [[2., 4., 6.], [4., 5., 6.]])
+
+
+def test_index_augmented_assignment_on_a_non_leaf_is_right():
+    x = t64(X)
+    h = x * 1
+    h[:, 0] *= 2
+    h[1] += x[0] * 10
+    loss = (h * h).sum()
+    loss.backward()
+    xv = np.array(X)
+    hv = xv.copy()
+    hv[:, 0] *= 2
+    hv[1] += xv[0] * 10
+    # dloss/dh = 2h; h[0] = x[0] * [2,1,1]; h[1] = x[1] * [2,1,1] + 10 x[0]
+    scale = np.array([2., 1., 1.])
+    expected = np.stack([2 * hv[0] * scale + 2 * hv[1] * 10, 2 * hv[1] * scale])
+    close(x.grad, expected)
+
+
+def test_a_modified_view_used_afterwards_is_right():
+    x = t64(X)
+    h = x * 1
+    v = h[0]
+    v.mul_(3)
+    (v * v).sum().backward()                        # v = 3 x[0]: d(9 x0^2) = 18 x0
+    close(x.grad, [[18., 36., 54.], [0., 0., 0.]])
+
+
+@pytest.mark.parametrize("modify", [
+    lambda h: h[0].mul_(3),                          # through a view, then the base is used
+    lambda h: h.view(6).add_(1),
+    lambda h: h.t()[0].zero_(),                      # through a view of a view
+])
+def test_base_used_after_an_in_place_op_through_its_view_raises_clearly(modify):
+    x = t64(X)
+    h = x * 1
+    modify(h)
+    with pytest.raises(RuntimeError, match="was used after an in-place operation changed its "
+                                           "values through a view"):
+        (h * 2).sum().backward()
+    assert x.grad is None
+    (x * 2).sum().backward()                        # the next correct call works
+    close(x.grad, np.full((2, 3), 2.))
+
+
+def test_view_used_after_an_in_place_op_on_its_base_raises_clearly():
+    x = t64(X)
+    h = x * 1
+    row = h[1]
+    h.mul_(2)
+    with pytest.raises(RuntimeError, match="was used after an in-place operation"):
+        row.sum().backward()
+    # used before the change, it saw the old values: right, and allowed
+    x2 = t64(X)
+    h2 = x2 * 1
+    early = h2[1].sum() * 1
+    h2.mul_(2)
+    early.backward()
+    close(x2.grad, [[0., 0., 0.], [1., 1., 1.]])
+
+
+def test_a_view_made_after_the_change_of_its_base_is_right():
+    x = t64(X)
+    h = x * 1
+    h.mul_(2)
+    h[1].sum().backward()
+    close(x.grad, [[0., 0., 0.], [2., 2., 2.]])
