@@ -132,6 +132,9 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
             if not any(graph.needed[p] for p, _ in places):
                 raise _unused_error(i)
     graph.check_saved()
+    for index in np.flatnonzero(graph.runnable & ((graph.flags & tape.PYTHON) != 0)):
+        seg, node = graph.locate(int(index))
+        seg.python[node].check_saved()       # custom Functions save outside the tape
     check_stale_views(graph)
     if accumulate and inputs is not None:
         for t in inputs:

@@ -35,7 +35,8 @@ class _SavedTensor:
         # the node whose output it is, named now: torch's message names it
         self.producer = node_name(t._seg, t._node) if t._node >= 0 and output_index is None else None
 
-    def unpack(self, ctx):
+    def check(self, ctx):
+        """torch's error when the tensor was modified in place since it was saved."""
         if self.vc[0] != self.version:
             if self.output is not None:
                 owner = f", which is output {self.output} of {forward_name(ctx.node_name)},"
@@ -49,6 +50,9 @@ class _SavedTensor:
                 f"at version {self.vc[0]}; expected version {self.version} instead. Hint: enable "
                 "anomaly detection to find the operation that failed to compute its gradient, with "
                 "numgrad.autograd.set_detect_anomaly(True).")
+
+    def unpack(self, ctx):
+        self.check(ctx)
         if self.leaf is not None:
             return self.leaf
         seg = self.seg() if self.seg is not None else None
@@ -125,9 +129,19 @@ class FunctionCtx:
         self.materialize_grads = bool(value)
 
     def release(self):
+        # as torch, only a node that saved tensors refuses to run again
+        self._released = any(t is not None for t in self._saved or ())
         self._saved = None
         self._to_save = ()
-        self._released = True
+
+    def check_saved(self):
+        """Before a backward runs: torch's errors for this node's saved tensors (freed, or
+        modified in place), so that the backward fails before anything runs."""
+        if self._released:
+            raise RuntimeError(_FREED)
+        for saved in self._saved or ():
+            if saved is not None:
+                saved.check(self)
 
 
 class Function:

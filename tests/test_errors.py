@@ -1,0 +1,231 @@
+"""torch's errors, each raised before anything changes: .grad, versions and the graph are as they
+were, and the next correct call works (DESIGN.md section 5, invariant 10). A wrong custom backward
+and a wrong hook are in test_function.py and test_hooks.py."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad import autograd
+
+
+def t64(values, requires_grad=True):
+    return ng.tensor(values, dtype=ng.float64, requires_grad=requires_grad)
+
+
+class Counted(autograd.Function):
+    calls = 0
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx, g):
+        Counted.calls += 1
+        (x,) = ctx.saved_tensors
+        return 2 * x * g
+
+
+class State:
+    """.grad values and versions of some tensors, to compare after a failed call."""
+
+    def __init__(self, *tensors):
+        self.tensors = tensors
+        self.before = self._read()
+
+    def _read(self):
+        return [(None if t._grad is None else t._grad._data.copy(), t._version,
+                 t._data.copy()) for t in self.tensors]
+
+    def assert_unchanged(self):
+        for (grad0, version0, data0), (grad1, version1, data1) in zip(self.before, self._read()):
+            assert (grad0 is None) == (grad1 is None)
+            if grad0 is not None:
+                np.testing.assert_array_equal(grad0, grad1)
+            assert version0 == version1
+            np.testing.assert_array_equal(data0, data1)
+
+
+@pytest.fixture
+def graph():
+    """x (with a .grad already), a Counted node, a hook: y = sum(x^2 * 3)."""
+    Counted.calls = 0
+    x = t64([1., 2.])
+    x.grad = t64([10., 10.], False)
+    hooked = []
+    h = Counted.apply(x)
+    h.register_hook(lambda g: hooked.append(1))
+    y = (h * 3).sum()
+    return x, h, y, hooked
+
+
+def assert_graph_usable(x, y, hooked):
+    """Nothing ran; a correct backward through the same graph still works."""
+    assert Counted.calls == 0 and hooked == []
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [10. + 6., 10. + 12.])
+    assert Counted.calls == 1 and hooked == [1]
+
+
+def test_backward_of_a_tensor_that_does_not_require_grad(graph):
+    x, h, y, hooked = graph
+    state = State(x)
+    with pytest.raises(RuntimeError, match="element 0 of tensors does not require grad and does "
+                                           "not have a grad_fn"):
+        y.detach().backward()
+    with pytest.raises(RuntimeError, match="element 1 of tensors does not require grad"):
+        autograd.backward([y, ng.ones(())])
+    state.assert_unchanged()
+    assert_graph_usable(x, y, hooked)
+
+
+def test_non_scalar_backward_without_gradient(graph):
+    x, h, y, hooked = graph
+    state = State(x)
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        h.backward()
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+        autograd.grad(h, x)
+    state.assert_unchanged()
+    assert_graph_usable(x, y, hooked)
+
+
+def test_gradient_of_the_wrong_shape(graph):
+    x, h, y, hooked = graph
+    state = State(x)
+    with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_output\[0\] has a shape of "
+                                           r"numgrad.Size\(\[3\]\) and output\[0\] has a shape of "
+                                           r"numgrad.Size\(\[2\]\)."):
+        h.backward(ng.ones(3, dtype=ng.float64))
+    with pytest.raises(RuntimeError, match=r"Mismatch in shape: grad_output\[1\]"):
+        autograd.grad([y, h], x, [None, ng.ones(1, dtype=ng.float64)])
+    state.assert_unchanged()
+    assert_graph_usable(x, y, hooked)
+
+
+def test_wrong_number_of_gradients(graph):
+    x, h, y, hooked = graph
+    state = State(x)
+    with pytest.raises(RuntimeError, match="got 2 tensors and 1 gradients"):
+        autograd.backward([y, y], [None])
+    with pytest.raises(RuntimeError, match="got 1 tensors and 2 gradients"):
+        autograd.grad(y, x, [None, None])
+    state.assert_unchanged()
+    assert_graph_usable(x, y, hooked)
+
+
+def test_unused_input_raises_before_anything_runs(graph):
+    x, h, y, hooked = graph
+    unused = t64(1.)
+    state = State(x, unused)
+    with pytest.raises(RuntimeError, match="The differentiated Tensor at index 1 appears to not "
+                                           "have been used in the graph. Set allow_unused=True if "
+                                           "this is the desired behavior."):
+        autograd.grad(y, [x, unused])
+    state.assert_unchanged()
+    assert Counted.calls == 0 and hooked == []
+    gx, gu = autograd.grad(y, [x, unused], allow_unused=True, retain_graph=True)
+    np.testing.assert_array_equal(gx.numpy(), [6., 12.])
+    assert gu is None
+    Counted.calls, hooked[:] = 0, []
+    assert_graph_usable(x, y, hooked)
+
+
+def test_bad_inputs_argument(graph):
+    x, h, y, hooked = graph
+    state = State(x)
+    with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):
+        autograd.grad(y, [x, ng.ones(2)])
+    with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty."):
+        autograd.grad(y, [])
+    with pytest.raises(RuntimeError, match="`inputs` argument to `backward\\(\\)` cannot be empty."):
+        y.backward(inputs=[])
+    with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has "
+                                           "requires_grad=False"):
+        y.backward(inputs=[ng.ones(2)])
+    state.assert_unchanged()
+    assert_graph_usable(x, y, hooked)
+
+
+def test_backward_twice_through_freed_saved_values(graph):
+    x, h, y, hooked = graph
+    y.backward()
+    state = State(x)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()
+    state.assert_unchanged()
+    assert Counted.calls == 1 and hooked == [1]
+    z = (Counted.apply(x) * 3).sum()          # the next correct call: a fresh forward
+    z.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [10. + 12., 10. + 24.])
+
+
+def test_saved_value_modified_in_place(graph):
+    x, h, y, hooked = graph
+    with ng.no_grad():
+        x.mul_(1)
+    state = State(x)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+    state.assert_unchanged()
+    assert Counted.calls == 0 and hooked == []
+
+
+def test_in_place_on_a_leaf_that_requires_grad(graph):
+    x, h, y, hooked = graph
+    state = State(x)
+    for op in (lambda: x.add_(1), lambda: x.mul_(x), lambda: x.__setitem__(0, 3.),
+               lambda: x.zero_(), lambda: x.copy_(ng.ones(2, dtype=ng.float64))):
+        with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used "
+                                               "in an in-place operation."):
+            op()
+    state.assert_unchanged()
+    assert x.is_leaf and x.requires_grad
+    assert_graph_usable(x, y, hooked)
+
+
+def test_requires_grad_on_an_integer_tensor():
+    t = ng.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require "
+                                           "gradients"):
+        t.requires_grad_()
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype"):
+        t.requires_grad = True
+    assert not t.requires_grad and t._version == 0
+    f = t.double().requires_grad_()
+    (f * f).sum().backward()
+    np.testing.assert_array_equal(f.grad.numpy(), [2., 4.])
+
+
+def test_numpy_of_a_tensor_that_requires_grad(graph):
+    x, h, y, hooked = graph
+    state = State(x)
+    for t in (x, h):
+        with pytest.raises(RuntimeError, match=r"Can't call numpy\(\) on Tensor that requires "
+                                               r"grad. Use tensor.detach\(\).numpy\(\) instead."):
+            t.numpy()
+    state.assert_unchanged()
+    np.testing.assert_array_equal(h.detach().numpy(), [1., 4.])
+    assert np.shares_memory(x.detach().numpy(), x.numpy(force=True))
+    assert_graph_usable(x, y, hooked)
+
+
+def test_a_failing_custom_backward_leaves_grad_and_graph(graph):
+    class Fails(autograd.Function):
+        @staticmethod
+        def forward(ctx, v):
+            return v * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            raise ValueError("backward failed")
+
+    x, h, y, hooked = graph
+    state = State(x)
+    z = Fails.apply(h).sum() + y
+    with pytest.raises(ValueError, match="backward failed"):
+        z.backward()
+    state.assert_unchanged()
+    Counted.calls, hooked[:] = 0, []
+    assert_graph_usable(x, y, hooked)        # nothing was released: y's part still works
