@@ -62,7 +62,9 @@ class set_detect_anomaly:
     """Turn anomaly detection on or off: at once when called, and back as it was when used as a
     context manager.
 
-    >>> numgrad.autograd.set_detect_anomaly(True)      # doctest: +SKIP
+    >>> with numgrad.autograd.set_detect_anomaly(True):
+    ...     numgrad.autograd.is_anomaly_enabled()
+    True
     """
 
     def __init__(self, mode, check_nan=True):
