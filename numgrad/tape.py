@@ -100,7 +100,8 @@ class Segment:
         self.acc_of = {}             # id(leaf tensor) -> node id of its AccumulateGrad here
         self.leaves = {}             # node id of an AccumulateGrad -> the leaf tensor
         self.deps = set()            # older segments this one's edges reach
-        self.python = {}             # node id -> the Python object that runs its backward
+        self.python = {}             # node id -> the Python object that runs its backward; also
+                                     # ("stack", id) and ("metadata", id) for anomaly mode, grad_fn
         self.hooks = {}              # (node id, output) -> {handle id: hook}
         self.retained = {}           # (node id, output) -> weakref of a tensor that called retain_grad
         self.views = None            # node id -> its grad_fn object while alive (made on first use)

@@ -1,4 +1,4 @@
-"""Shared test settings: deterministic seeds, and a fresh recording segment per test."""
+"""Shared test settings: deterministic seeds for numgrad and NumPy in every test."""
 import numpy as np
 import pytest
 
