@@ -427,3 +427,49 @@ def test_a_wrong_backward_raises_and_changes_nothing(result, message):
     # extra None gradients are accepted, as torch does; the next correct call works
     (_wrong(lambda g: (g * 2, None, None)).apply(x, 2.) * x).sum().backward()
     close(x.grad, before + 2 * x.detach().numpy() + 2 * x.detach().numpy())
+
+
+class SetupContextStyle(Function):
+    """torch 2's style: forward without ctx, setup_context, and vjp as the backward's name."""
+
+    @staticmethod
+    def forward(x, k):
+        return x * k
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, k = inputs
+        ctx.k = k
+        ctx.seen = (type(inputs), ctx.needs_input_grad, output.requires_grad)
+        ctx.save_for_backward(x)
+
+    @staticmethod
+    def vjp(ctx, g):
+        (x,) = ctx.saved_tensors
+        return g * ctx.k * x, None
+
+
+def test_setup_context_and_vjp():
+    x = t64([1., 2.])
+    y = SetupContextStyle.apply(x, 3.)
+    assert y.grad_fn.name() == "SetupContextStyleBackward"
+    ctx = y.grad_fn._seg.python[y.grad_fn._id]
+    assert ctx.seen == (tuple, (True, False), False)
+    y.sum().backward()
+    close(x.grad, [3., 6.])
+
+    class Both(Function):
+        @staticmethod
+        def forward(ctx, v):
+            return v * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+        @staticmethod
+        def vjp(ctx, g):
+            return g
+
+    with pytest.raises(RuntimeError, match="Implementing both 'backward' and 'vjp'"):
+        Both.apply(x).sum().backward()

@@ -176,6 +176,11 @@ class Function:
 
     vjp = backward
 
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """torch 2's other style: override this, and forward(*args) takes no ctx."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx(cls)
@@ -184,7 +189,11 @@ class Function:
         ctx._inputs = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
                             for a in args)
         with grad_mode.no_grad():
-            raw = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is Function.setup_context:
+                raw = cls.forward(ctx, *args, **kwargs)
+            else:
+                raw = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, raw)
         single = not isinstance(raw, tuple)
         outputs = (raw,) if single else raw
         record = grad_mode.state.grad_enabled and any(t._requires_grad for t in tensor_args)
@@ -265,7 +274,7 @@ def _call_backward(ctx, grads_out):
         if g is None and ctx.materialize_grads and shape is not None:
             g = Tensor._make(np.zeros(shape, dtype), False)
         grads.append(g)
-    result = ctx._cls.backward(ctx, *grads)
+    result = _user_backward(ctx._cls)(ctx, *grads)
     if not isinstance(result, tuple):
         result = (result,)
     n_args = len(ctx.needs_input_grad)
@@ -273,6 +282,14 @@ def _call_backward(ctx, grads_out):
         raise RuntimeError(f"function {ctx.node_name} returned an incorrect number of gradients "
                            f"(expected {n_args}, got {len(result)})")
     return _checked(ctx, result[:n_args])
+
+
+def _user_backward(cls):
+    """The user's backward, or vjp, its other name (torch refuses both)."""
+    if cls.backward is not Function.backward and cls.vjp is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not "
+                           "allowed. You should only implement one of them.")
+    return cls.vjp if cls.vjp is not Function.vjp else cls.backward
 
 
 def _checked(ctx, result):
