@@ -4,6 +4,8 @@ backward itself is recorded on the tape and can be differentiated again.
 It follows the same plan as the compiled scheduler (needed nodes, pending counts per edge) and the
 same rule: a node runs once, after the contributions to its outputs are summed.
 """
+import functools
+import inspect
 from collections import deque
 
 import numpy as np
@@ -84,6 +86,12 @@ def _context(graph, index, seg, node):
     return SavedContext(saved, ints, floats, in_shapes, out_shapes, tuple(needs))
 
 
+@functools.lru_cache(maxsize=None)
+def _parameters(formula):
+    """A derivative formula's parameter names: what it needs (inspect is slow, formulas few)."""
+    return tuple(inspect.signature(formula).parameters)
+
+
 def elementwise_vjp(op, ctx, g):
     """The registry formulas evaluated on Tensors, summed back to each input's shape."""
     values = dict(zip(op.saves, ctx.saved))
@@ -93,9 +101,8 @@ def elementwise_vjp(op, ctx, g):
         if formula is None or not ctx.needs_input_grad[k]:
             grads.append(None)
             continue
-        import inspect
         kwargs = {}
-        for name in inspect.signature(formula).parameters:
+        for name in _parameters(formula):
             kwargs[name] = g if name == "g" else attrs[name] if name in attrs else values[name]
         result = formula(**kwargs)
         if tuple(result.shape) != tuple(ctx.in_shapes[k]):
