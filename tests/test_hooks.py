@@ -118,7 +118,7 @@ def test_hooks_in_a_create_graph_backward_are_recorded():
     close(g, 2 * 3. * 9.)                       # y * 2x = 2 x^3
     (gg,) = autograd.grad(g, x)
     # g = 2 x y: directly 2y = 18; through y, dg/dy = 2x = 6 meets y's hook again (times y = 9),
-    # then dy/dx = 2x: 6 * 9 * 6 = 324. torch gives 342 too.
+    # then dy/dx = 2x: 6 * 9 * 6 = 324. In all 342, as torch gives.
     close(gg, 342.)
 
 
