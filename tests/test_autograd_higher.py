@@ -162,3 +162,13 @@ def test_create_graph_loop_runs_in_bounded_memory():
         if was_enabled:
             gc.enable()
     assert alive <= 1, f"{alive} of {len(segments)} steps' graphs are still alive"
+
+
+def test_jacobian_vector_product_by_the_double_backward_trick():
+    # g(v) = J^T v is linear in v; differentiating it with respect to v gives J u
+    xv, uv = np.array([1., 2., 3.]), np.array([1., 1., 2.])
+    x = t64(xv)
+    v = ng.zeros(3, dtype=ng.float64, requires_grad=True)
+    (g,) = autograd.grad(x ** 2, x, v, create_graph=True)
+    (jvp,) = autograd.grad(g, v, t64(uv, False))
+    close(jvp, 2 * xv * uv)                # J = diag(2x)
