@@ -60,8 +60,11 @@ def format_array(array, indent):
 
 def tensor_repr(t):
     array = t._data
-    body = format_array(array, len("tensor("))
     extras = []
+    if type(array) is not np.ndarray:       # a device array: print a host copy, and the device
+        array = array.copy_to_host()
+        extras.append(f"device='{t.device}'")
+    body = format_array(array, len("tensor("))
     default_ok = {np.dtype(np.int64), np.dtype(np.bool_), dtypes.get_default_dtype()}
     if array.dtype not in default_ok:
         extras.append("dtype=" + dtypes.name(array.dtype))

@@ -21,6 +21,10 @@ def new_version_counter():
     return [0]
 
 
+_DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy "
+                       "the tensor to host memory first.")
+
+
 class Tensor:
     __slots__ = ("_data", "_requires_grad", "_seg", "_node", "_slot", "_grad", "_vc", "_inference",
                  "_extra", "__weakref__")
@@ -256,9 +260,15 @@ class Tensor:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
+        if type(self._data) is not np.ndarray:
+            if force:
+                return self._data.copy_to_host()
+            raise TypeError(_DEVICE_NUMPY_ERROR)
         return self._data
 
     def __array__(self, dtype=None, copy=None):
+        if type(self._data) is not np.ndarray:
+            raise TypeError(_DEVICE_NUMPY_ERROR)
         if dtype is not None:
             return self._data.astype(dtype)
         return self._data

@@ -172,6 +172,11 @@ def _run(graph, seed_list, create_graph, current):
         tape.close_segment(current)
         grads = differentiable.execute(graph, seed_list)
         return lambda index, out: grads.get(int(graph.out_ptr[index]) + out)
+    if graph.on_cuda[graph.needed].any():
+        # CUDA nodes: the GPU engine runs the same plan and reads its own buffers (numgrad/cuda)
+        from ..cuda import engine as cuda_engine
+        buffers = cuda_engine.execute(graph, [(i, o, s._data) for i, o, s in seed_list])
+        return cuda_engine.reader(graph, buffers)
     buffers = execute(graph, [(i, o, s._data) for i, o, s in seed_list], serve_python_node)
     return _buffer_reader(graph, buffers)
 

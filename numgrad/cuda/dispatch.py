@@ -1,0 +1,90 @@
+"""forward(op, arrays, attrs): the CUDA twin of `op.forward`, for ops whose inputs live on the GPU.
+
+One table names every op's twin, by registry name. `apply` calls this when an input is a device
+array; inputs that are host arrays are constants the op code made (a Python scalar as a 0-d array,
+index positions, a mask): 0-d ones are fine for elementwise ops, as torch's CPU scalars are, and
+ops name the inputs that are host index arrays by position. Any other host array is a CPU tensor
+mixed with CUDA ones: torch's error.
+"""
+import numpy as np
+
+from . import elementwise, index, linalg, nn, reduce, shape
+from .array import is_device_array, to_device
+from .formulas import FORWARD
+from ..ops import registry
+
+_DEVICES_ERROR = ("Expected all tensors to be on the same device, but found at least two devices, "
+                  "cuda:0 and cpu!")
+
+
+class Twin:
+    """A CUDA forward: fn(*arrays, **attrs), and the inputs that may be host (index) arrays."""
+    __slots__ = ("fn", "host_inputs")
+
+    def __init__(self, fn, host_inputs=()):
+        self.fn = fn
+        self.host_inputs = host_inputs
+
+
+def _elementwise(op, host_inputs=()):
+    return Twin(lambda *arrays, **attrs: elementwise.forward(op, arrays, attrs), host_inputs)
+
+
+def _on_host(op):
+    """sort and topk: a stable sort along a dim has no kernel here yet; NumPy runs it on a copy."""
+    def fn(*arrays, **attrs):
+        result = op.forward(*[np.asarray(a) for a in arrays], **attrs)
+        if op.n_out == 1:
+            return to_device(result)
+        return tuple(to_device(np.asarray(r)) for r in result)
+    return Twin(fn)
+
+
+def _table():
+    twins = {name: _elementwise(registry.BY_NAME[name]) for name in FORWARD
+             if name in registry.BY_NAME}
+    for name in ("where", "masked_fill", "masked_fill_tensor"):
+        twins[name] = _elementwise(registry.BY_NAME[name], host_inputs=(0,))
+    plain = {
+        "cast": shape.cast, "clone": shape.clone, "view": shape.reshape,
+        "unsqueeze": shape.reshape, "squeeze": shape.reshape, "squeeze_dim": shape.reshape,
+        "squeeze_dims": shape.reshape, "permute": shape.permute, "transpose": shape.permute,
+        "t": shape.permute, "strided": shape.strided, "select": shape.strided,
+        "strided_scatter": shape.strided_scatter, "stack": shape.stack, "cat": shape.cat,
+        "flip": shape.flip, "repeat": shape.repeat, "pad": shape.pad, "expand": shape.expand,
+        "split": shape.split, "split_with_sizes": shape.split, "unbind": shape.split,
+        "sum": reduce.sum_, "sum_dim": reduce.sum_, "mean": reduce.mean,
+        "mean_dim": reduce.mean, "sum_to": reduce.sum_to, "prod": reduce.prod,
+        "prod_dim": reduce.prod, "var": reduce.var, "std": reduce.std,
+        "logsumexp": reduce.logsumexp, "norm": reduce.norm, "cumsum": reduce.cumsum,
+        "cumprod": reduce.cumprod, "amax": reduce.amax, "amin": reduce.amin,
+        "max_all": reduce.amax, "min_all": reduce.amin, "max_dim": reduce.pick,
+        "min_dim": reduce.pick,
+        "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot, "mv": linalg.mv,
+        "linear": linalg.linear, "linear_no_bias": linalg.linear,
+        "softmax": nn.softmax, "log_softmax": nn.log_softmax, "im2col": nn.im2col,
+        "col2im": nn.col2im,
+    }
+    twins.update({name: Twin(fn) for name, fn in plain.items()})
+    twins.update({"take": Twin(index.take, (1,)), "gather": Twin(index.take, (1,)),
+                  "index_select": Twin(index.take, (1,)), "put_add": Twin(index.put_add, (1,)),
+                  "scatter_add": Twin(index.scatter_add, (2,)),
+                  "index_add": Twin(index.scatter_add, (2,)),
+                  "cross_entropy": Twin(nn.cross_entropy, (1, 2))})
+    for name in ("sort", "topk"):
+        twins[name] = _on_host(registry.BY_NAME[name])
+    return twins
+
+
+TWINS = _table()
+
+
+def forward(op, arrays, attrs):
+    twin = TWINS.get(op.name)
+    if twin is None:
+        raise NotImplementedError(f"{op.name} has no CUDA forward in numgrad yet")
+    scalar_ok = op.elementwise or op.name in FORWARD
+    for k, a in enumerate(arrays):
+        if not is_device_array(a) and k not in twin.host_inputs and (a.ndim or not scalar_ok):
+            raise RuntimeError(_DEVICES_ERROR)
+    return twin.fn(*arrays, **attrs) if attrs else twin.fn(*arrays)

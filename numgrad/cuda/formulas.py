@@ -1,0 +1,86 @@
+"""The forward of every elementwise op as one scalar formula, for the generated CUDA kernels.
+
+The registry's elementwise forwards are NumPy calls; these are their scalar twins, in the derivative
+formulas' language (arithmetic and F = numgrad.kernels.formula_cuda). A formula's parameters are the
+op's inputs in order, then the float attributes it reads (named as `apply` passes them). Results
+follow NumPy: NaN propagates through maximum/minimum/clamp/relu as np.maximum does.
+"""
+import math
+
+from ..kernels import formula_cuda as F
+
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+def _bce(x, y):
+    lo, hi = F.log(x), F.log1p(-x)
+    return -(y * F.select(lo > -100.0, lo, -100.0) + (1.0 - y) * F.select(hi > -100.0, hi, -100.0))
+
+
+def _softplus(x, beta, threshold):
+    z = x * beta
+    soft = (F.maximum(z, 0.0) + F.log1p(F.exp(-abs(z)))) / beta
+    return F.select(z > threshold, x, soft)
+
+
+FORWARD = {
+    "add": lambda x, y: x + y,
+    "sub": lambda x, y: x - y,
+    "mul": lambda x, y: x * y,
+    "div": lambda x, y: x / y,
+    "pow": lambda x, y: F.pow(x, y),
+    "atan2": lambda x, y: F.atan2(x, y),
+    "maximum": lambda x, y: F.maximum(x, y),
+    "minimum": lambda x, y: F.minimum(x, y),
+    "where": lambda c, x, y: F.select(c != 0, x, y),
+    "masked_fill": lambda c, x, v: F.select(c != 0, v, x),
+    "masked_fill_tensor": lambda c, x, v: F.select(c != 0, v, x),
+    "pow_scalar": lambda x, p: F.pow(x, p),
+    "pow_base": lambda x, base: F.pow(base, x),
+    "rsub": lambda x, s: s - x,
+    "clamp": lambda x, lo, hi: F.select(x < lo, lo, F.select(x > hi, hi, x)),
+    "clamp_tensor": lambda x, lo, hi: F.minimum(F.maximum(x, lo), hi),
+    "neg": lambda x: -x,
+    "exp": lambda x: F.exp(x),
+    "expm1": lambda x: F.expm1(x),
+    "log": lambda x: F.log(x),
+    "log1p": lambda x: F.log1p(x),
+    "log2": lambda x: F.log2(x),
+    "sqrt": lambda x: F.sqrt(x),
+    "rsqrt": lambda x: 1.0 / F.sqrt(x),
+    "sin": lambda x: F.sin(x),
+    "cos": lambda x: F.cos(x),
+    "tan": lambda x: F.tan(x),
+    "tanh": lambda x: F.tanh(x),
+    "sigmoid": lambda x: F.sigmoid(x),
+    "relu": lambda x: F.select(x > 0, x, x * 0),
+    "abs": lambda x: abs(x),
+    "atan": lambda x: F.atan(x),
+    "erf": lambda x: F.erf(x),
+    "reciprocal": lambda x: 1.0 / x,
+    "square": lambda x: x * x,
+    "sign": lambda x: F.sign(x),
+    "eq": lambda x, y: x == y,
+    "ne": lambda x, y: x != y,
+    "lt": lambda x, y: x < y,
+    "le": lambda x, y: x <= y,
+    "gt": lambda x, y: x > y,
+    "ge": lambda x, y: x >= y,
+    "logical_and": lambda x, y: (x != 0) & (y != 0),
+    "logical_or": lambda x, y: (x != 0) | (y != 0),
+    "logical_xor": lambda x, y: (x != 0) != (y != 0),
+    "logical_not": lambda x: x == 0,
+    "gelu": lambda x: 0.5 * x * (1.0 + F.erf(x * _INV_SQRT2)),
+    "gelu_tanh": lambda x: 0.5 * x * (1.0 + F.tanh(_SQRT_2_OVER_PI * (x + _GELU_C * x * x * x))),
+    "silu": lambda x: x * F.sigmoid(x),
+    "softplus": _softplus,
+    "leaky_relu": lambda x, slope: F.select(x > 0, x, x * slope),
+    "elu": lambda x, alpha: F.select(x > 0, x, alpha * F.expm1(F.minimum(x, 0.0))),
+    "binary_cross_entropy": _bce,
+}
+
+# Ops whose result is bool whatever their inputs (the others keep their inputs' dtype).
+BOOL_RESULT = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+                         "logical_xor", "logical_not"))
