@@ -1,0 +1,38 @@
+"""Run under `mpiexec -n 2` with one argument, the failure to stage:
+
+  raise     rank 1 raises while rank 0 waits in a gradient all_reduce: init's abort hook ends the
+            job (the timeout is long, so it is not what ends it).
+  stall     rank 1 stops calling collectives without raising: rank 0's all_reduce times out
+            after 3 s and raises, which ends the job.
+  early     rank 1 exits before init(), which MPICH's launcher does not notice: rank 0's init()
+            gives up after 3 s (a "Timeout" traceback) and exits.
+  mismatch  rank 1 builds another model: DistributedDataParallel raises on every rank; each rank
+            prints its error and exits with status 3.
+"""
+import os
+import sys
+import time
+
+import numgrad as ng
+import numgrad.distributed as dist
+from numgrad import nn
+from numgrad.nn.parallel import DistributedDataParallel as DDP
+
+mode = sys.argv[1]
+if mode == "early" and os.environ.get("PMI_RANK") == "1":
+    sys.exit("rank 1 exits before init")
+dist.init(timeout=3 if mode in ("stall", "early") else 600)
+rank = dist.get_rank()
+hidden = 17 if mode == "mismatch" and rank == 1 else 16
+try:
+    model = DDP(nn.Sequential(nn.Linear(5, hidden), nn.Tanh(), nn.Linear(hidden, 1)))
+except RuntimeError as error:
+    print(f"rank {rank}: RuntimeError: {error}", flush=True)
+    sys.exit(3)
+print(f"rank {rank}: wrapped", flush=True)
+if rank == 1 and mode == "raise":
+    raise ValueError("rank 1 fails on purpose")
+if rank == 1 and mode == "stall":
+    time.sleep(120)
+model(ng.randn(4, 5)).sum().backward()
+print(f"rank {rank}: backward finished, which it should not have", flush=True)
