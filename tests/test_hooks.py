@@ -196,3 +196,20 @@ def test_retain_grad_on_a_leaf_is_a_no_op_and_non_leaf_grads_need_it():
     with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
         assert z.grad is None
     assert y.retains_grad and not z.retains_grad
+
+
+def test_a_hook_that_records_under_enable_grad_does_not_disturb_the_backward():
+    x = t64([1., 2.])
+    side = []
+
+    def records(g):
+        with ng.enable_grad():
+            side.append((x * g).sum())          # recorded while the backward runs
+        return g
+
+    y = x * 3
+    y.register_hook(records)
+    (y * y).sum().backward()
+    close(x.grad, 18 * np.array([1., 2.]))
+    side[0].backward()                          # the recorded graph works on its own
+    close(x.grad, 18 * np.array([1., 2.]) + 6 * np.array([1., 2.]))

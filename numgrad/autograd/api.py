@@ -166,10 +166,11 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
 
 def _run(graph, seed_list, create_graph, current):
     """Run the lowered graph; returns read(position, output) -> the gradient Tensor or None."""
+    # Whatever the backward records (all of it under create_graph; a hook that enables grad)
+    # goes into a fresh segment: the lowered segments keep the size they were lowered with, and
+    # the forward's segment can be freed while .grad holds the new one.
+    tape.close_segment(current)
     if create_graph:
-        # The backward is recorded into a fresh segment: the lowered segments keep the size they
-        # were lowered with, and the forward's segment can be freed while .grad holds the new one.
-        tape.close_segment(current)
         grads = differentiable.execute(graph, seed_list)
         return lambda index, out: grads.get(int(graph.out_ptr[index]) + out)
     if graph.on_cuda[graph.needed].any():
