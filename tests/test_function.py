@@ -5,7 +5,8 @@ import pytest
 
 import numgrad as ng
 from numgrad import autograd
-from numgrad.autograd import Function, once_differentiable
+from numgrad.autograd import Function, api, once_differentiable
+from numgrad.node import node_name
 
 
 def t64(values, requires_grad=True):
@@ -113,7 +114,23 @@ def test_function_between_compiled_nodes_runs_once():
     x = t64(xv)
     c = Cube.apply(x.sin())
     z = (c.exp() + c * 2).sum()
-    z.backward()
+    order = []
+
+    def observe(graph, read):
+        for index in graph.order[:graph.n_order]:
+            seg, node = graph.locate(int(index))
+            order.append(node_name(seg, node))
+
+    api.observers.append(observe)
+    try:
+        z.backward()
+    finally:
+        api.observers.remove(observe)
+    # the scheduler handed the Function to Python once, after both consumers, and resumed
+    assert order.count("CubeBackward") == 1
+    assert order.index("CubeBackward") > max(order.index("ExpBackward0"),
+                                             order.index("MulBackward0"))
+    assert order.index("SinBackward0") > order.index("CubeBackward")
     s = np.sin(xv)
     close(x.grad, (np.exp(s ** 3) + 2) * 3 * s ** 2 * np.cos(xv))
     assert Cube.calls == 1
