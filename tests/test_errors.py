@@ -83,9 +83,10 @@ def test_backward_of_a_tensor_that_does_not_require_grad(graph):
 def test_non_scalar_backward_without_gradient(graph):
     x, h, y, hooked = graph
     state = State(x)
-    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+    scalar_only = "grad can be implicitly created only for scalar outputs"
+    with pytest.raises(RuntimeError, match=scalar_only):
         h.backward()
-    with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):
+    with pytest.raises(RuntimeError, match=scalar_only):
         autograd.grad(h, x)
     state.assert_unchanged()
     assert_graph_usable(x, y, hooked)
@@ -135,11 +136,13 @@ def test_unused_input_raises_before_anything_runs(graph):
 def test_bad_inputs_argument(graph):
     x, h, y, hooked = graph
     state = State(x)
-    with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require grad"):
+    with pytest.raises(RuntimeError, match="One of the differentiated Tensors does not require "
+                                           "grad"):
         autograd.grad(y, [x, ng.ones(2)])
     with pytest.raises(RuntimeError, match="`inputs` argument to `grad\\(\\)` cannot be empty."):
         autograd.grad(y, [])
-    with pytest.raises(RuntimeError, match="`inputs` argument to `backward\\(\\)` cannot be empty."):
+    with pytest.raises(RuntimeError, match="`inputs` argument to `backward\\(\\)` cannot be "
+                                           "empty."):
         y.backward(inputs=[])
     with pytest.raises(RuntimeError, match="can't retain_grad on Tensor that has "
                                            "requires_grad=False"):

@@ -33,7 +33,8 @@ class _SavedTensor:
         self.seg = weakref.ref(t._seg) if t._seg is not None else None
         self.node, self.slot = t._node, t._slot
         # the node whose output it is, named now: torch's message names it
-        self.producer = node_name(t._seg, t._node) if t._node >= 0 and output_index is None else None
+        is_input = t._node >= 0 and output_index is None
+        self.producer = node_name(t._seg, t._node) if is_input else None
 
     def check(self, ctx):
         """torch's error when the tensor was modified in place since it was saved."""
@@ -44,9 +45,10 @@ class _SavedTensor:
                 owner = f", which is output {self.slot} of {forward_name(self.producer)},"
             else:
                 owner = ""
+            shape = list(self.data.shape)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [numgrad.{_kind(self.data)} {list(self.data.shape)}]{owner} is "
+                f"inplace operation: [numgrad.{_kind(self.data)} {shape}]{owner} is "
                 f"at version {self.vc[0]}; expected version {self.version} instead. Hint: enable "
                 "anomaly detection to find the operation that failed to compute its gradient, with "
                 "numgrad.autograd.set_detect_anomaly(True).")

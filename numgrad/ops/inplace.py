@@ -292,10 +292,10 @@ def _mark_of_modified_view(self, index, value):
     marks = [m for m in _stale_marks.get(root_seg, ()) if m.after == value._node]
     if not marks:
         return None
-    region = self._data[index]
+    region, written = self._data[index], value._data
     same_memory = (isinstance(region, np.ndarray)
-                   and region.__array_interface__["data"][0] == value._data.__array_interface__["data"][0]
-                   and region.shape == value._data.shape and region.strides == value._data.strides)
+                   and region.__array_interface__["data"] == written.__array_interface__["data"]
+                   and region.shape == written.shape and region.strides == written.strides)
     return marks[-1] if same_memory else None
 
 
