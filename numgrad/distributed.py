@@ -35,7 +35,7 @@ __all__ = ["init", "is_initialized", "get_rank", "get_world_size", "all_reduce",
 # Variables that MPICH's, Open MPI's and PMIx launchers set in the processes they start.
 _LAUNCHER_VARIABLES = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
 _REDUCE_OPS = ("sum", "mean")
-SPIN_SECONDS = 2e-3     # see _poll
+_SPIN_SECONDS = 2e-3     # see _poll
 
 
 class _World:
@@ -181,7 +181,7 @@ def _poll(request, what):
 
     MPI moves a non-blocking collective on only while its ranks call into MPI, so a rank that
     sleeps between tests delays its peers too: napping from the first test made a 20 KB
-    all_reduce between 2 ranks take 2.5 ms instead of 0.08 ms. So it spins for SPIN_SECONDS,
+    all_reduce between 2 ranks take 2.5 ms instead of 0.08 ms. So it spins for _SPIN_SECONDS,
     as a blocking MPI call would, and only then sleeps between tests (up to 1 ms), leaving the
     CPU to a slower peer.
     """
@@ -191,7 +191,7 @@ def _poll(request, what):
     nap = 0.0
     while not request.Test():
         now = time.perf_counter()
-        if now - start < SPIN_SECONDS:
+        if now - start < _SPIN_SECONDS:
             continue
         if now > deadline:
             raise RuntimeError(

@@ -251,7 +251,7 @@ def test_sampler_shuffles_the_same_order_on_every_rank_each_epoch():
 def test_sampler_defaults_to_the_world_and_checks_the_rank():
     sampler = DistributedSampler(range(4), shuffle=False)
     assert (sampler.num_replicas, sampler.rank, list(sampler)) == (1, 0, [0, 1, 2, 3])
-    with pytest.raises(ValueError, match=r"Invalid rank 2, rank should be in the interval \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"Invalid rank 2, rank should be in the interval \[0, 1"):
         DistributedSampler(range(4), num_replicas=2, rank=2)
 
 
