@@ -119,29 +119,36 @@ def check_stale_views(graph):
     if not marks:
         return
     ids = np.concatenate([seg.base + np.arange(len(seg), dtype=np.int64) for seg in graph.segments])
-    owner = np.repeat(np.arange(graph.n), np.diff(graph.in_ptr))
-    live = (graph.e_node >= 0) & graph.needed[owner]
     _is_view_op(0)
     views = np.flatnonzero(np.isin(graph.op, list(_view_codes)))
+    view_src = graph.e_node[graph.in_ptr[views]]
+    view_src_slot = graph.e_slot[graph.in_ptr[views]]
+    edges = None
     for mark in marks:
-        root, root_slot = int(graph.index_of([mark.root[0]])[0]), mark.root[1]
-        modified = (int(graph.index_of([mark.modified[0]])[0]), mark.modified[1])
-        # the family's view nodes recorded before the op: a view op has one input, so grow the
-        # family from the root one level of views per pass
-        candidates = views[(views > root) & (ids[views] < mark.after)]
-        src = graph.e_node[graph.in_ptr[candidates]]
-        from_root = (src == root) & (graph.e_slot[graph.in_ptr[candidates]] == root_slot)
+        root, root_slot = _position(graph, mark.root[0]), mark.root[1]
+        modified = _position(graph, mark.modified[0]), mark.modified[1]
+        # the family's views recorded before the op: a view op has one input, so grow the family
+        # from the root one level of views per pass
+        early = (views > root) & (ids[views] < mark.after)
+        candidates, src = views[early], view_src[early]
+        from_root = (src == root) & (view_src_slot[early] == root_slot)
         family = np.zeros(graph.n, np.bool_)
         while True:
             grown = ~family[candidates] & (from_root | ((src >= 0) & family[np.maximum(src, 0)]))
             if not grown.any():
                 break
             family[candidates[grown]] = True
-        reads = live & (ids[owner] > mark.after)
+        if modified == (root, root_slot) and not family.any():
+            continue                  # an in-place op on a tensor that had no view: nothing stale
+        if edges is None:
+            owner = np.repeat(np.arange(graph.n), np.diff(graph.in_ptr))
+            live = (graph.e_node >= 0) & graph.needed[owner]
+            edges = (ids[owner], live, np.where(live, graph.e_node, 0))
+        reader, live, dst = edges
+        reads = live & (reader > mark.after)
         if mark.exempt is not None:
             first, last = mark.exempt
-            reads &= ~((ids[owner] >= first) & (ids[owner] <= last))
-        dst = np.where(live, graph.e_node, 0)
+            reads &= ~((reader >= first) & (reader <= last))
         into_root = (dst == root) & (graph.e_slot == root_slot)
         stale = reads & (into_root | family[dst])
         stale &= ~((dst == modified[0]) & (graph.e_slot == modified[1]))
@@ -155,6 +162,13 @@ def check_stale_views(graph):
                 "this view), and numgrad cannot rewrite its history as torch does. Apply the "
                 "in-place operation to a clone(), use the out-of-place op, or assign through the "
                 "base: base[index] = value.")
+
+
+def _position(graph, node_id):
+    """A node's position in the lowered graph, -1 when its segment was not lowered."""
+    if all(seg.serial != tape.segment_of(node_id) for seg in graph.segments):
+        return -1
+    return int(graph.index_of([node_id])[0])
 
 
 def _records(self, *others):
