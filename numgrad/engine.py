@@ -133,7 +133,7 @@ def execute(graph, seeds, python_node):
     ready = np.flatnonzero(graph.needed & (graph.pending == 0))
     queue = np.empty(max(graph.n, 1), np.int64)
     queue[:len(ready)] = ready
-    state = np.zeros(4, np.int64)
+    state = np.zeros(5, np.int64)
     state[scheduler.TAIL] = len(ready)
     n_edges = len(graph.e_node)
     graph.order = np.empty(max(graph.n, 1), np.int64)
@@ -153,24 +153,18 @@ def execute(graph, seeds, python_node):
                              scratch, resume, phase)
         if node < 0:
             break
-        phase = python_node(graph, buffers, int(node), phase)
+        phase = python_node(graph, buffers, int(node), int(state[scheduler.REASON]))
         resume = node
     graph.n_order = int(state[scheduler.N_ORDER])
     graph.n_events = int(state[scheduler.N_EVENTS])
     return buffers
 
 
-def serve_python_node(graph, buffers, index, phase):
-    """Hooks of a node's outputs (before it runs), or the backward of a custom Function.
-
-    The scheduler hands a node back first for its hooks (PRE_HOOKS), when it has any, then for its
-    backward (PYTHON). `phase` is the phase the scheduler was last resumed with, which belongs to
-    the previous node handed back, so it cannot tell the two apart: the node's flags and whether
-    its hooks already ran can.
-    """
+def serve_python_node(graph, buffers, index, reason):
+    """Hooks of a node's outputs (before it runs), or the backward of a custom Function: the
+    scheduler says which (`reason`), and is resumed with the matching phase."""
     seg, node = graph.locate(index)
-    if graph.flags[index] & tape.PRE_HOOKS and getattr(buffers, "hooks_ran_for", -1) != index:
-        buffers.hooks_ran_for = index
+    if reason == scheduler.HOOKS:
         for j in range(int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
             hooks = seg.hooks.get((node, j))
             slot = buffers.slot(index, j)
@@ -200,7 +194,7 @@ def release(graph):
             seg.saved_bytes -= array.nbytes
             seg.arrays[~ref] = None
         column = np.frombuffer(seg.s_ref, np.int64)
-        column[freeing] = tape.FREED
+        column[:s1 - s0][freeing] = tape.FREED     # values saved after lowering stay
         del column
         for local in np.flatnonzero(ran & ((graph.flags[lo:hi] & tape.PYTHON) != 0)).tolist():
             seg.python[seg.base | local].release()

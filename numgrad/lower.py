@@ -5,6 +5,8 @@ columns into arrays); global node ids become positions in the concatenation. The
 then marks the needed nodes, counts pending edges (Note [pending counts] in kernels/plan.py) and
 places the gradient buffers. Nothing here walks the graph in Python.
 """
+import re
+
 import numpy as np
 
 from . import tape
@@ -138,7 +140,6 @@ class LoweredGraph:
         expected = seg.versions.get(local_s, 0)
         if vc is None or vc[0] == expected:
             return
-        from .node import node_name
         _, node = self.locate(index)
         op = registry.OPS[int(self.op[index])]
         position = s - int(self.sv_ptr[index])
@@ -150,15 +151,16 @@ class LoweredGraph:
             producer = int(self.e_node[e])
             if producer >= 0 and self.op[producer] != tape.ACCUMULATE:
                 pseg, pid = self.locate(producer)
-                owner = f", which is output {int(self.e_slot[e])} of {node_name(pseg, pid)},"
+                owner = f", which is output {int(self.e_slot[e])} of {_forward_name(pseg, pid)},"
         else:
-            owner = f", which is output {~where} of {node_name(seg, node)},"
+            owner = f", which is output {~where} of {_forward_name(seg, node)},"
         kind = "DoubleTensor" if dtype == np.float64 else "FloatTensor"
         raise RuntimeError(
             "one of the variables needed for gradient computation has been modified by an inplace "
             f"operation: [numgrad.{kind} {list(shape)}]{owner} is at version {vc[0]}; expected "
             f"version {expected} instead. Hint: enable anomaly detection to find the operation "
-            "that failed to compute its gradient, with numgrad.autograd.set_detect_anomaly(True).")
+            "that failed to compute its gradient, with "
+            "numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
 
     def _saved_shape(self, seg, local_s, index):
         ref = seg.s_ref[local_s]
@@ -175,3 +177,8 @@ def lower(root_ids, root_segments, target_ids=()):
     graph.plan(graph.index_of(root_ids), graph.index_of(list(target_ids)))
     return graph
 
+
+def _forward_name(seg, node):
+    """torch names the forward op in this message: MulBackward0 -> Mul."""
+    from .node import node_name
+    return re.sub(r"Backward\d*$", "", node_name(seg, node))

@@ -78,7 +78,7 @@ class Segment:
     __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays",
                  "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "saved_bytes",
-                 "__weakref__")
+                 "_input_starts", "__weakref__")
 
     def __init__(self):
         self.serial = next(_serials)
@@ -106,6 +106,7 @@ class Segment:
         self.retained = {}           # (node id, output) -> weakref of a tensor that called retain_grad
         self.views = None            # node id -> its grad_fn object while alive (made on first use)
         self.saved_bytes = 0
+        self._input_starts = None
 
     def __len__(self):
         return len(self.kind)
@@ -114,11 +115,13 @@ class Segment:
         return self.kind[local] & 0xFFFFFF
 
     def inputs_of(self, local):
-        """(start, end) of a node's entries in e_node/e_slot (a walk: for introspection only)."""
-        start = 0
-        for c in self.counts[:local]:
-            start += c & 0xFFF
-        return start, start + (self.counts[local] & 0xFFF)
+        """(start, end) of a node's entries in e_node/e_slot, for introspection (next_functions).
+        The starts are a cumulative sum of the packed counts, kept until the segment grows."""
+        starts = self._input_starts
+        if starts is None or len(starts) <= local + 1:
+            counts = np.frombuffer(self.counts, np.int64) if len(self.counts) else np.zeros(0, np.int64)
+            starts = self._input_starts = np.concatenate(([0], np.cumsum(counts & 0xFFF)))
+        return int(starts[local]), int(starts[local + 1])
 
     def add_node(self, kind, counts):
         """Append one node (its edges, meta and saved values are appended by the caller)."""

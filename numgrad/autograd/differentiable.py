@@ -152,7 +152,9 @@ def execute(graph, seeds):
         if graph.op[index] != tape.ACCUMULATE:
             outs = [grads.get(s) for s in range(o0, o1)]
             wanted = any(graph.e_node[e] >= 0 and graph.needed[graph.e_node[e]] for e in range(i0, i1))
-            if wanted and any(g is not None for g in outs):
+            # as the scheduler: a custom Function runs with zeros when no gradient reached it
+            python_node = graph.flags[index] & tape.PYTHON
+            if wanted and (python_node or any(g is not None for g in outs)):
                 in_grads = node_vjp(graph, index, seg, node, outs)
                 for k in range(i1 - i0):
                     dst = int(graph.e_node[i0 + k])

@@ -22,8 +22,9 @@ START = 0          # nothing to resume
 HOOKS_DONE = 1     # Python ran the tensor hooks of node `resume_node`: now run the node itself
 PYTHON_DONE = 2    # Python ran the backward of node `resume_node`: now release its inputs
 
-# state slots
-HEAD, TAIL, N_ORDER, N_EVENTS = 0, 1, 2, 3
+# state slots; REASON says why run() returned a node: its HOOKS are due, or its PYTHON backward
+HEAD, TAIL, N_ORDER, N_EVENTS, REASON = 0, 1, 2, 3, 4
+HOOKS, PYTHON_BACKWARD = 1, 2
 
 _ITEMSIZE = (4, 8, 4, 8)
 
@@ -49,6 +50,7 @@ def run(op, dt, flags, in_ptr, e_node, e_slot, out_ptr, sv_ptr, s_addr, mt_addr,
             node = queue[state[HEAD]]
             state[HEAD] += 1
             if flags[node] & PRE_HOOKS:
+                state[REASON] = HOOKS
                 return node                     # Python runs the hooks, then resumes HOOKS_DONE
         if phase != PYTHON_DONE:
             order[state[N_ORDER]] = node
@@ -77,7 +79,10 @@ def run(op, dt, flags, in_ptr, e_node, e_slot, out_ptr, sv_ptr, s_addr, mt_addr,
                 s = o0 + j
                 scratch[HEADER + j] = buffer_address(ws_addr, buf_kind, buf_off, s) if written[s] else 0
             if flags[node] & PYTHON:
-                if defined and wanted:
+                # as torch: a Function runs even when no gradient reached its outputs (it then
+                # gets zeros), as long as an input wants one
+                if wanted:
+                    state[REASON] = PYTHON_BACKWARD
                     return node                 # Python runs it and delivers, then resumes PYTHON_DONE
                 phase = PYTHON_DONE
                 continue

@@ -160,5 +160,7 @@ def _check_inference(op, inputs):
     for index in op.save_index:
         if index >= 0 and type(inputs[index]) is not _ndarray and inputs[index]._inference:
             raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around you can make "
-                "a clone to get a normal tensor and use it in autograd.")
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created "
+                "in inference mode in computation tracked by autograd. To work around this, you can "
+                "make a clone to get a normal tensor and use it in autograd, or use "
+                "`numgrad.no_grad()` instead of `numgrad.inference_mode()`.")
