@@ -101,6 +101,27 @@ def _mark_runnable(graph):
     graph.runnable &= computes
 
 
+def plan_backward(roots, inputs=None):
+    """The LoweredGraph a backward of `roots` (pruned to `inputs`) runs, planned and not run.
+
+    Besides the plan it carries `root_slots` ((position, output) of each root) and `wanted` (per
+    input, the places holding its gradient: a leaf may have an AccumulateGrad in several segments).
+    """
+    current = tape.current_segment()
+    root_nodes = [_root_node(t, current) for t in roots]
+    graph = LoweredGraph(segments_of({id(s): s for s, _, _ in root_nodes}.values()))
+    root_index = graph.index_of([n for _, n, _ in root_nodes])
+    graph.root_slots = [(int(i), out) for i, (_, _, out) in zip(root_index, root_nodes)]
+    graph.wanted = _targets(graph, inputs) if inputs is not None else None
+    target_index = [p for places in graph.wanted or () for p, _ in places]
+    graph.plan(root_index, target_index)
+    if inputs is not None and not target_index:
+        graph.needed[:] = False      # nothing asked for is reachable: run nothing
+        graph.needed[root_index] = True
+    _mark_runnable(graph)
+    return graph
+
+
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate,
                  allow_unused=True):
     """The shared core of backward() and grad(). Returns, for grad, the gradients of each input as
@@ -117,16 +138,8 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     if retain_graph is None:
         retain_graph = create_graph
     current = tape.current_segment()
-    root_nodes = [_root_node(t, current) for t in roots]
-    graph = LoweredGraph(segments_of({id(s): s for s, _, _ in root_nodes}.values()))
-    root_index = graph.index_of([n for _, n, _ in root_nodes])
-    wanted = _targets(graph, inputs) if inputs is not None else None
-    target_index = [p for places in wanted for p, _ in places] if wanted is not None else []
-    graph.plan(root_index, target_index if inputs is not None else [])
-    if inputs is not None and not target_index:
-        graph.needed[:] = False      # nothing asked for is reachable: run nothing
-        graph.needed[root_index] = True
-    _mark_runnable(graph)
+    graph = plan_backward(roots, inputs)
+    wanted = graph.wanted
     if not allow_unused:
         for i, places in enumerate(wanted):
             if not any(graph.needed[p] for p, _ in places):
@@ -140,7 +153,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
         for t in inputs:
             if t._node >= 0:
                 t.retain_grad()      # torch fills a non-leaf input's .grad through retain_grad
-    seed_list = [(int(i), out, s) for i, (_, _, out), s in zip(root_index, root_nodes, seeds)]
+    seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)]
     # As in torch, the backward (hooks, custom backwards, accumulation) runs with grad mode on
     # exactly when it is to be recorded.
     with grad_mode.set_grad_enabled(create_graph):

@@ -11,9 +11,9 @@ import numpy as np
 
 from .. import tape
 from ..engine import output_shape
-from ..lower import LoweredGraph, segments_of
 from ..node import node_name
-from .api import _as_tuple, _check_roots, _root_node, _targets
+from . import api
+from .api import _as_tuple, _check_roots, _targets
 
 _WORKSPACES = ("float32", "float64", "leaf float32", "leaf float64")
 _FLAG_NOTES = ((tape.PYTHON, "python"), (tape.PRE_HOOKS, "hooks"), (tape.RELEASED, "released"))
@@ -21,22 +21,11 @@ _FLAG_NOTES = ((tape.PYTHON, "python"), (tape.PRE_HOOKS, "hooks"), (tape.RELEASE
 
 def plan_backward(roots, inputs=None):
     """The LoweredGraph a backward of `roots` (pruned to `inputs`) runs, and the seeded slots as
-    (position, output) pairs. Mirrors the planning half of api.run_backward."""
+    (position, output) pairs: api.plan_backward, which the backward itself uses."""
     roots = _as_tuple(roots)
     _check_roots(roots)
-    current = tape.current_segment()
-    root_nodes = [_root_node(t, current) for t in roots]
-    graph = LoweredGraph(segments_of({id(s): s for s, _, _ in root_nodes}.values()))
-    root_index = graph.index_of([n for _, n, _ in root_nodes])
-    targets = []
-    if inputs is not None:
-        targets = [p for places in _targets(graph, _as_tuple(inputs)) for p, _ in places]
-    graph.plan(root_index, targets)
-    if inputs is not None and not targets:
-        graph.needed[:] = False          # nothing asked for is reachable: the backward runs nothing
-        graph.needed[root_index] = True
-        graph.runnable = graph.needed & (graph.op != tape.ACCUMULATE)
-    return graph, [(int(i), out) for i, (_, _, out) in zip(root_index, root_nodes)]
+    graph = api.plan_backward(roots, _as_tuple(inputs) if inputs is not None else None)
+    return graph, graph.root_slots
 
 
 class Labels:
