@@ -1,7 +1,6 @@
 """Tensor hooks and their removable handles."""
 import itertools
 
-from . import tape
 
 _ids = itertools.count()
 

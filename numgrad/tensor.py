@@ -4,7 +4,6 @@ A tensor made by a recorded op refers to its tape segment and node id (`_seg`, `
 which of the node's outputs it is (`_slot`, the input_nr of edges that reach it). A leaf has
 `_node == -1`; its AccumulateGrad node is created in the tape when an op first uses it.
 """
-from array import array
 
 import numpy as np
 

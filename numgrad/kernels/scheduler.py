@@ -8,7 +8,6 @@ final; Python stores it in `.grad` afterwards. Nodes that need Python (custom Fu
 hooks) are handed back: `run` returns the node id and state stays in the arrays, so a second call
 resumes where the first stopped.
 """
-import numpy as np
 from numba import njit
 
 from .abi import ADD, HEADER, WRITE, call_kernel

@@ -80,14 +80,14 @@ def _elementwise_source(op, dt_name):
     src.append(f"    if {same}:")
     for k in grads:
         src += [f"        k = {k}",
-                f"        if gin(a, k) != 0:",
+                "        if gin(a, k) != 0:",
                 f"            gk = view(gin(a, k), n, {dt})"]
         src += _store_loops(_formula_call(op, k, lambda name: "i"), 12)
     src += ["        return", f"    if {affine}:"]
     for k in grads:
         call = _formula_call(op, k, lambda name: f"i * s{INPUT_NAMES.index(name)}")
         src += [f"        k = {k}",
-                f"        if gin(a, k) != 0:",
+                "        if gin(a, k) != 0:",
                 f"            gk = view(gin(a, k), n{k}, {dt})",
                 f"            if n{k} == n:"]
         src += _store_loops(call, 16)

@@ -65,19 +65,16 @@ _stale_marks = weakref.WeakKeyDictionary()   # segment of a family's root -> [_S
 
 def _first_input(seg, local):
     """(producer node id, its output) of a node's first input edge."""
-    counts = np.frombuffer(seg.counts, np.int64)
-    start = int((counts[:local] & 0xFFF).sum())
+    start, _ = seg.inputs_of(local)
     return seg.e_node[start], seg.e_slot[start]
 
 
 def _view_root(t):
     """(segment, node id, output) of the first tensor up t's chain of recorded view ops (t's own
-    when it is not a view), and whether t is a view."""
+    when it is not a view)."""
     from ..node import _segment_holding
     seg, node, slot = t._seg, t._node, t._slot
-    is_view = False
     while node >= 0 and _is_view_op(seg.op_of(tape.local_of(node))):
-        is_view = True
         producer, slot = _first_input(seg, tape.local_of(node))
         if producer < 0:
             break
