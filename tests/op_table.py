@@ -210,6 +210,7 @@ SAMPLES = [
       lambda x: (x[:, :1], x[:, 1:])),
     S("unbind", lambda x: x.unbind(1), [(2, 3)], lambda x: tuple(x[:, i] for i in range(3))),
     S("unbind", lambda x: x.unbind(0)[1] * x[0], [(2, 3)], lambda x: x[1] * x[0]),
+    S("unbind", lambda x: x.unbind(0), [(1, 3)], lambda x: (x[0],)),
     # ---- indexing ----
     S("take", lambda x: x[[0, 2, 0]], [(3, 2)], lambda x: x[[0, 2, 0]]),
     S("take", lambda x: x[x > 0.0], [Away((3, 2))], lambda x: x[x > 0]),

@@ -164,13 +164,27 @@ def _scalar_operand(t, s):
     return t, constant(s, dt)
 
 
+def _tensor_result_type(da, nda, db, ndb):
+    """torch.result_type of two tensors: a 0-d tensor beside a dimensioned one is like a scalar,
+    it counts only when its category (bool < int < float) is higher: float32 (3,) + float64 0-d
+    is float32, int32 (3,) + float64 0-d is float64."""
+    if (nda == 0) == (ndb == 0):
+        return dtypes.promote(da, db)
+    dim, zero = (da, db) if nda else (db, da)
+    if dtypes.is_floating(dim):
+        return dim
+    if dim == dtypes.bool_ or dtypes.is_floating(zero):
+        return dtypes.promote(dim, zero)
+    return dim
+
+
 def operands(a, b):
     """Two operands as (Tensor or constant ndarray) of one dtype, following torch's promotion."""
     if isinstance(a, Tensor):
         if isinstance(b, Tensor):
             da, db = a._data.dtype, b._data.dtype
             if da != db:
-                dt = dtypes.promote(da, db)
+                dt = _tensor_result_type(da, a._data.ndim, db, b._data.ndim)
                 a = a if da == dt else cast(a, dt)
                 b = b if db == dt else cast(b, dt)
             return a, b

@@ -6,6 +6,7 @@ kernel maps each input element to its output element by broadcasting, and a VJP 
 `expand(g.reshape(kshape))`.
 """
 import math
+import warnings
 
 import numpy as np
 
@@ -255,7 +256,6 @@ def _var_attrs(x, dim, unbiased, correction):
         count *= x._data.shape[d]
     dof = count - correction
     if dof <= 0:
-        import warnings
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than "
                       "the reduction factor (input numel divided by output numel).", UserWarning,
                       stacklevel=3)
@@ -263,7 +263,9 @@ def _var_attrs(x, dim, unbiased, correction):
 
 
 def _var_forward(x, dims, keepdim, kshape, correction, scale):
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # var() already warned as torch does; NumPy's own warning would say it twice
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
         return np.var(x, axis=dims, ddof=correction, keepdims=keepdim)
 
 
@@ -313,7 +315,7 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def _logsumexp_forward(x, dims, keepdim, kshape):
     top = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)
-    top[np.isinf(top)] = 0          # all -inf (or an inf) in a group: shifting would make nan
+    top = np.where(np.isinf(top), 0, top)    # all -inf (or an inf) in a group: shifting makes nan
     with np.errstate(divide="ignore"):
         out = np.log(np.sum(np.exp(x - top), axis=dims, keepdims=True)) + top
     return (out if keepdim else out.reshape([s for d, s in enumerate(out.shape) if d not in dims])

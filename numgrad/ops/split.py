@@ -21,7 +21,9 @@ def _pieces_vjp(ctx, *grads):
 def _split_forward(x, dim, sizes, keepdim, outer, widths):
     bounds = np.cumsum(sizes)[:-1]
     pieces = np.split(x, bounds, axis=dim)
-    return tuple(pieces) if keepdim else tuple(p.squeeze(dim) for p in pieces)
+    pieces = pieces if keepdim else [p.squeeze(dim) for p in pieces]
+    # apply takes one piece as the output itself, several as a tuple (n_out, in _with_outputs)
+    return pieces[0] if len(pieces) == 1 else tuple(pieces)
 
 
 def _split_meta(dim, sizes, keepdim, outer, widths):

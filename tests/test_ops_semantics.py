@@ -1,0 +1,275 @@
+"""What the op table cannot see: torch's node names and edges, multi-output nodes, return types,
+dtype promotion, error messages, and gradients at the awkward points (zeros, ties) compared with
+values torch 2.x gives."""
+import math
+import re
+
+import numpy as np
+import pytest
+
+import numgrad as ng
+
+
+def leaf(data, dtype=ng.float64):
+    return ng.tensor(data, dtype=dtype, requires_grad=True)
+
+
+def name(t):
+    return t.grad_fn.name()
+
+
+# ---- node names, as torch prints them -----------------------------------------------------------
+def test_node_names_match_torch():
+    x = leaf(np.arange(12.0).reshape(3, 4) + 1)
+    v = leaf([1.0, 2.0, 3.0, 4.0])
+    cases = {
+        "ProdBackward0": x.prod(), "ProdBackward1": x.prod(1), "AmaxBackward0": x.amax(1),
+        "AminBackward0": x.amin(), "MaxBackward1": x.max(), "MaxBackward0": x.max(1).values,
+        "MinBackward1": x.min(), "MinBackward0": x.min(0)[0], "VarBackward0": x.var(1),
+        "StdBackward0": x.std(), "LogsumexpBackward0": x.logsumexp(1),
+        "LinalgVectorNormBackward0": x.norm(p=1), "CumsumBackward0": x.cumsum(1),
+        "CumprodBackward0": x.cumprod(0), "SplitBackward0": x.split(2, 1)[0],
+        "SplitWithSizesBackward0": x.split([1, 3], 1)[1], "UnbindBackward0": x.unbind(0)[2],
+        "FlipBackward0": x.flip(0), "RepeatBackward0": x.repeat(2, 1),
+        "ConstantPadNdBackward0": ng.pad(x, (1, 2)), "SortBackward0": x.sort().values,
+        "TopkBackward0": x.topk(2).values, "DotBackward0": ng.dot(v, v), "MvBackward0": x @ v,
+        "GatherBackward0": x.gather(0, ng.tensor([[0, 1, 2, 0]])),
+        "IndexSelectBackward0": x.index_select(1, ng.tensor([0])),
+        "ScatterAddBackward0": x.scatter_add(0, ng.tensor([[0, 1, 2, 0]]), ng.ones(1, 4)),
+        "IndexAddBackward0": x.index_add(0, ng.tensor([1]), ng.ones(1, 4)),
+        "MaskedFillBackward0": x.masked_fill(x > 2, 0.0), "SelectBackward0": x[1],
+        "SliceBackward0": x[1:], "TBackward0": x.t(), "SqueezeBackward1": x[None].squeeze(0),
+        "RsubBackward1": 1 - x, "PowBackward2": 2 ** x, "SignBackward0": x.sign(),
+        "ClampBackward0": x.clamp(min=v), "ClampBackward1": x.clamp(min=0.5),
+    }
+    assert {k: name(t) for k, t in cases.items()} == {k: k for k in cases}
+
+
+def test_pieces_are_one_node_and_edges_carry_the_output_index():
+    x = leaf(np.ones((2, 6)))
+    pieces = x.split(2, 1)
+    assert len({id(p.grad_fn) for p in pieces}) == 1
+    y = pieces[2] * 2
+    node, input_nr = y.grad_fn.next_functions[0]
+    assert node.name() == "SplitBackward0" and input_nr == 2
+    z = x.unbind(0)[1] * 3
+    assert z.grad_fn.next_functions[0][1] == 1
+
+
+def test_unused_pieces_get_zero_gradient():
+    x = leaf(np.arange(6.0).reshape(2, 3))
+    a, b, c = x.unbind(1)
+    (b * 5).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0, 5, 0], [0, 5, 0]])
+
+
+# ---- (values, indices) ----------------------------------------------------------------------------
+def test_max_with_dim_returns_values_and_indices():
+    w = leaf([[1.0, 5, 2], [7, 0, 3]])
+    result = w.max(1)
+    values, indices = result
+    assert result.values is values and result.indices is indices
+    assert indices.dtype == ng.int64 and not indices.requires_grad
+    assert indices.tolist() == [1, 0]
+    assert repr(result).startswith("numgrad.return_types.max(\nvalues=tensor([5., 7.]")
+    assert isinstance(result, ng.return_types.max)
+    (values * ng.tensor([1.0, 10.0], dtype=ng.float64)).sum().backward()
+    np.testing.assert_array_equal(w.grad.numpy(), [[0, 1, 0], [10, 0, 0]])
+
+
+def test_ties_pick_the_first_index_like_torch():
+    x = ng.tensor([[1.0, 3, 3, 0], [2, 2, 2, 2]])
+    assert x.max(1).indices.tolist() == [1, 0]
+    assert x.min(1).indices.tolist() == [3, 0]
+    assert x.argmax(1).tolist() == [1, 0]
+    assert x.sort(1).indices.tolist() == [[3, 0, 1, 2], [0, 1, 2, 3]]
+    assert x.sort(1, descending=True).indices.tolist() == [[1, 2, 0, 3], [0, 1, 2, 3]]
+
+
+def test_ties_share_the_gradient_evenly_without_an_index():
+    x = leaf([[1.0, 3, 3, 0], [2, 2, 2, 2]])
+    x.amax(1).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[0, 0.5, 0.5, 0], [0.25] * 4])
+    y = leaf([[1.0, -3, 3, 0], [2, 2, -2, 2]])
+    y.norm(p=math.inf, dim=1).sum().backward()
+    np.testing.assert_allclose(y.grad.numpy(), [[0, -0.5, 0.5, 0], [0.25, 0.25, -0.25, 0.25]])
+
+
+def test_sort_gradient_follows_the_permutation():
+    z = leaf([3.0, 1, 2])
+    s = z.sort()
+    assert s.indices.tolist() == [1, 2, 0]
+    (s.values * ng.tensor([1.0, 10, 100], dtype=ng.float64)).sum().backward()
+    np.testing.assert_array_equal(z.grad.numpy(), [100, 1, 10])
+
+
+def test_changing_saved_indices_in_place_is_caught():
+    x = leaf([[1.0, 5, 2]])
+    values, indices = x.max(1)
+    indices.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        values.sum().backward()
+
+
+# ---- gradients at zeros, torch's values ----------------------------------------------------------
+def test_prod_and_cumprod_with_zeros():
+    p = leaf([[2.0, 0, 3], [0, 0, 1], [1, 2, 3]])
+    p.prod(1).sum().backward()
+    np.testing.assert_array_equal(p.grad.numpy(), [[0, 6, 0], [0, 0, 0], [6, 3, 2]])
+    p.grad = None
+    p.cumprod(1).sum().backward()
+    np.testing.assert_array_equal(p.grad.numpy(), [[1, 8, 0], [1, 0, 0], [9, 4, 2]])
+
+
+def test_norm_and_std_are_zero_where_the_result_is_zero():
+    z = leaf([0.0, 0.0, 0.0])
+    z.norm().backward()
+    np.testing.assert_array_equal(z.grad.numpy(), [0, 0, 0])
+    z.grad = None
+    z.std().backward()
+    np.testing.assert_array_equal(z.grad.numpy(), [0, 0, 0])
+
+
+def test_second_derivative_of_prod_through_a_zero():
+    x = leaf([0.0, 2.0, 3.0])
+    (g,) = ng.autograd.grad(x.prod(), [x], create_graph=True)
+    np.testing.assert_array_equal(g.detach().numpy(), [6, 0, 0])
+    (h,) = ng.autograd.grad(g[0], [x])
+    np.testing.assert_array_equal(h.numpy(), [0, 3, 2])
+
+
+def test_var_signatures():
+    y = ng.tensor([[1.0, 2, 3], [4, 5, 6]])
+    np.testing.assert_allclose(y.var(1).numpy(), [1, 1])
+    np.testing.assert_allclose(y.var(1, unbiased=False).numpy(), [2 / 3, 2 / 3])
+    np.testing.assert_allclose(ng.var(y, 1, True, True).numpy(), [[1], [1]])
+    np.testing.assert_allclose(y.std(1, correction=0).numpy(), [0.8164966] * 2, rtol=1e-6)
+    assert y.var(False).shape == ()
+    with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
+        assert math.isnan(ng.tensor([1.0]).var().item())
+
+
+def test_logsumexp_does_not_overflow():
+    assert ng.tensor([[0.0, 1000.0]]).logsumexp(1).tolist() == [1000.0]
+    assert ng.tensor([-math.inf, -math.inf]).logsumexp(0).item() == -math.inf
+
+
+# ---- dtypes -------------------------------------------------------------------------------------
+@pytest.mark.parametrize("a, b, want", [
+    (ng.ones(3), ng.ones(3, dtype=ng.float64), ng.float64),
+    (ng.ones(3), ng.tensor(1.0, dtype=ng.float64), ng.float32),       # 0-d: like a scalar
+    (ng.ones(3, dtype=ng.int32), ng.tensor(1.0, dtype=ng.float64), ng.float64),
+    (ng.ones(3, dtype=ng.int32), ng.tensor(2), ng.int32),
+    (ng.ones(3, dtype=ng.int64), ng.ones(3), ng.float32),
+    (ng.ones(3), 2.5, ng.float32),
+    (ng.ones(3, dtype=ng.float64), 2.5, ng.float64),
+    (ng.ones(3, dtype=ng.int64), 2.5, ng.float32),
+    (ng.ones(3, dtype=ng.int32), 2, ng.int32),
+    (ng.ones(3, dtype=ng.bool), 1, ng.int64),
+])
+def test_promotion_follows_torch(a, b, want):
+    assert (a * b).dtype == want
+    assert (b * a).dtype == want
+
+
+def test_gradients_flow_through_promotions():
+    x = leaf(np.ones(3), ng.float32)
+    y = leaf(2.0)
+    (x * y).sum().backward()
+    assert x.grad.dtype == ng.float32 and y.grad.dtype == ng.float64
+    np.testing.assert_array_equal(x.grad.numpy(), [2, 2, 2])
+    assert y.grad.item() == 3.0
+
+
+def test_integer_inputs():
+    i = ng.tensor([[1, 2], [3, 4]])
+    assert i.prod().item() == 24 and i.prod().dtype == ng.int64
+    assert i.cumsum(1).tolist() == [[1, 3], [3, 7]]
+    assert i.max().item() == 4 and i.amax(0).tolist() == [3, 4]
+    assert i.clamp(0.5, 3.5).dtype == ng.float32
+    assert i.flip(0).tolist() == [[3, 4], [1, 2]]
+    assert ng.logsumexp(i, 1).dtype == ng.float32
+    with pytest.raises(RuntimeError, match="std and var only support floating point"):
+        i.var()
+
+
+# ---- shapes and results -----------------------------------------------------------------------------
+def test_split_chunk_unbind_shapes():
+    x = ng.arange(10.0).reshape(2, 5)
+    assert [p.shape for p in x.split(2, 1)] == [(2, 2), (2, 2), (2, 1)]
+    assert [p.shape for p in x.chunk(3, 1)] == [(2, 2), (2, 2), (2, 1)]
+    assert [p.shape for p in ng.chunk(ng.ones(5), 4)] == [(2,), (2,), (1,)]
+    assert [p.shape for p in x.unbind(1)] == [(2,)] * 5
+    assert len(list(x)) == 2
+
+
+def test_einsum_forms():
+    a, b = ng.randn(2, 3, 4), ng.randn(2, 4, 5)
+    np.testing.assert_allclose(ng.einsum("bij,bjk->bik", a, b).numpy(),
+                               np.einsum("bij,bjk->bik", a.numpy(), b.numpy()), rtol=1e-5)
+    np.testing.assert_allclose(ng.einsum("bij,bjk", a, b).numpy(),
+                               np.einsum("bij,bjk", a.numpy(), b.numpy()), rtol=1e-5)
+    m = ng.randn(3, 3)
+    np.testing.assert_allclose(ng.einsum("ii", m).numpy(), np.trace(m.numpy()), rtol=1e-5)
+    np.testing.assert_allclose(ng.einsum("...ij->...ji", a).numpy(),
+                               a.numpy().transpose(0, 2, 1))
+    np.testing.assert_allclose(ng.einsum(" i j , j k -> i k ", [m, m]).numpy(),
+                               m.numpy() @ m.numpy(), rtol=1e-5)
+
+
+def test_pad_is_shared_with_nn():
+    from numgrad.ops.shape import pad
+    assert ng.pad is pad
+    x = leaf(np.arange(6.0).reshape(2, 3))
+    (ng.pad(x, (1, 1)) * ng.arange(10.0, dtype=ng.float64).reshape(2, 5)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 2, 3], [6, 7, 8]])
+
+
+def test_repeat_gradient_sums_the_copies():
+    x = leaf(np.arange(6.0).reshape(2, 3))
+    (x.repeat(2, 2) * ng.arange(24.0, dtype=ng.float64).reshape(4, 6)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[30, 34, 38], [54, 58, 62]])
+
+
+def test_zero_dim_inputs():
+    c = leaf(3.0)
+    assert c.max(0).values.item() == 3.0 and c.max(0).indices.item() == 0
+    assert c.cumsum(0).item() == 3.0 and c.flip(0).item() == 3.0
+    assert c.sort().values.item() == 3.0 and c.topk(1).values.item() == 3.0
+    assert c.logsumexp(0).item() == 3.0 and c.prod(0).item() == 3.0 and c.amax(0).item() == 3.0
+
+
+# ---- torch's error messages -------------------------------------------------------------------------
+X = ng.ones(3, 4)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: X.sum(2), IndexError, "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda: X.amax((0, 0)), RuntimeError, "dim 0 appears multiple times in the list of dims"),
+    (lambda: X.flip(0, 0), RuntimeError, "dim 0 appears multiple times in the list of dims"),
+    (lambda: X.split(0, 1), RuntimeError, "split_size can only be 0 if dimension size is 0, but got dimension size of 4"),
+    (lambda: X.split([1, 2], 1), RuntimeError, "split_with_sizes expects split_sizes to sum exactly to 4 (input tensor's size at dimension 1), but got split_sizes=[1, 2]"),
+    (lambda: X.chunk(0), RuntimeError, "chunk expects `chunks` to be greater than 0, got: 0"),
+    (lambda: X.repeat(2), RuntimeError, "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"),
+    (lambda: ng.pad(X, (1, 2, 3)), RuntimeError, "Padding length must be divisible by 2"),
+    (lambda: ng.pad(X, (1, 2) * 3), RuntimeError, "Padding length should be less than or equal to two times the input dimension but got padding length 6 and input of dimension 2"),
+    (lambda: X.topk(5), RuntimeError, "selected index k out of range"),
+    (lambda: ng.ones(0).max(), RuntimeError, "max(): Expected reduction dim to be specified for input.numel() == 0. Specify the reduction dim with the 'dim' argument."),
+    (lambda: ng.ones(0, 3).max(0), IndexError, "max(): Expected reduction dim 0 to have non-zero size."),
+    (lambda: ng.ones(0, 3).argmax(), IndexError, "argmax(): Expected reduction dim to be specified for input.numel() == 0."),
+    (lambda: ng.einsum("ij,jk->ik", X, X), RuntimeError, "einsum(): subscript j has size 3 for operand 1 which does not broadcast with previously seen size 4"),
+    (lambda: ng.einsum("ij,jk->ik", X), RuntimeError, "einsum(): fewer operands were provided than specified in the equation"),
+    (lambda: ng.einsum("ij->iz", X), RuntimeError, "einsum(): output subscript z does not appear in the equation for any input operand"),
+    (lambda: ng.einsum("ijk->i", X), RuntimeError, "einsum(): the number of subscripts in the equation (3) does not match the number of dimensions (2) for operand 0 and no ellipsis was given"),
+    (lambda: ng.stack([X, X[:2]]), RuntimeError, "stack expects each tensor to be equal size, but got [3, 4] at entry 0 and [2, 4] at entry 1"),
+    (lambda: ng.cat([X, ng.ones(2, 3)]), RuntimeError, "Sizes of tensors must match except in dimension 0. Expected size 4 but got size 3 for tensor number 1 in the list."),
+    (lambda: X.mm(X), RuntimeError, "mat1 and mat2 shapes cannot be multiplied (3x4 and 3x4)"),
+    (lambda: X @ ng.ones(3), RuntimeError, "size mismatch, got input (3), mat (3x4), vec (3)"),
+    (lambda: ng.dot(ng.ones(3), ng.ones(4)), RuntimeError, "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements respectively"),
+    (lambda: X.expand(3, 5), RuntimeError, "The expanded size of the tensor (5) must match the existing size (4) at non-singleton dimension 1.  Target sizes: [3, 5].  Tensor sizes: [3, 4]"),
+    (lambda: X.permute(0, 0), RuntimeError, "permute(): duplicate dims are not allowed."),
+    (lambda: X.gather(0, ng.tensor([[5]])), RuntimeError, "index 5 is out of bounds for dimension 0 with size 3"),
+])
+def test_errors_match_torch(call, error, message):
+    with pytest.raises(error, match=re.escape(message)):
+        call()
