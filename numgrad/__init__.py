@@ -27,6 +27,8 @@ from .ops import (abs, add, amax, amin, argmax, argmin, atan, atan2, bmm, broadc
                   return_types, rsqrt, scatter_add, sigmoid, sign, sin, sort, split, sqrt, square,
                   squeeze, stack, std, sub, sum, t, tan, tanh, topk, transpose, unbind, unsqueeze,
                   var, where)
+from .serialization import load, save
+from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
 
 __version__ = "0.1.0"

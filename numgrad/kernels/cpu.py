@@ -692,7 +692,8 @@ def scatter_add_bwd(addr, dt):
 
 
 # ==== nn: kernels of numgrad/ops/nn_ops.py =========================================================
-# softmax, log_softmax, cross_entropy, linear, im2col and col2im. The same conventions as above.
+# softmax, log_softmax, cross_entropy, linear, im2col, col2im and conv2d; then forward helpers
+# that nn_ops calls from Python. The same conventions as above.
 
 @njit
 def softmax_bwd(addr, dt):
@@ -824,43 +825,86 @@ def linear_bwd(addr, dt):
 
 
 @njit
-def _windows(m, p_image, p_cols, image, cols, to_cols, add):
-    """Walk every (image pixel, column entry) pair of im2col. to_cols: cols (=|+=) image, padding
-    reads 0; otherwise image += cols (col2im). meta attrs after the two shapes: kh, kw, sh, sw,
-    ph, pw, dh, dw, layout (0: (N, oh, ow, C, kh, kw), 1: (N, C, oh, ow, kh, kw))."""
-    n_img, channels, height, width = m[p_image + 1], m[p_image + 2], m[p_image + 3], m[p_image + 4]
-    p = shape_pos(m, 2)
-    kh, kw, sh, sw, ph, pw, dh, dw, layout = (m[p], m[p + 1], m[p + 2], m[p + 3], m[p + 4],
-                                              m[p + 5], m[p + 6], m[p + 7], m[p + 8])
-    if layout == 0:
-        oh, ow = m[p_cols + 2], m[p_cols + 3]
-        s_ox = channels * kh * kw
-        s_oy = ow * s_ox
-        s_n = oh * s_oy
-        s_c = kh * kw
-    else:
-        oh, ow = m[p_cols + 3], m[p_cols + 4]
-        s_ox = kh * kw
-        s_oy = ow * s_ox
-        s_c = oh * s_oy
-        s_n = channels * s_c
+def _window_pairs(padded, cols, geometry, gather, add):
+    """Every (pixel, column entry) pair of im2col, in the columns' order, on the zero-padded
+    image batch (N, C, H + 2 ph, W + 2 pw). gather: cols (=|+=) padded; else padded += cols
+    (col2im). geometry: n, c, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, layout
+    (0: columns (N, oh, ow, C, kh, kw); 1: (N, C, oh, ow, kh, kw)). Flat indices throughout:
+    an array view per row would cost a reference count each."""
+    n_img, channels, oh, ow = geometry[0], geometry[1], geometry[4], geometry[5]
+    kh, kw, sh, sw, dh, dw = (geometry[6], geometry[7], geometry[8], geometry[9], geometry[12],
+                              geometry[13])
+    conv = geometry[14] == 0
+    height, width = padded.shape[2], padded.shape[3]
+    image = padded.reshape(-1)
+    d1, d2, d3 = (oh, ow, channels) if conv else (channels, oh, ow)
+    j = 0
     for n in range(n_img):
-        for c in range(channels):
-            plane = (n * channels + c) * height * width
-            for oy in range(oh):
-                for ox in range(ow):
-                    j0 = n * s_n + c * s_c + oy * s_oy + ox * s_ox
+        for p in range(d1):
+            for q in range(d2):
+                for r in range(d3):
+                    if conv:
+                        oy, ox, c = p, q, r
+                    else:
+                        c, oy, ox = p, q, r
+                    base = ((n * channels + c) * height + oy * sh) * width + ox * sw
                     for ky in range(kh):
-                        iy = oy * sh - ph + ky * dh
-                        for kx in range(kw):
-                            ix = ox * sw - pw + kx * dw
-                            j = j0 + ky * kw + kx
-                            inside = 0 <= iy < height and 0 <= ix < width
-                            if to_cols:
-                                v = image[plane + iy * width + ix] if inside else 0.0
-                                cols[j] = cols[j] + v if add else v
-                            elif inside:
-                                image[plane + iy * width + ix] += cols[j]
+                        i = base + ky * dh * width
+                        if not gather:
+                            for kx in range(kw):
+                                image[i + kx * dw] += cols[j + kx]
+                        elif add:
+                            for kx in range(kw):
+                                cols[j + kx] += image[i + kx * dw]
+                        else:
+                            for kx in range(kw):
+                                cols[j + kx] = image[i + kx * dw]
+                        j += kw
+
+
+@njit
+def _padded(image, geometry):
+    """image (N, C, H, W) with zero padding around each plane (image itself when there is none)."""
+    ph, pw = geometry[10], geometry[11]
+    if ph == 0 and pw == 0:
+        return image
+    n, c, h, w = image.shape
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), image.dtype)
+    out[:, :, ph:ph + h, pw:pw + w] = image
+    return out
+
+
+@njit
+def _col2im_into(image, cols, geometry, add):
+    """image (=|+=) col2im(cols)."""
+    ph, pw = geometry[10], geometry[11]
+    if ph == 0 and pw == 0:
+        if not add:
+            image[...] = 0
+        _window_pairs(image, cols, geometry, False, True)
+        return
+    n, c, h, w = image.shape
+    padded = np.zeros((n, c, h + 2 * ph, w + 2 * pw), image.dtype)
+    _window_pairs(padded, cols, geometry, False, True)
+    if add:
+        image += padded[:, :, ph:ph + h, pw:pw + w]
+    else:
+        image[...] = padded[:, :, ph:ph + h, pw:pw + w]
+
+
+@njit
+def _geometry(m, p_image, p_cols):
+    """The window geometry of an im2col/col2im node, from its meta (shapes, then 9 attrs)."""
+    p = shape_pos(m, 2)
+    layout = m[p + 8]
+    oh = m[p_cols + 2] if layout == 0 else m[p_cols + 3]
+    ow = m[p_cols + 3] if layout == 0 else m[p_cols + 4]
+    geometry = np.empty(15, np.int64)
+    geometry[0:4] = m[p_image + 1:p_image + 5]
+    geometry[4] = oh
+    geometry[5] = ow
+    geometry[6:15] = m[p:p + 9]
+    return geometry
 
 
 @njit
@@ -873,9 +917,9 @@ def im2col_bwd(addr, dt):
     p_out = shape_pos(m, 1)
     gx = view(gin(a, 0), numel_at(m, 0), dt)
     g = view(gout(a, 0), numel_at(m, p_out), dt)
-    if mode(a, 0) != ADD:
-        gx[:] = 0
-    _windows(m, 0, p_out, gx, g, False, True)
+    geometry = _geometry(m, 0, p_out)
+    image = gx.reshape((geometry[0], geometry[1], geometry[2], geometry[3]))
+    _col2im_into(image, g, geometry, mode(a, 0) == ADD)
 
 
 @njit
@@ -888,4 +932,153 @@ def col2im_bwd(addr, dt):
     p_out = shape_pos(m, 1)
     gx = view(gin(a, 0), numel_at(m, 0), dt)
     g = view(gout(a, 0), numel_at(m, p_out), dt)
-    _windows(m, p_out, 0, g, gx, True, mode(a, 0) == ADD)
+    geometry = _geometry(m, p_out, 0)
+    image = g.reshape((geometry[0], geometry[1], geometry[2], geometry[3]))
+    _window_pairs(_padded(image, geometry), gx, geometry, True, mode(a, 0) == ADD)
+
+
+@njit
+def conv2d_bwd(addr, dt):
+    """out = cols(x) @ w.T + b in NCHW: with g_rows = g as (N*oh*ow, O), gb = its column sums,
+    gw = g_rows.T @ cols(x) (the columns recomputed), gx = col2im(g_rows @ w).
+    meta attrs: sh, sw, ph, pw, dh, dw."""
+    a = args_block(addr)
+    md = meta(a)
+    p_w = shape_pos(md, 1)
+    p_out = shape_pos(md, a[1])
+    p = shape_pos(md, a[1] + 1)
+    n_img, channels, height, width = md[1], md[2], md[3], md[4]
+    out_channels, kh, kw = md[p_w + 1], md[p_w + 3], md[p_w + 4]
+    oh, ow = md[p_out + 3], md[p_out + 4]
+    geometry = np.array([n_img, channels, height, width, oh, ow, kh, kw, md[p], md[p + 1],
+                         md[p + 2], md[p + 3], md[p + 4], md[p + 5], 0], np.int64)
+    spots, taps = oh * ow, channels * kh * kw
+    g = view(gout(a, 0), n_img * out_channels * spots, dt)
+    g_rows = np.empty((n_img * spots, out_channels), dt)
+    for n in range(n_img):
+        for o in range(out_channels):
+            base = (n * out_channels + o) * spots
+            for s in range(spots):
+                g_rows[n * spots + s, o] = g[base + s]
+    w = view(saved(a, 1), out_channels * taps, dt).reshape((out_channels, taps))
+    if a[1] == 3 and gin(a, 2) != 0:
+        gb = view(gin(a, 2), out_channels, dt)
+        if mode(a, 2) != ADD:
+            gb[:] = 0
+        for r in range(n_img * spots):
+            for o in range(out_channels):
+                gb[o] += g_rows[r, o]
+    if gin(a, 1) != 0:
+        x = view(saved(a, 0), n_img * channels * height * width, dt)
+        cols = np.empty(n_img * spots * taps, dt)
+        _window_pairs(_padded(x.reshape((n_img, channels, height, width)), geometry), cols,
+                      geometry, True, False)
+        gw = view(gin(a, 1), out_channels * taps, dt).reshape((out_channels, taps))
+        if mode(a, 1) == ADD:
+            gw += np.dot(g_rows.T, cols.reshape((n_img * spots, taps)))
+        else:
+            np.dot(np.ascontiguousarray(g_rows.T), cols.reshape((n_img * spots, taps)), gw)
+    if gin(a, 0) != 0:
+        g_cols = np.dot(g_rows, w)
+        gx = view(gin(a, 0), n_img * channels * height * width, dt)
+        _col2im_into(gx.reshape((n_img, channels, height, width)), g_cols.reshape(-1), geometry,
+                     mode(a, 0) == ADD)
+
+
+# Forward helpers of nn_ops, called from Python: one pass instead of a dozen NumPy calls.
+
+@njit(cache=True)
+def cross_entropy_rows(x, target, weight, ignore, eps):
+    """Row losses -sum_c a[i, c] log_softmax(x)[i, c] (Note [cross entropy coefficients]);
+    x is (M, C) C-contiguous. 0 for ignored rows."""
+    rows, classes = x.shape
+    out = np.empty(rows, x.dtype)
+    smooth = eps / classes
+    for i in range(rows):
+        t = target[i]
+        if t == ignore:
+            out[i] = 0.0
+            continue
+        top = x[i, 0]
+        for c in range(1, classes):
+            top = max(top, x[i, c])
+        s = 0.0
+        for c in range(classes):
+            s += np.exp(x[i, c] - top)
+        lse = top + np.log(s)
+        loss = (1.0 - eps) * weight[t] * (lse - x[i, t])
+        if smooth != 0.0:
+            for c in range(classes):
+                loss += smooth * weight[c] * (lse - x[i, c])
+        out[i] = loss
+    return out
+
+
+@njit(cache=True)
+def class_weight_total(target, weight, ignore):
+    """(sum of weight[t] over the rows not ignored, the first out-of-range target or ignore)."""
+    classes = weight.shape[0]
+    total = 0.0
+    for t in target:
+        if t == ignore:
+            continue
+        if t < 0 or t >= classes:
+            return total, t
+        total += weight[t]
+    return total, ignore
+
+
+@njit(cache=True)
+def im2col_forward(x, geometry):
+    """The columns of a C-contiguous image batch x, shaped by the layout in geometry
+    (see _window_pairs)."""
+    n, c, oh, ow, kh, kw = geometry[0], geometry[1], geometry[4], geometry[5], geometry[6], geometry[7]
+    if geometry[14] == 0:
+        cols = np.empty((n, oh, ow, c, kh, kw), x.dtype)
+    else:
+        cols = np.empty((n, c, oh, ow, kh, kw), x.dtype)
+    _window_pairs(_padded(x, geometry), cols.reshape(-1), geometry, True, False)
+    return cols
+
+
+@njit(cache=True)
+def max_pool_positions(x, geometry):
+    """For each pooling window (layout 1 geometry; padding never wins), the flat position in x
+    of its first maximal element (NaN counts as maximal, as in torch), shaped (N, C, oh, ow).
+    A row of windows is scanned tap by tap with a branch-free update (a window's own loop of
+    2 x 2 taps mispredicts a branch per tap)."""
+    n_img, channels, height, width = geometry[0], geometry[1], geometry[2], geometry[3]
+    oh, ow, kh, kw = geometry[4], geometry[5], geometry[6], geometry[7]
+    sh, sw, ph, pw, dh, dw = (geometry[8], geometry[9], geometry[10], geometry[11], geometry[12],
+                              geometry[13])
+    flat = x.reshape(-1)
+    out = np.full(n_img * channels * oh * ow, -1, np.int64)
+    top = np.empty(ow, x.dtype)
+    k = 0
+    for plane in range(0, n_img * channels * height * width, height * width):
+        for oy in range(oh):
+            for ky in range(kh):
+                iy = oy * sh - ph + ky * dh
+                if iy < 0 or iy >= height:
+                    continue
+                row = plane + iy * width
+                for kx in range(kw):
+                    for ox in range(ow):
+                        ix = ox * sw - pw + kx * dw
+                        if ix < 0 or ix >= width:
+                            continue
+                        v = flat[row + ix]
+                        t = top[ox]
+                        better = (out[k + ox] < 0) | (v > t) | ((v != v) & (t == t))
+                        out[k + ox] = row + ix if better else out[k + ox]
+                        top[ox] = v if better else t
+            k += ow
+    return out.reshape((n_img, channels, oh, ow))
+
+
+@njit(cache=True)
+def col2im_forward(cols, geometry):
+    """The adjoint of im2col_forward: the image batch with every column entry added back."""
+    image = np.empty((geometry[0], geometry[1], geometry[2], geometry[3]), cols.dtype)
+    _col2im_into(image, cols.reshape(-1), geometry, False)
+    return image

@@ -1,6 +1,7 @@
 """The ops: public functions (numgrad.exp(x)) and Tensor methods (x.exp()), each defined once in
 its family module; the registry in registry.py holds their forward and derivative."""
 from . import elementwise, index, inplace, linalg, reduce, scan, select, shape
+from . import nn_ops
 from .elementwise import (abs, absolute, add, arctan, atan, atan2, cast, clamp, clip, cos, div, eq,
                           erf, exp, expm1, ge, greater, greater_equal, gt, le, less, less_equal, log,
                           log1p, log2, logical_and, logical_not, logical_or, logical_xor, lt,

@@ -1,0 +1,24 @@
+"""numgrad.nn: modules, parameters, layers, losses, initialisation and functional forms.
+
+>>> import numgrad as ng
+>>> net = ng.nn.Sequential(ng.nn.Linear(2, 8), ng.nn.ReLU(), ng.nn.Linear(8, 3))
+>>> loss = ng.nn.functional.cross_entropy(net(ng.randn(4, 2)), ng.tensor([0, 1, 2, 0]))
+>>> loss.backward()
+>>> net[0].weight.grad.shape
+numgrad.Size([8, 2])
+"""
+from . import functional, init, utils
+from .activation import ELU, GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Softplus, Tanh
+from .container import ModuleDict, ModuleList, Sequential
+from .conv import Conv1d, Conv2d
+from .dropout import Dropout
+from .flatten import Flatten, Unflatten
+from .linear import Bilinear, Identity, Linear
+from .loss import (BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, HuberLoss, L1Loss, MSELoss,
+                   NLLLoss, SmoothL1Loss)
+from .module import Module
+from .normalization import BatchNorm1d, LayerNorm
+from .parameter import Parameter
+from .pooling import AvgPool2d, MaxPool2d
+from .sparse import Embedding
+from . import parallel

@@ -1,0 +1,203 @@
+"""Containers: Sequential, ModuleList, ModuleDict."""
+from collections import OrderedDict
+
+from .module import Module, _addindent
+
+
+class Sequential(Module):
+    """Modules applied one after the other.
+
+    >>> import numgrad as ng
+    >>> net = ng.nn.Sequential(ng.nn.Linear(2, 3), ng.nn.ReLU())
+    >>> net
+    Sequential(
+      (0): Linear(in_features=2, out_features=3, bias=True)
+      (1): ReLU()
+    )
+    >>> net(ng.ones(4, 2)).shape
+    numgrad.Size([4, 3])
+    """
+
+    def __init__(self, *args):
+        super().__init__()
+        if len(args) == 1 and isinstance(args[0], OrderedDict):
+            for name, module in args[0].items():
+                self.add_module(name, module)
+        else:
+            for index, module in enumerate(args):
+                self.add_module(str(index), module)
+
+    def forward(self, input):
+        for module in self._modules.values():
+            input = module(input)
+        return input
+
+    def _key(self, index):
+        size = len(self._modules)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of range")
+        return list(self._modules)[index % size]
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return Sequential(OrderedDict(list(self._modules.items())[index]))
+        return self._modules[self._key(index)]
+
+    def __setitem__(self, index, module):
+        self.add_module(self._key(index), module)
+
+    def __delitem__(self, index):
+        keys = list(self._modules)[index] if isinstance(index, slice) else [self._key(index)]
+        for key in keys:
+            del self._modules[key]
+        # keep the names 0..n-1, as torch does
+        items = list(self._modules.values())
+        self._modules.clear()
+        for i, module in enumerate(items):
+            self._modules[str(i)] = module
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+
+class ModuleList(Module):
+    """A list of modules whose parameters the owner sees.
+
+    >>> import numgrad as ng
+    >>> layers = ng.nn.ModuleList([ng.nn.Linear(2, 2) for _ in range(3)])
+    >>> len(list(layers.parameters()))
+    6
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def _key(self, index):
+        size = len(self._modules)
+        if not -size <= index < size:
+            raise IndexError(f"index {index} is out of range")
+        return str(index % size)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return ModuleList(list(self._modules.values())[index])
+        return self._modules[self._key(index)]
+
+    def __setitem__(self, index, module):
+        self.add_module(self._key(index), module)
+
+    def __delitem__(self, index):
+        items = list(self._modules.values())
+        del items[index]
+        self._modules.clear()
+        for i, module in enumerate(items):
+            self._modules[str(i)] = module
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def extend(self, modules):
+        for module in modules:
+            self.append(module)
+        return self
+
+    def insert(self, index, module):
+        items = list(self._modules.values())
+        items.insert(index, module)
+        self._modules.clear()
+        for i, m in enumerate(items):
+            self.add_module(str(i), m)
+
+    def __repr__(self):
+        # runs of identical modules print once, as torch does: "(0-2): 3 x Linear(...)"
+        reprs = [repr(m) for m in self]
+        if not reprs:
+            return self._get_name() + "()"
+        blocks = []
+        for i, text in enumerate(reprs):
+            if blocks and blocks[-1][2] == text:
+                blocks[-1][1] = i
+            else:
+                blocks.append([i, i, text])
+        lines = []
+        for start, end, text in blocks:
+            head = f"({start}): " if start == end else f"({start}-{end}): {end - start + 1} x "
+            lines.append(_addindent(head + text, 2))
+        return self._get_name() + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """An ordered dict of modules whose parameters the owner sees.
+
+    >>> import numgrad as ng
+    >>> heads = ng.nn.ModuleDict({"a": ng.nn.Linear(2, 1)})
+    >>> list(heads.keys())
+    ['a']
+    """
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def pop(self, key):
+        return self._modules.pop(key)
+
+    def clear(self):
+        self._modules.clear()
+
+    def update(self, modules):
+        items = modules.items() if hasattr(modules, "items") else modules
+        for key, module in items:
+            self[key] = module

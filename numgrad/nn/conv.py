@@ -1,0 +1,107 @@
+"""Convolution layers: Conv1d and Conv2d (im2col and one matrix product; see functional_conv)."""
+import math
+
+from .. import creation
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+_PAD_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+class _ConvNd(Module):
+    def __init__(self, rank, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                 groups, bias, padding_mode, dtype):
+        super().__init__()
+        if in_channels % groups or out_channels % groups:
+            raise ValueError("in_channels and out_channels must be divisible by groups")
+        if padding_mode not in _PAD_MODES:
+            raise ValueError(f"padding_mode must be one of {_PAD_MODES}, but got "
+                             f"padding_mode='{padding_mode}'")
+        as_tuple = lambda v: (v,) * rank if isinstance(v, int) else tuple(v)  # noqa: E731
+        self.in_channels = in_channels
+        self.out_channels = out_channels
+        self.kernel_size = as_tuple(kernel_size)
+        self.stride = as_tuple(stride)
+        self.padding = padding if isinstance(padding, str) else as_tuple(padding)
+        self.dilation = as_tuple(dilation)
+        self.groups = groups
+        self.padding_mode = padding_mode
+        self.weight = Parameter(creation.empty(out_channels, in_channels // groups,
+                                               *self.kernel_size, dtype=dtype))
+        self.bias = Parameter(creation.empty(out_channels, dtype=dtype)) if bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        # torch's default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the weight and the bias
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def _padded(self, input):
+        """Non-zero padding modes pad first (torch's order: last dim first) and convolve with 0."""
+        if self.padding_mode == "zeros" or isinstance(self.padding, str):
+            return input, self.padding
+        amounts = []
+        for p in reversed(self.padding):
+            amounts += [p, p]
+        return F.pad(input, amounts, mode=self.padding_mode), 0
+
+    def extra_repr(self):
+        text = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}")
+        if self.padding != (0,) * len(self.kernel_size):
+            text += f", padding={self.padding}"
+        if self.dilation != (1,) * len(self.dilation):
+            text += f", dilation={self.dilation}"
+        if self.groups != 1:
+            text += f", groups={self.groups}"
+        if self.bias is None:
+            text += ", bias=False"
+        if self.padding_mode != "zeros":
+            text += f", padding_mode={self.padding_mode}"
+        return text
+
+
+class Conv1d(_ConvNd):
+    """1-D convolution over (N, C, L) inputs.
+
+    >>> import numgrad as ng
+    >>> ng.nn.Conv1d(2, 4, 3, padding=1)(ng.ones(5, 2, 10)).shape
+    numgrad.Size([5, 4, 10])
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", dtype=None):
+        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, dtype)
+
+    def forward(self, input):
+        input, padding = self._padded(input)
+        return F.conv1d(input, self.weight, self.bias, self.stride, padding, self.dilation,
+                        self.groups)
+
+
+class Conv2d(_ConvNd):
+    """2-D convolution over (N, C, H, W) inputs.
+
+    >>> import numgrad as ng
+    >>> conv = ng.nn.Conv2d(1, 8, 3, padding=1)
+    >>> conv
+    Conv2d(1, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))
+    >>> conv(ng.ones(2, 1, 16, 16)).shape
+    numgrad.Size([2, 8, 16, 16])
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", dtype=None):
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, dtype)
+
+    def forward(self, input):
+        input, padding = self._padded(input)
+        return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation,
+                        self.groups)

@@ -1,0 +1,336 @@
+"""numgrad.nn.functional: activations, softmax, linear layers, dropout, normalisation, embedding,
+one_hot, pad; convolution and pooling (functional_conv.py) and losses (functional_losses.py).
+
+Composites of numgrad ops where that is exact and fast; one fused node (numgrad.ops.nn_ops) where
+the composite would cost several.
+
+>>> import numgrad as ng
+>>> import numgrad.nn.functional as F
+>>> F.softmax(ng.tensor([[1.0, 2.0, 3.0]]), dim=1)
+tensor([[0.0900, 0.2447, 0.6652]])
+"""
+import warnings
+
+import numpy as np
+
+from .. import creation, dtypes, grad_mode
+from ..ops import elementwise as _E
+from ..ops import nn_ops as _N
+from ..ops.index import take
+from ..ops.shape import pad as _constant_pad
+from ..tensor import Tensor, _wrap_dim
+from .functional_conv import avg_pool2d, conv1d, conv2d, max_pool2d
+from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
+                                cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss,
+                                smooth_l1_loss)
+
+__all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax",
+           "log_softmax", "linear", "bilinear", "dropout", "layer_norm", "batch_norm", "embedding",
+           "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "cross_entropy",
+           "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+
+
+def _maybe_inplace(fn, input, inplace):
+    """fn(input); inplace=True writes it into input (bumping its version), like torch."""
+    if not inplace:
+        return fn(input)
+    from ..ops.inplace import apply_inplace
+    return apply_inplace(input, fn)
+
+
+# ---- activations ----------------------------------------------------------------------------------
+def relu(input, inplace=False):
+    """max(x, 0).
+
+    >>> F.relu(ng.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return input.relu_() if inplace else _E.relu(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x where x > 0, else negative_slope * x."""
+    return _maybe_inplace(lambda x: _N.leaky_relu(x, negative_slope), input, inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    return _maybe_inplace(lambda x: _N.elu(x, alpha), input, inplace)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x) (exact, with erf) or its tanh approximation (approximate="tanh").
+
+    >>> F.gelu(ng.tensor([1.0]))
+    tensor([0.8413])
+    """
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+    return _N.gelu(input, approximate)
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    return _maybe_inplace(_N.silu, input, inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold."""
+    return _N.softplus(input, beta, threshold)
+
+
+def sigmoid(input):
+    return _E.sigmoid(input)
+
+
+def tanh(input):
+    return _E.tanh(input)
+
+
+def _softmax_dim(ndim, dim):
+    if dim is None:
+        # torch's legacy rule for an implicit dim
+        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
+                      "to include dim=X as an argument.", UserWarning, stacklevel=3)
+        dim = 0 if ndim in (0, 1, 3) else 1
+    return _wrap_dim(dim, ndim)
+
+
+def _rowwise(op, input, dim, dtype):
+    if dtype is not None:
+        input = input.to(dtype)
+    if input.ndim == 0:
+        return op(input.reshape(1), 0).reshape(())
+    return op(input, _softmax_dim(input.ndim, dim))
+
+
+def softmax(input, dim=None, dtype=None):
+    """exp(x) / sum(exp(x)) along dim, one fused node.
+
+    >>> F.softmax(ng.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    return _rowwise(_N.softmax, input, dim, dtype)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    """x - logsumexp(x) along dim, one fused node.
+
+    >>> F.log_softmax(ng.tensor([0.0, 0.0]), dim=0)
+    tensor([-0.6931, -0.6931])
+    """
+    return _rowwise(_N.log_softmax, input, dim, dtype)
+
+
+# ---- linear layers --------------------------------------------------------------------------------
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias, one node for any number of leading dims.
+
+    >>> F.linear(ng.ones(1, 2), ng.ones(3, 2), ng.zeros(3))
+    tensor([[2., 2., 2.]])
+    """
+    if input.ndim == 2:
+        return _N.linear(input, weight, bias)
+    if input.ndim == 1:
+        return _N.linear(input.unsqueeze(0), weight, bias).squeeze(0)
+    lead = input.shape[:-1]
+    out = _N.linear(input.reshape(-1, input.shape[-1]), weight, bias)
+    return out.reshape(*lead, weight.shape[0])
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """y[..., k] = input1 @ weight[k] @ input2 + bias[k]; weight is (out, in1, in2).
+
+    >>> F.bilinear(ng.ones(1, 2), ng.ones(1, 3), ng.ones(4, 2, 3)).shape
+    numgrad.Size([1, 4])
+    """
+    out_features, in1, in2 = weight.shape
+    lead = input1.shape[:-1]
+    x1 = input1.reshape(-1, in1)
+    x2 = input2.reshape(-1, in2)
+    # (rows, in1) @ (in1, out * in2): every output's bilinear form at once
+    mixed = x1.matmul(weight.permute(1, 0, 2).reshape(in1, out_features * in2))
+    out = (mixed.reshape(-1, out_features, in2) * x2.unsqueeze(1)).sum(-1)
+    if bias is not None:
+        out = out + bias
+    return out.reshape(*lead, out_features)
+
+
+# ---- dropout ----------------------------------------------------------------------------------------
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p), in training.
+
+    The mask comes from numgrad's generator, so numgrad.manual_seed makes it reproducible.
+
+    >>> F.dropout(ng.ones(4), p=0.5, training=False)
+    tensor([1., 1., 1., 1.])
+    """
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    dtype = input.dtype
+    if p == 1.0:
+        mask = np.zeros(input.shape, dtype)
+    else:
+        keep = creation.generator().random(input.shape, dtype=np.float64) >= p
+        mask = keep.astype(dtype) * dtype.type(1.0 / (1.0 - p))
+    if inplace:
+        return input.mul_(Tensor._make(mask, False))
+    return input * mask
+
+
+# ---- normalisation ----------------------------------------------------------------------------------
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last len(normalized_shape) dims (biased variance), then scale and shift.
+
+    >>> F.layer_norm(ng.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    if tuple(input.shape[input.ndim - len(dims):]) != tuple(normalized_shape):
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with "
+                           f"shape [*, {', '.join(map(str, normalized_shape))}], but got input of "
+                           f"size{list(input.shape)}")
+    centred = input - input.mean(dims, keepdim=True)
+    var = (centred * centred).mean(dims, keepdim=True)
+    out = centred * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) over the batch and any further dims.
+
+    In training, batch statistics are used and the running ones (if given) are updated in place:
+    running = (1 - momentum) * running + momentum * batch, with the unbiased batch variance.
+
+    >>> F.batch_norm(ng.tensor([[1.0], [3.0]]), None, None, training=True)
+    tensor([[-1.0000],
+            [ 1.0000]])
+    """
+    dims = (0,) + tuple(range(2, input.ndim))
+    shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
+    if training:
+        count = input.numel() // input.shape[1]
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{list(input.shape)}")
+        mean = input.mean(dims, keepdim=True)
+        centred = input - mean
+        var = (centred * centred).mean(dims, keepdim=True)
+        if running_mean is not None:
+            with grad_mode.no_grad():
+                m = momentum
+                running_mean.mul_(1 - m).add_(mean.detach().reshape(-1) * m)
+                running_var.mul_(1 - m).add_(var.detach().reshape(-1) * (m * count / (count - 1)))
+    else:
+        centred = input - running_mean.reshape(shape)
+        var = running_var.reshape(shape)
+    out = centred * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+# ---- embedding and one_hot --------------------------------------------------------------------------
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    """Rows of weight picked by the integer tensor input; the row padding_idx gets no gradient.
+
+    >>> F.embedding(ng.tensor([1, 0]), ng.tensor([[0.0, 1.0], [2.0, 3.0]]))
+    tensor([[2., 3.],
+            [0., 1.]])
+    """
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
+    index = np.asarray(input._data if isinstance(input, Tensor) else input)
+    if index.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {dtypes.name(index.dtype)} instead")
+    rows, dim = weight.shape
+    if index.size and (index.min() < -rows or index.max() >= rows):
+        raise IndexError("index out of range in self")
+    index = index % rows
+    if padding_idx is not None:
+        padding_idx = padding_idx % rows
+    if max_norm is not None:
+        _renorm_rows(weight, np.unique(index), max_norm, norm_type)
+    # flat positions of the picked rows' elements: no index grid the size of the table
+    positions = index[..., None] * dim + np.arange(dim)
+    out = take(weight, positions)
+    if padding_idx is not None and out.requires_grad:
+        keep = Tensor._make(np.broadcast_to((index != padding_idx)[..., None], out.shape), False)
+        out = _E.where(keep, out, out.detach())
+    return out
+
+
+def _renorm_rows(weight, rows, max_norm, norm_type):
+    """torch's max_norm: rows whose norm exceeds max_norm are scaled down in place."""
+    with grad_mode.no_grad():
+        data = weight._data
+        norms = np.linalg.norm(data[rows], ord=norm_type, axis=1)
+        big = norms > max_norm
+        if big.any():
+            data[rows[big]] *= (max_norm / (norms[big] + 1e-7))[:, None].astype(data.dtype)
+            weight._bump_version()
+
+
+def one_hot(tensor, num_classes=-1):
+    """int64 one-hot encoding along a new last dim; not differentiable.
+
+    >>> F.one_hot(ng.tensor([0, 2]), 3)
+    tensor([[1, 0, 0],
+            [0, 0, 1]])
+    """
+    index = tensor._data
+    if index.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    if num_classes == -1:
+        num_classes = int(index.max()) + 1 if index.size else 0
+    if index.size and (index.min() < 0 or index.max() >= num_classes):
+        raise RuntimeError("Class values must be smaller than num_classes." if index.min() >= 0
+                           else "Class values must be non-negative.")
+    out = np.zeros(index.shape + (num_classes,), np.int64)
+    np.put_along_axis(out, index[..., None].astype(np.int64), 1, axis=-1)
+    return Tensor._make(out, False)
+
+
+# ---- pad ----------------------------------------------------------------------------------------------
+_INDEX_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pad the last len(pad) // 2 dims: pad = (last_left, last_right, prev_left, ...).
+
+    Constant padding (negative amounts crop) is numgrad.ops' pad; reflect, replicate and circular
+    read the input at the positions np.pad computes, so the gradients of repeated elements add.
+
+    >>> F.pad(ng.tensor([[1.0, 2.0]]), (1, 1), value=9.0)
+    tensor([[9., 1., 2., 9.]])
+    >>> F.pad(ng.tensor([[1.0, 2.0, 3.0]]), (2, 0), mode="reflect")
+    tensor([[3., 2., 1., 2., 3.]])
+    """
+    if mode == "constant":
+        return _constant_pad(input, pad, value=value)
+    if mode not in _INDEX_MODES:
+        raise NotImplementedError(f"padding mode {mode!r} is not supported")
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length must be divisible by 2 and at most twice the input's "
+                           "number of dimensions")
+    widths = [(0, 0)] * input.ndim
+    for k in range(len(pad) // 2):
+        widths[input.ndim - 1 - k] = (int(pad[2 * k]), int(pad[2 * k + 1]))
+    if any(left < 0 or right < 0 for left, right in widths):
+        raise RuntimeError(f"negative padding is not supported in {mode} mode")
+    positions = np.arange(input.numel(), dtype=np.int64).reshape(input.shape)
+    return take(input, np.pad(positions, widths, mode=_INDEX_MODES[mode]))

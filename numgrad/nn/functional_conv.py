@@ -1,0 +1,169 @@
+"""Convolution and pooling for numgrad.nn.functional.
+
+A convolution is one node (numgrad.ops.nn_ops.conv2d): im2col, the sliding windows as rows,
+then (N*oh*ow, C*kh*kw) @ weight.T + bias, a single BLAS product. Max pooling finds each window's
+maximal element (a compiled loop) and reads it with `take`, so its gradient goes to that element
+only, as in torch. Average pooling means the windows.
+
+>>> import numgrad as ng
+>>> import numgrad.nn.functional as F
+>>> F.conv2d(ng.ones(1, 1, 3, 3), ng.ones(2, 1, 2, 2)).shape
+numgrad.Size([1, 2, 2, 2])
+"""
+import numpy as np
+
+from ..ops import nn_ops as _N
+from ..ops.index import take
+from ..tensor import Tensor
+
+
+def _pair(value):
+    return (int(value), int(value)) if isinstance(value, (int, np.integer)) else tuple(value)
+
+
+def _same_padding(kernel, dilation):
+    """(left, right) per dim for padding='same' (stride 1): torch puts the odd one on the right."""
+    return [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2) for k, d in zip(kernel, dilation)]
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """2-D convolution (cross-correlation, as torch): input (N, C, H, W), weight (O, C/groups, kh, kw).
+
+    >>> x = ng.arange(9.0).reshape(1, 1, 3, 3)
+    >>> F.conv2d(x, ng.ones(1, 1, 2, 2))
+    tensor([[[[ 8., 12.],
+              [20., 24.]]]])
+    """
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    out_channels, per_group, kh, kw = weight.shape
+    stride, dilation = _pair(stride), _pair(dilation)
+    if padding == "valid":
+        padding = (0, 0)
+    elif padding == "same":
+        if stride != (1, 1):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+        sides = _same_padding((kh, kw), dilation)
+        if any(left != right for left, right in sides):
+            from .functional import pad
+            input = pad(input, (sides[1][0], sides[1][1], sides[0][0], sides[0][1]))
+            padding = (0, 0)
+        else:
+            padding = (sides[0][0], sides[1][0])
+    padding = _pair(padding)
+    if input.shape[1] != per_group * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                           f"input{list(input.shape)} to have {per_group * groups} channels, but "
+                           f"got {input.shape[1]} channels instead")
+    if groups == 1:
+        out = _conv_group(input, weight, bias, stride, padding, dilation)
+    else:
+        from ..ops.shape import cat
+        step = out_channels // groups
+        outs = []
+        for k in range(groups):
+            part = input[:, k * per_group:(k + 1) * per_group]
+            b = None if bias is None else bias[k * step:(k + 1) * step]
+            outs.append(_conv_group(part, weight[k * step:(k + 1) * step], b, stride, padding,
+                                    dilation))
+        out = cat(outs, 1)
+    return out.squeeze(0) if unbatched else out
+
+
+def _conv_group(input, weight, bias, stride, padding, dilation):
+    _, _, h, w = input.shape
+    kh, kw = weight.shape[2:]
+    if _N.out_size(h, kh, stride[0], padding[0], dilation[0]) <= 0 or \
+            _N.out_size(w, kw, stride[1], padding[1], dilation[1]) <= 0:
+        raise RuntimeError(f"Calculated output size is too small for input size {list(input.shape)}"
+                           f" and kernel size {list(weight.shape[2:])}")
+    return _N.conv2d(input, weight, bias, stride, padding, dilation)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """1-D convolution: input (N, C, L), weight (O, C/groups, k); a conv2d of height 1.
+
+    >>> F.conv1d(ng.ones(1, 1, 4), ng.ones(1, 1, 2))
+    tensor([[[2., 2., 2.]]])
+    """
+    unbatched = input.ndim == 2
+    if unbatched:
+        input = input.unsqueeze(0)
+    if not isinstance(padding, str):
+        padding = (0, padding if isinstance(padding, int) else padding[0])
+    stride = stride if isinstance(stride, int) else stride[0]
+    dilation = dilation if isinstance(dilation, int) else dilation[0]
+    out = conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, stride), padding,
+                 (1, dilation), groups).squeeze(2)
+    return out.squeeze(0) if unbatched else out
+
+
+def _pool_size(size, k, s, p, d, ceil_mode):
+    span = size + 2 * p - d * (k - 1) - 1
+    if not ceil_mode:
+        return span // s + 1
+    out = -(-span // s) + 1
+    # the last window must start inside the input or the left padding (torch's rule)
+    return out - 1 if (out - 1) * s >= size + p else out
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum of each window; its gradient goes to the (first) maximal element.
+
+    >>> F.max_pool2d(ng.arange(16.0).reshape(1, 1, 4, 4), 2)
+    tensor([[[[ 5.,  7.],
+              [13., 15.]]]])
+    """
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    (kh, kw), (ph, pw), (dh, dw) = _pair(kernel_size), _pair(padding), _pair(dilation)
+    sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
+    if ph > kh // 2 or pw > kw // 2:
+        raise RuntimeError("pad should be at most half of effective kernel size")
+    n, c, h, w = input.shape
+    geometry = _N.window_geometry(input.shape, (kh, kw), (sh, sw), (ph, pw), (dh, dw), _N.POOL)
+    geometry[4] = _pool_size(h, kh, sh, ph, dh, ceil_mode)
+    geometry[5] = _pool_size(w, kw, sw, pw, dw, ceil_mode)
+    positions = _N.max_pool_positions(input._data, geometry)
+    out = take(input, positions)
+    if return_indices:
+        # torch's indices count within each (H, W) plane
+        plane = positions - (np.arange(n * c) * (h * w)).reshape(n, c, 1, 1)
+        indices = Tensor._make(plane[0] if unbatched else plane, False)
+        return (out.squeeze(0) if unbatched else out), indices
+    return out.squeeze(0) if unbatched else out
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each window (zero padding counted unless count_include_pad=False).
+
+    >>> F.avg_pool2d(ng.arange(16.0).reshape(1, 1, 4, 4), 2)
+    tensor([[[[ 2.5000,  4.5000],
+              [10.5000, 12.5000]]]])
+    """
+    if ceil_mode:
+        raise NotImplementedError("avg_pool2d: ceil_mode=True is not supported")
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
+    sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
+    if ph > kh // 2 or pw > kw // 2:
+        raise RuntimeError("pad should be at most half of kernel size")
+    windows = _N.im2col(input, (kh, kw), (sh, sw), (ph, pw), (1, 1), _N.POOL)
+    total = windows.sum((-2, -1))
+    if divisor_override:
+        out = total * (1.0 / divisor_override)
+    elif count_include_pad or (ph == 0 and pw == 0):
+        out = total * (1.0 / (kh * kw))
+    else:
+        _, _, h, w = input.shape
+        oh, ow = total.shape[2], total.shape[3]
+        rows = np.minimum(np.arange(oh) * sh - ph + kh, h) - np.maximum(np.arange(oh) * sh - ph, 0)
+        cols = np.minimum(np.arange(ow) * sw - pw + kw, w) - np.maximum(np.arange(ow) * sw - pw, 0)
+        out = total * (1.0 / (rows[:, None] * cols[None, :])).astype(input.dtype)
+    return out.squeeze(0) if unbatched else out

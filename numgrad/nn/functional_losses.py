@@ -1,0 +1,243 @@
+"""Loss functions for numgrad.nn.functional, with torch's reductions, weights and special cases.
+
+cross_entropy with class indices is one fused node (numgrad.ops.nn_ops.cross_entropy); with class
+probabilities it is log_softmax times the targets. The others are short composites.
+
+>>> import numgrad as ng
+>>> import numgrad.nn.functional as F
+>>> F.mse_loss(ng.tensor([1.0, 2.0]), ng.tensor([1.0, 4.0]))
+tensor(2.)
+"""
+import math
+import warnings
+
+import numpy as np
+
+from ..ops import elementwise as _E
+from ..ops import nn_ops as _N
+from ..ops.index import take
+from ..tensor import Tensor
+
+_CODES = {"none": _N.NONE, "mean": _N.MEAN, "sum": _N.SUM}
+
+
+def _reduction(size_average, reduce, reduction):
+    """torch's legacy size_average/reduce arguments, mapped onto reduction."""
+    if size_average is None and reduce is None:
+        if reduction not in _CODES:
+            raise ValueError(f"{reduction} is not a valid value for reduction")
+        return reduction
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction="
+                  "'mean' (or 'sum', 'none') instead.", UserWarning, stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return "none" if not reduce else ("mean" if size_average else "sum")
+
+
+def _reduce(loss, reduction):
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss
+
+
+def _as_tensor(value, like):
+    if isinstance(value, Tensor):
+        return value if value.dtype == like.dtype else value.to(like.dtype)
+    return Tensor._make(np.asarray(value, like.dtype), False)
+
+
+def _class_rows(input, target):
+    """input (N, C, d1, ...) or (C,) as rows (M, C), and target as (M,) int64, with the shape a
+    reduction='none' result takes."""
+    index = np.asarray(target._data if isinstance(target, Tensor) else target)
+    if index.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {index.dtype}")
+    if input.ndim == 1:
+        return input.unsqueeze(0), index.reshape(1).astype(np.int64), ()
+    classes = input.shape[1]
+    if input.ndim == 2:
+        rows = input
+    else:
+        order = [0] + list(range(2, input.ndim)) + [1]
+        rows = input.permute(order).reshape(-1, classes)
+    return rows, index.reshape(-1).astype(np.int64, copy=False), index.shape
+
+
+def _check_targets(index, classes, ignore_index):
+    bad = (index != ignore_index) & ((index < 0) | (index >= classes))
+    if bad.any():
+        raise IndexError(f"Target {int(index[bad][0])} is out of bounds.")
+
+
+def _class_weights(weight, classes, dtype):
+    if weight is None:
+        return np.ones(classes, dtype)
+    w = weight._data if isinstance(weight, Tensor) else np.asarray(weight)
+    if w.shape != (classes,):
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
+                           "no classes")
+    return np.ascontiguousarray(w, dtype)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Cross entropy of logits against class indices (int) or class probabilities (float).
+
+    >>> F.cross_entropy(ng.tensor([[0.0, 0.0]]), ng.tensor([1]))
+    tensor(0.6931)
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if isinstance(target, Tensor) and target.is_floating_point():
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
+    rows, index, shape = _class_rows(input, target)
+    w = _class_weights(weight, rows.shape[1], rows.dtype)
+    out = _N.cross_entropy(rows, np.ascontiguousarray(index), w, int(ignore_index),
+                           float(label_smoothing), _CODES[reduction])
+    return out.reshape(shape) if reduction == "none" else out
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
+    class_dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[class_dim]
+    if tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError("Expected target size to match input size for class probabilities")
+    logp = _N.log_softmax(input, class_dim)
+    target = _as_tensor(target, input)
+    if label_smoothing > 0.0:
+        target = target * (1.0 - label_smoothing) + label_smoothing / classes
+    terms = logp * target
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = classes
+        terms = terms * _class_weights(weight, classes, input.dtype).reshape(shape)
+    if reduction == "none":
+        return -terms.sum(class_dim)
+    if reduction == "sum":
+        return -terms.sum()
+    return -terms.sum() * (classes / input.numel() if input.numel() else math.nan)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """Negative log likelihood of log-probabilities input at the target classes.
+
+    >>> F.nll_loss(ng.tensor([[-1.0, -2.0]]), ng.tensor([1]))
+    tensor(2.)
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    rows, index, shape = _class_rows(input, target)
+    classes = rows.shape[1]
+    _check_targets(index, classes, ignore_index)
+    w = _class_weights(weight, classes, rows.dtype)
+    kept = index != ignore_index
+    safe = np.where(kept, index, 0)
+    row_weight = np.where(kept, w[safe], 0).astype(rows.dtype)
+    picked = take(rows, np.arange(len(index)) * classes + safe)
+    losses = picked * -row_weight
+    if reduction == "none":
+        return losses.reshape(shape)
+    total = losses.sum()
+    if reduction == "sum":
+        return total
+    denominator = float(row_weight.sum())
+    return total * (1.0 / denominator if denominator else math.nan)
+
+
+def _pair_up(input, target):
+    target = _as_tensor(target, input)
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
+                      f"({input.shape}). This will likely lead to incorrect results due to "
+                      "broadcasting. Please ensure they have the same size.", UserWarning,
+                      stacklevel=3)
+    return target
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean (or sum) of squared differences."""
+    reduction = _reduction(size_average, reduce, reduction)
+    diff = input - _pair_up(input, target)
+    return _reduce(diff * diff, reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Mean (or sum) of absolute differences.
+
+    >>> F.l1_loss(ng.tensor([1.0, 2.0]), ng.tensor([0.0, 4.0]))
+    tensor(1.5000)
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    return _reduce((input - _pair_up(input, target)).abs(), reduction)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta = 0: the L1 loss)."""
+    reduction = _reduction(size_average, reduce, reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    d = (input - _pair_up(input, target)).abs()
+    if beta == 0.0:
+        return _reduce(d, reduction)
+    return _reduce(_E.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta).
+
+    >>> F.huber_loss(ng.tensor([0.0, 3.0]), ng.tensor([0.5, 0.0]))
+    tensor(1.3125)
+    """
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    d = (input - _pair_up(input, target)).abs()
+    return _reduce(_E.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    """-(t log p + (1 - t) log(1 - p)) for probabilities p, logs clamped at -100 like torch.
+
+    >>> F.binary_cross_entropy(ng.tensor([0.5]), ng.tensor([1.0]))
+    tensor(0.6931)
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    target = _as_tensor(target, input)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    data = input._data
+    if data.size and (data.min() < 0 or data.max() > 1):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = _N.binary_cross_entropy(input, target)
+    if weight is not None:
+        loss = loss * _as_tensor(weight, input).detach()    # torch does not differentiate weights
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Binary cross entropy of sigmoid(input), computed stably from the logits:
+    (1 - t) x + (1 + (pos_weight - 1) t) softplus(-x).
+
+    >>> F.binary_cross_entropy_with_logits(ng.tensor([0.0]), ng.tensor([1.0]))
+    tensor(0.6931)
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    target = _as_tensor(target, input)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    # softplus without its threshold: log(1 + exp(-x)) exactly, however large -x is
+    log_sigmoid_neg = _N.softplus(-input, 1.0, math.inf)
+    # as in torch, weight and pos_weight are constants: no gradient reaches them
+    if pos_weight is not None:
+        log_weight = (_as_tensor(pos_weight, input).detach() - 1.0) * target + 1.0
+        log_sigmoid_neg = log_sigmoid_neg * log_weight
+    loss = (1.0 - target) * input + log_sigmoid_neg
+    if weight is not None:
+        loss = loss * _as_tensor(weight, input).detach()
+    return _reduce(loss, reduction)

@@ -1,0 +1,409 @@
+"""Module: the base class of layers; it registers parameters, buffers and submodules by assignment."""
+import itertools
+from collections import OrderedDict, namedtuple
+
+import numpy as np
+
+from .. import dtypes, grad_mode
+from ..hooks import RemovableHandle
+from ..tensor import Tensor
+from .parameter import Parameter
+
+_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_hook_ids = itertools.count()
+
+
+def _addindent(text, spaces):
+    lines = text.split("\n")
+    if len(lines) == 1:
+        return text
+    return lines[0] + "\n" + "\n".join(" " * spaces + line for line in lines[1:])
+
+
+class Module:
+    """Base class of all layers. Subclasses assign parameters and submodules as attributes in
+    __init__ (after super().__init__()) and define forward.
+
+    >>> import numgrad as ng
+    >>> class Affine(ng.nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.scale = ng.nn.Parameter(ng.ones(2))
+    ...     def forward(self, x):
+    ...         return x * self.scale
+    >>> [name for name, _ in Affine().named_parameters()]
+    ['scale']
+    """
+
+    def __init__(self):
+        # object.__setattr__: our own __setattr__ reads these dicts
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", {})
+        object.__setattr__(self, "_buffers", {})
+        object.__setattr__(self, "_non_persistent_buffers", set())
+        object.__setattr__(self, "_modules", {})
+        object.__setattr__(self, "_forward_hooks", {})
+        object.__setattr__(self, "_forward_pre_hooks", {})
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
+                                  '"forward" function')
+
+    def __call__(self, *args, **kwargs):
+        if not self._forward_pre_hooks and not self._forward_hooks:
+            return self.forward(*args, **kwargs)
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks.values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    # ---- registration ---------------------------------------------------------------------------
+    def __setattr__(self, name, value):
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            self.register_parameter(name, value)
+            return
+        if params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(numgrad.nn.Parameter or None expected)")
+            params[name] = None
+            return
+        modules = self.__dict__.get("_modules")
+        if isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            self._forget(name)
+            modules[name] = value
+            return
+        if modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(numgrad.nn.Module or None expected)")
+            modules[name] = None
+            return
+        buffers = self.__dict__.get("_buffers")
+        if buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(numgrad.Tensor or None expected)")
+            buffers[name] = value
+            return
+        object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        # only called when normal lookup fails: parameters, buffers and modules live in dicts
+        d = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in d and name in d[table]:
+                return d[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for table in (self._parameters, self._buffers, self._modules):
+            if name in table:
+                del table[name]
+                self._non_persistent_buffers.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def _forget(self, name):
+        for table in (self.__dict__, self._parameters, self._buffers, self._modules):
+            table.pop(name, None)
+        self._non_persistent_buffers.discard(name)
+
+    def register_parameter(self, name, param):
+        """Add a parameter (or None) under name."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_name(name, self, "parameter")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(numgrad.nn.Parameter or None required)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """Add a tensor that is state but not a parameter (running statistics, say); persistent
+        buffers are part of state_dict."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_name(name, self, "buffer")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(numgrad Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+
+    def add_module(self, name, module):
+        """Add a child module (or None) under name."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        _check_name(name, self, "module")
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        """The submodule at a dotted path such as "encoder.0"."""
+        module = self
+        for item in target.split(".") if target else []:
+            if item not in module._modules:
+                raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
+            module = module._modules[item]
+        return module
+
+    # ---- iteration ------------------------------------------------------------------------------
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """(name, module) for this module and every submodule, depth first, each once."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is None:
+                continue
+            sub = prefix + ("." if prefix else "") + name
+            yield from module.named_modules(memo, sub, remove_duplicate)
+
+    def modules(self):
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self):
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and id(module) not in seen:
+                seen.add(id(module))
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, table, prefix, recurse, remove_duplicate=True):
+        seen = set()
+        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for module_prefix, module in modules:
+            for name, value in getattr(module, table).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """(dotted name, parameter) pairs; a parameter shared by two modules comes once."""
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    # ---- modes and gradients --------------------------------------------------------------------
+    def train(self, mode=True):
+        """Set training mode (dropout active, batch statistics) here and in every submodule."""
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for module in self.modules():
+            object.__setattr__(module, "training", mode)
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all parameters: to None by default, else to zeros in place."""
+        for param in self.parameters():
+            if param._grad is None:
+                continue
+            if set_to_none:
+                param._grad = None
+            else:
+                param._grad.detach_()
+                param._grad.zero_()
+
+    def apply(self, fn):
+        """Call fn on every submodule (children first) and then on self; returns self."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
+    # ---- conversion -----------------------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        """Convert floating-point parameters and buffers (in place, keeping their identity) to a
+        dtype; the device must be the CPU."""
+        dtype = kwargs.get("dtype")
+        device = kwargs.get("device")
+        for arg in args:
+            if isinstance(arg, Tensor):
+                dtype = arg.dtype
+            elif isinstance(arg, str) or type(arg).__name__ == "device":
+                device = arg
+            else:
+                dtype = arg
+        if device is not None and str(device) != "cpu":
+            raise NotImplementedError("Module.to supports the CPU only")
+        if dtype is not None:
+            dtype = np.dtype(dtype)
+            if not dtypes.is_floating(dtype):
+                raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
+                                f"dtype={dtypes.name(dtype)}")
+            self._convert(dtype)
+        return self
+
+    def _convert(self, dtype):
+        for tensor in list(self.parameters()) + list(self.buffers()):
+            if tensor.is_floating_point() and tensor.dtype != dtype:
+                tensor._data = tensor._data.astype(dtype)
+                if tensor._grad is not None:
+                    tensor._grad = Tensor._make(tensor._grad._data.astype(dtype), False)
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def cpu(self):
+        return self
+
+    # ---- state ----------------------------------------------------------------------------------
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """An OrderedDict of every parameter and persistent buffer by dotted name; the values
+        share memory with the module's (detached unless keep_vars)."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True, assign=False):
+        """Copy values from state_dict into the parameters and buffers (in place, under no_grad).
+
+        strict: every key must match. Shapes must match in any case. Returns the
+        (missing_keys, unexpected_keys) named tuple.
+        """
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        with grad_mode.no_grad():
+            for key, target in own.items():
+                if key not in state_dict:
+                    continue
+                value = state_dict[key]
+                array = value._data if isinstance(value, Tensor) else np.asarray(value)
+                if array.shape != target._data.shape:
+                    errors.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{_size(array.shape)} from checkpoint, the shape in current "
+                                  f"model is {_size(target._data.shape)}.")
+                    continue
+                if assign:
+                    target._data = array.astype(target.dtype, copy=False)
+                else:
+                    target._data[...] = array
+                target._bump_version()
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: "
+                              + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
+                               + "\n\t".join(errors))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ---- hooks ----------------------------------------------------------------------------------
+    def register_forward_pre_hook(self, hook):
+        """hook(module, args) runs before forward; a returned value replaces args."""
+        key = next(_hook_ids)
+        self._forward_pre_hooks[key] = hook
+        return RemovableHandle(self._forward_pre_hooks, key)
+
+    def register_forward_hook(self, hook):
+        """hook(module, args, output) runs after forward; a returned value replaces output."""
+        key = next(_hook_ids)
+        self._forward_hooks[key] = hook
+        return RemovableHandle(self._forward_hooks, key)
+
+    # ---- printing -------------------------------------------------------------------------------
+    def _get_name(self):
+        return type(self).__name__
+
+    def extra_repr(self):
+        """The text inside the parentheses of this module's repr; layers override it."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({name}): " + _addindent(repr(module), 2)
+                       for name, module in self._modules.items()]
+        lines = extra_lines + child_lines
+        body = ""
+        if lines:
+            if len(extra_lines) == 1 and not child_lines:
+                body = extra_lines[0]
+            else:
+                body = "\n  " + "\n  ".join(lines) + "\n"
+        return f"{self._get_name()}({body})"
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
+                      | set(self._modules))
+
+
+def _typename(value):
+    return type(value).__name__
+
+
+def _size(shape):
+    return f"numgrad.Size({list(shape)})"
+
+
+def _check_name(name, module, kind):
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {type(name).__name__}")
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if hasattr(module, name) and name not in module._parameters and name not in module._buffers \
+            and name not in module._modules:
+        raise KeyError(f"attribute '{name}' already exists")

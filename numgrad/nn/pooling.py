@@ -1,0 +1,56 @@
+"""Pooling layers: MaxPool2d and AvgPool2d."""
+from . import functional as F
+from .module import Module
+
+
+class MaxPool2d(Module):
+    """The maximum over each kernel_size window (stride defaults to kernel_size).
+
+    >>> import numgrad as ng
+    >>> ng.nn.MaxPool2d(2)(ng.ones(1, 3, 8, 8)).shape
+    numgrad.Size([1, 3, 4, 4])
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class AvgPool2d(Module):
+    """The mean over each kernel_size window (stride defaults to kernel_size).
+
+    >>> import numgrad as ng
+    >>> ng.nn.AvgPool2d(2)(ng.ones(1, 3, 8, 8)).shape
+    numgrad.Size([1, 3, 4, 4])
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def forward(self, input):
+        return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

@@ -1,0 +1,64 @@
+"""Gradient clipping: scale or clamp the .grad of parameters in place."""
+import math
+
+import numpy as np
+
+from ...tensor import Tensor
+
+
+def _grads(parameters):
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return [p._grad for p in parameters if p._grad is not None]
+
+
+def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Scale the gradients so that their joint norm is at most max_norm; returns the norm before.
+
+    The scale is max_norm / (norm + 1e-6), applied only when it is below 1 (torch's rule).
+
+    >>> import numgrad as ng
+    >>> w = ng.tensor([3.0, 4.0], requires_grad=True)
+    >>> (w * w).sum().backward()
+    >>> ng.nn.utils.clip_grad_norm_([w], 1.0)
+    tensor(10.)
+    >>> w.grad
+    tensor([0.6000, 0.8000])
+    """
+    grads = _grads(parameters)
+    if not grads:
+        return Tensor._make(np.array(0.0, np.float32), False)
+    norm_type = float(norm_type)
+    dtype = grads[0]._data.dtype
+    if norm_type == math.inf:
+        total = max(float(np.abs(g._data).max()) if g._data.size else 0.0 for g in grads)
+    else:
+        per = [np.linalg.norm(g._data.reshape(-1).astype(np.float64), norm_type) for g in grads]
+        total = float(np.linalg.norm(np.array(per), norm_type))
+    if error_if_nonfinite and not math.isfinite(total):
+        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is "
+                           "non-finite, so it cannot be clipped. To disable this error and scale "
+                           "the gradients by the non-finite norm anyway, set "
+                           "`error_if_nonfinite=False`")
+    coef = max_norm / (total + 1e-6)
+    if coef < 1.0:
+        for g in grads:
+            g._data *= g._data.dtype.type(coef)
+            g._bump_version()
+    return Tensor._make(np.array(total, dtype), False)
+
+
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamp every gradient element into [-clip_value, clip_value], in place.
+
+    >>> import numgrad as ng
+    >>> w = ng.tensor([3.0, 4.0], requires_grad=True)
+    >>> (w * w).sum().backward()
+    >>> ng.nn.utils.clip_grad_value_([w], 7.0)
+    >>> w.grad
+    tensor([6., 7.])
+    """
+    clip_value = float(clip_value)
+    for g in _grads(parameters):
+        np.clip(g._data, -clip_value, clip_value, out=g._data)
+        g._bump_version()

@@ -1,0 +1,406 @@
+"""Neural-network primitives, each one node where the composite would be several: softmax,
+log_softmax, cross_entropy (class indices), linear, im2col/col2im for convolution and pooling, and
+activations given as one derivative formula each.
+
+The forwards are NumPy. The backwards of the non-elementwise ops are the kernels in the "nn"
+section of kernels/cpu.py; beside each op sits its VJP in numgrad ops, used by create_graph. The
+activations follow elementwise.py: one formula is both the compiled kernel and the VJP.
+"""
+import math
+
+import numpy as np
+
+from ..kernels import cpu as _cpu
+from ..tensor import _wrap_dim
+from . import fmath as F
+from .apply import apply
+from .registry import OpDef
+
+# ---- softmax and log_softmax over one dim ---------------------------------------------------------
+# The kernels see the input as (outer, n, inner) with the reduced dim in the middle.
+
+
+def _rows_meta(dim, rows):
+    return (*rows, dim), ()
+
+
+def _softmax_forward(x, dim, rows):
+    e = np.exp(x - x.max(axis=dim, keepdims=True))
+    e /= e.sum(axis=dim, keepdims=True)
+    return e
+
+
+def _log_softmax_forward(x, dim, rows):
+    shifted = x - x.max(axis=dim, keepdims=True)
+    shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
+    return shifted
+
+
+def _softmax_vjp(ctx, g):
+    (y,) = ctx.saved
+    dim = int(ctx.ints[3])
+    return (y * (g - (g * y).sum(dim, keepdim=True)),)
+
+
+def _log_softmax_vjp(ctx, g):
+    (y,) = ctx.saved
+    dim = int(ctx.ints[3])
+    return (g - y.exp() * g.sum(dim, keepdim=True),)
+
+
+SOFTMAX = OpDef("softmax", _softmax_forward, node_name="SoftmaxBackward0", saves=("out",),
+                kernel="softmax_bwd", vjp=_softmax_vjp, meta=_rows_meta)
+LOG_SOFTMAX = OpDef("log_softmax", _log_softmax_forward, node_name="LogSoftmaxBackward0",
+                    saves=("out",), kernel="log_softmax_bwd", vjp=_log_softmax_vjp, meta=_rows_meta)
+
+
+def _rows_attrs(x, dim):
+    shape = x._data.shape
+    dim = _wrap_dim(dim, len(shape))
+    return {"dim": dim, "rows": (math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:]))}
+
+
+def softmax(x, dim):
+    """exp(x) / exp(x).sum(dim), shifted by the max so it never overflows (SoftmaxBackward0)."""
+    return apply(SOFTMAX, (x,), _rows_attrs(x, dim))
+
+
+def log_softmax(x, dim):
+    """x - logsumexp(x, dim), computed stably (LogSoftmaxBackward0)."""
+    return apply(LOG_SOFTMAX, (x,), _rows_attrs(x, dim))
+
+
+# ---- cross entropy with class indices ---------------------------------------------------------------
+# Note [cross entropy coefficients]
+# Row i's loss is -sum_c a[i, c] * log_softmax(x)[i, c] with
+#     a[i, c] = (1 - eps) * w[t_i] * [c == t_i] + eps / C * w[c]      (0 for an ignored row),
+# torch's label smoothing with class weights. Its gradient is g_i * scale * (p[i, c] * A_i - a[i, c])
+# with p = softmax(x) and A_i = sum_c a[i, c]. `scale` is 1 / sum of w[t_i] over kept rows for the
+# mean (torch divides both terms by it), else 1.
+NONE, MEAN, SUM = 0, 1, 2
+
+
+def ce_coefficients(target, weight, ignore_index, eps):
+    """The matrix a of Note [cross entropy coefficients], as a NumPy array."""
+    classes = weight.shape[0]
+    kept = target != ignore_index
+    safe = np.where(kept, target, 0)
+    a = np.zeros((target.shape[0], classes), weight.dtype)
+    a[np.arange(target.shape[0]), safe] = (1.0 - eps) * weight[safe]
+    if eps:
+        a += (eps / classes) * weight
+    a[~kept] = 0
+    return a
+
+
+def _ce_forward(x, target, weight, ignore_index, eps, reduction, scale):
+    loss = _cpu.cross_entropy_rows(np.ascontiguousarray(x), target, weight, ignore_index, eps)
+    if reduction == NONE:
+        return loss
+    return np.asarray(loss.sum() * scale, x.dtype)
+
+
+def _ce_vjp(ctx, g):
+    x, target, weight = ctx.saved
+    ignore_index, reduction = int(ctx.ints[0]), int(ctx.ints[1])
+    eps, scale = float(ctx.floats[0]), float(ctx.floats[1])
+    a = ce_coefficients(target._data, weight._data, ignore_index, eps) * weight._data.dtype.type(scale)
+    p = softmax(x, 1)
+    gx = p * a.sum(axis=1, keepdims=True) - a
+    return (gx * (g.unsqueeze(1) if reduction == NONE else g), None, None)
+
+
+CROSS_ENTROPY = OpDef("cross_entropy", _ce_forward, node_name="CrossEntropyLossBackward0", n_in=3,
+                      saves=("x", "y", "z"), kernel="cross_entropy_bwd", vjp=_ce_vjp,
+                      meta=lambda ignore_index, eps, reduction, scale:
+                      ((ignore_index, reduction), (eps, scale)))
+
+
+def cross_entropy(x, target, weight, ignore_index, eps, reduction):
+    """Cross entropy of logits x (M, C) against class indices target (M,): an int64 array.
+    weight: (C,) array of x's dtype. reduction: NONE, MEAN or SUM."""
+    total, bad = _cpu.class_weight_total(target, weight, ignore_index)
+    if bad != ignore_index:
+        raise IndexError(f"Target {bad} is out of bounds.")
+    scale = 1.0
+    if reduction == MEAN:
+        scale = 1.0 / total if total else math.nan
+    attrs = {"ignore_index": ignore_index, "eps": eps, "reduction": reduction, "scale": scale}
+    return apply(CROSS_ENTROPY, (x, target, weight), attrs)
+
+
+# ---- linear: x @ w.T + b -------------------------------------------------------------------------
+def _linear_forward(x, w, b=None):
+    out = np.dot(x, w.T)     # np.matmul takes a slow non-BLAS loop for the transposed w
+    if b is not None:
+        out += b
+    return out
+
+
+def _linear_vjp(ctx, g):
+    x, w = ctx.saved
+    needs = ctx.needs_input_grad
+    gx = g.matmul(w) if needs[0] else None
+    gw = g.t().matmul(x) if needs[1] else None
+    if len(needs) == 2:
+        return gx, gw
+    return gx, gw, g.sum(0) if needs[2] else None
+
+
+LINEAR = OpDef("linear", _linear_forward, node_name="AddmmBackward0", n_in=3, saves=("x", "y"),
+               kernel="linear_bwd", vjp=_linear_vjp)
+LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0", n_in=2,
+                       saves=("x", "y"), kernel="linear_bwd", vjp=_linear_vjp)
+
+
+def linear(x, w, b=None):
+    """x (M, in) @ w (out, in).T + b (out,), one node."""
+    if b is None:
+        return apply(LINEAR_NO_BIAS, (x, w))
+    return apply(LINEAR, (x, w, b))
+
+
+# ---- im2col: the sliding windows of an image as rows -------------------------------------------------
+# x (N, C, H, W) becomes, for layout CONV, (N, oh, ow, C, kh, kw): reshaped to (N*oh*ow, C*kh*kw) a
+# convolution is one matrix product. Layout POOL gives (N, C, oh, ow, kh, kw) for pooling.
+# Padding reads as zeros. col2im is its adjoint (scatter-add back); each is the other's VJP.
+CONV, POOL = 0, 1
+
+
+def _windows_meta(kernel, stride, padding, dilation, layout, in_shape=None):
+    return (*kernel, *stride, *padding, *dilation, layout), ()
+
+
+def out_size(size, k, s, p, d):
+    return (size + 2 * p - d * (k - 1) - 1) // s + 1
+
+
+def window_geometry(shape, kernel, stride, padding, dilation, layout):
+    """The int64 array the window kernels read: n, c, h, w, oh, ow, then the attributes."""
+    n, c, h, w = shape
+    oh = out_size(h, kernel[0], stride[0], padding[0], dilation[0])
+    ow = out_size(w, kernel[1], stride[1], padding[1], dilation[1])
+    return np.array([n, c, h, w, oh, ow, *kernel, *stride, *padding, *dilation, layout], np.int64)
+
+
+def _im2col_forward(x, kernel, stride, padding, dilation, layout):
+    geometry = window_geometry(x.shape, kernel, stride, padding, dilation, layout)
+    return _cpu.im2col_forward(np.ascontiguousarray(x), geometry)
+
+
+def _col2im_forward(cols, kernel, stride, padding, dilation, layout, in_shape):
+    geometry = window_geometry(in_shape, kernel, stride, padding, dilation, layout)
+    return _cpu.col2im_forward(np.ascontiguousarray(cols), geometry)
+
+
+def max_pool_positions(x, geometry):
+    """Flat positions in the array x of each pooling window's maximum (padding never wins); a
+    max pool is then `take` at these positions."""
+    return _cpu.max_pool_positions(np.ascontiguousarray(x), geometry)
+
+
+def _window_attrs(ints):
+    values = [int(v) for v in ints]
+    return {"kernel": tuple(values[0:2]), "stride": tuple(values[2:4]),
+            "padding": tuple(values[4:6]), "dilation": tuple(values[6:8]), "layout": values[8]}
+
+
+def _im2col_vjp(ctx, g):
+    return (apply(COL2IM, (g,), dict(_window_attrs(ctx.ints), in_shape=tuple(ctx.in_shapes[0]))),)
+
+
+def _col2im_vjp(ctx, g):
+    return (apply(IM2COL, (g,), _window_attrs(ctx.ints)),)
+
+
+IM2COL = OpDef("im2col", _im2col_forward, node_name="Im2ColBackward0", kernel="im2col_bwd",
+               vjp=_im2col_vjp, meta=_windows_meta)
+COL2IM = OpDef("col2im", _col2im_forward, node_name="Col2ImBackward0", kernel="col2im_bwd",
+               vjp=_col2im_vjp, meta=_windows_meta)
+
+
+def im2col(x, kernel, stride=(1, 1), padding=(0, 0), dilation=(1, 1), layout=CONV):
+    """The sliding windows of x (N, C, H, W); see the layouts above."""
+    attrs = {"kernel": tuple(kernel), "stride": tuple(stride), "padding": tuple(padding),
+             "dilation": tuple(dilation), "layout": layout}
+    return apply(IM2COL, (x,), attrs)
+
+
+# ---- conv2d: im2col and one matrix product, as one node ------------------------------------------
+# out (N, O, oh, ow) = columns (N*oh*ow, C*kh*kw) @ w (O, C*kh*kw).T + b, moved to NCHW. The
+# backward kernel recomputes the columns instead of saving them (they are kh*kw times the input).
+def _conv_geometry(x_shape, w_shape, stride, padding, dilation):
+    return window_geometry(x_shape, w_shape[2:], stride, padding, dilation, CONV)
+
+
+def _conv2d_forward(x, w, b=None, *, stride, padding, dilation):
+    geometry = _conv_geometry(x.shape, w.shape, stride, padding, dilation)
+    n, oh, ow, out_channels = x.shape[0], geometry[4], geometry[5], w.shape[0]
+    cols = _cpu.im2col_forward(np.ascontiguousarray(x), geometry).reshape(n * oh * ow, -1)
+    out = np.dot(cols, w.reshape(out_channels, -1).T)
+    if b is not None:
+        out += b
+    out = out.reshape(n, oh * ow, out_channels).transpose(0, 2, 1)
+    return np.ascontiguousarray(out).reshape(n, out_channels, oh, ow)
+
+
+def _conv2d_vjp(ctx, g):
+    x, w = ctx.saved
+    needs = ctx.needs_input_grad
+    attrs = [int(v) for v in ctx.ints]
+    stride, padding, dilation = tuple(attrs[0:2]), tuple(attrs[2:4]), tuple(attrs[4:6])
+    n, out_channels, oh, ow = ctx.out_shapes[0]
+    g_rows = g.reshape(n, out_channels, oh * ow).permute(0, 2, 1).reshape(n * oh * ow, out_channels)
+    gx = gw = None
+    if needs[0]:
+        cols = g_rows.matmul(w.reshape(out_channels, -1))
+        gx = apply(COL2IM, (cols.reshape(n, oh, ow, *w.shape[1:]),),
+                   {"kernel": tuple(w.shape[2:]), "stride": stride, "padding": padding,
+                    "dilation": dilation, "layout": CONV, "in_shape": tuple(ctx.in_shapes[0])})
+    if needs[1]:
+        cols = im2col(x, tuple(w.shape[2:]), stride, padding, dilation, CONV)
+        gw = g_rows.t().matmul(cols.reshape(n * oh * ow, -1)).reshape(w.shape)
+    if len(needs) == 2:
+        return gx, gw
+    return gx, gw, g_rows.sum(0) if needs[2] else None
+
+
+def _conv2d_meta(stride, padding, dilation):
+    return (*stride, *padding, *dilation), ()
+
+
+CONV2D = OpDef("conv2d", _conv2d_forward, node_name="ConvolutionBackward0", n_in=3,
+               saves=("x", "y"), kernel="conv2d_bwd", vjp=_conv2d_vjp, meta=_conv2d_meta)
+CONV2D_NO_BIAS = OpDef("conv2d_no_bias", _conv2d_forward, node_name="ConvolutionBackward0", n_in=2,
+                       saves=("x", "y"), kernel="conv2d_bwd", vjp=_conv2d_vjp, meta=_conv2d_meta)
+
+
+def conv2d(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1)):
+    """Cross-correlation of x (N, C, H, W) with w (O, C, kh, kw), plus b (O,): one node."""
+    attrs = {"stride": tuple(stride), "padding": tuple(padding), "dilation": tuple(dilation)}
+    if b is None:
+        return apply(CONV2D_NO_BIAS, (x, w), attrs)
+    return apply(CONV2D, (x, w, b), attrs)
+
+
+# ---- activations: forward and one derivative formula -------------------------------------------------
+_INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_GELU_C = 0.044715
+
+
+def d_gelu(g, x):
+    return g * (0.5 * (1.0 + F.erf(x * _INV_SQRT2)) + x * _INV_SQRT_2PI * F.exp(-0.5 * x * x))
+
+
+def d_gelu_tanh(g, x):
+    u = _SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)
+    e = F.exp(-2.0 * (u * F.sign(u)))
+    th = F.sign(u) * (1.0 - e) / (1.0 + e)          # tanh(u) without overflow
+    inner = _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_C * x * x)
+    return g * (0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * inner)
+
+
+# Formulas are compiled by Numba as they stand, so they call only fmath, never a helper of ours.
+# sigmoid(v) is written as e / (1 + e) or 1 / (1 + e) with e = exp(-|v|): it never overflows.
+def d_silu(g, x):
+    e = F.exp(-(x * F.sign(x)))
+    s = F.select(x >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e))
+    return g * s * (1.0 + x * (1.0 - s))
+
+
+def d_softplus(g, x, beta, threshold):
+    z = x * beta
+    e = F.exp(-(z * F.sign(z)))
+    return F.select(z > threshold, g, g * F.select(z >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e)))
+
+
+def d_leaky_relu(g, x, slope):
+    return F.select(x > 0.0, g, g * slope)
+
+
+def d_elu(g, x, alpha):
+    return F.select(x > 0.0, g, g * alpha * F.exp(x))
+
+
+# Binary cross entropy of probabilities x against targets y, logs clamped at -100 as torch does.
+# The x derivative is torch's (x - y) / max(x (1 - x), 1e-12): finite at x = 0 and x = 1.
+def d_bce_x(g, x, y):
+    v = x * (1.0 - x)
+    return g * (x - y) / F.select(v > 1e-12, v, 1e-12)
+
+
+def d_bce_y(g, x):
+    lo, hi = F.log(x), F.log(1.0 - x)
+    return g * (F.select(hi > -100.0, hi, -100.0) - F.select(lo > -100.0, lo, -100.0))
+
+
+def _bce_forward(x, y):
+    with np.errstate(divide="ignore"):
+        lo, hi = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
+    return -(y * lo + (1 - y) * hi)
+
+
+def _gelu_forward(x):
+    from scipy.special import erf
+    return (0.5 * x * (1.0 + erf(x * x.dtype.type(_INV_SQRT2)))).astype(x.dtype, copy=False)
+
+
+def _gelu_tanh_forward(x):
+    c = x.dtype.type
+    return c(0.5) * x * (c(1.0) + np.tanh(c(_SQRT_2_OVER_PI) * (x + c(_GELU_C) * x * x * x)))
+
+
+def _silu_forward(x):
+    from scipy.special import expit
+    return x * expit(x)
+
+
+def _softplus_forward(x, beta, threshold):
+    z = x * x.dtype.type(beta)
+    return np.where(z > threshold, x, np.logaddexp(x.dtype.type(0), z) / x.dtype.type(beta))
+
+
+def _leaky_relu_forward(x, slope):
+    return np.where(x > 0, x, x * x.dtype.type(slope))
+
+
+def _elu_forward(x, alpha):
+    return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
+
+
+GELU = OpDef("gelu", _gelu_forward, grads=(d_gelu,))
+GELU_TANH = OpDef("gelu_tanh", _gelu_tanh_forward, grads=(d_gelu_tanh,), node_name="GeluBackward0")
+SILU = OpDef("silu", _silu_forward, grads=(d_silu,))
+SOFTPLUS = OpDef("softplus", _softplus_forward, grads=(d_softplus,),
+                 meta=lambda beta, threshold: ((), (beta, threshold)))
+LEAKY_RELU = OpDef("leaky_relu", _leaky_relu_forward, grads=(d_leaky_relu,),
+                   meta=lambda slope: ((), (slope,)))
+ELU = OpDef("elu", _elu_forward, grads=(d_elu,), meta=lambda alpha: ((), (alpha,)))
+BINARY_CROSS_ENTROPY = OpDef("binary_cross_entropy", _bce_forward, n_in=2, grads=(d_bce_x, d_bce_y))
+
+
+def gelu(x, approximate="none"):
+    return apply(GELU_TANH if approximate == "tanh" else GELU, (x,))
+
+
+def silu(x):
+    return apply(SILU, (x,))
+
+
+def softplus(x, beta=1.0, threshold=20.0):
+    return apply(SOFTPLUS, (x,), {"beta": float(beta), "threshold": float(threshold)})
+
+
+def leaky_relu(x, negative_slope=0.01):
+    return apply(LEAKY_RELU, (x,), {"slope": float(negative_slope)})
+
+
+def elu(x, alpha=1.0):
+    return apply(ELU, (x,), {"alpha": float(alpha)})
+
+
+def binary_cross_entropy(x, y):
+    """Elementwise -(y log x + (1 - y) log(1 - x)), x and y of one dtype and shape."""
+    return apply(BINARY_CROSS_ENTROPY, (x, y))

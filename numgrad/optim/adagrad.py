@@ -1,0 +1,62 @@
+"""Adagrad with learning-rate decay."""
+import math
+
+import numpy as np
+from numba import njit
+
+from ..tensor import Tensor
+from .optimizer import Optimizer, next_step
+
+
+@njit(cache=True)
+def adagrad_update(param, grad, state_sum, clr, eps, weight_decay, maximize):
+    """torch's Adagrad, element by element: sum += g^2; p -= clr g / (sqrt(sum) + eps)."""
+    for i in range(param.size):
+        g = -grad[i] if maximize else grad[i]
+        if weight_decay != 0.0:
+            g = g + weight_decay * param[i]
+        s = state_sum[i] + g * g
+        state_sum[i] = s
+        param[i] -= clr * g / (math.sqrt(s) + eps)
+
+
+class Adagrad(Optimizer):
+    """Adagrad (Duchi et al.), torch's update rule; the rate decays as lr / (1 + (step-1) lr_decay).
+
+    >>> import numgrad as ng
+    >>> w = ng.nn.Parameter(ng.tensor([1.0]))
+    >>> opt = ng.optim.Adagrad([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([0.9000], requires_grad=True)
+    """
+
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, *, maximize=False):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if lr_decay < 0.0:
+            raise ValueError(f"Invalid lr_decay value: {lr_decay}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if initial_accumulator_value < 0.0:
+            raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+        super().__init__(params, defaults)
+        # torch creates the state up front, the accumulators filled with initial_accumulator_value
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["step"] = Tensor._make(np.array(0.0, np.float32), False)
+                self.state[p]["sum"] = Tensor._make(
+                    np.full(p._data.shape, group["initial_accumulator_value"], p._data.dtype), False)
+
+    def _update(self, param, grad, state, group, p):
+        step = next_step(state)
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        adagrad_update(param, grad, state["sum"]._data.reshape(-1), float(clr), float(group["eps"]),
+                       float(group["weight_decay"]), bool(group["maximize"]))

@@ -1,0 +1,103 @@
+"""Adam and AdamW (decoupled weight decay), with amsgrad and maximize."""
+import math
+
+from numba import njit
+
+from .optimizer import Optimizer, next_step, state_zeros
+
+
+@njit(cache=True)
+def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, beta2, eps,
+                weight_decay, decoupled, amsgrad, maximize, step):
+    """torch's Adam, element by element; decoupled weight decay (AdamW) shrinks p first."""
+    bias1 = 1.0 - beta1 ** step
+    bias2_sqrt = math.sqrt(1.0 - beta2 ** step)
+    step_size = lr / bias1
+    for i in range(param.size):
+        g = -grad[i] if maximize else grad[i]
+        if weight_decay != 0.0:
+            if decoupled:
+                param[i] *= 1.0 - lr * weight_decay
+            else:
+                g = g + weight_decay * param[i]
+        m = exp_avg[i] + (1.0 - beta1) * (g - exp_avg[i])
+        v = beta2 * exp_avg_sq[i] + (1.0 - beta2) * g * g
+        exp_avg[i] = m
+        exp_avg_sq[i] = v
+        if amsgrad:
+            v = max(max_exp_avg_sq[i], v)
+            max_exp_avg_sq[i] = v
+        param[i] -= step_size * m / (math.sqrt(v) / bias2_sqrt + eps)
+
+
+def _check(lr, betas, eps, weight_decay):
+    if lr < 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps < 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if weight_decay < 0.0:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+class Adam(Optimizer):
+    """Adam (Kingma & Ba), torch's update rule; weight_decay is an L2 term added to the gradient.
+
+    >>> import numgrad as ng
+    >>> w = ng.nn.Parameter(ng.tensor([1.0]))
+    >>> opt = ng.optim.Adam([w], lr=0.1)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([0.9000], requires_grad=True)
+    """
+
+    _decoupled = False
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, maximize=False):
+        _check(lr, betas, eps, weight_decay)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
+                        amsgrad=amsgrad, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _update(self, param, grad, state, group, p):
+        if not state:
+            state["exp_avg"] = state_zeros(p)
+            state["exp_avg_sq"] = state_zeros(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = state_zeros(p)
+        step = next_step(state)
+        exp_avg = state["exp_avg"]._data.reshape(-1)
+        exp_avg_sq = state["exp_avg_sq"]._data.reshape(-1)
+        amsgrad = bool(group["amsgrad"])
+        most = state["max_exp_avg_sq"]._data.reshape(-1) if amsgrad else exp_avg_sq
+        beta1, beta2 = group["betas"]
+        adam_update(param, grad, exp_avg, exp_avg_sq, most, float(group["lr"]), float(beta1),
+                    float(beta2), float(group["eps"]), float(group["weight_decay"]),
+                    self._decoupled, amsgrad, bool(group["maximize"]), step)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter): p *= 1 - lr * weight_decay before
+    the Adam step. The default weight_decay is 0.01, as in torch.
+
+    >>> import numgrad as ng
+    >>> w = ng.nn.Parameter(ng.tensor([1.0]))
+    >>> opt = ng.optim.AdamW([w], lr=0.1, weight_decay=0.5)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([0.8500], requires_grad=True)
+    """
+
+    _decoupled = True
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)

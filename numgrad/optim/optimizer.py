@@ -1,0 +1,179 @@
+"""Optimizer: parameter groups, per-parameter state, zero_grad and state_dict; the update rules
+live in one file each (sgd.py, adam.py, ...), compiled with Numba."""
+import copy
+from collections import defaultdict
+
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor
+
+
+class _Required:
+    def __repr__(self):
+        return "<required parameter>"
+
+
+required = _Required()
+
+
+class Optimizer:
+    """Base class: holds param_groups (dicts with "params" and hyperparameters) and state
+    (a dict per parameter). Subclasses implement step().
+
+    >>> import numgrad as ng
+    >>> w = ng.nn.Parameter(ng.ones(2))
+    >>> opt = ng.optim.SGD([{"params": [w], "lr": 0.5}], lr=0.1)
+    >>> opt.param_groups[0]["lr"], opt.defaults["lr"]
+    (0.5, 0.1)
+    """
+
+    def __init__(self, params, defaults):
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of "
+                            f"Tensors or dicts, but got {type(params).__name__}")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Add a group of parameters with its own hyperparameters (the defaults fill the rest)."""
+        group = dict(param_group)
+        params = group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but "
+                            "the ordering of tensors in sets will change between runs. Please use a "
+                            "list instead.")
+        group["params"] = list(params)
+        for p in group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is "
+                                + type(p).__name__)
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in group:
+                raise ValueError(f"parameter group didn't specify a value of required "
+                                 f"optimization parameter {name}")
+            group.setdefault(name, default)
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in group["params"]):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(group)
+
+    def zero_grad(self, set_to_none=True):
+        """Reset the gradients of all parameters: to None by default, else to zeros in place."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p._grad is None:
+                    continue
+                if set_to_none:
+                    p._grad = None
+                else:
+                    p._grad.detach_()
+                    p._grad.zero_()
+
+    def step(self, closure=None):
+        """One update of every parameter with a gradient; closure re-evaluates the loss."""
+        loss = None
+        if closure is not None:
+            with grad_mode.enable_grad():
+                loss = closure()
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p._grad is None:
+                        continue
+                    if not p._data.flags.c_contiguous:
+                        p._data = np.ascontiguousarray(p._data)   # updates write through a flat view
+                    self._update(p._data.reshape(-1), _flat(p._grad._data), self.state[p], group, p)
+                    p._bump_version()
+        return loss
+
+    def _update(self, param, grad, state, group, p):
+        """Update the flat parameter data in place from its flat gradient."""
+        raise NotImplementedError
+
+    # ---- state ----------------------------------------------------------------------------------
+    def state_dict(self):
+        """{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}: parameters are
+        numbered in group order, as torch does, so the dict holds no tensors of the model."""
+        index, groups = {}, []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index and s}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore hyperparameters and state saved by state_dict (tensors are copied and cast
+        to each parameter's dtype, except the step counters)."""
+        state_dict = copy.deepcopy(state_dict)
+        saved_groups = state_dict["param_groups"]
+        if len(saved_groups) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the "
+                             "size of optimizer's group")
+        by_index = {}
+        for group, saved in zip(self.param_groups, saved_groups):
+            for p, i in zip(group["params"], saved["params"]):
+                by_index[i] = p
+        self.state = defaultdict(dict)
+        for i, values in state_dict["state"].items():
+            p = by_index.get(int(i))
+            if p is None:
+                continue
+            self.state[p] = {k: _cast_state(k, v, p) for k, v in values.items()}
+        for group, saved in zip(self.param_groups, saved_groups):
+            for key, value in saved.items():
+                if key != "params":
+                    group[key] = tuple(value) if key == "betas" else value
+
+    def __repr__(self):
+        lines = [type(self).__name__ + " ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            for key in sorted(k for k in group if k != "params"):
+                lines.append(f"    {key}: {group[key]}")
+        lines.append(")")
+        return "\n".join(lines)
+
+
+def _cast_state(key, value, param):
+    if not isinstance(value, Tensor):
+        return value
+    data = np.array(value._data, copy=True)
+    if key != "step" and data.dtype.kind == "f":
+        data = data.astype(param.dtype, copy=False)
+    return Tensor._make(data, False)
+
+
+def _flat(array):
+    return array.reshape(-1) if array.flags.c_contiguous else np.ascontiguousarray(array).reshape(-1)
+
+
+def state_zeros(p):
+    """A flat-updatable state tensor shaped like parameter p."""
+    return Tensor._make(np.zeros(p._data.shape, p._data.dtype), False)
+
+
+def next_step(state):
+    """Count one more step in state["step"] (a float32 0-d tensor, as torch keeps it); returns it."""
+    step = state.get("step")
+    if step is None:
+        step = state["step"] = Tensor._make(np.array(0.0, np.float32), False)
+    step._data += 1
+    return float(step._data)

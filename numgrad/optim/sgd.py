@@ -1,0 +1,58 @@
+"""SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
+from numba import njit
+
+from .optimizer import Optimizer, required
+
+
+@njit(cache=True)
+def sgd_update(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maximize, first):
+    """torch's rule, element by element: d = (-)g + wd p; b = d on the first step, else
+    momentum b + (1 - dampening) d; p -= lr (d + momentum b if nesterov else b)."""
+    for i in range(param.size):
+        d = -grad[i] if maximize else grad[i]
+        if weight_decay != 0.0:
+            d = d + weight_decay * param[i]
+        if momentum != 0.0:
+            b = d if first else momentum * buf[i] + (1.0 - dampening) * d
+            buf[i] = b
+            d = d + momentum * b if nesterov else b
+        param[i] -= lr * d
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, torch's update rule.
+
+    >>> import numgrad as ng
+    >>> w = ng.nn.Parameter(ng.tensor([1.0]))
+    >>> opt = ng.optim.SGD([w], lr=0.1, momentum=0.9)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([0.8000], requires_grad=True)
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
+                 *, maximize=False):
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                        nesterov=nesterov, maximize=maximize)
+        super().__init__(params, defaults)
+
+    def _update(self, param, grad, state, group, p):
+        momentum = float(group["momentum"])
+        buf = state.get("momentum_buffer")
+        first = buf is None
+        if momentum != 0.0 and first:
+            from .optimizer import state_zeros
+            buf = state["momentum_buffer"] = state_zeros(p)
+        sgd_update(param, grad, param if buf is None else buf._data.reshape(-1), float(group["lr"]),
+                   momentum, float(group["dampening"]), float(group["weight_decay"]),
+                   bool(group["nesterov"]), bool(group["maximize"]), first)
