@@ -3,6 +3,10 @@ import numpy as np
 import pytest
 
 import numgrad as ng
+import numgrad.cuda
+
+# Without a GPU, the CUDA tests run in numba-cuda's simulator (chosen before numba.cuda loads).
+numgrad.cuda.use_simulator_without_gpu()
 
 
 @pytest.fixture(autouse=True)

@@ -9,7 +9,10 @@ is cheap and never imports numba.cuda: the CPU-only install does not need it.
 >>> (x * x).sum().backward(); x.grad
 tensor([2., 4.], device='cuda:0')
 """
+import ctypes.util
 import importlib.util
+import os
+import sys
 
 import numpy as np
 
@@ -29,6 +32,18 @@ def is_available():
             from numba import cuda
             _available = bool(cuda.is_available())
     return _available
+
+
+def use_simulator_without_gpu():
+    """Choose numba-cuda's simulator when numba-cuda is installed but no NVIDIA driver is, so the
+    CUDA tests run anywhere (tests/conftest.py calls this). It must run before numba.cuda is first
+    imported; an explicit NUMBA_ENABLE_CUDASIM in the environment is left alone."""
+    if "numba.cuda" in sys.modules or importlib.util.find_spec("numba_cuda") is None:
+        return
+    if "NUMBA_ENABLE_CUDASIM" not in os.environ and ctypes.util.find_library("cuda") is None:
+        import numba
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+        numba.core.config.reload_config()
 
 
 def require_cuda():

@@ -63,7 +63,7 @@ def _table():
         "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot, "mv": linalg.mv,
         "linear": linalg.linear, "linear_no_bias": linalg.linear,
         "softmax": nn.softmax, "log_softmax": nn.log_softmax, "im2col": nn.im2col,
-        "col2im": nn.col2im,
+        "col2im": nn.col2im, "conv2d": nn.conv2d, "conv2d_no_bias": nn.conv2d,
     }
     twins.update({name: Twin(fn) for name, fn in plain.items()})
     twins.update({"take": Twin(index.take, (1,)), "gather": Twin(index.take, (1,)),

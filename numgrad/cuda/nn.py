@@ -1,5 +1,6 @@
 """nn forwards on the GPU: softmax, log_softmax and cross entropy (a block per line, its max and
-sum in shared memory), im2col and col2im (a thread per column entry)."""
+sum in shared memory), im2col and col2im (a thread per column entry), conv2d (im2col, then the
+tiled product)."""
 import math
 
 import numpy as np
@@ -135,3 +136,16 @@ def col2im(cols, kernel, stride, padding, dilation, layout, in_shape):
         meta = _windows_meta(in_shape, cols.shape, kernel, stride, padding, dilation, layout, False)
         _col2im[grid_1d(cols.size)](out.reshape(out.size), cols.reshape(cols.size), meta)
     return out
+
+
+def conv2d(x, w, b=None, *, stride, padding, dilation):
+    """im2col's columns (N*oh*ow, C*kh*kw) @ w.T + b, moved to (N, O, oh, ow)."""
+    from ..ops.nn_ops import CONV
+    from .linalg import linear
+    from .shape import permute
+    out_channels = int(w.shape[0])
+    cols = im2col(x, tuple(w.shape[2:]), stride, padding, dilation, CONV)
+    n, oh, ow = (int(s) for s in cols.shape[:3])
+    rows = linear(cols.reshape((n * oh * ow, cols.size // max(n * oh * ow, 1))),
+                  w.reshape((out_channels, w.size // out_channels)), b)
+    return permute(rows.reshape((n, oh, ow, out_channels)), (0, 3, 1, 2))

@@ -1092,6 +1092,73 @@ def col2im_bwd(args, starts, first, count, w):
             put(gx, e, g[pixel] if pixel >= 0 else g[0] * 0, how)
 
 
+@cuda.jit(cache=True)
+def conv2d_bwd(args, starts, first, count, w):
+    """out = cols(x) @ w.T + b in NCHW. A thread per element of each gradient, gathering: gx from
+    the outputs whose windows read its pixel, gw from every window's pixel at its tap, gb the
+    sums of g. meta attrs: sh, sw, ph, pw, dh, dw."""
+    for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
+        a = node_args(args, starts, first, j)
+        md = meta(a)
+        p_w = shape_pos(md, 1)
+        p_out = shape_pos(md, a[1])
+        p = shape_pos(md, a[1] + 1)
+        n_img, channels, height, width = md[1], md[2], md[3], md[4]
+        out_channels, kh, kw = md[p_w + 1], md[p_w + 3], md[p_w + 4]
+        oh, ow = md[p_out + 3], md[p_out + 4]
+        sh, sw, ph, pw, dh, dw = md[p], md[p + 1], md[p + 2], md[p + 3], md[p + 4], md[p + 5]
+        taps = channels * kh * kw
+        n_x = n_img * channels * height * width
+        g = view(gout(a, 0), n_img * out_channels * oh * ow, w.dtype)
+        x = view(saved(a, 0), n_x, w.dtype)
+        wm = view(saved(a, 1), out_channels * taps, w.dtype)
+        n_gx = n_x if gin(a, 0) != 0 else 0
+        n_gw = out_channels * taps if gin(a, 1) != 0 else 0
+        n_gb = out_channels if a[1] == 3 and gin(a, 2) != 0 else 0
+        for e in range(first_thread(), n_gx + n_gw + n_gb, thread_step()):
+            s = 0.0
+            if e < n_gx:
+                ix = e % width
+                iy = (e // width) % height
+                c = (e // (width * height)) % channels
+                n = e // (width * height * channels)
+                for ky in range(kh):
+                    ty = iy + ph - ky * dh
+                    if ty < 0 or ty % sh != 0 or ty // sh >= oh:
+                        continue
+                    for kx in range(kw):
+                        tx = ix + pw - kx * dw
+                        if tx < 0 or tx % sw != 0 or tx // sw >= ow:
+                            continue
+                        for o in range(out_channels):
+                            s += (g[((n * out_channels + o) * oh + ty // sh) * ow + tx // sw]
+                                  * wm[((o * channels + c) * kh + ky) * kw + kx])
+                put(view(gin(a, 0), n_x, w.dtype), e, s, mode(a, 0))
+            elif e < n_gx + n_gw:
+                q = e - n_gx
+                o = q // taps
+                kx = q % kw
+                ky = (q // kw) % kh
+                c = q // (kw * kh) % channels
+                for n in range(n_img):
+                    for oy in range(oh):
+                        iy = oy * sh - ph + ky * dh
+                        if iy < 0 or iy >= height:
+                            continue
+                        for ox in range(ow):
+                            ix = ox * sw - pw + kx * dw
+                            if 0 <= ix < width:
+                                s += (g[((n * out_channels + o) * oh + oy) * ow + ox]
+                                      * x[((n * channels + c) * height + iy) * width + ix])
+                put(view(gin(a, 1), out_channels * taps, w.dtype), q, s, mode(a, 1))
+            else:
+                o = e - n_gx - n_gw
+                for n in range(n_img):
+                    for r in range(oh * ow):
+                        s += g[(n * out_channels + o) * oh * ow + r]
+                put(view(gin(a, 2), out_channels, w.dtype), o, s, mode(a, 2))
+
+
 # Kernels whose blocks work group by group (or line, row, tile) rather than element by element.
 GROUP_KERNELS = frozenset(("matmul_bwd", "linear_bwd", "prod_bwd", "amax_bwd", "var_bwd",
                            "std_bwd", "norm_bwd", "softmax_bwd", "log_softmax_bwd",
