@@ -211,14 +211,14 @@ def matmul_bwd(addr, dt):
             if mode(a, 0) == ADD:
                 gx[b] += np.dot(g[b], y[b].T)
             else:
-                np.dot(g[b], np.ascontiguousarray(y[b].T), gx[b])
+                np.dot(g[b], y[b].T, gx[b])     # a transposed view: BLAS reads it as is
     if gin(a, 1) != 0:
         gy = view(gin(a, 1), batch * inner * cols, dt).reshape((batch, inner, cols))
         for b in range(batch):
             if mode(a, 1) == ADD:
                 gy[b] += np.dot(x[b].T, g[b])
             else:
-                np.dot(np.ascontiguousarray(x[b].T), g[b], gy[b])
+                np.dot(x[b].T, g[b], gy[b])
 
 
 @njit
