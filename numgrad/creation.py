@@ -129,7 +129,8 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
 
 def _like(fn):
     def like(input, dtype=None, device=None, requires_grad=False):
-        return fn(*input.shape, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
+        return fn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                  requires_grad=requires_grad)
     like.__name__ = fn.__name__ + "_like"
     like.__doc__ = f"{fn.__name__} with the shape (and by default the dtype) of input."
     return like
@@ -141,7 +142,7 @@ empty_like = _like(empty)
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device,
+    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
 
@@ -165,9 +166,11 @@ def randperm(n, dtype=None, device=None):
     return _finish(_rng[0].permutation(n).astype(dtype or np.int64), False, device)
 
 
-def rand_like(input, dtype=None, requires_grad=False):
-    return rand(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def rand_like(input, dtype=None, device=None, requires_grad=False):
+    return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                requires_grad=requires_grad)
 
 
-def randn_like(input, dtype=None, requires_grad=False):
-    return randn(*input.shape, dtype=dtype or input.dtype, requires_grad=requires_grad)
+def randn_like(input, dtype=None, device=None, requires_grad=False):
+    return randn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
+                 requires_grad=requires_grad)

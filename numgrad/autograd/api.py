@@ -32,7 +32,7 @@ def _seed(i, root, grad, create_graph):
     if grad is None:
         if root._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
-        return Tensor._make(np.ones(root._data.shape, root._data.dtype), False)
+        return Tensor._make(np.ones_like(root._data), False)      # on the root's device
     if not isinstance(grad, Tensor):
         grad = Tensor._make(np.asarray(grad, root._data.dtype), False)
     if grad._data.shape != root._data.shape:

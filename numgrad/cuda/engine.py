@@ -24,6 +24,7 @@ import numpy as np
 from .. import tape
 from ..engine import output_shape, serve_python_node
 from ..kernels import cuda as kernels
+from ..kernels.scheduler import HOOKS, PYTHON_BACKWARD
 from ..lower import _column
 from ..ops import registry
 from ..tensor import Tensor
@@ -99,7 +100,7 @@ def _kernel_of(op_code):
 
 
 def _check_supported(graph):
-    running = graph.needed & graph.runnable
+    running = graph.needed & graph.runnable & ((graph.flags & tape.PYTHON) == 0)
     if (running & ~graph.on_cuda).any():
         raise NotImplementedError("a backward through CPU and CUDA nodes at once is not supported: "
                                   "run one backward per device")
@@ -148,7 +149,7 @@ def execute(graph, seeds):
     batch = 0
     for lv in np.unique(level[ran]).tolist():
         for index in ran[(level[ran] == lv) & hooked[ran] & ~python[ran]].tolist():
-            serve_python_node(graph, buffers, index, 0)                  # its tensor hooks
+            serve_python_node(graph, buffers, index, HOOKS)
         while batch < len(bounds) - 1 and order_level[bounds[batch]] == lv:
             first, end = int(bounds[batch]), int(bounds[batch + 1])
             kind = int(order_kind[first])
@@ -160,8 +161,8 @@ def execute(graph, seeds):
             batch += 1
         for index in ran[(level[ran] == lv) & python[ran]].tolist():
             if hooked[index]:
-                serve_python_node(graph, buffers, index, 0)              # its hooks first
-            serve_python_node(graph, buffers, index, 0)                  # then its backward
+                serve_python_node(graph, buffers, index, HOOKS)
+            serve_python_node(graph, buffers, index, PYTHON_BACKWARD)
     needed_leaves = np.flatnonzero(graph.needed & (graph.op == tape.ACCUMULATE))
     graph.order = np.concatenate((ran, needed_leaves[np.argsort(level[needed_leaves],
                                                                  kind="stable")]))
