@@ -267,7 +267,9 @@ X = ng.ones(3, 4)
     (lambda: X @ ng.ones(3), RuntimeError, "size mismatch, got input (3), mat (3x4), vec (3)"),
     (lambda: ng.dot(ng.ones(3), ng.ones(4)), RuntimeError, "inconsistent tensor size, expected tensor [3] and src [4] to have the same number of elements, but got 3 and 4 elements respectively"),
     (lambda: X.expand(3, 5), RuntimeError, "The expanded size of the tensor (5) must match the existing size (4) at non-singleton dimension 1.  Target sizes: [3, 5].  Tensor sizes: [3, 4]"),
+    (lambda: X.expand(-1, 3, 4), RuntimeError, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension 0"),
     (lambda: X.permute(0, 0), RuntimeError, "permute(): duplicate dims are not allowed."),
+    (lambda: ng.div(X, 2, rounding_mode="round"), RuntimeError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'"),
     (lambda: X.gather(0, ng.tensor([[5]])), RuntimeError, "index 5 is out of bounds for dimension 0 with size 3"),
 ])
 def test_errors_match_torch(call, error, message):

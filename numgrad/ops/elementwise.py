@@ -239,13 +239,23 @@ def mul(x, y):
     return apply(MUL, operands(x, y))
 
 
+def _rounded_div(x, y, mode):
+    """x / y rounded down (floor) or toward zero (trunc): not differentiable."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if mode == "floor":
+            return np.floor_divide(x, y)
+        return np.trunc(np.true_divide(x, y)).astype(x.dtype)
+
+
 def div(x, y, *, rounding_mode=None):
     if rounding_mode is not None:
+        if rounding_mode not in ("floor", "trunc"):
+            raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                               f"but found '{rounding_mode}'")
         a, b = operands(x, y)
         a = a if isinstance(a, Tensor) else as_tensor(a)
         b = b if isinstance(b, Tensor) else as_tensor(b)
-        fn = np.floor_divide if rounding_mode == "floor" else (lambda p, q: np.trunc(p / q).astype(p.dtype))
-        return Tensor._make(np.asarray(fn(a._data, b._data)), False)
+        return Tensor._make(np.asarray(_rounded_div(a._data, b._data, rounding_mode)), False)
     return apply(DIV, _float_operands(x, y))
 
 

@@ -132,6 +132,10 @@ def expand(x, *shape):
     if lead < 0:
         raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater or "
                            f"equal to the number of dimensions in the tensor ({x._data.ndim})")
+    for d in range(lead):
+        if shape[d] == -1:
+            raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                               f"non-existing dimension {d}")
     full = tuple(x._data.shape[d - lead] if s == -1 else s for d, s in enumerate(shape))
     if full == tuple(x._data.shape):
         return x
