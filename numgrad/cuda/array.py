@@ -70,8 +70,8 @@ if SIM:
 
     # What a real DeviceNDArray has beyond the methods defined below.
     _REAL_ATTRIBUTES = frozenset(("strides", "dtype", "size", "ndim", "alloc_size", "nbytes",
-                                  "split", "copy_to_host", "copy_to_device", "is_c_contiguous",
-                                  "is_f_contiguous", "bind", "stream"))
+                                  "split", "squeeze", "view", "copy_to_host", "copy_to_device",
+                                  "is_c_contiguous", "is_f_contiguous", "bind", "stream"))
 
     class DeviceArray(_Manners, FakeCUDAArray):
         @property
@@ -170,6 +170,9 @@ def _copyto(dst, src, casting="same_kind", where=True):
     from .basic import copy_into
     if where is not True:
         raise TypeError("np.copyto with `where` is not supported on device arrays")
+    if isinstance(dst, np.ndarray):           # into host memory: an explicit download
+        np.copyto(dst, src.copy_to_host(), casting=casting)
+        return
     if isinstance(src, np.ndarray) or not is_device_array(src):
         src = to_device(np.asarray(src, dst.dtype))
     copy_into(dst, src)
