@@ -44,7 +44,8 @@ class DataLoader:
     """Iterate over a dataset in batches.
 
     shuffle draws a new order every epoch from `generator` (a numpy Generator) or numgrad's
-    generator, so numgrad.manual_seed makes it reproducible. A TensorDataset with the default
+    generator, so numgrad.manual_seed makes it reproducible; a sampler (an iterable of indices,
+    such as DistributedSampler) gives the order instead. A TensorDataset with the default
     collate is batched with one indexing per tensor, not one per sample.
 
     >>> import numgrad as ng
@@ -53,19 +54,24 @@ class DataLoader:
     [[0, 1], [2, 3], [4]]
     """
 
-    def __init__(self, dataset, batch_size=1, shuffle=False, drop_last=False, collate_fn=None,
-                 generator=None):
+    def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, drop_last=False,
+                 collate_fn=None, generator=None):
         if batch_size is not None and batch_size <= 0:
             raise ValueError(f"batch_size should be a positive integer value, but got "
                              f"batch_size={batch_size}")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
         self.dataset = dataset
         self.batch_size = batch_size
         self.shuffle = shuffle
+        self.sampler = sampler
         self.drop_last = drop_last
         self.collate_fn = collate_fn
         self.generator = generator
 
     def _order(self):
+        if self.sampler is not None:
+            return np.fromiter(iter(self.sampler), np.int64)
         n = len(self.dataset)
         if not self.shuffle:
             return np.arange(n)
@@ -90,7 +96,7 @@ class DataLoader:
                 yield collate([self.dataset[int(i)] for i in indices])
 
     def __len__(self):
-        n = len(self.dataset)
+        n = len(self.sampler) if self.sampler is not None else len(self.dataset)
         if self.batch_size is None:
             return n
         return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
