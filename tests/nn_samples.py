@@ -56,7 +56,7 @@ def im2col(x, kernel, stride, padding, dilation, layout):
 def col2im(cols, in_shape, kernel, stride, padding, dilation, layout):
     """The adjoint of im2col: every window entry added back where it was read."""
     win = cols.transpose(0, 3, 1, 2, 4, 5) if layout == N.CONV else cols
-    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
     out = np.zeros(in_shape)
     for i, j, y, z, ky, kx in np.ndindex(win.shape):
         iy, ix = y * sh - ph + ky * dh, z * sw - pw + kx * dw
