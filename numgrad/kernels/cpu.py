@@ -814,7 +814,7 @@ def linear_bwd(addr, dt):
         if mode(a, 1) == ADD:
             gw += np.dot(g.T, x)
         else:
-            np.dot(np.ascontiguousarray(g.T), x, gw)
+            np.dot(g.T, x, gw)       # BLAS reads the transposed view: no copy of g
     if a[1] == 3 and gin(a, 2) != 0:
         gb = view(gin(a, 2), cols, dt)
         if mode(a, 2) != ADD:
@@ -977,7 +977,7 @@ def conv2d_bwd(addr, dt):
         if mode(a, 1) == ADD:
             gw += np.dot(g_rows.T, cols.reshape((n_img * spots, taps)))
         else:
-            np.dot(np.ascontiguousarray(g_rows.T), cols.reshape((n_img * spots, taps)), gw)
+            np.dot(g_rows.T, cols.reshape((n_img * spots, taps)), gw)
     if gin(a, 0) != 0:
         g_cols = np.dot(g_rows, w)
         gx = view(gin(a, 0), n_img * channels * height * width, dt)
