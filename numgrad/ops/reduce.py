@@ -179,16 +179,17 @@ def _group_reduction(op, x, dims, keepdim, **attrs):
 
 
 def _masked(mask, value):
-    """value, with zeros where the constant bool array mask holds."""
+    """value, with zeros where the constant bool array mask holds (a NumPy comparison of 0-d
+    arrays gives a scalar: made an array again here)."""
     from .elementwise import where
-    return where(Tensor._make(mask, False), 0.0, value)
+    return where(Tensor._make(np.asarray(mask), False), 0.0, value)
 
 
 def _safe(mask, value):
     """value with ones where mask holds: divide by it or raise it to a power without making
     infinities that would turn a masked-out gradient into nan."""
     from .elementwise import where
-    return where(Tensor._make(mask, False), 1.0, value)
+    return where(Tensor._make(np.asarray(mask), False), 1.0, value)
 
 
 def _float_reduction_input(x, name):
@@ -368,7 +369,7 @@ def _norm_vjp(ctx, g):
     if math.isinf(p):
         ties = (np.abs(x._data) == out._data).astype(x._data.dtype)
         share = ties / np.sum(ties, axis=_reduced_dims(ctx), keepdims=True)
-        return (sign(x) * g * Tensor._make(share, False),)
+        return (sign(x) * g * Tensor._make(np.asarray(share), False),)
     if p == 0:
         return (g * 0.0,)
     if p == 1:

@@ -35,7 +35,7 @@ def _extreme_vjp(ctx, g):
     x, out = ctx.saved
     ties = (x._data == _spread(out, ctx)._data).astype(x._data.dtype)
     share = ties / np.sum(ties, axis=_reduced_dims(ctx), keepdims=True)
-    return (_spread(g, ctx) * Tensor._make(share, False),)
+    return (_spread(g, ctx) * Tensor._make(np.asarray(share), False),)
 
 
 def _amax_forward(x, dims, keepdim, kshape):
