@@ -5,6 +5,7 @@ from collections import OrderedDict, namedtuple
 import numpy as np
 
 from .. import dtypes, grad_mode
+from ..device import device as _device
 from ..hooks import RemovableHandle
 from ..tensor import Tensor
 from .parameter import Parameter
@@ -264,7 +265,7 @@ class Module:
         for arg in args:
             if isinstance(arg, Tensor):
                 dtype = arg.dtype
-            elif isinstance(arg, str) or type(arg).__name__ == "device":
+            elif isinstance(arg, (str, _device)):
                 device = arg
             else:
                 dtype = arg

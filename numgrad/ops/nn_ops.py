@@ -1,6 +1,6 @@
 """Neural-network primitives, each one node where the composite would be several: softmax,
-log_softmax, cross_entropy (class indices), linear, im2col/col2im for convolution and pooling, and
-activations given as one derivative formula each.
+log_softmax, cross_entropy (class indices), linear, conv2d, im2col/col2im (pooling, and conv2d's
+double backward), and activations given as one derivative formula each.
 
 The forwards are NumPy. The backwards of the non-elementwise ops are the kernels in the "nn"
 section of kernels/cpu.py; beside each op sits its VJP in numgrad ops, used by create_graph. The
@@ -229,12 +229,8 @@ def im2col(x, kernel, stride=(1, 1), padding=(0, 0), dilation=(1, 1), layout=CON
 # ---- conv2d: im2col and one matrix product, as one node ------------------------------------------
 # out (N, O, oh, ow) = columns (N*oh*ow, C*kh*kw) @ w (O, C*kh*kw).T + b, moved to NCHW. The
 # backward kernel recomputes the columns instead of saving them (they are kh*kw times the input).
-def _conv_geometry(x_shape, w_shape, stride, padding, dilation):
-    return window_geometry(x_shape, w_shape[2:], stride, padding, dilation, CONV)
-
-
 def _conv2d_forward(x, w, b=None, *, stride, padding, dilation):
-    geometry = _conv_geometry(x.shape, w.shape, stride, padding, dilation)
+    geometry = window_geometry(x.shape, w.shape[2:], stride, padding, dilation, CONV)
     n, oh, ow, out_channels = x.shape[0], geometry[4], geometry[5], w.shape[0]
     cols = _cpu.im2col_forward(np.ascontiguousarray(x), geometry).reshape(n * oh * ow, -1)
     out = np.dot(cols, w.reshape(out_channels, -1).T)
