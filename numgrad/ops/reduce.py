@@ -192,11 +192,10 @@ def _safe(mask, value):
     return where(Tensor._make(np.asarray(mask), False), 1.0, value)
 
 
-def _float_reduction_input(x, name):
+def _require_floating(x, name):
     if not dtypes.is_floating(x._data.dtype):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
                            f"{_dtype_title(x._data.dtype)}")
-    return x
 
 
 def _prod_forward(x, dims, keepdim, kshape):
@@ -399,5 +398,5 @@ def norm(x, p="fro", dim=None, keepdim=False, *, dtype=None):
         p = 2.0
     if isinstance(p, str):
         raise RuntimeError(f"norm: p={p!r} (a matrix norm) is not supported; use a number")
-    _float_reduction_input(x, "linalg.vector_norm")
+    _require_floating(x, "linalg.vector_norm")
     return _group_reduction(NORM, x, _dims(x, dim), keepdim, p=float(p))

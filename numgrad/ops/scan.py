@@ -29,22 +29,24 @@ def _dim_of(ctx):
     return None if d < 0 else d
 
 
-def _cumsum_vjp(ctx, g):
+def _reverse_cumsum(t, d):
+    """Sums from each position to the end of its line: cumsum's gradient."""
     from .shape import flip
+    return flip(cumsum(flip(t, (d,)), d), (d,))
+
+
+def _cumsum_vjp(ctx, g):
     d = _dim_of(ctx)
-    if d is None:
-        return (g,)
-    return (flip(cumsum(flip(g, (d,)), d), (d,)),)
+    return (g if d is None else _reverse_cumsum(g, d),)
 
 
 def _cumprod_vjp(ctx, g):
-    from .shape import flip
     x, out = ctx.saved
     d = _dim_of(ctx)
     if d is None:
         return (g,)
     if not (x._data == 0).any():
-        return (flip(cumsum(flip(g * out, (d,)), d), (d,)) / x,)
+        return (_reverse_cumsum(g * out, d) / x,)
     return (_cumprod_grad_with_zeros(x, g, d),)
 
 
@@ -56,13 +58,11 @@ def _cumprod_grad_with_zeros(x, g, d):
     from .reduce import sum as sum_
     from .shape import transpose
     n = x._data.shape[d]
-    xl = transpose(x, d, -1) if d != x._data.ndim - 1 else x
-    gl = transpose(g, d, -1) if d != x._data.ndim - 1 else g
+    xl, gl = transpose(x, d, -1), transpose(g, d, -1)      # the scanned dim last
     eye = Tensor._make(np.eye(n, dtype=bool), False)
     rows = where(eye, 1.0, xl.unsqueeze(-2).expand(*xl._data.shape[:-1], n, n))
     upper = Tensor._make(np.triu(np.ones((n, n), x._data.dtype)), False)
-    grad = sum_(cumprod(rows, -1) * upper * gl.unsqueeze(-2), -1)
-    return transpose(grad, d, -1) if d != x._data.ndim - 1 else grad
+    return transpose(sum_(cumprod(rows, -1) * upper * gl.unsqueeze(-2), -1), d, -1)
 
 
 CUMSUM = OpDef("cumsum", lambda x, dim, lines: np.cumsum(x, axis=dim).reshape(x.shape),
@@ -76,10 +76,10 @@ def _scan(op, np_fn, x, dim, dtype):
     if dtype is not None:
         x = x.to(dtype)
     d = _wrap_dim(dim, x._data.ndim)
-    if not dtypes.is_floating(x._data.dtype):
-        return Tensor._make(np_fn(x._data.astype(np.int64), axis=d if x._data.ndim else None)
-                            .reshape(x._data.shape), False)
     axis = d if x._data.ndim else None
+    if not dtypes.is_floating(x._data.dtype):       # integers and bools scan in int64, as torch
+        return Tensor._make(np_fn(x._data.astype(np.int64), axis=axis).reshape(x._data.shape),
+                            False)
     return apply(op, (x,), {"dim": axis, "lines": line_meta(x._data.shape, d)})
 
 

@@ -108,8 +108,13 @@ def _pick_forward(x, dim, lines, k, keepdim, largest):
 def _sort_forward(x, dim, lines, k, descending, **_):
     if dim is None:
         return x.copy(), np.zeros((), np.int64)
-    # stable, so ties keep their order (descending too, as torch's stable sort)
-    keys = -x.astype(np.int64) if descending and x.dtype == np.bool_ else (-x if descending else x)
+    # stable, so ties keep their order (descending too, as torch's stable sort); nan is the
+    # largest value, as in torch
+    keys = x
+    if descending:
+        keys = -x.astype(np.int64) if x.dtype == np.bool_ else -x
+        if x.dtype.kind == "f":
+            keys = np.where(np.isnan(x), -np.inf, keys)
     index = np.argsort(keys, axis=dim, kind="stable")[(slice(None),) * dim + (slice(0, k),)]
     return np.take_along_axis(x, index, axis=dim), index.astype(np.int64)
 
