@@ -84,6 +84,15 @@ def test_ties_pick_the_first_index_like_torch():
     assert x.argmax(1).tolist() == [1, 0]
     assert x.sort(1).indices.tolist() == [[3, 0, 1, 2], [0, 1, 2, 3]]
     assert x.sort(1, descending=True).indices.tolist() == [[1, 2, 0, 3], [0, 1, 2, 3]]
+    assert ng.argsort(x, 1, descending=True).tolist() == [[1, 2, 0, 3], [0, 1, 2, 3]]
+
+
+def test_nan_is_the_largest_value():
+    a = ng.tensor([1.0, math.nan, 3.0, 3.0, -math.inf])
+    assert a.sort(descending=True).indices.tolist() == [1, 2, 3, 0, 4]
+    assert a.argsort().tolist() == [4, 0, 2, 3, 1]
+    assert a.topk(2).indices.tolist() == [1, 2]
+    assert math.isnan(a.max().item()) and a.max(0).indices.item() == 1
 
 
 def test_ties_share_the_gradient_evenly_without_an_index():

@@ -13,7 +13,7 @@ from .inplace import copy_, fill_, setitem, zero_
 from .linalg import bmm, dot, matmul, mm, mv, outer
 from .reduce import (broadcast_to, expand, logsumexp, mean, norm, prod, std, sum, sum_to, var)
 from .scan import cumprod, cumsum
-from .select import amax, amin, argmax, argmin, max, min, return_types, sort, topk
+from .select import amax, amin, argmax, argmin, argsort, max, min, return_types, sort, topk
 from .shape import (cat, clone, contiguous, flatten, flip, pad, permute, repeat, reshape, squeeze,
                     stack, t, transpose, unsqueeze, view)
 from .split import chunk, split, unbind
@@ -30,7 +30,7 @@ _METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", 
             "clone", "contiguous", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
             "unsqueeze", "view", "zero_", "fill_", "copy_", "prod", "amax", "amin", "max", "min",
             "argmax", "argmin", "var", "std", "logsumexp", "norm", "cumsum", "cumprod", "split",
-            "chunk", "unbind", "flip", "repeat", "sort", "topk")
+            "chunk", "unbind", "flip", "repeat", "sort", "argsort", "topk")
 # In-place forms of out-of-place functions: x.add_(y) is x = add(x, y) written into x.
 _INPLACE = {"add_": (add, False), "sub_": (sub, False), "mul_": (mul, True), "div_": (div, True),
             "pow_": (pow, True), "clamp_": (clamp, True), "clip_": (clamp, True),

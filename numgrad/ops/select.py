@@ -1,4 +1,4 @@
-"""Ops that pick elements: amax/amin, max/min, argmax/argmin, sort and topk.
+"""Ops that pick elements: amax/amin, max/min, argmax/argmin, sort/argsort and topk.
 
 The gradient goes back to the picked elements only. Without an index (amax/amin, and max/min over
 everything) elements tied for the extreme share it evenly, as in torch. Ops that return
@@ -194,6 +194,11 @@ def sort(x, dim=-1, descending=False, stable=False):
     nd = x._data.ndim
     size = x._data.shape[_wrap_dim(dim, nd)] if nd else 1
     return _picked(SORT, "sort", x, dim, size, descending=descending)
+
+
+def argsort(x, dim=-1, descending=False, stable=False):
+    """The indices that sort x along dim (sort's indices)."""
+    return sort(x, dim, descending).indices
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
