@@ -97,7 +97,7 @@ def saved_addresses(graph, keep):
     """Address of every saved value the runnable nodes read. Scalars were saved by value into
     per-segment columns; arrays by reference (made contiguous here when they are not)."""
     addr = np.zeros(len(graph.s_ref), np.int64)
-    owner = graph.saved_owner_of()
+    owner = graph.saved_owner
     use = graph.runnable[owner]
     for k, seg in enumerate(graph.segments):
         lo, hi = int(graph.sv_ptr[graph.starts[k]]), int(graph.sv_ptr[graph.starts[k + 1]])
@@ -135,11 +135,9 @@ def execute(graph, seeds, python_node):
     queue[:len(ready)] = ready
     state = np.zeros(5, np.int64)
     state[scheduler.TAIL] = len(ready)
-    n_edges = len(graph.e_node)
     graph.order = np.empty(max(graph.n, 1), np.int64)
-    graph.events = tuple(np.empty(max(n_edges, 1), np.int64) for _ in range(4))
-    widths = np.diff(graph.in_ptr) * 2 + np.diff(graph.out_ptr) + np.diff(graph.sv_ptr)
-    scratch = np.empty(6 + (int(widths.max()) if graph.n else 0), np.int64)
+    graph.events = np.empty((4, max(len(graph.e_node), 1)), np.int64)   # src, dst, slot, pending
+    scratch = np.empty(6 + graph.arg_width, np.int64)
     mt_addr = graph.mt.ctypes.data if graph.mt.size else 0
     fm = graph.fm if graph.fm.size else np.zeros(1)
     pending = graph.pending.copy()      # the plan's counts stay readable after the run
@@ -180,22 +178,21 @@ def serve_python_node(graph, buffers, index, reason):
 
 def release(graph):
     """Free what the nodes that ran saved: a later backward through them raises torch's error."""
-    owner = graph.saved_owner_of()
+    freeing = graph.runnable[graph.saved_owner] & (graph.s_ref != tape.FREED)
+    python_nodes = graph.runnable & ((graph.flags & tape.PYTHON) != 0)
     for k, seg in enumerate(graph.segments):
         lo, hi = graph.starts[k], graph.starts[k + 1]
-        ran = graph.runnable[lo:hi]
-        if not ran.any():
-            continue
         s0, s1 = int(graph.sv_ptr[lo]), int(graph.sv_ptr[hi])
+        mine = freeing[s0:s1]
         refs = graph.s_ref[s0:s1]
-        freeing = graph.runnable[owner[s0:s1]] & (refs != tape.FREED)
-        for ref in refs[freeing & (refs < 0)].tolist():
+        for ref in refs[mine & (refs < 0)].tolist():
             array = seg.arrays[~ref]
             seg.saved_bytes -= array.nbytes
             seg.arrays[~ref] = None
-        column = np.frombuffer(seg.s_ref, np.int64)
-        column[:s1 - s0][freeing] = tape.FREED     # values saved after lowering stay
-        del column
-        for local in np.flatnonzero(ran & ((graph.flags[lo:hi] & tape.PYTHON) != 0)).tolist():
+        if s1 > s0:
+            column = np.frombuffer(seg.s_ref, np.int64)
+            column[:s1 - s0][mine] = tape.FREED     # values saved after lowering stay
+            del column
+        for local in np.flatnonzero(python_nodes[lo:hi]).tolist():
             seg.python[seg.base | local].release()
         tape.close_segment(seg)

@@ -10,15 +10,11 @@ import re
 import numpy as np
 
 from . import tape
-from .kernels.plan import output_numels, plan
+from .kernels.plan import plan, unpack
 from .ops import registry
 
 _COLUMNS = (("kind", np.int32), ("counts", np.int64), ("e_node", np.int64), ("e_slot", np.int64),
             ("s_ref", np.int64), ("mt", np.int64), ("fm", np.float64))
-# CSR starts rebuilt from the packed counts (Note [packed counts] in tape.py): name, bit offset.
-_POINTERS = (("in_ptr", tape.IN_BITS, 0xFFF), ("out_ptr", tape.OUT_BITS, 0xFFF),
-             ("sv_ptr", tape.SAVED_BITS, 0xFFF), ("mt_ptr", tape.META_BITS, 0xFFFFF),
-             ("fm_ptr", tape.FM_BITS, 0xFF))
 
 
 def _column(array_obj, dtype):
@@ -48,27 +44,15 @@ class LoweredGraph:
         for name, dtype in _COLUMNS:
             parts = [_column(getattr(seg, name), dtype) for seg in segments]
             setattr(self, name, parts[0] if len(parts) == 1 else np.concatenate(parts))
-        self.op = self.kind & 0xFFFFFF
-        self.dt = ((self.kind & tape.FLOAT64) != 0).astype(np.int8)
-        self.on_cuda = (self.kind & tape.CUDA) != 0
-        for ptr, shift, mask in _POINTERS:
-            starts = np.zeros(self.n + 1, np.int64)
-            np.cumsum((self.counts >> shift) & mask, out=starts[1:])
-            setattr(self, ptr, starts)
+        (self.op, self.dt, self.on_cuda, self.flags, self.in_ptr, self.out_ptr, self.sv_ptr,
+         self.mt_ptr, self.fm_ptr, self.o_numel, self.edge_owner, self.saved_owner,
+         self.arg_width) = unpack(self.kind, self.counts, self.mt, self.s_ref,
+                                  registry.PYTHON_FUNCTION.code, tape.FREED)
         self.e_node = self.index_of(self.e_node)
-        self.o_numel = output_numels(self.in_ptr, self.out_ptr, self.mt_ptr, self.mt)
-        self.flags = self._flags()
-
-    def _flags(self):
-        flags = np.zeros(self.n, np.int8)
-        flags[self.op == registry.PYTHON_FUNCTION.code] |= tape.PYTHON
-        for k, seg in enumerate(self.segments):
+        for k, seg in enumerate(segments):
             for (node, _), hooks in seg.hooks.items():
                 if hooks:
-                    flags[self.starts[k] + (node & 0xFFFFFFFF)] |= tape.PRE_HOOKS
-        freed = self.saved_owner_of()[self.s_ref == tape.FREED]
-        flags[freed] |= tape.RELEASED
-        return flags
+                    self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= tape.PRE_HOOKS
 
     def saved_epochs(self):
         """The in-place epoch each value was saved under (Note [version checks])."""
@@ -109,7 +93,7 @@ class LoweredGraph:
 
     def saved_owner_of(self):
         """For each saved value, the position of the node that saved it."""
-        return np.repeat(np.arange(self.n), np.diff(self.sv_ptr))
+        return self.saved_owner
 
     def check_saved(self):
         """Raise torch's errors before anything runs when a saved value is freed or was modified."""
@@ -121,7 +105,10 @@ class LoweredGraph:
                 "graph are freed when you call .backward() or autograd.grad(). Specify "
                 "retain_graph=True if you need to backward through the graph a second time or if "
                 "you need to access saved tensors after calling backward.")
-        owner = self.saved_owner_of()
+        if all(not len(seg.epoch_marks) or seg.epoch_marks[1] == tape.epoch()
+               for seg in self.segments):
+            return      # no in-place op anywhere since these values were saved
+        owner = self.saved_owner
         stale = self.runnable[owner] & (self.saved_epochs() < tape.epoch())
         for s in np.flatnonzero(stale):
             self._check_version(int(owner[s]), int(s))

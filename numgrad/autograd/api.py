@@ -93,7 +93,7 @@ def _mark_runnable(graph):
     a needed node none of whose inputs is needed (a root that leads to no requested input, or a
     requested non-leaf whose gradient is read at its own node) does not run, as in torch, so its
     graph stays usable."""
-    owner = np.repeat(np.arange(graph.n), np.diff(graph.in_ptr))
+    owner = graph.edge_owner
     feeds = graph.e_node >= 0
     feeds[feeds] = graph.needed[graph.e_node[feeds]]
     computes = np.zeros(graph.n, np.bool_)

@@ -10,6 +10,8 @@ import numpy as np
 from numba import njit
 
 ACCUMULATE = 0
+RELEASED = 1    # the flag bits of tape.py
+PYTHON = 2
 
 
 @njit(cache=True)
@@ -90,20 +92,55 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel):
 
 
 @njit(cache=True)
-def output_numels(in_ptr, out_ptr, mt_ptr, mt):
-    """The element count of every node output, read from the shapes in the meta column: the
-    size of each gradient buffer."""
-    n = in_ptr.size - 1
-    numels = np.empty(out_ptr[n], np.int64)
-    for node in range(n):
-        pos = mt_ptr[node]
-        for _ in range(in_ptr[node + 1] - in_ptr[node]):
+def unpack(kind, counts, mt, s_ref, python_op, freed):
+    """Everything lowering derives from the tape's two per-node integers (Note [packed counts] in
+    tape.py), in one compiled pass: op codes, dtypes, devices, the CSR starts, each output's size
+    (from the shapes in meta), the node owning each edge and each saved value, flags, and the
+    widest kernel argument block."""
+    n = kind.size
+    op = np.empty(n, np.int32)
+    dt = np.empty(n, np.int8)
+    on_cuda = np.empty(n, np.bool_)
+    flags = np.zeros(n, np.int8)
+    in_ptr = np.zeros(n + 1, np.int64)
+    out_ptr = np.zeros(n + 1, np.int64)
+    sv_ptr = np.zeros(n + 1, np.int64)
+    mt_ptr = np.zeros(n + 1, np.int64)
+    fm_ptr = np.zeros(n + 1, np.int64)
+    width = 0
+    for i in range(n):
+        k = kind[i]
+        op[i] = k & 0xFFFFFF
+        dt[i] = 1 if k & (1 << 24) else 0
+        on_cuda[i] = (k & (1 << 25)) != 0
+        if op[i] == python_op:
+            flags[i] |= PYTHON
+        c = counts[i]
+        n_in, n_out, n_saved = c & 0xFFF, (c >> 12) & 0xFFF, (c >> 24) & 0xFFF
+        in_ptr[i + 1] = in_ptr[i] + n_in
+        out_ptr[i + 1] = out_ptr[i] + n_out
+        sv_ptr[i + 1] = sv_ptr[i] + n_saved
+        mt_ptr[i + 1] = mt_ptr[i] + ((c >> 36) & 0xFFFFF)
+        fm_ptr[i + 1] = fm_ptr[i] + ((c >> 56) & 0xFF)
+        width = max(width, 2 * n_in + n_out + n_saved)
+    o_numel = np.empty(out_ptr[n], np.int64)
+    edge_owner = np.empty(in_ptr[n], np.int64)
+    saved_owner = np.empty(sv_ptr[n], np.int64)
+    for i in range(n):
+        pos = mt_ptr[i]
+        for _ in range(in_ptr[i + 1] - in_ptr[i]):
             pos += 1 + mt[pos]
-        for s in range(out_ptr[node], out_ptr[node + 1]):
+        for s in range(out_ptr[i], out_ptr[i + 1]):
             ndim = mt[pos]
             size = 1
             for d in range(ndim):
                 size *= mt[pos + 1 + d]
-            numels[s] = size
+            o_numel[s] = size
             pos += 1 + ndim
-    return numels
+        edge_owner[in_ptr[i]:in_ptr[i + 1]] = i
+        for s in range(sv_ptr[i], sv_ptr[i + 1]):
+            saved_owner[s] = i
+            if s_ref[s] == freed:
+                flags[i] |= RELEASED
+    return (op, dt, on_cuda, flags, in_ptr, out_ptr, sv_ptr, mt_ptr, fm_ptr, o_numel, edge_owner,
+            saved_owner, width)
