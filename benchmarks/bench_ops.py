@@ -3,8 +3,9 @@ float32 values, and an MLP training step (784-256-256-10, batch 128, ReLU, cross
 numgrad.nn.functional has it, else mean squared error), forward + backward each.
 
 Both libraries run single-threaded by default (numgrad's kernels are; see DESIGN.md on
-parallel=True); --torch-threads N gives torch N threads. Times are medians of --repeats runs
-after a warm-up that also compiles numgrad's kernels.
+parallel=True); --torch-threads N gives torch N threads. The two libraries' steps alternate, so
+machine noise hits both alike; the table gives the median and the best of --repeats runs, after a
+warm-up that also compiles numgrad's kernels.
 
     python -m benchmarks.bench_ops
     python -m benchmarks.bench_ops --repeats 20 --torch-threads 2
@@ -40,27 +41,32 @@ def _chain(lib, x):
     return x
 
 
-def _median_time(step, repeats):
-    step()                                     # warm-up (numgrad: compile or load kernels)
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
+def _interleaved(ours, theirs, repeats):
+    """Median and best time of each step, the two alternating so that machine noise hits both
+    alike. The first call of each is a warm-up (numgrad: compile or load its kernels)."""
+    steps = [s for s in (ours, theirs) if s is not None]
+    times = [[] for _ in steps]
+    for step in steps:
         step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    for _ in range(repeats):
+        for step, record in zip(steps, times):
+            start = time.perf_counter()
+            step()
+            record.append(time.perf_counter() - start)
+    return [(statistics.median(t), min(t)) for t in times]
 
 
-def chain_numgrad(repeats):
+def chain_numgrad():
     x = ng.tensor(np.random.default_rng(0).standard_normal(N).astype(np.float32),
                   requires_grad=True)
 
     def step():
         x.grad = None
         _chain(ng, x).sum().backward()
-    return _median_time(step, repeats)
+    return step
 
 
-def chain_torch(repeats):
+def chain_torch():
     import torch
     x = torch.tensor(np.random.default_rng(0).standard_normal(N).astype(np.float32),
                      requires_grad=True)
@@ -68,7 +74,7 @@ def chain_torch(repeats):
     def step():
         x.grad = None
         _chain(torch, x).sum().backward()
-    return _median_time(step, repeats)
+    return step
 
 
 def _mlp_data():
@@ -91,7 +97,7 @@ def _numgrad_loss():
         return "mse", None
 
 
-def mlp_numgrad(repeats):
+def mlp_numgrad():
     weights, x_np, labels = _mlp_data()
     params = [ng.tensor(w, requires_grad=True) for w in weights]
     x = ng.tensor(x_np)
@@ -111,10 +117,10 @@ def mlp_numgrad(repeats):
         with ng.no_grad():
             for p in params:
                 p.sub_(p.grad * 0.01)
-    return kind, _median_time(step, repeats)
+    return kind, step
 
 
-def mlp_torch(repeats, kind):
+def mlp_torch(kind):
     import torch
     import torch.nn.functional as F
     weights, x_np, labels = _mlp_data()
@@ -136,7 +142,7 @@ def mlp_torch(repeats, kind):
         with torch.no_grad():
             for p in params:
                 p.sub_(p.grad * 0.01)
-    return _median_time(step, repeats)
+    return step
 
 
 def main():
@@ -150,22 +156,23 @@ def main():
     except ImportError:
         torch = None
 
-    rows = []
-    chain = chain_numgrad(args.repeats)
-    rows.append(("30-op elementwise chain, 1e6 float32, fwd+bwd", chain,
-                 chain_torch(args.repeats) if torch else None))
-    kind, mlp = mlp_numgrad(args.repeats)
-    rows.append((f"MLP 784-256-256-10 step, batch 128, ReLU, {kind}", mlp,
-                 mlp_torch(args.repeats, kind) if torch else None))
-
+    kind, mlp = mlp_numgrad()
+    workloads = [("30-op elementwise chain, 1e6 float32, fwd+bwd", chain_numgrad(),
+                  chain_torch() if torch else None),
+                 (f"MLP 784-256-256-10 step, batch 128, ReLU, {kind}", mlp,
+                  mlp_torch(kind) if torch else None)]
     threads = "no torch" if torch is None else f"torch {torch.__version__}, " \
         f"{torch.get_num_threads()} thread(s)"
-    print(f"numgrad vs {threads}; median of {args.repeats} runs")
-    print(f"{'workload':56s} {'numgrad ms':>11s} {'torch ms':>9s} {'ratio':>7s}")
-    for label, ours, theirs in rows:
-        ratio = f"{ours / theirs:6.2f}x" if theirs else "   n/a"
-        theirs_ms = f"{theirs * 1e3:9.2f}" if theirs else "      n/a"
-        print(f"{label:56s} {ours * 1e3:11.2f} {theirs_ms} {ratio}")
+    print(f"numgrad vs {threads}; {args.repeats} interleaved runs, median (best) in ms")
+    print(f"{'workload':56s} {'numgrad':>15s} {'torch':>15s} {'ratio':>13s}")
+    for label, ours, theirs in workloads:
+        results = _interleaved(ours, theirs, args.repeats)
+        (med, best), other = results[0], results[1:]
+        line = f"{label:56s} {med * 1e3:7.2f} ({best * 1e3:5.2f})"
+        if other:
+            (tmed, tbest), = other
+            line += f" {tmed * 1e3:7.2f} ({tbest * 1e3:5.2f}) {med / tmed:5.2f}x ({best / tbest:4.2f}x)"
+        print(line)
     print("ratio = numgrad time / torch time (below 1: numgrad is faster)")
 
 
