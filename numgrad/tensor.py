@@ -329,6 +329,8 @@ class Tensor:
         return self.to("cpu")
 
     def cuda(self, device=None):
+        if isinstance(device, int):
+            device = f"cuda:{device}"
         return self.to("cuda" if device is None else device)
 
     def float(self):

@@ -41,7 +41,7 @@ def test_device_transfers_and_conversions():
     assert y.dtype == np.float64 and y.is_cuda and y.grad_fn.name() == "ToCopyBackward0"
     z = x.detach().cpu().requires_grad_().to("cuda", ng.float64)     # a new leaf (see to_device)
     assert z.dtype == np.float64 and z.is_cuda and z.requires_grad and z.is_leaf
-    assert x.cuda() is x                    # already there: no copy, as in torch
+    assert x.cuda() is x and x.cuda(0) is x   # already there: no copy, as in torch
     assert ng.tensor([1, 2]).cuda().dtype == np.int64
 
 
@@ -143,7 +143,7 @@ def test_undefined_gradients_stay_undefined():
     x = cuda([1.0, 2.0, 3.0], requires_grad=True)
     w = cuda([1.0], requires_grad=True)
     first, rest = x.split([1, 2])
-    unused = rest * w                      # noqa: F841  (a branch no gradient reaches)
+    rest * w                               # a branch no gradient reaches
     (first * 2.0).sum().backward()
     assert np.allclose(host(x.grad), [2.0, 0.0, 0.0]) and w.grad is None
 

@@ -30,8 +30,6 @@ BLOCK = 16 if SIM else 256
 TILE = 4 if SIM else 16
 MAX_GRID_X = 2 if SIM else 65535
 MAX_GRID_Y = 2 if SIM else 65535
-# How the engine sizes a kernel's grid x from a node's largest element count (see grid_x).
-ELEMENTS, GROUPS = 0, 1
 
 _device = cuda.jit(device=True, inline="always")
 
