@@ -42,12 +42,19 @@ def compare(names, rounds, libs):
         workload = ALL[name]
         present = [lib for lib in workload.libs if lib in libs and available(lib)]
         timings = {lib: [] for lib in present}
+        failed = {}
         for _ in range(rounds):               # interleave: one round of each library at a time
             for lib in present:
-                timings[lib].extend(measure(workload, lib, 1))
+                if lib in failed:
+                    continue
+                try:
+                    timings[lib].extend(measure(workload, lib, 1))
+                except RecursionError as error:   # micrograd's recursive topological sort
+                    failed[lib] = f"{type(error).__name__}"
+                    del timings[lib]
         results[name] = {"title": workload.name,
                          "median_s": {lib: statistics.median(t) for lib, t in timings.items()},
-                         "runs_s": timings}
+                         "runs_s": timings, "failed": failed}
         print(_row(results[name]), flush=True)
     return results
 
@@ -59,18 +66,21 @@ def _row(result):
     for lib, t in medians.items():
         ratio = f" ({t / torch:.2f}x torch)" if torch and lib != "torch" else ""
         parts.append(f"{lib} {t * 1e3:.1f} ms{ratio}")
+    parts += [f"{lib} failed ({why})" for lib, why in result.get("failed", {}).items()]
     return f"{result['title']}: " + ", ".join(parts)
 
 
 def table(results):
     libs = []
     for r in results.values():
-        libs += [lib for lib in r["median_s"] if lib not in libs]
+        libs += [lib for lib in list(r["median_s"]) + list(r.get("failed", {})) if lib not in libs]
     head = "| workload | " + " | ".join(f"{lib} (ms)" for lib in libs) + " | numgrad / torch |"
     lines = [head, "|" + "---|" * (len(libs) + 2)]
     for r in results.values():
         m = r["median_s"]
-        cells = [f"{m[lib] * 1e3:.1f}" if lib in m else "-" for lib in libs]
+        failed = r.get("failed", {})
+        cells = [f"{m[lib] * 1e3:.1f}" if lib in m else ("fails" if lib in failed else "-")
+                 for lib in libs]
         ratio = f"{m['numgrad'] / m['torch']:.3f}" if "numgrad" in m and "torch" in m else "-"
         lines.append(f"| {r['title']} | " + " | ".join(cells) + f" | {ratio} |")
     return "\n".join(lines)

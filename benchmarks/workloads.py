@@ -31,7 +31,7 @@ class ScalarChain:
         self.steps, self.backward_only = steps, backward_only
         part = "backward incl. lowering" if backward_only else "forward + backward"
         self.name = f"scalar chain, {3 * steps // 1000}k nodes: {part}"
-        self.libs = ("numgrad", "torch", "micrograd")
+        self.libs = ("numgrad", "torch")     # micrograd's released Value has no tanh
 
     def prepare(self, lib):
         if self.backward_only:
@@ -39,12 +39,6 @@ class ScalarChain:
         return None
 
     def _forward(self, lib):
-        if lib == "micrograd":
-            from micrograd.engine import Value
-            w, h = Value(0.5), Value(0.1)
-            for _ in range(self.steps):
-                h = (h * w + 0.1).tanh()
-            return h
         if lib == "torch":
             torch = _torch()
             w = torch.tensor(0.5, requires_grad=True)
@@ -70,7 +64,7 @@ class RandomScalarDAG:
     def __init__(self, nodes):
         self.nodes = nodes
         self.name = f"random scalar DAG, {nodes // 1000}k nodes: forward + backward"
-        self.libs = ("numgrad", "torch", "micrograd")
+        self.libs = ("numgrad", "torch")
 
     def prepare(self, lib):
         rnd = random.Random(0)
@@ -79,11 +73,7 @@ class RandomScalarDAG:
         return picks
 
     def run(self, lib, picks):
-        if lib == "micrograd":
-            from micrograd.engine import Value
-            values = [Value(0.5 + 0.01 * i) for i in range(64)]
-            tanh = Value.tanh
-        elif lib == "torch":
+        if lib == "torch":
             torch = _torch()
             values = [torch.tensor(0.5 + 0.01 * i, requires_grad=True) for i in range(64)]
             tanh = torch.tanh

@@ -7,24 +7,30 @@ function numgrad compiles is cached under `<cache root>/<hash of all numgrad sou
 are built from>/`; any edit to them starts a fresh directory.
 """
 import hashlib
+import inspect
 import os
 
 from numba.core import caching
 
 from .. import _config
 
-# The sources compiled code is built from: the kernels, and the op formulas they inline.
-_STAMPED = ("kernels", "ops")
+def _stamped_files():
+    """The sources compiled code is built from: the kernels, and the files holding the op formulas
+    they inline (an edit elsewhere, say to an op's Python wrapper, keeps the cache)."""
+    from ..ops import fmath, registry
+    kernels = os.path.join(_config.PACKAGE_DIR, "kernels")
+    files = {os.path.join(kernels, name) for name in os.listdir(kernels) if name.endswith(".py")}
+    files.add(inspect.getsourcefile(fmath))
+    for op in registry.OPS:
+        files.update(inspect.getsourcefile(f) for f in op.grads or () if f is not None)
+    return sorted(files)
 
 
 def _source_hash():
     digest = hashlib.sha256()
-    for sub in _STAMPED:
-        root = os.path.join(_config.PACKAGE_DIR, sub)
-        for name in sorted(os.listdir(root)):
-            if name.endswith(".py"):
-                with open(os.path.join(root, name), "rb") as f:
-                    digest.update(name.encode() + b"\0" + f.read())
+    for path in _stamped_files():
+        with open(path, "rb") as f:
+            digest.update(os.path.basename(path).encode() + b"\0" + f.read())
     return digest.hexdigest()[:16]
 
 

@@ -103,6 +103,8 @@ def _record(op, inputs, arrays, outs, attrs):
     counts = op.counts | len(meta) << tape.META_BITS | len(fmeta) << tape.FM_BITS
     if op.n_in is None:
         counts |= len(arrays)
+    if op.n_out is None:
+        counts |= n_out << tape.OUT_BITS
     # Segment.add_node, inline (this is the hot path of every recorded op)
     local = len(seg.kind)
     seg.kind.append(op.code | (_FLOAT64 if is64 else 0) | (0 if type(outs[0]) is _ndarray else _CUDA))

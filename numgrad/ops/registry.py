@@ -18,7 +18,8 @@ INPUT_NAMES = ("x", "y", "z")
 
 
 class OpDef:
-    """One op. `forward(*arrays, **attrs)` returns an array, or a tuple of arrays when n_out > 1."""
+    """One op. `forward(*arrays, **attrs)` returns an array, or a tuple of arrays when n_out is
+    not 1. n_in=None / n_out=None: as many inputs / outputs as each call has (stack, split)."""
 
     def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
                  vjp=None, saves=(), meta=None, differentiable=True, python_backward=False):
@@ -45,9 +46,9 @@ class OpDef:
         # Where each saved value comes from: input i as i, output j as ~j.
         self.save_index = tuple(_value_index(name_, n_in) for name_ in self.saves)
         # the meta of an elementwise node whose output is 0-d: every shape is ()
-        self.scalar_meta = [0] * ((n_in or 0) + n_out)
+        self.scalar_meta = [0] * ((n_in or 0) + (n_out or 0))
         # the constant part of this op's packed counts (Note [packed counts] in tape.py)
-        self.counts = (n_in or 0) | n_out << 12 | len(self.saves) << 24
+        self.counts = (n_in or 0) | (n_out or 0) << 12 | len(self.saves) << 24
         self.code = len(OPS)
         OPS.append(self)
         BY_NAME[name] = self

@@ -1,10 +1,7 @@
 """split, chunk and unbind: one node with one output per piece, as torch's SplitBackward0 and
 UnbindBackward0, so an edge from a consumer names the piece by its input_nr."""
-import copy
-
 import numpy as np
 
-from .. import tape
 from ..tensor import _wrap_dim
 from .apply import apply
 from .registry import OpDef
@@ -21,9 +18,7 @@ def _pieces_vjp(ctx, *grads):
 def _split_forward(x, dim, sizes, keepdim, outer, widths):
     bounds = np.cumsum(sizes)[:-1]
     pieces = np.split(x, bounds, axis=dim)
-    pieces = pieces if keepdim else [p.squeeze(dim) for p in pieces]
-    # apply takes one piece as the output itself, several as a tuple (n_out, in _with_outputs)
-    return pieces[0] if len(pieces) == 1 else tuple(pieces)
+    return tuple(pieces if keepdim else [p.squeeze(dim) for p in pieces])
 
 
 def _split_meta(dim, sizes, keepdim, outer, widths):
@@ -31,36 +26,20 @@ def _split_meta(dim, sizes, keepdim, outer, widths):
     return (outer, sum(widths), *widths, dim, int(keepdim)), ()
 
 
-# n_out is a placeholder: each call records its own count (see _with_outputs).
-_PIECES = dict(n_out=2, kernel="split_bwd", vjp=_pieces_vjp, meta=_split_meta)
+# n_out=None: as many outputs as pieces, counted per call
+_PIECES = dict(n_out=None, kernel="split_bwd", vjp=_pieces_vjp, meta=_split_meta)
 SPLIT = OpDef("split", _split_forward, node_name="SplitBackward0", **_PIECES)
 SPLIT_WITH_SIZES = OpDef("split_with_sizes", _split_forward, node_name="SplitWithSizesBackward0",
                          **_PIECES)
 UNBIND = OpDef("unbind", _split_forward, node_name="UnbindBackward0", **_PIECES)
-
-_variants = {}
-
-
-def _with_outputs(op, n):
-    """op as `apply` must see it for a call with n outputs: apply packs the output count from the
-    OpDef (Note [packed counts] in tape.py), and these ops have as many outputs as pieces. The
-    copy shares the registry entry's code, kernel and VJP."""
-    key = (op.code, n)
-    variant = _variants.get(key)
-    if variant is None:
-        variant = _variants[key] = copy.copy(op)
-        variant.n_out = n
-        variant.counts = op.counts & ~(0xFFF << tape.OUT_BITS) | n << tape.OUT_BITS
-    return variant
 
 
 def _pieces(op, x, d, sizes, keepdim):
     shape = x._data.shape
     outer, _, inner = line_meta(shape, d)
     widths = tuple(s * inner for s in sizes)
-    result = apply(_with_outputs(op, len(sizes)), (x,), {"dim": d, "sizes": tuple(sizes),
-                   "keepdim": keepdim, "outer": outer, "widths": widths})
-    pieces = result if isinstance(result, tuple) else (result,)
+    pieces = apply(op, (x,), {"dim": d, "sizes": tuple(sizes), "keepdim": keepdim,
+                              "outer": outer, "widths": widths})
     vc = x._shared_vc()
     for p in pieces:             # views of x, as in torch
         p._vc = vc
