@@ -30,5 +30,6 @@ from .ops import (abs, add, amax, amin, argmax, argmin, argsort, atan, atan2, bm
 from .serialization import load, save
 from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
+from . import cuda, distributed  # noqa: E402  (GPU and MPI: their heavy imports wait for first use)
 
 __version__ = "0.1.0"

@@ -1,0 +1,34 @@
+"""Every Python example of the seed documents prints what the seed prints, with numgrad in place of
+torch (tests/seeds/examples.py holds them, in the seeds' order)."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+EXPECTED = """\
+values: 4.0 8.0 12.0 20.0
+gradients: 5.0 20.0
+shared node: True True
+leaf edges: [('AccumulateGrad', 0), ('AccumulateGrad', 0)]
+same leaf: True
+VJP: [16.0, 8.0] x.grad: None
+accumulated: 20.0
+accumulated: 40.0
+after reset: 20.0
+reused graph: RuntimeError
+modified saved input: RuntimeError
+derivatives: 20.0 10.0
+tensor(7.)
+<AddBackward0 ...>
+tensor(4.)
+tensor(8.)
+"""
+
+
+def test_seed_examples_print_what_the_seeds_print():
+    script = Path(__file__).parent / "seeds" / "examples.py"
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True,
+                         timeout=300).stdout
+    # a grad_fn prints with its address, as torch's does: <AddBackward0 object at 0x...>
+    out = re.sub(r"<(\w+) object at 0x[0-9a-f]+>", r"<\1 ...>", out)
+    assert out == EXPECTED
