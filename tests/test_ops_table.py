@@ -14,6 +14,9 @@ from op_table import SAMPLES, Const
 
 SEED = 1234
 IDS = [f"{s.op}-{k}" for k, s in enumerate(SAMPLES)]
+# the numeric checks run over nn's fused ops too (their samples live beside nn)
+ALL = SAMPLES + NN_SAMPLES
+ALL_IDS = IDS + [f"{s.op}-nn{k}" for k, s in enumerate(NN_SAMPLES)]
 
 
 def _differentiable_ops():
@@ -22,7 +25,7 @@ def _differentiable_ops():
 
 
 def test_every_op_has_a_sample():
-    # nn's ops keep their samples beside nn (tests/nn_samples.py, run by test_nn_ops.py)
+    # nn's ops keep their samples beside nn (tests/nn_samples.py)
     covered = {s.op for s in SAMPLES + NN_SAMPLES}
     missing = [op.name for op in _differentiable_ops() if op.name not in covered]
     assert not missing, f"registered ops without a sample in tests/op_table.py: {missing}"
@@ -75,7 +78,7 @@ def test_records_its_op(sample):
     assert sample.op in names
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+@pytest.mark.parametrize("sample", ALL, ids=ALL_IDS)
 def test_forward_matches_numpy(sample):
     with ng.no_grad():
         got = _outputs(sample.fn(*sample.tensors(SEED)))
@@ -93,12 +96,12 @@ def test_forward_matches_numpy(sample):
             np.testing.assert_allclose(g.numpy(), w, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+@pytest.mark.parametrize("sample", ALL, ids=ALL_IDS)
 def test_gradcheck(sample):
     assert gradcheck(sample.fn, sample.tensors(SEED), eps=sample.eps, atol=sample.atol)
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+@pytest.mark.parametrize("sample", ALL, ids=ALL_IDS)
 def test_float32_close_to_float64(sample):
     for g32, g64 in zip(_grads(sample, np.float32), _grads(sample, np.float64)):
         assert (g32 is None) == (g64 is None)
@@ -107,7 +110,7 @@ def test_float32_close_to_float64(sample):
             np.testing.assert_allclose(g32, g64, rtol=1e-3, atol=1e-4 * scale)
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+@pytest.mark.parametrize("sample", ALL, ids=ALL_IDS)
 def test_kernel_matches_vjp(sample):
     compiled = _grads(sample, np.float64)
     differentiable = _grads(sample, np.float64, create_graph=True)
@@ -117,7 +120,7 @@ def test_kernel_matches_vjp(sample):
             np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=IDS)
+@pytest.mark.parametrize("sample", ALL, ids=ALL_IDS)
 def test_gradgradcheck(sample):
     assert gradgradcheck(sample.fn, sample.tensors(SEED), eps=sample.eps, atol=sample.atol,
                          fast_mode=sample.fast)
