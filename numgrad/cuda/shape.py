@@ -188,4 +188,4 @@ def split(x, dim, sizes, keepdim, outer, widths):
         _copy_blocks(piece, w, 0, x, total, start, outer, w)
         pieces.append(piece)
         start += w
-    return pieces[0] if len(pieces) == 1 else tuple(pieces)    # as split.py's forward
+    return tuple(pieces)    # as split.py's forward: always a tuple (the op has n_out=None)
