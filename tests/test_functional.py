@@ -119,3 +119,23 @@ def test_func_grad_composes():
     g.backward()
     close(g, 12.0)
     close(w.grad, 4.0)
+
+
+def test_batched_grad_gives_one_vjp_per_seed_row():
+    # y = [x0^2, x0*x1]: J = [[2 x0, 0], [x1, x0]]; rows of seeds give rows of v^T J
+    x = ng.tensor([2.0, 3.0], dtype=ng.float64, requires_grad=True)
+    y = ng.stack([x[0] ** 2, x[0] * x[1]])
+    seeds = ng.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 4.0]], dtype=ng.float64)
+    (g,) = ng.autograd.grad(y, x, seeds, is_grads_batched=True)
+    assert g.shape == (3, 2)
+    np.testing.assert_allclose(g.numpy(), [[4.0, 0.0], [3.0, 2.0], [16.0, 8.0]])
+    assert x.grad is None
+
+
+def test_jacobian_of_many_rows_in_batches():
+    # 600 outputs: three batches of rows; d(sin(A x))/dx = diag(cos(A x)) A
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((600, 4))
+    x = rng.standard_normal(4)
+    jac = ng.autograd.functional.jacobian(lambda v: (ng.tensor(a) @ v).sin(), ng.tensor(x))
+    np.testing.assert_allclose(jac.numpy(), np.cos(a @ x)[:, None] * a, rtol=1e-10, atol=1e-12)

@@ -123,9 +123,11 @@ def plan_backward(roots, inputs=None):
 
 
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate,
-                 allow_unused=True):
+                 allow_unused=True, batched=False):
     """The shared core of backward() and grad(). Returns, for grad, the gradients of each input as
-    a list of Tensors (one per place the graph holds it; empty when it received none).
+    a list of Tensors (one per place the graph holds it; empty when it received none); batched
+    (grad_roots with a leading batch dimension), one such list per batch element: the graph is
+    planned and checked once, then run once per element.
 
     Every check that can fail runs before the first node does (Note [errors change nothing]).
     """
@@ -134,7 +136,15 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
         grad_roots = (None,) * len(roots)
     if len(grad_roots) != len(roots):
         raise RuntimeError(f"got {len(roots)} tensors and {len(grad_roots)} gradients")
-    seeds = [_seed(i, r, g, create_graph) for i, (r, g) in enumerate(zip(roots, grad_roots))]
+    if batched:
+        sizes = {g.shape[0] if isinstance(g, Tensor) and g.ndim else None for g in grad_roots}
+        if len(sizes) != 1 or None in sizes:
+            raise RuntimeError("If `is_grads_batched=True`, every grad_output must be a tensor "
+                               "with the same leading batch dimension")
+        seed_sets = [[_seed(i, r, g[b], create_graph) for i, (r, g) in
+                      enumerate(zip(roots, grad_roots))] for b in range(sizes.pop())]
+    else:
+        seed_sets = [[_seed(i, r, g, create_graph) for i, (r, g) in enumerate(zip(roots, grad_roots))]]
     if retain_graph is None:
         retain_graph = create_graph
     current = tape.current_segment()
@@ -153,28 +163,31 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
         for t in inputs:
             if t._node >= 0:
                 t.retain_grad()      # torch fills a non-leaf input's .grad through retain_grad
-    seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)]
     # As in torch, the backward (hooks, custom backwards, accumulation) runs with grad mode on
     # exactly when it is to be recorded.
+    per_element = []
     with grad_mode.set_grad_enabled(create_graph):
-        read = _run(graph, seed_list, create_graph, current)
-        for observer in list(observers):
-            observer(graph, read)
-        results = None
-        if wanted is not None and not accumulate:
-            results = [[g for g in (read(p, o) for p, o in places) if g is not None]
-                       for places in wanted]
-            if not allow_unused:
-                # reachable, but every path to it carried an undefined gradient (torch raises too)
-                for i, found in enumerate(results):
-                    if not found:
-                        raise _unused_error(i)
-        if accumulate:
-            _accumulate(graph, read, inputs, wanted, create_graph)
-        _retained(graph, read, create_graph)
+        for seeds in seed_sets:
+            seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)]
+            read = _run(graph, seed_list, create_graph, current)
+            for observer in list(observers):
+                observer(graph, read)
+            results = None
+            if wanted is not None and not accumulate:
+                results = [[g for g in (read(p, o) for p, o in places) if g is not None]
+                           for places in wanted]
+                if not allow_unused:
+                    # reachable, but every path to it carried an undefined gradient (torch too)
+                    for i, found in enumerate(results):
+                        if not found:
+                            raise _unused_error(i)
+            if accumulate:
+                _accumulate(graph, read, inputs, wanted, create_graph)
+            _retained(graph, read, create_graph)
+            per_element.append(results)
     if not retain_graph:
         release(graph)
-    return results
+    return per_element if batched else per_element[0]
 
 
 def _run(graph, seed_list, create_graph, current):
@@ -305,8 +318,11 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, materialize_grads=False):
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of outputs w.r.t. inputs, returned as a tuple; .grad is left untouched.
+
+    is_grads_batched: each grad_output has a leading batch dimension and each result gets it too
+    (a batch of vector-Jacobian products: the graph is planned once and run per element).
 
     >>> x = numgrad.tensor(3., requires_grad=True)
     >>> numgrad.autograd.grad(x * x, x)
@@ -322,14 +338,26 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_inputs(inputs)
     results = run_backward(outputs, _as_tuple(grad_outputs), retain_graph, create_graph, inputs,
-                           accumulate=False, allow_unused=allow_unused)
+                           accumulate=False, allow_unused=allow_unused, batched=is_grads_batched)
+    if not is_grads_batched:
+        return tuple(_input_grad(t, grads, materialize_grads) for t, grads in zip(inputs, results))
     out = []
-    for t, grads in zip(inputs, results):
-        if grads:
-            total = _sum(grads)
-            out.append(_leaf_hooks(t, total) if t._node < 0 else total)
-        elif materialize_grads:
-            out.append(Tensor._make(np.zeros_like(t._data), False))
-        else:
+    for k, t in enumerate(inputs):
+        rows = [_input_grad(t, element[k], True) for element in results]
+        if not any(element[k] for element in results) and not materialize_grads:
             out.append(None)
+        else:
+            from ..ops.shape import stack
+            out.append(stack(rows) if create_graph else
+                       Tensor._make(np.stack([r._data for r in rows]), False))
     return tuple(out)
+
+
+def _input_grad(t, grads, materialize):
+    """One input's gradient: the sum over the places holding it (after its leaf hooks)."""
+    if grads:
+        total = _sum(grads)
+        return _leaf_hooks(t, total) if t._node < 0 else total
+    if materialize:
+        return Tensor._make(np.zeros_like(t._data), False)
+    return None

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..creation import zeros_like
 from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
-from ..ops import stack
+from ..ops import cat
 from ..tensor import Tensor
 from .api import grad as _grad
 
@@ -92,7 +92,7 @@ def _check_requires_grad(tensors, kind, strict):
                            "input when running in strict mode.")
 
 
-def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
+def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False, is_grads_batched=False):
     """autograd.grad over the outputs that require grad; all None when none does."""
     if grad_outputs is None:
         grad_outputs = (None,) * len(outputs)
@@ -100,7 +100,7 @@ def _autograd_grad(outputs, inputs, grad_outputs=None, create_graph=False):
     if not pairs:
         return (None,) * len(inputs)
     return _grad([o for o, _ in pairs], inputs, [g for _, g in pairs], retain_graph=True,
-                 create_graph=create_graph, allow_unused=True)
+                 create_graph=create_graph, allow_unused=True, is_grads_batched=is_grads_batched)
 
 
 _INDEPENDENT = {
@@ -191,23 +191,28 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             _tuple_postprocess(_grad_postprocess(result, create_graph), is_outputs_tuple))
 
 
-def _one_hot(out, j):
-    seed = np.zeros(out.numel(), out.dtype)
-    seed[j] = 1
-    return Tensor._make(seed.reshape(out.shape), False)
+_ROWS_PER_BATCH = 256
 
 
 def _jacobian_rows(out, i, inputs, strict, create_graph):
-    """d out / d each input, shaped out.shape + input.shape, from one backward per element."""
+    """d out / d each input, shaped out.shape + input.shape. Rows are computed in batches: each
+    batch is one batched grad call (the graph planned once, run once per row)."""
     rows = [[] for _ in inputs]
-    for j in range(out.numel()):
-        grads = _autograd_grad((out,), inputs, (_one_hot(out, j),), create_graph=create_graph)
+    n = out.numel()
+    for first in range(0, n, _ROWS_PER_BATCH):
+        count = min(_ROWS_PER_BATCH, n - first)
+        seeds = np.zeros((count, n), out.dtype)
+        seeds[np.arange(count), first + np.arange(count)] = 1
+        batch = Tensor._make(seeds.reshape((count,) + tuple(out.shape)), False)
+        grads = _autograd_grad((out,), inputs, (batch,), create_graph=create_graph,
+                               is_grads_batched=True)
         for k, g in enumerate(grads):
             if g is None:
                 if strict:
                     raise RuntimeError(f"Output {i} of the user-provided function is independent "
                                        f"of input {k}. This is not allowed in strict mode.")
-                g = zeros_like(inputs[k])
+                g = Tensor._make(np.zeros((count,) + tuple(inputs[k].shape), inputs[k].dtype),
+                                 False)
             elif strict and create_graph and not g.requires_grad:
                 raise RuntimeError(f"The jacobian of the user-provided function is independent of "
                                    f"input {k}. This is not allowed in strict mode when "
@@ -219,9 +224,10 @@ def _jacobian_rows(out, i, inputs, strict, create_graph):
         if not rows[k]:
             result.append(Tensor._make(np.zeros(shape, inp.dtype), False))
         elif create_graph:
-            result.append(stack(rows[k]).reshape(shape))
+            result.append(cat(rows[k]).reshape(shape))
         else:
-            result.append(Tensor._make(np.stack([g._data for g in rows[k]]).reshape(shape), False))
+            result.append(Tensor._make(np.concatenate([g._data for g in rows[k]]).reshape(shape),
+                                       False))
     return tuple(result)
 
 
