@@ -6,7 +6,7 @@ by the saved-value checks of the other.
 """
 import numpy as np
 
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import _wrap_dim
 from .apply import apply
 from .registry import OpDef
 
