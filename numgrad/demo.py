@@ -9,17 +9,6 @@ import time
 import numpy as np
 
 import numgrad as ng
-from numgrad.autograd import api
-from numgrad.node import node_name
-
-
-def _capture():
-    seen = {}
-
-    def observer(graph, read):
-        seen["graph"], seen["read"] = graph, read
-    api.observers.append(observer)
-    return seen, observer
 
 
 def shared_intermediate():
@@ -29,32 +18,16 @@ def shared_intermediate():
     u.retain_grad()
     a, b = 2 * u, 3 * u
     loss = a + b
-    seen, observer = _capture()
-    try:
+    names = {"x": x, "u": u, "2*u": a, "3*u": b, "loss": loss}
+    print("\nThe lowered graph, the flat arrays the compiled scheduler runs on (x*x has two edges")
+    print("to x's AccumulateGrad, so x waits for two contributions: pending 2):")
+    print(ng.autograd.graph.lower(loss, names=names))
+    print("\nThe scheduler's run: each node once, after the contributions to it are summed:")
+    with ng.autograd.trace(names=names) as run:
         loss.backward()
-    finally:
-        api.observers.remove(observer)
-    print("values:", u.item(), a.item(), b.item(), loss.item())
-    print("gradients:", u.grad.item(), x.grad.item())
-    graph, read = seen["graph"], seen["read"]
-    names = [node_name(*graph.locate(i)) for i in range(graph.n)]
-    print("\nThe lowered graph (flat arrays handed to the compiled scheduler):")
-    print(f"  {'pos':>3}  {'node':<16} {'edges (destination, input_nr)':<32} pending")
-    for i in range(graph.n):
-        edges = [(int(graph.e_node[e]), int(graph.e_slot[e]))
-                 for e in range(graph.in_ptr[i], graph.in_ptr[i + 1])]
-        text = " ".join(f"({d},{s})" if d >= 0 else "(none)" for d, s in edges) or "-"
-        print(f"  {i:>3}  {names[i]:<16} {text:<32} {int(graph.pending[i])}")
-    print("  (x*x has two edges to x's AccumulateGrad: its pending count is 2, one per edge)")
-    print("\nThe scheduler's run: each node once, with its summed input buffer:")
-    events = list(zip(*(e[:graph.n_events].tolist() for e in graph.events)))
-    for i in graph.order[:graph.n_order].tolist():
-        g = read(i, 0)
-        print(f"  run {names[i]:<16} input = {g.item():g}")
-        for src, dst, slot, pending in events:
-            if src == i:
-                print(f"      -> {names[dst]} (position {dst}) slot {slot}: pending now {pending}")
-    print(f"x.grad={x.grad.item():g}\n")
+    print(run)
+    print("\nvalues:", u.item(), a.item(), b.item(), loss.item())
+    print("gradients:", u.grad.item(), x.grad.item(), "\n")
 
 
 def train_tiny_model(steps=600):

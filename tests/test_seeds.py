@@ -32,3 +32,12 @@ def test_seed_examples_print_what_the_seeds_print():
     # a grad_fn prints with its address, as torch's does: <AddBackward0 object at 0x...>
     out = re.sub(r"<(\w+) object at 0x[0-9a-f]+>", r"<\1 ...>", out)
     assert out == EXPECTED
+
+
+def test_demo_shows_the_shared_node_running_once_with_five(capsys):
+    from numgrad import demo
+    demo.shared_intermediate()
+    out = capsys.readouterr().out
+    assert "u buffer=2, pending=1\nrun 3*u: 1\nu buffer=5, pending=0\nrun u: 5" in out
+    assert "   1  MulBackward0 (u)           2  (0, 0) (0, 0)" in out
+    assert out.count("run u:") == 1 and "x.grad=20" in out
