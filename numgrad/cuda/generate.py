@@ -7,16 +7,14 @@ The source is written to a real file in the stamped cache directory, so numba-cu
 compiled kernels; it names a hash of numgrad/cuda's sources, so editing them renews the file.
 """
 import hashlib
-import importlib.util
 import inspect
 import os
-import sys
 import types
 
 from numba import cuda
 
 from ..kernels import formula_cuda
-from ..kernels.cache import CACHE_DIR
+from ..kernels.cache import generated_module
 from ..ops import registry
 from ..ops.registry import INPUT_NAMES
 from .formulas import FORWARD
@@ -150,17 +148,5 @@ def kernels():
     """The generated module (written and imported once per process)."""
     global _module
     if _module is None:
-        path = os.path.join(CACHE_DIR, "numgrad_cuda_kernels.py")
-        source = _module_source()
-        if not os.path.exists(path) or open(path).read() != source:
-            os.makedirs(CACHE_DIR, exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                f.write(source)
-            os.replace(tmp, path)
-        spec = importlib.util.spec_from_file_location("numgrad_cuda_kernels", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["numgrad_cuda_kernels"] = module
-        spec.loader.exec_module(module)
-        _module = module
+        _module = generated_module("numgrad_cuda_kernels", _module_source())
     return _module

@@ -7,8 +7,10 @@ function numgrad compiles is cached under `<cache root>/<hash of all numgrad sou
 are built from>/`; any edit to them starts a fresh directory.
 """
 import hashlib
+import importlib.util
 import inspect
 import os
+import sys
 
 from numba.core import caching
 
@@ -62,3 +64,21 @@ class StampedLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocato
 
 if StampedLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, StampedLocator)
+
+
+def generated_module(name, source):
+    """Import generated kernel source as module `name` from a real file in CACHE_DIR (Numba
+    caches only functions that live in real files). The file is rewritten only when the source
+    changed, atomically, so concurrent processes never read half a file."""
+    path = os.path.join(CACHE_DIR, name + ".py")
+    if not os.path.exists(path) or open(path).read() != source:
+        os.makedirs(CACHE_DIR, exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "w") as f:
+            f.write(source)
+        os.replace(tmp, path)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -5,9 +5,6 @@ The CPU kernels of elementwise ops are generated from their registry formulas in
 file inside the stamped cache directory (Numba caches only functions that live in real files), next
 to thin per-dtype wrappers of the hand-written kernels in cpu.py.
 """
-import importlib.util
-import os
-import sys
 import threading
 
 import numpy as np
@@ -15,7 +12,7 @@ from numba import cfunc, types
 
 from ..ops import registry
 from ..ops.registry import INPUT_NAMES
-from .cache import CACHE_DIR
+from .cache import generated_module
 
 DTYPE_NAMES = ("f32", "f64")
 _SIGNATURE = types.void(types.int64)
@@ -142,19 +139,7 @@ def _module_source():
 def _generated():
     global _module
     if _module is None:
-        path = os.path.join(CACHE_DIR, "numgrad_kernels.py")
-        source = _module_source()
-        if not os.path.exists(path) or open(path).read() != source:
-            os.makedirs(CACHE_DIR, exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp"
-            with open(tmp, "w") as f:
-                f.write(source)
-            os.replace(tmp, path)
-        spec = importlib.util.spec_from_file_location("numgrad_kernels", path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["numgrad_kernels"] = module
-        spec.loader.exec_module(module)
-        _module = module
+        _module = generated_module("numgrad_kernels", _module_source())
     return _module
 
 
