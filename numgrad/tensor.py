@@ -12,12 +12,15 @@ from .device import CPU, device as _device
 
 
 def new_version_counter():
-    """A version counter shared by a tensor, its views and its detached aliases.
+    """A version counter shared by a tensor, its views and its detached aliases, made when the
+    tensor is saved for backward or shared.
 
-    A one-element list: the cheapest mutable box (recording makes one per saved output). It holds
-    only an int, so it can never be part of a reference cycle.
+    [version, shared]: a list is the cheapest mutable box (recording makes one per saved output),
+    and holding only ints it can never be part of a reference cycle. `shared` is false only for
+    a counter that an in-place change made on a tensor nothing saved or aliased (Note [version
+    checks] in tape.py).
     """
-    return [0]
+    return [0, True]
 
 
 _DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy "
@@ -216,16 +219,26 @@ class Tensor:
         return 0 if self._vc is None else self._vc[0]
 
     def _bump_version(self):
-        """Record an in-place change (also under no_grad): saved copies of this data are stale."""
+        """Record an in-place change (also under no_grad): saved copies of this data are stale.
+
+        Saving a value (or making a view) gives the tensor its counter, so a tensor without one
+        is referenced by no saved value: its change needs no version check (Note [version
+        checks] in tape.py), and the in-place epoch stays, as it does for .grad accumulation."""
         from .tape import bump_epoch
-        if self._vc is None:
-            self._vc = new_version_counter()
-        self._vc[0] += 1
-        bump_epoch()
+        vc = self._vc
+        if vc is None:
+            self._vc = [1, False]
+            return
+        if vc[1]:
+            bump_epoch()
+        vc[0] += 1
 
     def _shared_vc(self):
+        """This tensor's version counter, marked shared: a view, alias or saved value holds it."""
         if self._vc is None:
             self._vc = new_version_counter()
+        else:
+            self._vc[1] = True
         return self._vc
 
     def detach(self):

@@ -129,6 +129,8 @@ def _record(op, inputs, arrays, outs, attrs):
                 value, vc = arrays[index], t._vc
                 if vc is None:
                     vc = t._vc = new_version_counter()
+                elif not vc[1]:
+                    vc[1] = True         # saved now: later in-place changes must be checked
                 version = vc[0]
         else:
             value, vc, version = outs[~index], new_version_counter(), 0
