@@ -3,11 +3,11 @@ its family module; the registry in registry.py holds their forward and derivativ
 from . import elementwise, index, inplace, linalg, reduce, scan, select, shape
 from . import nn_ops
 from .elementwise import (abs, absolute, add, arctan, atan, atan2, cast, clamp, clip, cos, div, eq,
-                          erf, exp, expm1, ge, greater, greater_equal, gt, le, less, less_equal, log,
-                          log1p, log2, logical_and, logical_not, logical_or, logical_xor, lt,
-                          maximum, minimum, mul, ne, neg, negative, pow, rdiv, reciprocal, relu,
-                          rpow, rsqrt, rsub, sigmoid, sign, sin, sqrt, square, sub, tan, tanh,
-                          where)
+                          erf, exp, expm1, floor_divide, fmod, ge, greater, greater_equal, gt, le,
+                          less, less_equal, log, log1p, log2, logical_and, logical_not, logical_or,
+                          logical_xor, lt, maximum, minimum, mul, ne, neg, negative, pow, rdiv,
+                          reciprocal, relu, remainder, rfloordiv, rpow, rremainder, rsqrt, rsub,
+                          sigmoid, sign, sin, sqrt, square, sub, tan, tanh, where)
 from .index import gather, getitem, index_add, index_select, masked_fill, scatter_add
 from .inplace import copy_, fill_, setitem, zero_
 from .linalg import bmm, dot, matmul, mm, mv, outer
@@ -22,8 +22,8 @@ from ..creation import as_tensor
 
 # Tensor methods that are the public function with the tensor first.
 _METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", "erf", "exp",
-            "expm1", "ge", "gt", "le", "log", "log1p", "log2", "logical_and", "logical_not",
-            "logical_or", "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
+            "expm1", "floor_divide", "fmod", "remainder", "ge", "gt", "le", "log", "log1p", "log2",
+            "logical_and", "logical_not", "logical_or", "logical_xor", "lt", "maximum", "minimum", "mul", "ne", "neg", "pow",
             "reciprocal", "relu", "rsqrt", "sigmoid", "sign", "sin", "sqrt", "square", "sub", "tan",
             "tanh", "gather", "index_add", "index_select", "masked_fill", "scatter_add", "matmul",
             "mm", "bmm", "dot", "mv", "outer", "expand", "broadcast_to", "mean", "sum", "sum_to",
@@ -42,7 +42,9 @@ _INPLACE = {"add_": (add, False), "sub_": (sub, False), "mul_": (mul, True), "di
             "expm1_": (expm1, False), "log1p_": (log1p, True), "log2_": (log2, True),
             "tan_": (tan, False), "atan_": (atan, True), "erf_": (erf, True),
             "sign_": (sign, False), "atan2_": (atan2, True), "index_add_": (index_add, False),
-            "scatter_add_": (scatter_add, False), "cumsum_": (cumsum, False)}
+            "scatter_add_": (scatter_add, False), "cumsum_": (cumsum, False),
+            "floor_divide_": (floor_divide, False), "remainder_": (remainder, False),
+            "fmod_": (fmod, False)}
 
 
 def _expand_as(self, other):
@@ -62,6 +64,13 @@ def install_methods(cls):
         setattr(cls, name, globals()[name])
     for name, (fn, saves_self) in _INPLACE.items():
         setattr(cls, name, inplace._method(fn, saves_self))
+    # Tensor's own operators are in tensor.py; these follow the ops they call
+    cls.__floordiv__ = floor_divide
+    cls.__rfloordiv__ = rfloordiv
+    cls.__mod__ = remainder
+    cls.__rmod__ = rremainder
+    cls.__ifloordiv__ = cls.floor_divide_
+    cls.__imod__ = cls.remainder_
     cls.expand_as = _expand_as
     cls.view_as = _view_as
     cls.reshape_as = _reshape_as

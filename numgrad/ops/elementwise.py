@@ -73,6 +73,25 @@ def d_clamp_min(g, x, y, z): return F.select((x < y) & (y < z), g, g * 0.0)
 def d_clamp_max(g, x, y, z): return F.select((x > z) | (z < y), g, g * 0.0)
 def d_where_x(g, x): return F.select(x != 0.0, g, g * 0.0)
 def d_where_y(g, x): return F.select(x != 0.0, g * 0.0, g)
+# x - y * q with the quotient q rounded (floor: remainder, trunc: fmod), q's derivative zero
+def d_remainder_y(g, x, y): return -g * F.floor_div(x, y)
+def d_fmod_y(g, x, y): return -g * F.trunc_div(x, y)
+
+
+def _quiet(fn):
+    """A forward whose division by zero is a result (inf, nan), as in torch, not a warning."""
+    def forward(*args, **attrs):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return fn(*args, **attrs)
+    return forward
+
+
+@_quiet
+def _remainder(x, y):
+    """torch's remainder: fmod, moved into the divisor's sign (fmod keeps -0.0, as torch does;
+    np.remainder gives the zero the divisor's sign)."""
+    mod = np.fmod(x, y)
+    return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
 def _sigmoid(x):
@@ -89,6 +108,19 @@ MUL = _binary("mul", np.multiply, d_mul_x, d_mul_y)
 DIV = _binary("div", np.true_divide, d_div_x, d_div_y)
 POW = _binary("pow", np.power, d_pow_x, d_pow_y, node_name="PowBackward1")
 ATAN2 = _binary("atan2", np.arctan2, d_atan2_x, d_atan2_y)
+# Rounded division is piecewise constant: zero gradients, as torch gives (DivBackward2). NumPy's
+# floor_divide is torch's algorithm (from fmod, so 1 // 0.1 is 9, not 10).
+DIV_FLOOR = _binary("div_floor", _quiet(np.floor_divide), d_zero, d_zero, node_name="DivBackward2")
+DIV_TRUNC = _binary("div_trunc", _quiet(lambda x, y: np.trunc(np.true_divide(x, y))), d_zero,
+                    d_zero, node_name="DivBackward2")
+REMAINDER = _binary("remainder", _remainder, d_identity, d_remainder_y,
+                    node_name="RemainderBackward1")
+FMOD = _binary("fmod", _quiet(np.fmod), d_identity, d_fmod_y, node_name="FmodBackward1")
+# a Python scalar divisor: torch's Scalar overloads, with their own node names
+REMAINDER_SCALAR = _unary("remainder_scalar", lambda x, s: _remainder(x, x.dtype.type(s)),
+                          d_identity, node_name="RemainderBackward0")
+FMOD_SCALAR = _unary("fmod_scalar", _quiet(lambda x, s: np.fmod(x, x.dtype.type(s))),
+                     d_identity, node_name="FmodBackward0")
 MAXIMUM = _binary("maximum", np.maximum, d_max_x, d_max_y)
 MINIMUM = _binary("minimum", np.minimum, d_min_x, d_min_y)
 WHERE = OpDef("where", lambda c, a, b: np.where(c != 0, a, b), n_in=3,
@@ -246,28 +278,75 @@ def mul(x, y):
     return apply(MUL, operands(x, y))
 
 
-def _rounded_div(x, y, mode):
-    """x / y rounded down (floor) or toward zero (trunc): not differentiable."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if mode == "floor":
-            return np.floor_divide(x, y)
-        return np.trunc(np.true_divide(x, y)).astype(x.dtype)
+def _int_rounded_div(x, y, mode):
+    """Integer division as torch: by zero raises; trunc rounds toward zero (NumPy floors)."""
+    if np.any(y == 0):
+        raise RuntimeError("ZeroDivisionError")
+    q = np.floor_divide(x, y)
+    if mode == "trunc":
+        q = q + ((q < 0) & (q * y != x))
+    return np.asarray(q)
 
 
 def div(x, y, *, rounding_mode=None):
-    if rounding_mode is not None:
-        if rounding_mode not in ("floor", "trunc"):
-            raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
-                               f"but found '{rounding_mode}'")
-        a, b = operands(x, y)
-        a = a if isinstance(a, Tensor) else as_tensor(a)
-        b = b if isinstance(b, Tensor) else as_tensor(b)
-        return Tensor._make(np.asarray(_rounded_div(a._data, b._data, rounding_mode)), False)
-    return apply(DIV, _float_operands(x, y))
+    if rounding_mode is None:
+        return apply(DIV, _float_operands(x, y))
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                           f"but found '{rounding_mode}'")
+    a, b = operands(x, y)
+    if isinstance(a, np.ndarray):
+        a = as_tensor(a)
+    if not dtypes.is_floating(a._data.dtype):
+        bv = b if isinstance(b, np.ndarray) else b._data
+        return Tensor._make(_int_rounded_div(a._data, bv, rounding_mode), False)
+    return apply(DIV_FLOOR if rounding_mode == "floor" else DIV_TRUNC, (a, b))
+
+
+def floor_divide(x, y):
+    """x // y: division rounded down. (torch records no derivative for floor_divide, and its
+    backward raises; numgrad gives the zero gradient of div(rounding_mode='floor').)"""
+    return div(x, y, rounding_mode="floor")
+
+
+def rfloordiv(x, y):
+    """y // x, for `scalar // tensor`."""
+    return floor_divide(y, x)
+
+
+def _modulo(x, y, op, scalar_op, int_fn):
+    a, b = operands(x, y)
+    if isinstance(a, np.ndarray):
+        a = as_tensor(a)
+    if not dtypes.is_floating(a._data.dtype):
+        bv = b if isinstance(b, np.ndarray) else b._data
+        if np.any(bv == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return Tensor._make(np.asarray(int_fn(a._data, bv)), False)
+    if isinstance(b, np.ndarray) and isinstance(y, (int, float, np.generic)):
+        return apply(scalar_op, (a,), {"s": b.item()})
+    return apply(op, (a, b))
+
+
+def remainder(x, y):
+    """x - y * floor(x / y): the result has the sign of y (Python's %)."""
+    return _modulo(x, y, REMAINDER, REMAINDER_SCALAR, _remainder)
+
+
+def rremainder(x, y):
+    """y % x, for `scalar % tensor`."""
+    return remainder(y, x)
+
+
+def fmod(x, y):
+    """x - y * trunc(x / y): the result has the sign of x (C's fmod)."""
+    return _modulo(x, y, FMOD, FMOD_SCALAR, np.fmod)
 
 
 def rdiv(x, y):
-    """y / x, for `scalar / tensor`."""
+    """y / x, for `scalar / tensor`: torch computes reciprocal(x) * y (MulBackward0)."""
+    if isinstance(x, Tensor) and isinstance(y, (int, float, np.generic)):
+        return mul(reciprocal(x), y)
     a, b = _float_operands(x, y)
     return apply(DIV, (b, a))
 

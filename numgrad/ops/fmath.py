@@ -46,3 +46,12 @@ def select(cond, a, b):
 
 def pow(x, p):
     return _E.pow(x, p)
+
+
+def floor_div(x, y):
+    """x / y rounded down, by torch's algorithm (its remainder's derivative uses it)."""
+    return _E.div(x, y, rounding_mode="floor")
+
+
+def trunc_div(x, y):
+    return _E.div(x, y, rounding_mode="trunc")
