@@ -9,6 +9,7 @@ from scipy import special
 import numgrad as ng
 import numgrad.nn.functional as F
 from numgrad.autograd import gradcheck, gradgradcheck
+from numgrad.nn.pooling import AdaptiveAvgPool2d
 
 from nn_samples import conv2d as np_conv2d
 from nn_samples import cross_entropy as np_cross_entropy
@@ -335,6 +336,95 @@ def test_avg_pool2d(rng):
     exclusive = F.avg_pool2d(t64(x, False), 3, 2, 1, count_include_pad=False)
     np.testing.assert_allclose(exclusive.numpy(), win.sum(axis=(-2, -1)) / counted)
     assert gradcheck(lambda a: F.avg_pool2d(a, 2), (t64(x[:1, :1, :4, :4]),))
+
+
+def _np_avg_pool(x, k, s, p, ceil_mode, count_include_pad):
+    """torch's average pooling by loops over the output: a window is clipped to the padded input
+    for its divisor (count_include_pad) or to the input (not); with ceil_mode the output has one
+    more window where the last one starts inside the input or its left padding."""
+    h, w = x.shape[-2:]
+
+    def size(n):
+        span = n + 2 * p - k
+        out = -(-span // s) + 1 if ceil_mode else span // s + 1
+        return out - 1 if ceil_mode and (out - 1) * s >= n + p else out
+    out = np.zeros(x.shape[:-2] + (size(h), size(w)))
+    for i, j in np.ndindex(out.shape[-2:]):
+        r0, c0 = i * s - p, j * s - p
+        r1, c1 = min(r0 + k, h + p), min(c0 + k, w + p)
+        block = x[..., max(r0, 0):min(r1, h), max(c0, 0):min(c1, w)]
+        divisor = (r1 - r0) * (c1 - c0) if count_include_pad else block.shape[-2] * block.shape[-1]
+        out[..., i, j] = block.sum((-2, -1)) / divisor
+    return out
+
+
+def test_avg_pool2d_ceil_mode_by_hand():
+    x = np.arange(25.0).reshape(1, 1, 5, 5)
+    out = F.avg_pool2d(t64(x, False), 2, ceil_mode=True)
+    # the last row and column of windows hold 2, 2 and 1 elements, and divide by that
+    np.testing.assert_allclose(out.numpy()[0, 0], [[3, 5, 6.5], [13, 15, 16.5], [20.5, 22.5, 24]])
+    # 6 + 2 * 1 - 3 = 5 rows to step over by 2: ceil gives a 4th window, starting at row 5; it
+    # counts the right padding (divisor 2 per dim) but not beyond it, or (exclusive) only row 5
+    ones = ng.ones(1, 1, 6, 6, dtype=ng.float64)
+    counted = F.avg_pool2d(ones, 3, 2, 1, ceil_mode=True)
+    np.testing.assert_allclose(counted.numpy()[0, 0, 0], [4 / 9, 6 / 9, 6 / 9, 2 / 6])
+    np.testing.assert_allclose(counted.numpy()[0, 0, 3, 3], 1 / 4)
+    exclusive = F.avg_pool2d(ones, 3, 2, 1, ceil_mode=True, count_include_pad=False)
+    np.testing.assert_allclose(exclusive.numpy(), np.ones((1, 1, 4, 4)))
+    # a window that would start in the right padding is dropped: 2 outputs, not 3
+    assert F.avg_pool2d(ng.ones(1, 1, 5, 5), 3, 3, 1, ceil_mode=True).shape == (1, 1, 2, 2)
+    assert F.max_pool2d(ng.ones(1, 1, 5, 5), 3, 3, 1, ceil_mode=True).shape == (1, 1, 2, 2)
+
+
+@pytest.mark.parametrize("k, s, p", [(2, 2, 0), (3, 2, 1), (3, 3, 1), (2, 1, 1), (3, 2, 0)])
+@pytest.mark.parametrize("count_include_pad", [True, False])
+def test_avg_pool2d_ceil_mode(rng, k, s, p, count_include_pad):
+    x = rng.standard_normal((2, 2, 6, 5))
+    got = F.avg_pool2d(t64(x, False), k, s, p, ceil_mode=True, count_include_pad=count_include_pad)
+    np.testing.assert_allclose(got.numpy(), _np_avg_pool(x, k, s, p, True, count_include_pad))
+    floor = F.avg_pool2d(t64(x, False), k, s, p, count_include_pad=count_include_pad)
+    np.testing.assert_allclose(floor.numpy(), _np_avg_pool(x, k, s, p, False, count_include_pad))
+    assert gradcheck(lambda a: F.avg_pool2d(a, k, s, p, True, count_include_pad),
+                     (t64(x[:1, :1]),))
+
+
+def test_pooling_modules_pass_their_options():
+    x = ng.tensor(np.arange(25.0).reshape(1, 1, 5, 5))
+    avg = ng.nn.AvgPool2d(3, 2, 1, ceil_mode=True, count_include_pad=False)
+    np.testing.assert_allclose(avg(x).numpy(), _np_avg_pool(x.numpy(), 3, 2, 1, True, False))
+    out, indices = ng.nn.MaxPool2d(2, ceil_mode=True, return_indices=True)(x)
+    np.testing.assert_array_equal(indices.numpy()[0, 0], [[6, 8, 9], [16, 18, 19], [21, 23, 24]])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda x: F.avg_pool2d(x, 2, padding=2), "pad should be at most half of effective kernel "
+                                              "size, but got pad=2, kernel_size=2 and dilation=1"),
+    (lambda x: F.max_pool2d(x, 3, padding=2, dilation=2), "pad should be smaller than or equal "
+                                                          "to half of kernel size"),
+    (lambda x: F.avg_pool2d(x[0], 6), r"Given input size: \(2x5x5\). Calculated output size: "
+                                      r"\(2x0x0\). Output size is too small"),
+    (lambda x: F.max_pool2d(x, 2, stride=0), "stride should not be zero")])
+def test_pooling_errors_in_torch_words(call, message):
+    with pytest.raises(RuntimeError, match=message):
+        call(ng.ones(1, 2, 5, 5))
+
+
+@pytest.mark.parametrize("shape, size", [((2, 3, 5, 7), (2, 3)), ((1, 2, 4, 4), 2),
+                                         ((1, 7, 5), (3, None)), ((1, 1, 3, 3), 5)])
+def test_adaptive_avg_pool2d(rng, shape, size):
+    x = rng.standard_normal(shape)
+    oh, ow = (size, size) if isinstance(size, int) else size
+    oh, ow = oh or shape[-2], ow or shape[-1]
+    want = np.zeros(shape[:-2] + (oh, ow))
+    h, w = shape[-2:]
+    for i, j in np.ndindex(oh, ow):       # torch's windows: floor(i*h/oh) to ceil((i+1)*h/oh)
+        rows = slice(i * h // oh, -(-(i + 1) * h // oh))
+        cols = slice(j * w // ow, -(-(j + 1) * w // ow))
+        want[..., i, j] = x[..., rows, cols].mean((-2, -1))
+    np.testing.assert_allclose(F.adaptive_avg_pool2d(t64(x, False), size).numpy(), want)
+    assert AdaptiveAvgPool2d(size)(t64(x, False)).shape == want.shape
+    assert gradcheck(lambda a: F.adaptive_avg_pool2d(a, size), (t64(x[:1] if len(shape) == 4
+                                                                     else x),))
 
 
 def test_double_backward_through_a_small_network(rng):

@@ -19,14 +19,15 @@ from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.shape import pad as _constant_pad
 from ..tensor import Tensor, _wrap_dim
-from .functional_conv import avg_pool2d, conv1d, conv2d, max_pool2d
+from .functional_conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                 cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss,
                                 smooth_l1_loss)
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax",
            "log_softmax", "linear", "bilinear", "dropout", "layer_norm", "batch_norm", "embedding",
-           "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "cross_entropy",
+           "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+           "cross_entropy",
            "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
 

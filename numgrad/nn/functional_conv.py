@@ -108,6 +108,24 @@ def _pool_size(size, k, s, p, d, ceil_mode):
     return out - 1 if (out - 1) * s >= size + p else out
 
 
+def _check_pool(input, kernel, stride, padding, dilation, out):
+    """torch's refusals, in its words."""
+    if 0 in stride:
+        raise RuntimeError("stride should not be zero")
+    for k, p, d in zip(kernel, padding, dilation):
+        if p > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
+                           f"kH = {kernel[0]}")
+    if out[0] < 1 or out[1] < 1:
+        c, h, w = input.shape[1:]
+        raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
+                           f"({c}x{out[0]}x{out[1]}). Output size is too small")
+
+
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
                return_indices=False):
     """The maximum of each window; its gradient goes to the (first) maximal element.
@@ -121,12 +139,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         input = input.unsqueeze(0)
     (kh, kw), (ph, pw), (dh, dw) = _pair(kernel_size), _pair(padding), _pair(dilation)
     sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
-    if ph > kh // 2 or pw > kw // 2:
-        raise RuntimeError("pad should be at most half of effective kernel size")
     n, c, h, w = input.shape
+    out = (_pool_size(h, kh, sh, ph, dh, ceil_mode) if sh else 0,
+           _pool_size(w, kw, sw, pw, dw, ceil_mode) if sw else 0)
+    _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (dh, dw), out)
     geometry = _N.window_geometry(input.shape, (kh, kw), (sh, sw), (ph, pw), (dh, dw), _N.POOL)
-    geometry[4] = _pool_size(h, kh, sh, ph, dh, ceil_mode)
-    geometry[5] = _pool_size(w, kw, sw, pw, dw, ceil_mode)
+    geometry[4], geometry[5] = out
     positions = _N.max_pool_positions(input._data, geometry)
     out = take(input, positions)
     if return_indices:
@@ -137,6 +155,16 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return out.squeeze(0) if unbatched else out
 
 
+def _avg_divisors(size, k, s, p, out, count_include_pad):
+    """Each window's divisor along one dim, as torch: the window clipped to the padded input, or
+    (count_include_pad=False) to the input itself. With ceil_mode a last window can run past both."""
+    start = np.arange(out) * s - p
+    end = np.minimum(start + k, size + p)
+    if count_include_pad:
+        return end - start
+    return np.minimum(end, size) - np.maximum(start, 0)
+
+
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """The mean of each window (zero padding counted unless count_include_pad=False).
@@ -145,25 +173,56 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     tensor([[[[ 2.5000,  4.5000],
               [10.5000, 12.5000]]]])
     """
-    if ceil_mode:
-        raise NotImplementedError("avg_pool2d: ceil_mode=True is not supported")
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
     (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
     sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
-    if ph > kh // 2 or pw > kw // 2:
-        raise RuntimeError("pad should be at most half of kernel size")
+    _, _, h, w = input.shape
+    oh = _pool_size(h, kh, sh, ph, 1, ceil_mode) if sh else 0
+    ow = _pool_size(w, kw, sw, pw, 1, ceil_mode) if sw else 0
+    _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (1, 1), (oh, ow))
+    # ceil_mode's last windows may run past the padding: zeros there make im2col see them
+    extra_h, extra_w = max(0, (oh - 1) * sh + kh - h - 2 * ph), max(0, (ow - 1) * sw + kw - w - 2 * pw)
+    if extra_h or extra_w:
+        from ..ops.shape import pad
+        input = pad(input, (0, extra_w, 0, extra_h))
     windows = _N.im2col(input, (kh, kw), (sh, sw), (ph, pw), (1, 1), _N.POOL)
     total = windows.sum((-2, -1))
     if divisor_override:
         out = total * (1.0 / divisor_override)
-    elif count_include_pad or (ph == 0 and pw == 0):
-        out = total * (1.0 / (kh * kw))
     else:
-        _, _, h, w = input.shape
-        oh, ow = total.shape[2], total.shape[3]
-        rows = np.minimum(np.arange(oh) * sh - ph + kh, h) - np.maximum(np.arange(oh) * sh - ph, 0)
-        cols = np.minimum(np.arange(ow) * sw - pw + kw, w) - np.maximum(np.arange(ow) * sw - pw, 0)
-        out = total * (1.0 / (rows[:, None] * cols[None, :])).astype(input.dtype)
+        rows = _avg_divisors(h, kh, sh, ph, oh, count_include_pad)
+        cols = _avg_divisors(w, kw, sw, pw, ow, count_include_pad)
+        if (rows == kh).all() and (cols == kw).all():
+            out = total * (1.0 / (kh * kw))
+        else:
+            out = total * (1.0 / (rows[:, None] * cols[None, :])).astype(input.dtype)
     return out.squeeze(0) if unbatched else out
+
+
+def _adaptive_weights(size, out, dtype):
+    """(out, size): row i averages torch's window floor(i*size/out) .. ceil((i+1)*size/out)."""
+    weights = np.zeros((out, size), dtype)
+    for i in range(out):
+        start, end = i * size // out, -(-(i + 1) * size // out)
+        weights[i, start:end] = 1.0 / (end - start)
+    return weights
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Average pooling to a given output size (windows as torch's, overlapping when the size does
+    not divide): two products with averaging matrices, over the rows and over the columns.
+
+    >>> F.adaptive_avg_pool2d(ng.arange(16.0).reshape(1, 1, 4, 4), 1)
+    tensor([[[[7.5000]]]])
+    """
+    from ..creation import as_tensor
+    h, w = input.shape[-2:]
+    oh, ow = (output_size, output_size) if isinstance(output_size, (int, np.integer)) \
+        else output_size
+    oh, ow = h if oh is None else oh, w if ow is None else ow
+    dtype = input.dtype
+    rows = as_tensor(_adaptive_weights(h, oh, dtype))
+    cols = as_tensor(_adaptive_weights(w, ow, dtype).T.copy())
+    return rows @ input @ cols

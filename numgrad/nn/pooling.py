@@ -1,4 +1,4 @@
-"""Pooling layers: MaxPool2d and AvgPool2d."""
+"""Pooling layers: MaxPool2d, AvgPool2d and AdaptiveAvgPool2d."""
 from . import functional as F
 from .module import Module
 
@@ -54,3 +54,23 @@ class AvgPool2d(Module):
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveAvgPool2d(Module):
+    """The mean over windows that tile the input into output_size (an int, or (h, w) where None
+    keeps that input size).
+
+    >>> import numgrad as ng
+    >>> ng.nn.AdaptiveAvgPool2d((1, 2))(ng.ones(1, 3, 5, 5)).shape
+    numgrad.Size([1, 3, 1, 2])
+    """
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
