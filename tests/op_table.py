@@ -194,6 +194,7 @@ SAMPLES = [
     # ---- shapes ----
     S("view", lambda x: x.reshape(3, 2), [(2, 3)], lambda x: x.reshape(3, 2)),
     S("view", lambda x: x.flatten(), [(2, 1, 2)], lambda x: x.reshape(-1)),
+    S("unsafe_view", lambda x: x.t().reshape(6), [(2, 3)], lambda x: x.T.reshape(6)),
     S("unsqueeze", lambda x: x.unsqueeze(1), [(2, 3)], lambda x: x[:, None]),
     S("squeeze", lambda x: x.squeeze(), [(2, 1, 3)], np.squeeze),
     S("squeeze_dim", lambda x: x.squeeze(1), [(2, 1, 3)], lambda x: x.squeeze(1)),

@@ -45,6 +45,95 @@ def test_node_names_match_torch():
     assert {k: name(t) for k, t in cases.items()} == {k: k for k in cases}
 
 
+@pytest.mark.parametrize("expr, want", [
+    # indexing is named after the step torch applies last (a full slice in a tuple is skipped)
+    (lambda x: x[..., 0], "SelectBackward0"), (lambda x: x[1:3, 1], "SelectBackward0"),
+    (lambda x: x[0, :], "SelectBackward0"), (lambda x: x[0, 1:], "SliceBackward0"),
+    (lambda x: x[:], "SliceBackward0"), (lambda x: x[:, :3], "SliceBackward0"),
+    (lambda x: x[None], "UnsqueezeBackward0"), (lambda x: x[:, None], "UnsqueezeBackward0"),
+    (lambda x: x[1:, None], "UnsqueezeBackward0"), (lambda x: x[None, 1:], "SliceBackward0"),
+    (lambda x: x[None, 0], "SelectBackward0"), (lambda x: x[[0, 2]], "IndexBackward0"),
+    (lambda x: x[x > 3], "IndexBackward0"),
+    # reshape copies where strides allow no view, as torch's _unsafe_view
+    (lambda x: x.reshape(4, 3), "ViewBackward0"), (lambda x: x.t().reshape(12), "UnsafeViewBackward0"),
+    (lambda x: x[:, 1:3].reshape(6), "UnsafeViewBackward0"),
+    (lambda x: x[:, 1:3].view(3, 2, 1), "ViewBackward0"), (lambda x: x.t().flatten(), "UnsafeViewBackward0"),
+    # matmul's forms
+    (lambda x: x @ ng.ones(4, 2, dtype=ng.float64), "MmBackward0"),
+    (lambda x: x.expand(2, 3, 4) @ ng.ones(4, 2, dtype=ng.float64), "UnsafeViewBackward0"),
+    (lambda x: x.expand(2, 3, 4) @ ng.ones(4, dtype=ng.float64), "UnsafeViewBackward0"),
+    (lambda x: ng.bmm(x.expand(2, 3, 4), ng.ones(2, 4, 1, dtype=ng.float64)), "BmmBackward0"),
+    # arithmetic and nn
+    (lambda x: 2 / x, "MulBackward0"), (lambda x: x / 2, "DivBackward0"),
+    (lambda x: x // 2, "DivBackward2"), (lambda x: x.div(x, rounding_mode="trunc"), "DivBackward2"),
+    (lambda x: x % x, "RemainderBackward1"), (lambda x: x % 2, "RemainderBackward0"),
+    (lambda x: x.fmod(x), "FmodBackward1"), (lambda x: x.fmod(2.0), "FmodBackward0"),
+    (lambda x: ng.nn.functional.leaky_relu(x), "LeakyReluBackward0"),
+    (lambda x: ng.nn.functional.cross_entropy(x, ng.tensor([0, 1, 3])), "NllLossBackward0"),
+    (lambda x: ng.nn.functional.binary_cross_entropy(x.sigmoid(), ng.zeros(3, 4, dtype=ng.float64),
+                                                     reduction="none"),
+     "BinaryCrossEntropyBackward0"),
+])
+def test_more_node_names_match_torch(expr, want):
+    assert name(expr(leaf(np.arange(12.0).reshape(3, 4) + 1))) == want
+
+
+def test_flatten_of_one_dim_is_the_tensor_itself():
+    x = leaf(np.ones((2, 3)))
+    assert x.flatten(1) is x and x.flatten(0, 0) is x
+
+
+def test_indexing_that_unsqueezes_is_still_a_view():
+    x = ng.tensor(np.arange(12.0).reshape(3, 4))
+    x[::2, None][1, 0, 3] = 100.0
+    assert x[2, 3].item() == 100.0
+    y = leaf(np.arange(12.0).reshape(3, 4))
+    y[1:, None, 2].sum().backward()
+    np.testing.assert_array_equal(y.grad.numpy(), [[0, 0, 0, 0], [0, 0, 1, 0], [0, 0, 1, 0]])
+
+
+def test_rounded_division_remainder_and_fmod_as_torch():
+    x = leaf([5.5, -3.2, 7.0, -7.5, -0.0, 6.0, 1.0])
+    y = leaf([2.0, 1.5, -2.5, -2.0, 3.0, -3.0, 0.1])
+    # values torch 2.x gives (1 // 0.1 is 9: floor rounds from fmod, as Python; trunc gives 10)
+    np.testing.assert_array_equal((x // y).detach().numpy(), [2, -3, -3, 3, -0.0, -2, 9])
+    np.testing.assert_array_equal(ng.div(x, y, rounding_mode="trunc").detach().numpy(),
+                                  [2, -2, -2, 3, -0.0, -2, 10])
+    rem = x % y
+    assert np.signbit(rem.detach().numpy()[4])         # -0.0 % 3 is -0.0 in torch
+    np.testing.assert_allclose(rem.detach().numpy(), [1.5, 1.3, -0.5, -1.5, 0, 0, 0.1],
+                               atol=1e-12)
+    np.testing.assert_allclose(x.fmod(y).detach().numpy(), [1.5, -0.2, 2, -1.5, 0, 0, 0.1],
+                               atol=1e-12)
+    # derivatives: zero for rounded division; 1 and -floor(x / y) (or -trunc) for remainder, fmod
+    gx, gy = ng.autograd.grad((x // y).sum(), (x, y))
+    assert not gx.numpy().any() and not gy.numpy().any()
+    gx, gy = ng.autograd.grad(rem.sum(), (x, y))
+    np.testing.assert_array_equal(gx.numpy(), np.ones(7))
+    np.testing.assert_array_equal(gy.numpy(), [-2, 3, 3, -3, 0, 2, -9])
+    gy = ng.autograd.grad(x.fmod(y).sum(), y)[0]
+    np.testing.assert_array_equal(gy.numpy(), [-2, 2, 2, -3, 0, 2, -10])
+
+
+def test_integer_rounded_division_and_remainder():
+    i, j = ng.tensor([5, -3, 7, -7]), ng.tensor([2, 2, -2, 3])
+    assert (i // j).tolist() == [2, -2, -4, -3] and (i // j).dtype == ng.int64
+    assert ng.div(i, j, rounding_mode="trunc").tolist() == [2, -1, -3, -2]
+    assert (i % j).tolist() == [1, 1, -1, 2] and i.fmod(j).tolist() == [1, -1, 1, -1]
+    assert (i // 2.5).dtype == ng.float32 and (7 // i).tolist() == [1, -3, 1, -1]
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        i // ng.tensor([0, 1, 1, 1])
+
+
+def test_in_place_rounded_division_and_remainder():
+    x = leaf([5.5, -3.0]).clone()
+    x //= 2
+    assert name(x) == "DivBackward2" and x.tolist() == [2.0, -2.0]
+    y = leaf([5.5, -3.0]).clone()
+    y %= 2
+    assert name(y) == "RemainderBackward0" and y.tolist() == [1.5, 1.0]
+
+
 def test_pieces_are_one_node_and_edges_carry_the_output_index():
     x = leaf(np.ones((2, 6)))
     pieces = x.split(2, 1)
@@ -280,6 +369,7 @@ X = ng.ones(3, 4)
     (lambda: X.permute(0, 0), RuntimeError, "permute(): duplicate dims are not allowed."),
     (lambda: ng.div(X, 2, rounding_mode="round"), RuntimeError, "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found 'round'"),
     (lambda: X.gather(0, ng.tensor([[5]])), RuntimeError, "index 5 is out of bounds for dimension 0 with size 3"),
+    (lambda: X.t().view(12), RuntimeError, "view size is not compatible with input tensor's size and stride"),
 ])
 def test_errors_match_torch(call, error, message):
     with pytest.raises(error, match=re.escape(message)):

@@ -6,6 +6,7 @@ from ..tensor import Tensor
 from .apply import apply
 from .elementwise import operands
 from .registry import OpDef
+from .shape import UNSAFE_VIEW, VIEW
 
 
 def _matmul_vjp(ctx, g):
@@ -114,12 +115,12 @@ def matmul(x, y):
     count = int(np.prod(batch)) if batch else 1
     a3 = a.expand(*batch, m, k).reshape(count, m, k)
     b3 = b.expand(*batch, k, n).reshape(count, k, n)
-    out = apply(BMM, (a3, b3)).reshape(*batch, m, n)
-    if xd == 1:
-        out = out.squeeze(-2)
-    if yd == 1:
-        out = out.squeeze(-1)
-    return out
+    out = apply(BMM, (a3, b3))
+    # torch's batched matmul ends in _unsafe_view to the result's shape (UnsafeViewBackward0);
+    # numgrad/cuda has no twin of it yet, so on the GPU it is a plain view
+    final = batch + ((m,) if xd > 1 else ()) + ((n,) if yd > 1 else ())
+    on_host = type(out._data) is np.ndarray
+    return apply(UNSAFE_VIEW if on_host else VIEW, (out,), {"shape": final})
 
 
 def _dot_error(x, y):

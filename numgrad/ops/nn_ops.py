@@ -110,7 +110,8 @@ def _ce_vjp(ctx, g):
     return (gx * (g.unsqueeze(1) if reduction == NONE else g), None, None)
 
 
-CROSS_ENTROPY = OpDef("cross_entropy", _ce_forward, node_name="CrossEntropyLossBackward0", n_in=3,
+# one fused node; named as the last of torch's (nll_loss over log_softmax) for class indices
+CROSS_ENTROPY = OpDef("cross_entropy", _ce_forward, node_name="NllLossBackward0", n_in=3,
                       saves=("x", "y", "z"), kernel="cross_entropy_bwd", vjp=_ce_vjp,
                       meta=lambda ignore_index, eps, reduction, scale:
                       ((ignore_index, reduction), (eps, scale)))
@@ -372,9 +373,10 @@ SILU = OpDef("silu", _silu_forward, grads=(d_silu,))
 SOFTPLUS = OpDef("softplus", _softplus_forward, grads=(d_softplus,),
                  meta=lambda beta, threshold: ((), (beta, threshold)))
 LEAKY_RELU = OpDef("leaky_relu", _leaky_relu_forward, grads=(d_leaky_relu,),
-                   meta=lambda slope: ((), (slope,)))
+                   node_name="LeakyReluBackward0", meta=lambda slope: ((), (slope,)))
 ELU = OpDef("elu", _elu_forward, grads=(d_elu,), meta=lambda alpha: ((), (alpha,)))
-BINARY_CROSS_ENTROPY = OpDef("binary_cross_entropy", _bce_forward, n_in=2, grads=(d_bce_x, d_bce_y))
+BINARY_CROSS_ENTROPY = OpDef("binary_cross_entropy", _bce_forward, n_in=2, grads=(d_bce_x, d_bce_y),
+                             node_name="BinaryCrossEntropyBackward0")
 
 
 def gelu(x, approximate="none"):

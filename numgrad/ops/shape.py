@@ -32,6 +32,8 @@ SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", **_CO
 SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", **_COPY)
 SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", **_COPY)
 CLONE = OpDef("clone", lambda x: x.copy(), node_name="CloneBackward0", **_COPY)
+# torch's reshape of a tensor whose strides allow no view: a copy (not a view of x), named so
+UNSAFE_VIEW = OpDef("unsafe_view", _reshape_forward, node_name="UnsafeViewBackward0", **_COPY)
 
 
 def _infer_shape(shape, numel):
@@ -57,17 +59,31 @@ def _shape_args(shape):
     return tuple(shape)
 
 
+def _viewable(data, shape):
+    """Whether data's strides allow shape without a copy (NumPy's rule is torch's)."""
+    if type(data) is not np.ndarray or data.flags.c_contiguous:
+        return True           # device arrays are contiguous
+    try:
+        np.reshape(data, shape, copy=False)
+    except ValueError:
+        return False
+    return True
+
+
 def reshape(x, *shape, op=VIEW):
     shape = _infer_shape(_shape_args(shape), x._data.size)
+    if op is VIEW and not _viewable(x._data, shape):
+        return apply(UNSAFE_VIEW, (x,), {"shape": shape})
     return _view_of(x, apply(op, (x,), {"shape": shape}))
 
 
 def view(x, *shape):
-    if not x._data.flags.c_contiguous and x._data.size > 1:
+    shape = _infer_shape(_shape_args(shape), x._data.size)
+    if not _viewable(x._data, shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
-    return reshape(x, *shape)
+    return reshape(x, shape)
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -75,6 +91,8 @@ def flatten(x, start_dim=0, end_dim=-1):
     if nd == 0:
         return reshape(x, 1)
     s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    if s == e:
+        return x              # as torch: nothing to merge, no node
     shape = x._data.shape
     return reshape(x, shape[:s] + (int(np.prod(shape[s:e + 1])),) + shape[e + 1:])
 
@@ -172,7 +190,10 @@ def _scatter_vjp(ctx, g):
 
 def _strided_forward(x, offset, strides, in_shape, out_shape, index=None):
     if index is not None:
-        return x[index]          # NumPy's own view: writes through it reach x
+        # NumPy's own view: writes through it reach x (the Ellipsis keeps an all-integer index
+        # from returning a scalar copy)
+        items = index if isinstance(index, tuple) else (index,)
+        return x[items if Ellipsis in items else items + (Ellipsis,)]
     flat = x.reshape(-1) if x.flags.c_contiguous else np.ascontiguousarray(x).reshape(-1)
     item = flat.itemsize
     return np.lib.stride_tricks.as_strided(flat[offset:], out_shape, [s * item for s in strides])
@@ -244,13 +265,39 @@ def basic_index_map(shape, index):
     return tuple(out_shape), offset, tuple(strides)
 
 
+def _last_step(shape, index):
+    """The op torch's indexing applies last, which names its node: an int selects, None
+    unsqueezes, a slice slices, except a full one inside a tuple (skipped); 'alias' when nothing
+    is applied."""
+    single = not isinstance(index, tuple)
+    items = [index] if single else index
+    n_real = sum(1 for i in items if i is not None and i is not Ellipsis)
+    last, d = "alias", 0
+    for item in items:
+        if item is None:
+            last = "unsqueeze"
+        elif item is Ellipsis:
+            d += len(shape) - n_real
+        else:
+            if not isinstance(item, slice):
+                last = "select"
+            elif single or item.indices(shape[d]) != (0, shape[d], 1):
+                last = "slice"
+            d += 1
+    return last
+
+
 def basic_getitem(x, index):
     out_shape, offset, strides = basic_index_map(x._data.shape, index)
+    last = _last_step(x._data.shape, index)
+    if last == "unsqueeze":
+        # the index without its Nones, then one unsqueeze node that inserts them (a reshape)
+        rest = tuple(i for i in (index if isinstance(index, tuple) else (index,)) if i is not None)
+        inner = x if _last_step(x._data.shape, rest) == "alias" else basic_getitem(x, rest)
+        return reshape(inner, out_shape, op=UNSQUEEZE)
     attrs = {"offset": offset, "strides": strides, "in_shape": x._data.shape,
              "out_shape": out_shape, "index": index}
-    items = index if isinstance(index, tuple) else (index,)
-    ints_only = all(isinstance(i, (int, np.integer)) for i in items)
-    return _view_of(x, apply(SELECT if ints_only else STRIDED, (x,), attrs))
+    return _view_of(x, apply(SELECT if last == "select" else STRIDED, (x,), attrs))
 
 
 # ---- stack and cat --------------------------------------------------------------------------------
