@@ -247,12 +247,20 @@ class Tensor:
 
     def detach_(self):
         """Cut this tensor out of the graph in place: it becomes a leaf that requires no grad."""
-        from .ops.inplace import is_recorded_view
-        if is_recorded_view(self):
+        if self._base is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._seg, self._node, self._slot = None, -1, 0
         self._requires_grad = False
         return self
+
+    @property
+    def _base(self):
+        """The tensor this one is a view of (Note [views] in ops/views.py), else None."""
+        info = self._extra.get("view") if self._extra else None
+        return info.base if info is not None else None
+
+    def _is_view(self):
+        return self._base is not None
 
     @property
     def data(self):

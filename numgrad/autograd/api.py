@@ -7,7 +7,6 @@ from .. import grad_mode, tape
 from ..engine import execute, release, serve_python_node
 from ..hooks import run_hooks
 from ..lower import LoweredGraph, segments_of
-from ..ops.inplace import check_stale_views
 from ..tensor import Tensor
 from . import differentiable
 
@@ -158,7 +157,6 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     for index in np.flatnonzero(graph.runnable & ((graph.flags & tape.PYTHON) != 0)):
         seg, node = graph.locate(int(index))
         seg.python[node].check_saved()       # custom Functions save outside the tape
-    check_stale_views(graph)
     if accumulate and inputs is not None:
         for t in inputs:
             if t._node >= 0:

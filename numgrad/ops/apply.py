@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import grad_mode, tape
 from ..tensor import Tensor, new_version_counter
+from . import views
 
 _NO_ATTRS = {}
 on_record = None   # set by autograd/anomaly.py while anomaly mode is on: keeps forward stacks
@@ -17,6 +18,7 @@ _epoch = tape._inplace_epoch
 _new = object.__new__
 _FLOAT64, _CUDA = tape.FLOAT64, tape.CUDA
 _MAX_NODES, _MAX_SAVED_BYTES = tape.MAX_NODES, tape.MAX_SAVED_BYTES
+_view_ops = frozenset(views.VIEW_OPS)
 
 
 def apply(op, inputs, attrs=_NO_ATTRS):
@@ -54,6 +56,8 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     else:
         inference = _state.inference
         tensors = [Tensor._make(o, False, None, -1, 0, inference) for o in outs]
+    if op.name in _view_ops and not on_device and type(inputs[0]) is not _ndarray:
+        views.track(inputs[0], tensors, op)      # Note [views] in views.py
     return tensors[0] if op.n_out == 1 else tuple(tensors)
 
 
@@ -64,7 +68,8 @@ def _record(op, inputs, arrays, outs, attrs):
         seg = tape.current_segment()
     # edges first: a leaf's AccumulateGrad node is appended before this node
     e_nodes, e_slots = [], []
-    for t in inputs:
+    wanted = 0          # bit k: input k wants a gradient
+    for k, t in enumerate(inputs):
         if type(t) is _ndarray:
             e_nodes.append(-1)
             e_slots.append(0)
@@ -72,6 +77,7 @@ def _record(op, inputs, arrays, outs, attrs):
         if t._inference:
             _check_inference(op, inputs)
         if t._requires_grad:
+            wanted |= 1 << k
             node = t._node
             if node >= 0:
                 if t._seg is not seg:
@@ -120,8 +126,12 @@ def _record(op, inputs, arrays, outs, attrs):
     if fmeta:
         seg.fm.extend(fmeta)
     out_vcs = [None] * n_out
-    for index in op.save_index:
-        if index >= 0:
+    for index, readers in zip(op.save_index, op.save_readers):
+        if not readers & wanted:
+            # only derivatives that will not be computed read it: no version check (as torch,
+            # which would not have saved it)
+            value, vc, version = (arrays[index] if index >= 0 else outs[~index]), None, 0
+        elif index >= 0:
             t = inputs[index]
             if type(t) is _ndarray:
                 value, vc, version = t, None, 0

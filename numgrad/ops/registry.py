@@ -45,6 +45,12 @@ class OpDef:
         self.saves = tuple(saves)
         # Where each saved value comes from: input i as i, output j as ~j.
         self.save_index = tuple(_value_index(name_, n_in) for name_ in self.saves)
+        # Per saved value, the inputs whose derivative reads it, as a bit mask (ALL_INPUTS when
+        # unknown: hand-written kernels). As torch saves a value only for the gradients that will
+        # be computed, a value that only the derivatives of inputs needing no gradient read is not
+        # version-checked: changing it in place later is no error.
+        self.save_readers = tuple(_readers(name_, self.grad_params) if grads is not None
+                                  else ALL_INPUTS for name_ in self.saves)
         # the meta of an elementwise node whose output is 0-d: every shape is ()
         self.scalar_meta = [0] * ((n_in or 0) + (n_out or 0))
         # the constant part of this op's packed counts (Note [packed counts] in tape.py)
@@ -55,6 +61,13 @@ class OpDef:
 
     def __repr__(self):
         return f"<op {self.name} #{self.code}>"
+
+
+ALL_INPUTS = -1
+
+
+def _readers(name, grad_params):
+    return sum(1 << k for k, params in enumerate(grad_params) if params and name in params)
 
 
 def _value_index(name, n_in):

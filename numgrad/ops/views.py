@@ -1,0 +1,244 @@
+"""Views, and in-place ops through them: torch's view tracking, CopySlices and regenerated views.
+
+Note [views]
+The output of a view op (reshape/view, slicing and select, transpose/permute/T, squeeze/unsqueeze,
+expand, split/chunk/unbind) shares its input's memory. As in torch, every view knows its base -
+the first tensor up its chain of views that is not a view itself (`Tensor._base`) - and shares the
+base's version counter; the base knows its live views, weakly.
+
+An in-place op on a view writes the base's memory, so the base's history must change too. The
+base's new history is "the old base, with the view's region replaced by the op's result" (torch's
+CopySlices), recorded as base + scatter(result - base[region]); every live view of the base then
+gets a new history reading its region out of the base's new one (torch's AsStridedBackward0). An
+in-place op on the base itself regenerates its views the same way. torch regenerates a view when
+it is next used; numgrad does it at once, for the live views only, so the tape holds no stale
+history anybody can still reach.
+
+A region is found from memory addresses: the view's elements as flat positions in the base
+(`_region`), an affine (offset, strides) map when the base is C-contiguous. A view whose memory
+is no longer inside its base's (a reshape that had to copy; a base whose `.data` was replaced) is
+not a view any more and is modified alone.
+
+torch's refusals are kept: an in-place op through a view of a leaf that requires grad, through a
+view made in no_grad mode and through an output of an op that returns several views all raise
+when the op would be recorded.
+"""
+import weakref
+
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor
+
+# Ops whose outputs are views of their (one) input; the multi-output ones return several views.
+VIEW_OPS = ("view", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "permute", "transpose",
+            "t", "strided", "select", "expand", "split", "split_with_sizes", "unbind")
+MULTI_OUTPUT_VIEW_OPS = ("split", "split_with_sizes", "unbind")
+
+# How a view was created (torch's CreationMeta): decides which in-place ops through it may be recorded.
+DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT = 0, 1, 2
+
+_VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an in-place "
+                       "operation.")
+_NO_GRAD_ERROR = "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
+_AMBIGUOUS = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
+              "your code by moving both the view and the inplace either both inside the no_grad "
+              "block (if you don't want the inplace to be tracked) or both outside (if you want the "
+              "inplace to be tracked).")
+_MULTI_OUTPUT = ("This view is the output of a function that returns multiple views. Such functions "
+                 "do not allow the output views to be modified inplace. You should replace the "
+                 "inplace operation by an out-of-place one.")
+
+
+class ViewInfo:
+    """What a view knows of its base (held in the view's `_extra["view"]`)."""
+
+    __slots__ = ("base", "creation", "producer", "output")
+
+    def __init__(self, base, creation, producer, output):
+        self.base = base              # the base Tensor: kept alive by its views, as in torch
+        self.creation = creation      # DEFAULT, NO_GRAD_MODE or MULTI_OUTPUT
+        self.producer = producer      # node name of the view op, for the multi-output error
+        self.output = output          # which of its outputs this view is
+
+
+def view_info(t):
+    extra = t._extra
+    return extra.get("view") if extra else None
+
+
+def track(source, outputs, op):
+    """Register the outputs of view op `op` applied to `source` as views of source's base."""
+    info = view_info(source)
+    base = info.base if info is not None else source
+    vc = source._shared_vc()
+    if op.name in MULTI_OUTPUT_VIEW_OPS:
+        creation = MULTI_OUTPUT if grad_mode.state.grad_enabled and base._requires_grad else NO_GRAD_MODE
+    elif info is not None and info.creation != DEFAULT:
+        creation = info.creation      # a view of such a view inherits the restriction
+    else:
+        creation = DEFAULT if grad_mode.state.grad_enabled else NO_GRAD_MODE
+    views = base._extras().setdefault("views", _LiveViews())
+    for k, out in enumerate(outputs):
+        out._vc = vc
+        out._extras()["view"] = ViewInfo(base, creation, op.node_name, k)
+        views.add(out)
+
+
+class _LiveViews:
+    """Weak references to a base's views. Dead ones are dropped whenever the list has doubled, so a
+    base viewed in every step of a long loop keeps a list as long as its live views."""
+
+    __slots__ = ("refs", "limit")
+
+    def __init__(self):
+        self.refs = []
+        self.limit = 16
+
+    def add(self, view):
+        self.refs.append(weakref.ref(view))
+        if len(self.refs) >= self.limit:
+            self.refs = [r for r in self.refs if r() is not None]
+            self.limit = max(16, 2 * len(self.refs))
+
+    def alive(self):
+        return [v for v in (r() for r in self.refs) if v is not None]
+
+
+def check_inplace(t):
+    """torch's refusals of a recorded in-place op through the view t (Note [views])."""
+    info = view_info(t)
+    if info is None:
+        return
+    if info.creation == MULTI_OUTPUT:
+        name = info.producer.removesuffix("Backward0")
+        raise RuntimeError(f"Output {info.output} of {name} is a view and is being modified "
+                           f"inplace. {_MULTI_OUTPUT}")
+    if info.creation == NO_GRAD_MODE:
+        multi = info.producer in ("SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0")
+        raise RuntimeError(_NO_GRAD_ERROR + (_MULTI_OUTPUT if multi else _AMBIGUOUS))
+    if info.base._node < 0 and info.base._requires_grad:
+        raise RuntimeError(_VIEW_OF_LEAF_ERROR)
+
+
+def check_view_of_leaf(t):
+    """An in-place op through a view of a leaf that requires grad is refused in grad mode."""
+    info = view_info(t)
+    if (info is not None and grad_mode.state.grad_enabled and info.base._node < 0
+            and info.base._requires_grad):
+        raise RuntimeError(_VIEW_OF_LEAF_ERROR)
+
+
+class _Region:
+    """Where a view's elements are in its base, as flat positions of the base (C order); `affine`
+    is (offset, strides) when those positions are an affine map of the view's index."""
+
+    __slots__ = ("positions", "affine")
+
+    def __init__(self, positions, affine):
+        self.positions = positions
+        self.affine = affine
+
+
+def _bounds(a):
+    """[first byte, one past the last byte) of an array's elements."""
+    low = high = a.__array_interface__["data"][0]
+    for size, stride in zip(a.shape, a.strides):
+        if stride > 0:
+            high += (size - 1) * stride
+        else:
+            low += (size - 1) * stride
+    return low, high + a.itemsize
+
+
+def _region(base, view):
+    """The _Region of `view` inside `base` (ndarrays), or None when view's memory is not base's."""
+    if (type(base) is not np.ndarray or type(view) is not np.ndarray or view.dtype != base.dtype
+            or view.size == 0 or base.size == 0):
+        return None
+    item = base.itemsize
+    lo, hi = _bounds(base)
+    v_lo, v_hi = _bounds(view)
+    if v_lo < lo or v_hi > hi or any(s % item for s in base.strides + view.strides):
+        return None
+    v_start = view.__array_interface__["data"][0]
+    b_start = base.__array_interface__["data"][0]
+    if (v_lo - lo) % item:
+        return None
+    # every byte position of the base's span, numbered by the base's flat (C order) index
+    numbering = np.full((hi - lo) // item, -1, np.int64)
+    as_strided = np.lib.stride_tricks.as_strided
+    scale = numbering.itemsize
+    as_strided(numbering[(b_start - lo) // item:], base.shape,
+               [s // item * scale for s in base.strides])[...] = \
+        np.arange(base.size, dtype=np.int64).reshape(base.shape)
+    positions = as_strided(numbering[(v_start - lo) // item:], view.shape,
+                           [s // item * scale for s in view.strides]).copy()
+    if (positions < 0).any():
+        return None
+    affine = None
+    if base.flags.c_contiguous:
+        affine = ((v_start - b_start) // item, tuple(s // item for s in view.strides))
+    return _Region(positions, affine)
+
+
+def _read_region(base, region, shape):
+    """base's elements in the region, recorded: the history of a view of base."""
+    from .apply import apply
+    from .index import take
+    from .shape import STRIDED
+    if region.affine is not None:
+        offset, strides = region.affine
+        return apply(STRIDED, (base,), {"offset": offset, "strides": strides,
+                                        "in_shape": base._data.shape, "out_shape": tuple(shape)})
+    return take(base, region.positions)
+
+
+def _scatter_region(values, region, shape):
+    """zeros(shape) with values in the region, recorded."""
+    from .apply import apply
+    from .index import put_add
+    from .shape import STRIDED_SCATTER
+    if region.affine is not None:
+        offset, strides = region.affine
+        return apply(STRIDED_SCATTER, (values,), {"offset": offset, "strides": strides,
+                                                  "in_shape": tuple(shape)})
+    return put_add(values, region.positions, shape)
+
+
+def base_and_region(t):
+    """(base, region) when t is a view still inside its base's memory, else (None, None)."""
+    info = view_info(t)
+    if info is None:
+        return None, None
+    region = _region(info.base._data, t._data)
+    return (info.base, region) if region is not None else (None, None)
+
+
+def copy_slices(base, region, result):
+    """The recorded history of `base` after its region was overwritten with `result` (torch's
+    CopySlices): base + scatter(result - base[region]). The gradient reaching the new base flows
+    to the old base outside the region and to result inside it; the forward value is not used
+    (the caller writes result into the shared memory)."""
+    from . import elementwise as E
+    old = Tensor._make(base._data, base._requires_grad, base._seg, base._node, base._slot)
+    inside = _read_region(old, region, result._data.shape)
+    return E.add(old, _scatter_region(E.sub(result, inside), region, base._data.shape))
+
+
+def regenerate(base):
+    """Give every live view of base a history read out of base's current one (Note [views])."""
+    extra = base._extra
+    views = extra.get("views") if extra else None
+    if views is None:
+        return
+    for view in views.alive():
+        info = view._extra["view"]
+        if info.creation == NO_GRAD_MODE:
+            continue              # made without a history, keeps none (as in torch)
+        region = _region(base._data, view._data)
+        if region is None:
+            continue
+        fresh = _read_region(base, region, view._data.shape)
+        view._seg, view._node, view._slot = fresh._seg, fresh._node, fresh._slot
+        view._requires_grad = fresh._requires_grad

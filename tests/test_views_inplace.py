@@ -1,0 +1,179 @@
+"""In-place ops through views (Note [views] in numgrad/ops/views.py): the base's history takes the
+change (torch's CopySlices), every live view of the base reads the new history, torch's refusals
+raise and change nothing. Expected gradients are derived by hand in the comments."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad.autograd import gradcheck, gradgradcheck
+
+DTYPES = [ng.float32, ng.float64]
+
+
+def close(t, expected):
+    tol = 1e-5 if t.dtype == ng.float32 else 1e-12
+    np.testing.assert_allclose(np.asarray(t.detach()), expected, rtol=tol, atol=tol)
+
+
+def leaf(values, dtype=ng.float64):
+    return ng.tensor(np.asarray(values, np.float64), dtype=dtype, requires_grad=True)
+
+
+W23 = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_in_place_through_a_view_of_a_base_without_grad_gives_the_base_a_history(dtype):
+    w = leaf([1.0, 2.0, 3.0], dtype)
+    x = ng.ones(2, 3, dtype=dtype)
+    x[1].mul_(w)                                    # x[1] = w
+    assert x.requires_grad and not x.is_leaf
+    close(x, [[1, 1, 1], [1, 2, 3]])
+    (x * x).sum().backward()                        # d/dw sum(w^2) = 2w
+    close(w.grad, [2, 4, 6])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_every_live_view_reads_the_base_after_an_in_place_op_on_it(dtype):
+    w = leaf(W23, dtype)
+    y = w * 1
+    row, col = y[0], y[:, 1]
+    y.mul_(2)
+    close(row, 2 * np.array(W23[0]))
+    (row.sum() + 10 * col.sum()).backward()         # row = 2 w[0], col = 2 w[:, 1]
+    close(w.grad, [[2, 22, 2], [0, 20, 0]])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_in_place_through_a_view_of_a_view_changes_the_base_and_its_views(dtype):
+    w = leaf(W23, dtype)
+    y = w * 1
+    v = y.t()
+    other = y[1]                                    # a view made before the change
+    v[1].zero_()                                    # column 1 of y
+    assert v[1]._base is y
+    close(y, [[0.5, 0, 2], [1.5, 0, -0.75]])
+    (3 * y.sum() + other.sum()).backward()          # 3 everywhere, +1 on row 1, 0 in column 1
+    close(w.grad, [[3, 0, 3], [4, 0, 4]])
+
+
+def test_the_modified_view_and_the_base_both_carry_the_op():
+    w = leaf([0.5, 1.0, 2.0, 3.0])
+    h = w * w
+    v = h[1:3]
+    v.mul_(w[:2])                                   # h = [w0^2, w1^2 w0, w2^2 w1, w3^2]
+    close(h, [0.25, 0.5, 4.0, 9.0])
+    (h.sum() + 10 * v.sum()).backward()
+    # d/dw of 11 (w1^2 w0 + w2^2 w1) + w0^2 + w3^2
+    close(w.grad, [2 * 0.5 + 11 * 1.0, 11 * (2 * 1.0 * 0.5 + 4.0), 11 * 2 * 2.0, 6.0])
+
+
+def test_setitem_through_a_view_and_augmented_assignment_of_a_region():
+    w = leaf([1.0, 2.0, 3.0, 4.0])
+    y = w * 1
+    y.view(2, 2)[0, 0] = w[3]                       # y = [w3, w1, w2, w3]
+    y[2:] += w[:2] * 10                             # y = [w3, w1, w2 + 10 w0, w3 + 10 w1]
+    close(y, [4, 2, 13, 24])
+    (y * y).sum().backward()
+    # d/dw0 = 20 (w2 + 10 w0); d/dw1 = 2 w1 + 20 (w3 + 10 w1); d/dw2 = 2 (w2 + 10 w0);
+    # d/dw3 = 2 w3 + 2 (w3 + 10 w1)
+    close(w.grad, [260, 4 + 480, 26, 8 + 48])
+
+
+def test_gradients_through_views_and_in_place_ops_match_finite_differences():
+    def fn(w):
+        h = w * w
+        h[1:3].mul_(w[:2])
+        x = ng.zeros(2, 2, dtype=w.dtype)
+        x[0].copy_(w[2:] ** 2)
+        x.t()[1].add_(w[1:3].sin())
+        return (h ** 2).sum() + (x * w.view(2, 2)).sum()
+    w = leaf([0.5, -1.2, 0.8, 1.7])
+    assert gradcheck(fn, (w,))
+    assert gradgradcheck(fn, (w,))
+
+
+def test_a_value_only_a_needless_derivative_reads_may_change_in_place():
+    w = leaf([1.0, 2.0, 3.0])
+    x = w * 2
+    y = x * 3              # x is read only by the derivative for 3, which needs none (as torch)
+    x.add_(1)
+    y.sum().backward()
+    close(w.grad, [6, 6, 6])
+    z = w * 2
+    out = z * w            # z is read by w's derivative: the change is caught
+    z.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def test_select_of_a_one_dimensional_tensor_is_a_view():
+    w = leaf([1.0, 2.0, 3.0])
+    y = w * 1
+    y[1].mul_(5)
+    close(y, [1, 10, 3])
+    y.sum().backward()
+    close(w.grad, [1, 5, 1])
+
+
+def test_base_and_is_view():
+    w = leaf(W23)
+    y = w * 1
+    v = y.t()[1:]
+    assert v._base is y and y._base is None and v._is_view() and not y._is_view()
+    assert y.t().reshape(-1)._base is None          # a reshape that copies is no view
+    assert y.reshape(-1)._base is y
+    with pytest.raises(RuntimeError, match="Can't detach views in-place"):
+        v.detach_()
+
+
+def _unchanged(y, before, version):
+    np.testing.assert_array_equal(np.asarray(y.detach()), before)
+    assert y._version == version
+
+
+def test_a_view_made_in_no_grad_mode_refuses_a_recorded_in_place_op():
+    w = leaf(W23)
+    y = w * 1
+    with ng.no_grad():
+        v = y[0]
+    before, version = np.asarray(y.detach()).copy(), y._version
+    with pytest.raises(RuntimeError, match="A view was created in no_grad mode and is being "
+                                           "modified inplace with grad mode enabled. Given that"):
+        v.mul_(w[1])
+    _unchanged(y, before, version)
+    with ng.no_grad():
+        v.mul_(2)                                   # both in no_grad: allowed
+    close(y[0], 2 * np.array(W23[0]))
+
+
+def test_outputs_of_a_multi_view_op_refuse_in_place_ops():
+    w = leaf(W23)
+    y = w * 1
+    before, version = np.asarray(y.detach()).copy(), y._version
+    for piece, name, k in ((y.split(1)[1], "Split", 1), (y.unbind(1)[2], "Unbind", 2),
+                           (y.chunk(2)[1], "Split", 1)):
+        with pytest.raises(RuntimeError, match=f"Output {k} of {name} is a view and is being "
+                                               "modified inplace. This view is the output of a "
+                                               "function that returns multiple views."):
+            piece.mul_(2)
+        _unchanged(y, before, version)
+    y.sum().backward()                              # the graph still works
+    close(w.grad, np.ones((2, 3)))
+
+
+def test_a_view_of_a_leaf_refuses_in_place_ops_in_grad_mode():
+    w = leaf(W23)
+    with pytest.raises(RuntimeError, match="a view of a leaf Variable that requires grad"):
+        w[0].mul_(2)
+    with ng.no_grad():
+        w.t()[0].mul_(2)                            # an update step through a view
+    close(w, [[1.0, -1.0, 2.0], [3.0, 0.25, -0.75]])
+
+
+def test_a_base_viewed_in_every_step_keeps_a_short_list_of_views():
+    w = leaf(np.ones(8))
+    y = w * 1
+    for _ in range(10_000):
+        y[1:3].sum()
+    assert len(y._extra["views"].refs) < 64
