@@ -13,6 +13,7 @@ import numpy as np
 from . import tape
 from .hooks import run_hooks
 from .kernels import scheduler, table
+from .kernels.abi import address_of, addresses
 from .lower import _column
 from .tensor import Tensor
 
@@ -54,7 +55,7 @@ class Buffers:
         n32, n64, leaf32, leaf64 = (int(n) for n in graph.totals)
         self.spaces = [_take_scratch(np.float32, n32), _take_scratch(np.float64, n64),
                        np.empty(max(leaf32, 1), np.float32), np.empty(max(leaf64, 1), np.float64)]
-        self.addr = np.array([ws.ctypes.data for ws in self.spaces], np.int64)
+        self.addr = addresses(*self.spaces)
         self.written = np.zeros(len(graph.buf_off), np.bool_)
         # When this backward is over, its intermediate workspaces serve the next one of this
         # thread (a nested backward, from a hook, takes its own meanwhile). Whatever leaves the
@@ -110,13 +111,13 @@ def saved_addresses(graph, keep):
             if pick.any():
                 values = _column(column, np.float32 if itemsize == 4 else np.float64)
                 keep.append(values)
-                addr[lo:hi][pick] = values.ctypes.data + refs[pick] * itemsize
+                addr[lo:hi][pick] = address_of(values) + refs[pick] * itemsize
         for s in np.flatnonzero(used & (refs < 0)):
             array = seg.arrays[~int(refs[s])]
             if not array.flags.c_contiguous:
                 array = np.ascontiguousarray(array)
             keep.append(array)
-            addr[lo + s] = array.ctypes.data
+            addr[lo + s] = address_of(array)
     return addr
 
 
@@ -128,9 +129,8 @@ def execute(graph, seeds, python_node):
         buffers.add(buffers.slot(index, output), output_shape(graph, index, output), value)
     keep = []
     s_addr = saved_addresses(graph, keep)
-    kinds = np.unique(graph.kind[graph.runnable])
-    fn_table = table.ensure([(int(k) & 0xFFFFFF, int((k & tape.FLOAT64) != 0)) for k in kinds])
-    ready = np.flatnonzero(graph.needed & (graph.pending == 0))
+    fn_table = table.kernels_for(graph.kind, graph.runnable)
+    ready = graph.ready
     queue = np.empty(max(graph.n, 1), np.int64)
     queue[:len(ready)] = ready
     state = np.zeros(5, np.int64)
@@ -138,14 +138,14 @@ def execute(graph, seeds, python_node):
     graph.order = np.empty(max(graph.n, 1), np.int64)
     graph.events = np.empty((4, max(len(graph.e_node), 1)), np.int64)   # src, dst, slot, pending
     scratch = np.empty(6 + graph.arg_width, np.int64)
-    mt_addr = graph.mt.ctypes.data if graph.mt.size else 0
+    mt_addr = address_of(graph.mt) if graph.mt.size else 0
     fm = graph.fm if graph.fm.size else np.zeros(1)
     pending = graph.pending.copy()      # the plan's counts stay readable after the run
     resume, phase = -1, scheduler.START
     while True:
         node = scheduler.run(graph.op, graph.dt, graph.flags, graph.in_ptr, graph.e_node,
                              graph.e_slot, graph.out_ptr, graph.sv_ptr, s_addr, mt_addr,
-                             graph.mt_ptr, fm.ctypes.data, graph.fm_ptr, graph.needed,
+                             graph.mt_ptr, address_of(fm), graph.fm_ptr, graph.needed,
                              pending, graph.buf_off, graph.buf_kind, buffers.written,
                              buffers.addr, fn_table, queue, state, graph.order, *graph.events,
                              scratch, resume, phase)
@@ -179,7 +179,6 @@ def serve_python_node(graph, buffers, index, reason):
 def release(graph):
     """Free what the nodes that ran saved: a later backward through them raises torch's error."""
     freeing = graph.runnable[graph.saved_owner] & (graph.s_ref != tape.FREED)
-    python_nodes = graph.runnable & ((graph.flags & tape.PYTHON) != 0)
     for k, seg in enumerate(graph.segments):
         lo, hi = graph.starts[k], graph.starts[k + 1]
         s0, s1 = int(graph.sv_ptr[lo]), int(graph.sv_ptr[hi])
@@ -193,6 +192,7 @@ def release(graph):
             column = np.frombuffer(seg.s_ref, np.int64)
             column[:s1 - s0][mine] = tape.FREED     # values saved after lowering stay
             del column
-        for local in np.flatnonzero(python_nodes[lo:hi]).tolist():
-            seg.python[seg.base | local].release()
         tape.close_segment(seg)
+    for index in graph.python_nodes():
+        seg, node = graph.locate(index)
+        seg.python[node].release()

@@ -10,7 +10,7 @@ import re
 import numpy as np
 
 from . import tape
-from .kernels.plan import plan, unpack
+from .kernels.plan import plan, runnable_nodes, unpack
 from .ops import registry
 
 _COLUMNS = (("kind", np.int32), ("counts", np.int64), ("e_node", np.int64), ("e_slot", np.int64),
@@ -44,11 +44,15 @@ class LoweredGraph:
         for name, dtype in _COLUMNS:
             parts = [_column(getattr(seg, name), dtype) for seg in segments]
             setattr(self, name, parts[0] if len(parts) == 1 else np.concatenate(parts))
+        # custom Functions (and anomaly mode's notes) live in the segments' python tables
+        self.may_have_python = any(seg.python for seg in segments)
+        single = segments[0].base if len(segments) == 1 else -1
         (self.op, self.dt, self.on_cuda, self.flags, self.in_ptr, self.out_ptr, self.sv_ptr,
          self.mt_ptr, self.fm_ptr, self.o_numel, self.edge_owner, self.saved_owner,
-         self.arg_width) = unpack(self.kind, self.counts, self.mt, self.s_ref,
+         self.arg_width) = unpack(self.kind, self.counts, self.mt, self.s_ref, self.e_node, single,
                                   registry.PYTHON_FUNCTION.code, tape.FREED)
-        self.e_node = self.index_of(self.e_node)
+        if single < 0:
+            self.e_node = self.index_of(self.e_node)
         for k, seg in enumerate(segments):
             for (node, _), hooks in seg.hooks.items():
                 if hooks:
@@ -86,10 +90,22 @@ class LoweredGraph:
     def plan(self, roots, targets):
         self.roots = np.asarray(roots, np.int64)
         self.targets = np.asarray(targets, np.int64)
-        (self.needed, self.pending, self.buf_off, self.buf_kind,
-         self.totals) = plan(self.n, self.roots, self.targets, self.op, self.dt, self.in_ptr,
-                             self.e_node, self.out_ptr, self.o_numel)
-        self.runnable = self.needed & (self.op != tape.ACCUMULATE)
+        (self.needed, self.pending, self.buf_off, self.buf_kind, self.totals, self.runnable,
+         self.ready) = plan(self.n, self.roots, self.targets, self.op, self.dt, self.in_ptr,
+                            self.e_node, self.out_ptr, self.o_numel)
+
+    def run_only_roots(self):
+        """Nothing asked for is reachable: the backward runs nothing past its roots."""
+        self.needed[:] = False
+        self.needed[self.roots] = True
+        self.runnable = runnable_nodes(self.n, self.needed, self.op, self.in_ptr, self.e_node)
+        self.ready = np.flatnonzero(self.needed & (self.pending == 0))
+
+    def python_nodes(self):
+        """Positions of the runnable custom Function nodes."""
+        if not self.may_have_python:
+            return ()
+        return np.flatnonzero(self.runnable & ((self.flags & tape.PYTHON) != 0)).tolist()
 
     def saved_owner_of(self):
         """For each saved value, the position of the node that saved it."""

@@ -87,19 +87,6 @@ def _unused_error(index):
                         "in the graph. Set allow_unused=True if this is the desired behavior.")
 
 
-def _mark_runnable(graph):
-    """Only nodes that will compute something run, have their saved values checked and released:
-    a needed node none of whose inputs is needed (a root that leads to no requested input, or a
-    requested non-leaf whose gradient is read at its own node) does not run, as in torch, so its
-    graph stays usable."""
-    owner = graph.edge_owner
-    feeds = graph.e_node >= 0
-    feeds[feeds] = graph.needed[graph.e_node[feeds]]
-    computes = np.zeros(graph.n, np.bool_)
-    computes[owner[feeds]] = True
-    graph.runnable &= computes
-
-
 def plan_backward(roots, inputs=None):
     """The LoweredGraph a backward of `roots` (pruned to `inputs`) runs, planned and not run.
 
@@ -115,9 +102,7 @@ def plan_backward(roots, inputs=None):
     target_index = [p for places in graph.wanted or () for p, _ in places]
     graph.plan(root_index, target_index)
     if inputs is not None and not target_index:
-        graph.needed[:] = False      # nothing asked for is reachable: run nothing
-        graph.needed[root_index] = True
-    _mark_runnable(graph)
+        graph.run_only_roots()
     return graph
 
 
@@ -154,7 +139,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
             if not any(graph.needed[p] for p, _ in places):
                 raise _unused_error(i)
     graph.check_saved()
-    for index in np.flatnonzero(graph.runnable & ((graph.flags & tape.PYTHON) != 0)):
+    for index in graph.python_nodes():
         seg, node = graph.locate(int(index))
         seg.python[node].check_saved()       # custom Functions save outside the tape
     if accumulate and inputs is not None:

@@ -24,6 +24,17 @@ WRITE = 0
 ADD = 1
 
 
+@njit(cache=True)
+def address_of(array):
+    """The address of an array's first element (a compiled call costs less than `.ctypes.data`)."""
+    return array.ctypes.data
+
+
+@njit(cache=True)
+def addresses(a, b, c, d):
+    return np.array([a.ctypes.data, b.ctypes.data, c.ctypes.data, d.ctypes.data], np.int64)
+
+
 @intrinsic
 def voidptr(typingctx, addr):
     """An int64 address as void*, for numba.carray."""

@@ -19,9 +19,12 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel):
     """Mark the needed nodes, count pending edges and place one buffer per (node, output).
 
     roots: nodes whose gradients are seeded. targets: nodes gradients are wanted for; empty means
-    every AccumulateGrad reached. Returns (needed, pending, buf_off, buf_kind, totals): buf_kind is
-    the workspace of a buffer (0/1: intermediate float32/float64, 2/3: leaf results) and totals
-    its size in elements.
+    every AccumulateGrad reached. Returns (needed, pending, buf_off, buf_kind, totals, runnable,
+    ready): buf_kind is the workspace of a buffer (0/1: intermediate float32/float64, 2/3: leaf
+    results) and totals its size in elements. Only runnable nodes compute something: needed, not
+    an AccumulateGrad, and with at least one needed input (a root that leads to no requested input
+    does not run, as in torch, so its graph stays usable). ready: the needed nodes nothing waits
+    on, in id order (the scheduler's first queue).
     """
     reached = np.zeros(n, np.bool_)
     post = np.empty(n, np.int64)          # reached nodes, each after everything it reaches
@@ -88,15 +91,41 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel):
             buf_off[s] = totals[kind]
             buf_kind[s] = kind
             totals[kind] += o_numel[s]
-    return needed, pending, buf_off, buf_kind, totals
+    runnable = runnable_nodes(n, needed, op, in_ptr, e_node)
+    n_ready = 0
+    ready = np.empty(n, np.int64)
+    for node in range(n):
+        if needed[node] and pending[node] == 0:
+            ready[n_ready] = node
+            n_ready += 1
+    return needed, pending, buf_off, buf_kind, totals, runnable, ready[:n_ready]
 
 
 @njit(cache=True)
-def unpack(kind, counts, mt, s_ref, python_op, freed):
+def runnable_nodes(n, needed, op, in_ptr, e_node):
+    """The needed nodes that compute something (see plan)."""
+    runnable = np.zeros(n, np.bool_)
+    for node in range(n):
+        if needed[node] and op[node] != ACCUMULATE:
+            for e in range(in_ptr[node], in_ptr[node + 1]):
+                dst = e_node[e]
+                if dst >= 0 and needed[dst]:
+                    runnable[node] = True
+                    break
+    return runnable
+
+
+@njit(cache=True)
+def unpack(kind, counts, mt, s_ref, e_node, base, python_op, freed):
     """Everything lowering derives from the tape's two per-node integers (Note [packed counts] in
     tape.py), in one compiled pass: op codes, dtypes, devices, the CSR starts, each output's size
     (from the shapes in meta), the node owning each edge and each saved value, flags, and the
-    widest kernel argument block."""
+    widest kernel argument block. With one segment (base >= 0: its first global id), the edges'
+    global ids also become positions, in place."""
+    if base >= 0:
+        for e in range(e_node.size):
+            if e_node[e] >= 0:
+                e_node[e] -= base
     n = kind.size
     op = np.empty(n, np.int32)
     dt = np.empty(n, np.int8)

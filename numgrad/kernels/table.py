@@ -8,7 +8,7 @@ to thin per-dtype wrappers of the hand-written kernels in cpu.py.
 import threading
 
 import numpy as np
-from numba import cfunc, types
+from numba import cfunc, njit, types
 
 from ..ops import registry
 from ..ops.registry import INPUT_NAMES
@@ -141,6 +141,30 @@ def _generated():
     if _module is None:
         _module = generated_module("numgrad_kernels", _module_source())
     return _module
+
+
+def kernels_for(kind, runnable):
+    """The table of kernel addresses, holding every kernel the runnable nodes call (node kinds as
+    in tape.py). Looking for a missing one is compiled: most backward calls find none."""
+    missing = _missing_kernels(kind, runnable, fn_table, registry.PYTHON_FUNCTION.code)
+    if missing.size == 0 and fn_table.shape[0] == len(registry.OPS):
+        return fn_table
+    return ensure([(int(k) >> 1, int(k) & 1) for k in np.unique(missing)])
+
+
+@njit(cache=True)
+def _missing_kernels(kind, runnable, table, python_op):
+    """op * 2 + dtype of each runnable node whose kernel is not in the table yet."""
+    missing = np.empty(kind.size, np.int64)
+    n_missing = 0
+    for i in range(kind.size):
+        if runnable[i]:
+            op = kind[i] & 0xFFFFFF
+            dt = 1 if kind[i] & (1 << 24) else 0
+            if op != python_op and (op >= table.shape[0] or table[op, dt] == 0):
+                missing[n_missing] = op * 2 + dt
+                n_missing += 1
+    return missing[:n_missing]
 
 
 def ensure(pairs):
