@@ -5,7 +5,7 @@ import numpy as np
 from numba import njit
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, next_step
+from .optimizer import Optimizer, next_step, on_device_of
 
 
 @njit(cache=True)
@@ -52,11 +52,12 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 self.state[p]["step"] = Tensor._make(np.array(0.0, np.float32), False)
-                self.state[p]["sum"] = Tensor._make(
-                    np.full(p._data.shape, group["initial_accumulator_value"], p._data.dtype), False)
+                self.state[p]["sum"] = Tensor._make(np.full_like(
+                    p._data, group["initial_accumulator_value"], order="C"), False)
 
     def _update(self, param, grad, state, group, p):
         step = next_step(state)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
-        adagrad_update(param, grad, state["sum"]._data.reshape(-1), float(clr), float(group["eps"]),
-                       float(group["weight_decay"]), bool(group["maximize"]))
+        update = on_device_of(param, adagrad_update)
+        update(param, grad, state["sum"]._data.reshape(-1), float(clr), float(group["eps"]),
+               float(group["weight_decay"]), bool(group["maximize"]))

@@ -3,7 +3,7 @@ import math
 
 from numba import njit
 
-from .optimizer import Optimizer, next_step, state_zeros
+from .optimizer import Optimizer, next_step, on_device_of, state_zeros
 
 
 @njit(cache=True)
@@ -77,9 +77,10 @@ class Adam(Optimizer):
         amsgrad = bool(group["amsgrad"])
         most = state["max_exp_avg_sq"]._data.reshape(-1) if amsgrad else exp_avg_sq
         beta1, beta2 = group["betas"]
-        adam_update(param, grad, exp_avg, exp_avg_sq, most, float(group["lr"]), float(beta1),
-                    float(beta2), float(group["eps"]), float(group["weight_decay"]),
-                    self._decoupled, amsgrad, bool(group["maximize"]), step)
+        update = on_device_of(param, adam_update)
+        update(param, grad, exp_avg, exp_avg_sq, most, float(group["lr"]), float(beta1),
+               float(beta2), float(group["eps"]), float(group["weight_decay"]), self._decoupled,
+               amsgrad, bool(group["maximize"]), step)
 
 
 class AdamW(Adam):

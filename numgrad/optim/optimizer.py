@@ -1,5 +1,6 @@
 """Optimizer: parameter groups, per-parameter state, zero_grad and state_dict; the update rules
-live in one file each (sgd.py, adam.py, ...), compiled with Numba."""
+live in one file each (sgd.py, adam.py, ...), compiled with Numba, with CUDA twins in
+numgrad/cuda/optim.py for parameters on the GPU (state lives on its parameter's device)."""
 import copy
 from collections import defaultdict
 
@@ -94,8 +95,10 @@ class Optimizer:
                     if p._grad is None:
                         continue
                     if not p._data.flags.c_contiguous:
-                        p._data = np.ascontiguousarray(p._data)   # updates write through a flat view
-                    self._update(p._data.reshape(-1), _flat(p._grad._data), self.state[p], group, p)
+                        p._data = p._data.copy()   # updates write through a flat view
+                    state = self.state[p]
+                    _follow_parameter(state, p)
+                    self._update(p._data.reshape(-1), _flat(p._grad._data), state, group, p)
                     p._bump_version()
         return loss
 
@@ -153,27 +156,50 @@ class Optimizer:
 
 
 def _cast_state(key, value, param):
+    """A copy of a saved state tensor for param: on its device and, if floating, in its dtype;
+    the step counter stays a float32 on the CPU, as torch keeps it."""
     if not isinstance(value, Tensor):
         return value
-    data = np.array(value._data, copy=True)
-    if key != "step" and data.dtype.kind == "f":
-        data = data.astype(param.dtype, copy=False)
-    return Tensor._make(data, False)
+    with grad_mode.no_grad():
+        value = value.detach()
+        if key == "step":
+            return Tensor._make(np.array(value.cpu()._data, copy=True), False)
+        dtype = param.dtype if value.is_floating_point() else None
+        moved = value.to(device=param.device, dtype=dtype)
+        return Tensor._make(moved._data.copy() if moved is value else moved._data, False)
+
+
+def _follow_parameter(state, p):
+    """State made on another device than its parameter's (Adagrad makes its sums up front, so
+    before a later Module.to("cuda")) moves to the parameter's, as load_state_dict places it."""
+    for key, value in state.items():
+        if key != "step" and isinstance(value, Tensor) and type(value._data) is not type(p._data):
+            state[key] = _cast_state(key, value, p)
 
 
 def _flat(array):
-    return array.reshape(-1) if array.flags.c_contiguous else np.ascontiguousarray(array).reshape(-1)
+    return array.reshape(-1) if array.flags.c_contiguous else array.copy().reshape(-1)
 
 
 def state_zeros(p):
-    """A flat-updatable state tensor shaped like parameter p."""
-    return Tensor._make(np.zeros(p._data.shape, p._data.dtype), False)
+    """A flat-updatable state tensor shaped like parameter p, on its device."""
+    return Tensor._make(np.zeros_like(p._data, order="C"), False)
 
 
 def next_step(state):
-    """Count one more step in state["step"] (a float32 0-d tensor, as torch keeps it); returns it."""
+    """Count one more step in state["step"] (a float32 0-d tensor on the CPU, as torch keeps it);
+    returns it."""
     step = state.get("step")
     if step is None:
         step = state["step"] = Tensor._make(np.array(0.0, np.float32), False)
     step._data += 1
     return float(step._data)
+
+
+def on_device_of(param, update):
+    """update (a CPU kernel of this package), or its CUDA twin of the same name and arguments in
+    numgrad/cuda/optim.py when the parameter's data lives on the GPU."""
+    if type(param) is np.ndarray:
+        return update
+    from ..cuda import optim
+    return getattr(optim, update.__name__)

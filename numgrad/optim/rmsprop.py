@@ -3,7 +3,7 @@ import math
 
 from numba import njit
 
-from .optimizer import Optimizer, next_step, state_zeros
+from .optimizer import Optimizer, next_step, on_device_of, state_zeros
 
 
 @njit(cache=True)
@@ -70,6 +70,7 @@ class RMSprop(Optimizer):
         # unused buffers are passed as square_avg: the kernel never touches them
         grad_avg = state["grad_avg"]._data.reshape(-1) if "grad_avg" in state else square_avg
         buf = state["momentum_buffer"]._data.reshape(-1) if "momentum_buffer" in state else square_avg
-        rmsprop_update(param, grad, square_avg, grad_avg, buf, float(group["lr"]),
-                       float(group["alpha"]), float(group["eps"]), float(group["weight_decay"]),
-                       float(group["momentum"]), bool(group["centered"]), bool(group["maximize"]))
+        update = on_device_of(param, rmsprop_update)
+        update(param, grad, square_avg, grad_avg, buf, float(group["lr"]), float(group["alpha"]),
+               float(group["eps"]), float(group["weight_decay"]), float(group["momentum"]),
+               bool(group["centered"]), bool(group["maximize"]))

@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
 from numba import njit
 
-from .optimizer import Optimizer, required
+from .optimizer import Optimizer, on_device_of, required, state_zeros
 
 
 @njit(cache=True)
@@ -51,8 +51,8 @@ class SGD(Optimizer):
         buf = state.get("momentum_buffer")
         first = buf is None
         if momentum != 0.0 and first:
-            from .optimizer import state_zeros
             buf = state["momentum_buffer"] = state_zeros(p)
-        sgd_update(param, grad, param if buf is None else buf._data.reshape(-1), float(group["lr"]),
-                   momentum, float(group["dampening"]), float(group["weight_decay"]),
-                   bool(group["nesterov"]), bool(group["maximize"]), first)
+        update = on_device_of(param, sgd_update)
+        update(param, grad, param if buf is None else buf._data.reshape(-1), float(group["lr"]),
+               momentum, float(group["dampening"]), float(group["weight_decay"]),
+               bool(group["nesterov"]), bool(group["maximize"]), first)
