@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+from ... import grad_mode
+from ...ops import stack
 from ...tensor import Tensor
 
 
@@ -29,23 +31,22 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     if not grads:
         return Tensor._make(np.array(0.0, np.float32), False)
     norm_type = float(norm_type)
-    dtype = grads[0]._data.dtype
-    if norm_type == math.inf:
-        total = max(float(np.abs(g._data).max()) if g._data.size else 0.0 for g in grads)
-    else:
-        per = [np.linalg.norm(g._data.reshape(-1).astype(np.float64), norm_type) for g in grads]
-        total = float(np.linalg.norm(np.array(per), norm_type))
-    if error_if_nonfinite and not math.isfinite(total):
-        raise RuntimeError(f"The total norm of order {norm_type} for gradients from `parameters` is "
-                           "non-finite, so it cannot be clipped. To disable this error and scale "
-                           "the gradients by the non-finite norm anyway, set "
-                           "`error_if_nonfinite=False`")
-    coef = max_norm / (total + 1e-6)
-    if coef < 1.0:
-        for g in grads:
-            g._data *= g._data.dtype.type(coef)
-            g._bump_version()
-    return Tensor._make(np.array(total, dtype), False)
+    with grad_mode.no_grad():
+        # numgrad ops, so the norms are taken where the gradients live (CPU or GPU), in float64;
+        # only the total crosses to the host, to decide whether to scale
+        norms = [g.double().norm(norm_type) for g in grads]
+        total_norm = stack(norms).norm(norm_type)
+        total = total_norm.item()
+        if error_if_nonfinite and not math.isfinite(total):
+            raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
+                               "`parameters` is non-finite, so it cannot be clipped. To disable "
+                               "this error and scale the gradients by the non-finite norm anyway, "
+                               "set `error_if_nonfinite=False`")
+        coef = max_norm / (total + 1e-6)
+        if coef < 1.0:
+            for g in grads:
+                g.mul_(coef)
+        return total_norm.to(grads[0].dtype)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
@@ -59,6 +60,6 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     tensor([6., 7.])
     """
     clip_value = float(clip_value)
-    for g in _grads(parameters):
-        np.clip(g._data, -clip_value, clip_value, out=g._data)
-        g._bump_version()
+    with grad_mode.no_grad():
+        for g in _grads(parameters):
+            g.clamp_(-clip_value, clip_value)
