@@ -20,6 +20,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from .device import device
 from .tensor import Tensor
 
 _SKELETON = "__numgrad__"
@@ -29,7 +30,7 @@ _FORMAT = 1
 def _encode(obj, path, arrays):
     if isinstance(obj, Tensor):
         from .nn.parameter import Parameter
-        arrays[path] = obj._data
+        arrays[path] = obj.detach().cpu()._data       # a tensor on the GPU is stored from the host
         return {"__tensor__": path, "requires_grad": obj.requires_grad,
                 "parameter": isinstance(obj, Parameter)}
     if isinstance(obj, np.ndarray):
@@ -50,23 +51,23 @@ def _encode(obj, path, arrays):
                     "tensors, arrays, numbers, strings, None and dicts, lists and tuples of them)")
 
 
-def _decode(node, archive):
+def _decode(node, archive, target):
     if isinstance(node, list):
-        return [_decode(v, archive) for v in node]
+        return [_decode(v, archive, target) for v in node]
     if not isinstance(node, dict):
         return node
     if "__tensor__" in node:
-        data = archive[node["__tensor__"]]
+        t = Tensor._make(archive[node["__tensor__"]], False).to(target)
         if node["parameter"]:
             from .nn.parameter import Parameter
-            return Parameter(Tensor._make(data, False), node["requires_grad"])
-        t = Tensor._make(data, False)
+            return Parameter(t, node["requires_grad"])
         return t.requires_grad_(True) if node["requires_grad"] else t
     if "__ndarray__" in node:
         return archive[node["__ndarray__"]]
     if "__tuple__" in node:
-        return tuple(_decode(v, archive) for v in node["__tuple__"])
-    pairs = [(_decode(k, archive), _decode(v, archive)) for k, v in node["__dict__"]]
+        return tuple(_decode(v, archive, target) for v in node["__tuple__"])
+    pairs = [(_decode(k, archive, target), _decode(v, archive, target))
+             for k, v in node["__dict__"]]
     return OrderedDict(pairs) if node["ordered"] else dict(pairs)
 
 
@@ -85,12 +86,14 @@ def save(obj, f):
 
 def load(f, map_location=None, weights_only=True):
     """Read what save wrote (from a path or a binary file object). Tensors come back as leaves
-    with their requires_grad flag; parameters as Parameters."""
-    if map_location not in (None, "cpu"):
-        raise NotImplementedError("numgrad.load loads onto the CPU only")
+    with their requires_grad flag, on the CPU or on map_location ("cuda", a numgrad.device);
+    parameters as Parameters."""
+    if map_location is not None and not isinstance(map_location, (str, device)):
+        raise NotImplementedError("numgrad.load's map_location is a device (or its name)")
+    target = device("cpu" if map_location is None else map_location)
     with np.load(f, allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     skeleton = json.loads(str(arrays.pop(_SKELETON)))
     if skeleton.get("format") != _FORMAT:
         raise RuntimeError(f"unknown numgrad file format {skeleton.get('format')!r}")
-    return _decode(skeleton["root"], arrays)
+    return _decode(skeleton["root"], arrays, target)
