@@ -48,6 +48,10 @@ class _Manners:
     def copy(self):
         return astype(self, self.dtype)
 
+    def __deepcopy__(self, memo):
+        # copy.deepcopy of a module or an optimizer's state: new device memory, not the handle's
+        return self.copy()
+
     def astype(self, dtype, copy=True):
         if not copy and np.dtype(dtype) == self.dtype:
             return self
