@@ -96,7 +96,8 @@ def output_shape(graph, index, j):
 
 def saved_addresses(graph, keep):
     """Address of every saved value the runnable nodes read. Scalars were saved by value into
-    per-segment columns; arrays by reference (made contiguous here when they are not)."""
+    per-segment columns (copied here, into `keep`); arrays by reference, their addresses noted
+    when saved."""
     addr = np.zeros(len(graph.s_ref), np.int64)
     owner = graph.saved_owner
     use = graph.runnable[owner]
@@ -112,12 +113,9 @@ def saved_addresses(graph, keep):
                 values = _column(column, np.float32 if itemsize == 4 else np.float64)
                 keep.append(values)
                 addr[lo:hi][pick] = address_of(values) + refs[pick] * itemsize
-        for s in np.flatnonzero(used & (refs < 0)):
-            array = seg.arrays[~int(refs[s])]
-            if not array.flags.c_contiguous:
-                array = np.ascontiguousarray(array)
-            keep.append(array)
-            addr[lo + s] = address_of(array)
+        pick = used & (refs < 0)
+        if pick.any():
+            addr[lo:hi][pick] = _column(seg.array_addr, np.int64)[~refs[pick]]
     return addr
 
 

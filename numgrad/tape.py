@@ -76,7 +76,7 @@ def pack_counts(n_in, n_out, n_saved, n_meta, n_fm):
 
 class Segment:
     __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
-                 "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays",
+                 "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
                  "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "saved_bytes",
                  "_input_starts", "__weakref__")
 
@@ -97,6 +97,7 @@ class Segment:
         self.sv32 = array("f")
         self.sv64 = array("d")
         self.arrays = []
+        self.array_addr = array("q")  # the address of each saved host array (0 for device arrays)
         self.acc_of = {}             # id(leaf tensor) -> node id of its AccumulateGrad here
         self.leaves = {}             # node id of an AccumulateGrad -> the leaf tensor
         self.deps = set()            # older segments this one's edges reach
@@ -149,8 +150,12 @@ class Segment:
             self.s_ref.append(len(column))
             column.append(value)
         else:
+            host = type(value) is np.ndarray
+            if host and not value.flags.c_contiguous:
+                value = np.ascontiguousarray(value)     # kernels read saved arrays densely
             self.s_ref.append(~len(self.arrays))
             self.arrays.append(value)
+            self.array_addr.append(value.ctypes.data if host else 0)
             self.saved_bytes += value.nbytes
         self.s_vc.append(vc)
 
