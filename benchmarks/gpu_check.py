@@ -4,8 +4,9 @@
    on fresh random inputs (a new seed each run; the samples' inputs are never zero), forward and
    gradients on the GPU in float32 and float64 against a float64 CPU reference.
 2. Timing (a real GPU only): an elementwise chain forward + backward, a matmul backward and an MLP
-   training step, timed with CUDA events (warm-up, then the median of many), printed as achieved
-   bandwidth or FLOP rate beside the device's measured copy bandwidth.
+   training step (Module.to("cuda"), optim.SGD with momentum), timed with CUDA events (warm-up,
+   then the median of many), printed as achieved bandwidth or FLOP rate beside the device's
+   measured copy bandwidth.
 
 Under the simulator (NUMBA_ENABLE_CUDASIM=1) only part 1 runs, at the samples' tiny sizes. Needs
 numba-cuda and the `test` extra (pytest). `--ops add,mm` checks only those ops.
@@ -149,27 +150,24 @@ def matmul_backward(m=2048):
 
 
 def mlp_step(batch=512, width=1024, depth=3):
-    """One training step (forward, backward, SGD update) of an MLP: 6 flops per weight per
-    example (forward, and two products in the backward)."""
+    """One training step (zero_grad, forward, backward, SGD update) of an MLP moved by
+    Module.to("cuda"): 6 flops per weight per example (forward, and two products in the
+    backward)."""
     import numgrad.nn as nn
     import numgrad.nn.functional as F
     layers = [nn.Linear(width, width) for _ in range(depth)]
     model = nn.Sequential(*[m for layer in layers for m in (layer, nn.ReLU())], nn.Linear(width, 10))
-    params = list(model.parameters())
-    for p in params:
-        p.data = p.data.cuda()
+    model.to("cuda")
+    opt = ng.optim.SGD(model.parameters(), lr=1e-3, momentum=0.9)
     x = ng.randn(batch, width, device="cuda")
-    y = ng.randint(0, 10, (batch,))
+    y = ng.randint(0, 10, (batch,), device="cuda")
 
     def step():
-        for p in params:
-            p.grad = None
+        opt.zero_grad()
         F.cross_entropy(model(x), y).backward()
-        with ng.no_grad():
-            for p in params:
-                p.sub_(p.grad * 1e-3)
+        opt.step()
     ms = _median_ms(step, repeat=10)
-    weights = sum(p.numel() for p in params)
+    weights = sum(p.numel() for p in model.parameters())
     return ms, 6 * weights * batch / ms / 1e9
 
 
