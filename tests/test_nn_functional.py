@@ -158,6 +158,31 @@ def test_activations_against_numpy():
         np.testing.assert_allclose(fn(t64(x, False)).numpy(), want, rtol=1e-12, atol=1e-15)
 
 
+def test_piecewise_activations_have_torchs_gradient_at_their_bounds():
+    x = t64([-4.0, -3.0, -1.0, 0.0, 1.0, 3.0, 6.0, 7.0])
+    # torch 2.x: hardtanh/relu6/hardsigmoid are flat at their bounds; hardswish is 0 at -3, 1 at 3
+    cases = {F.hardtanh: [0, 0, 0, 1, 0, 0, 0, 0], F.relu6: [0, 0, 0, 0, 1, 1, 0, 0],
+             F.hardsigmoid: [0, 0, 1 / 6, 1 / 6, 1 / 6, 0, 0, 0],
+             F.hardswish: [0, 0, 1 / 6, 0.5, 5 / 6, 1, 1, 1]}
+    for fn, want in cases.items():
+        np.testing.assert_allclose(ng.autograd.grad(fn(x).sum(), x)[0].numpy(), want)
+    np.testing.assert_allclose(F.hardswish(x).detach().numpy(),
+                               x.detach().numpy() * np.clip(x.detach().numpy() + 3, 0, 6) / 6)
+    np.testing.assert_allclose(F.logsigmoid(t64([-800.0, 0.0, 800.0])).detach().numpy(),
+                               [-800.0, -math.log(2), 0.0])
+    with pytest.raises(RuntimeError, match="Halving dimension must be even, but dimension 1 is "
+                                           "size 3"):
+        F.glu(ng.ones(2, 3))
+
+
+def test_cosine_similarity_clamps_each_norm():
+    # torch divides by max(||x||, eps) per input: tiny vectors keep their cosine
+    x, y = t64([[1e-5, 0.0]]), t64([[1e-5, 1e-5]])
+    np.testing.assert_allclose(F.cosine_similarity(x, y).detach().numpy(), [math.sqrt(0.5)])
+    np.testing.assert_allclose(F.cosine_similarity(x * 0.0, y).detach().numpy(), [0.0])
+    np.testing.assert_allclose(F.normalize(t64([[0.0, 0.0]])).detach().numpy(), [[0.0, 0.0]])
+
+
 def test_inplace_activations_bump_the_version_and_keep_gradients():
     x = t64([-1.0, 2.0])
     h = x * 1.0

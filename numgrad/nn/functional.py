@@ -24,7 +24,9 @@ from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_
                                 cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss,
                                 smooth_l1_loss)
 
-__all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax",
+__all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "logsigmoid",
+           "hardtanh", "relu6", "softsign", "mish", "hardsigmoid", "hardswish", "glu", "normalize",
+           "cosine_similarity", "pairwise_distance", "softmax",
            "log_softmax", "linear", "bilinear", "dropout", "layer_norm", "batch_norm", "embedding",
            "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
            "cross_entropy",
@@ -83,6 +85,69 @@ def softplus(input, beta=1.0, threshold=20.0):
 
 def sigmoid(input):
     return _E.sigmoid(input)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), exact at both tails."""
+    return _E.minimum(input, 0.0) - _E.log1p(_E.exp(-_E.abs(input)))
+
+
+def _piecewise(x, lo, hi, inner, below, above):
+    """inner(x) strictly between lo and hi, the constants below/above outside: torch's gradient
+    is zero at the bounds themselves, where clamp's would not be."""
+    inside = _E.where((x > lo) & (x < hi), inner(x), x.detach() * 0.0 + below)
+    return _E.where(x >= hi, above if not callable(above) else above(x), inside)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """x clamped to [min_val, max_val].
+
+    >>> F.hardtanh(ng.tensor([-2.0, 0.5, 2.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _maybe_inplace(lambda x: _piecewise(x, min_val, max_val, lambda v: v, min_val,
+                                               float(max_val)), input, inplace)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    return input / (_E.abs(input) + 1.0)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return _maybe_inplace(lambda x: x * _E.tanh(_N.softplus(x)), input, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """min(max(x + 3, 0), 6) / 6."""
+    return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: (v + 3.0) / 6.0, 0.0, 1.0),
+                          input, inplace)
+
+
+def hardswish(input, inplace=False):
+    """x * min(max(x + 3, 0), 6) / 6 (gradient 1 from x = 3 on, as torch's)."""
+    return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: v * (v + 3.0) / 6.0, 0.0,
+                                               lambda v: v * 6.0 / 6.0), input, inplace)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), where a and b are the two halves of input along dim."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * _E.sigmoid(b)
 
 
 def tanh(input):
@@ -156,6 +221,42 @@ def bilinear(input1, input2, weight, bias=None):
     if bias is not None:
         out = out + bias
     return out.reshape(*lead, out_features)
+
+
+# ---- distances ----------------------------------------------------------------------------------
+def normalize(input, p=2.0, dim=1, eps=1e-12):
+    """input / max(||input||_p, eps) along dim.
+
+    >>> F.normalize(ng.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+    return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """sum(x1 / max(||x1||, eps) * x2 / max(||x2||, eps)) along dim (after broadcasting).
+
+    As in torch, each input is divided by its norm first (the result stays within [-1, 1]) and the
+    norms are clamped outside the graph: the gradient is that of the unclamped norms.
+
+    >>> F.cosine_similarity(ng.tensor([[1.0, 0.0]]), ng.tensor([[1.0, 1.0]]))
+    tensor([0.7071])
+    """
+    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
+    n1, n2 = x1.norm(2, dim, keepdim=True), x2.norm(2, dim, keepdim=True)
+    n1 = n1 + (n1.detach().clamp(min=eps) - n1.detach())
+    n2 = n2 + (n2.detach().clamp(min=eps) - n2.detach())
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """||x1 - x2 + eps||_p over the last dim.
+
+    >>> F.pairwise_distance(ng.tensor([[0.0, 0.0]]), ng.tensor([[3.0, 4.0]]), eps=0.0)
+    tensor([5.])
+    """
+    return (x1 - x2 + eps).norm(p, -1, keepdim)
 
 
 # ---- dropout ----------------------------------------------------------------------------------------

@@ -10,8 +10,10 @@ from .elementwise import (abs, absolute, add, arctan, atan, atan2, cast, clamp, 
                           sigmoid, sign, sin, sqrt, square, sub, tan, tanh, where)
 from .index import gather, getitem, index_add, index_select, masked_fill, scatter_add
 from .inplace import copy_, fill_, setitem, zero_
-from .linalg import bmm, dot, matmul, mm, mv, outer
-from .reduce import (broadcast_to, expand, logsumexp, mean, norm, prod, std, sum, sum_to, var)
+from .layout import diag, diagonal, masked_select, roll, tril, triu
+from .linalg import addmm, baddbmm, bmm, dot, matmul, mm, mv, outer
+from .reduce import (broadcast_to, expand, logsumexp, mean, norm, prod, std, std_mean, sum, sum_to,
+                     var, var_mean)
 from .scan import cumprod, cumsum
 from .select import amax, amin, argmax, argmin, argsort, max, min, return_types, sort, topk
 from .shape import (cat, clone, contiguous, flatten, flip, pad, permute, repeat, reshape, squeeze,
@@ -30,7 +32,8 @@ _METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", 
             "clone", "contiguous", "flatten", "permute", "reshape", "squeeze", "t", "transpose",
             "unsqueeze", "view", "zero_", "fill_", "copy_", "prod", "amax", "amin", "max", "min",
             "argmax", "argmin", "var", "std", "logsumexp", "norm", "cumsum", "cumprod", "split",
-            "chunk", "unbind", "flip", "repeat", "sort", "argsort", "topk")
+            "chunk", "unbind", "flip", "repeat", "sort", "argsort", "topk", "addmm", "baddbmm",
+            "tril", "triu", "diagonal", "diag", "roll", "masked_select")
 # In-place forms of out-of-place functions: x.add_(y) is x = add(x, y) written into x.
 _INPLACE = {"add_": (add, False), "sub_": (sub, False), "mul_": (mul, True), "div_": (div, True),
             "pow_": (pow, True), "clamp_": (clamp, True), "clip_": (clamp, True),

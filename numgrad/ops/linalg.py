@@ -149,3 +149,23 @@ def mv(x, y):
 
 def outer(x, y):
     return x.unsqueeze(1) * y.unsqueeze(0)
+
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """beta * input + alpha * (mat1 @ mat2); beta=0 ignores input (nan and inf included)."""
+    return _scaled_sum(input, mm(mat1, mat2), beta, alpha)
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
+
+
+def _scaled_sum(input, product, beta, alpha):
+    if alpha != 1:
+        product = product * alpha
+    if beta == 0:
+        # torch ignores input then (its nan and inf too), but broadcasts to its shape
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(product.shape))
+        return product if tuple(product.shape) == shape else product.expand(*shape)
+    return product + (input if beta == 1 else input * beta)

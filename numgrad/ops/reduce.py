@@ -317,6 +317,16 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     return _group_reduction(STD, x, dims, keepdim, correction=correction, scale=scale)
 
 
+def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(var, mean) over the same dims, as torch returns them."""
+    return (var(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim))
+
+
+def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """(std, mean) over the same dims."""
+    return (std(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim))
+
+
 def _logsumexp_forward(x, dims, keepdim, kshape):
     top = np.amax(x, axis=dims, keepdims=True, initial=-np.inf)
     top = np.where(np.isinf(top), 0, top)    # all -inf (or an inf) in a group: shifting makes nan

@@ -1,0 +1,75 @@
+"""Ops that keep, move or pick elements by position: tril/triu, diagonal/diag, roll and
+masked_select. Composites of where, the strided view of basic indexing and take: their
+derivatives are those ops'."""
+import numpy as np
+
+from ..tensor import Tensor, _wrap_dim
+from .apply import apply
+from .elementwise import where
+from .index import put_add, take
+from .shape import STRIDED, _view_of
+
+
+def _triangle(x, keep, name):
+    if x._data.ndim < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    # where, not a product with a 0/1 mask: inf outside the triangle must become 0, not nan
+    return where(Tensor._make(keep(np.ones(x._data.shape[-2:], np.bool_)), False), x, 0.0)
+
+
+def tril(x, diagonal=0):
+    """The lower triangle of the last two dims (on and below `diagonal`); zeros elsewhere."""
+    return _triangle(x, lambda ones: np.tril(ones, diagonal), "tril")
+
+
+def triu(x, diagonal=0):
+    """The upper triangle of the last two dims (on and above `diagonal`); zeros elsewhere."""
+    return _triangle(x, lambda ones: np.triu(ones, diagonal), "triu")
+
+
+def diagonal(x, offset=0, dim1=0, dim2=1):
+    """The diagonal of dims dim1 and dim2 as a new last dim; a view of x, as in torch."""
+    shape = x._data.shape
+    nd = len(shape)
+    d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    cstrides = [int(np.prod(shape[k + 1:], dtype=np.int64)) for k in range(nd)]
+    size = max(0, min(shape[d1] + min(offset, 0), shape[d2] - max(offset, 0)))
+    start = (-offset if offset < 0 else 0) * cstrides[d1] + max(offset, 0) * cstrides[d2]
+    rest = [k for k in range(nd) if k not in (d1, d2)]
+    out_shape = tuple(shape[k] for k in rest) + (size,)
+    strides = tuple(cstrides[k] for k in rest) + (cstrides[d1] + cstrides[d2],)
+    attrs = {"offset": start if size else 0, "strides": strides, "in_shape": shape,
+             "out_shape": out_shape}
+    return _view_of(x, apply(STRIDED, (x,), attrs))
+
+
+def diag(x, diagonal=0):
+    """A 1-D x as the `diagonal` of a square matrix, or the `diagonal` of a 2-D x."""
+    if x._data.ndim == 2:
+        return globals()["diagonal"](x, diagonal)
+    if x._data.ndim != 1:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x._data.ndim}D")
+    n = x._data.shape[0] + abs(diagonal)
+    rows = np.arange(x._data.shape[0]) + max(-diagonal, 0)
+    return put_add(x, rows * n + rows + diagonal, (n, n))
+
+
+def roll(x, shifts, dims=None):
+    """Elements shifted along dims, those that fall off one end coming back at the other."""
+    positions = np.arange(x._data.size, dtype=np.int64).reshape(x._data.shape)
+    if dims is None:
+        return take(x, np.roll(positions.reshape(-1), shifts).reshape(x._data.shape))
+    return take(x, np.roll(positions, shifts, dims))
+
+
+def masked_select(x, mask):
+    """The elements of x where mask (broadcast with x) holds, as a 1-D tensor."""
+    mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    shape = np.broadcast_shapes(x._data.shape, mask.shape)
+    positions = np.broadcast_to(np.arange(x._data.size, dtype=np.int64).reshape(x._data.shape),
+                                shape)
+    return take(x, positions[np.broadcast_to(mask, shape)])
