@@ -173,7 +173,7 @@ def _follow_parameter(state, p):
     """State made on another device than its parameter's (Adagrad makes its sums up front, so
     before a later Module.to("cuda")) moves to the parameter's, as load_state_dict places it."""
     for key, value in state.items():
-        if key != "step" and isinstance(value, Tensor) and type(value._data) is not type(p._data):
+        if key != "step" and isinstance(value, Tensor) and value.is_cuda != p.is_cuda:
             state[key] = _cast_state(key, value, p)
 
 
