@@ -18,15 +18,16 @@ from .dtypes import (bool_ as bool, double, float, float32, float64, get_default
                      int64, long, set_default_dtype)
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
-from .ops import (abs, add, amax, amin, argmax, argmin, argsort, atan, atan2, bmm, broadcast_to,
-                  cat, chunk, clamp, clip, clone, cos, cumprod, cumsum, div, dot, einsum, eq, erf,
-                  exp, expand, expm1, flatten, flip, gather, ge, gt, index_add, index_select, le,
-                  log, log1p, log2, logical_and, logical_not, logical_or, logical_xor, logsumexp,
-                  lt, masked_fill, matmul, max, maximum, mean, min, minimum, mm, mul, mv, ne, neg,
-                  norm, outer, pad, permute, pow, prod, reciprocal, relu, repeat, reshape,
-                  return_types, rsqrt, scatter_add, sigmoid, sign, sin, sort, split, sqrt, square,
-                  squeeze, stack, std, sub, sum, t, tan, tanh, topk, transpose, unbind, unsqueeze,
-                  var, where)
+from .ops import (abs, add, addmm, amax, amin, argmax, argmin, argsort, atan, atan2, baddbmm, bmm,
+                  broadcast_to, cat, chunk, clamp, clip, clone, cos, cumprod, cumsum, diag,
+                  diagonal, div, dot, einsum, eq, erf, exp, expand, expm1, flatten, flip,
+                  floor_divide, fmod, gather, ge, gt, index_add, index_select, le, log, log1p, log2,
+                  logical_and, logical_not, logical_or, logical_xor, logsumexp, lt, masked_fill,
+                  masked_select, matmul, max, maximum, mean, min, minimum, mm, mul, mv, ne, neg,
+                  norm, outer, pad, permute, pow, prod, reciprocal, relu, remainder, repeat,
+                  reshape, return_types, roll, rsqrt, scatter_add, sigmoid, sign, sin, sort, split,
+                  sqrt, square, squeeze, stack, std, std_mean, sub, sum, t, tan, tanh, topk,
+                  transpose, tril, triu, unbind, unsqueeze, var, var_mean, where)
 from .serialization import load, save
 from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)

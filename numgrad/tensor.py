@@ -27,6 +27,18 @@ _DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Te
                        "the tensor to host memory first.")
 
 
+# torch's names of dtypes in the messages of the .grad setter
+_C_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+            np.dtype(np.int32): "int", np.dtype(np.int64): "long", np.dtype(np.bool_): "bool"}
+_GRAD_DTYPE_NAMES = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double",
+                     np.dtype(np.int32): "Int", np.dtype(np.int64): "Long",
+                     np.dtype(np.bool_): "Bool"}
+
+
+def _device_index(t):
+    return -1 if t.device.type == "cpu" else (t.device.index or 0)
+
+
 class Tensor:
     __slots__ = ("_data", "_requires_grad", "_seg", "_node", "_slot", "_grad", "_vc", "_inference",
                  "_extra", "__weakref__")
@@ -169,10 +181,22 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            if value.device != self.device:
+                raise RuntimeError(
+                    f"attempting to assign a gradient located on device with index "
+                    f"'{_device_index(value)}' to a tensor located on device with index "
+                    f"'{_device_index(self)}'. Please ensure that the gradient and the tensor are "
+                    "on the same device")
             if value._data.dtype != self._data.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_C_NAMES[value._data.dtype]}' "
+                    f"to a tensor with grad_dtype '{_GRAD_DTYPE_NAMES[self._data.dtype]}'. The "
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).")
             if value._data.shape != self._data.shape:
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
+                    f"tensor of size '{list(self._data.shape)}'. Please ensure that the gradient "
+                    "and the tensor are the same size")
         self._grad = value
 
     @grad.deleter

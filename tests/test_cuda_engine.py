@@ -180,9 +180,7 @@ def test_double_backward_records_on_the_device():
 def test_a_network_trains_the_same_on_both_devices():
     def train(device):
         ng.manual_seed(0)
-        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3))
-        for p in model.parameters():       # Module.to("cuda") is the nn package's to add
-            p.data = p.data.to(device)
+        model = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 3)).to(device)
         rng = np.random.default_rng(0)
         x = ng.tensor(rng.standard_normal((16, 4)), dtype=ng.float32, device=device)
         y = ng.tensor(rng.integers(0, 3, 16), device=device)

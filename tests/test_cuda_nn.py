@@ -150,6 +150,14 @@ def test_a_cpu_input_to_a_cuda_module_raises_torchs_error():
         model(ng.ones(1, 2))
 
 
+def test_a_grad_on_another_device_is_refused_like_torch():
+    p = nn.Linear(2, 1).cuda().weight
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient located on device with "
+                                           "index '-1' to a tensor located on device with index '0'"):
+        p.grad = ng.ones(1, 2)
+    assert p.grad is None
+
+
 # ---- optimizers ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("dtype", [ng.float64, ng.float32])
 @pytest.mark.parametrize("name", list(OPTIMIZERS))

@@ -232,3 +232,19 @@ def test_a_failing_custom_backward_leaves_grad_and_graph(graph):
     state.assert_unchanged()
     Counted.calls, hooked[:] = 0, []
     assert_graph_usable(x, y, hooked)        # nothing was released: y's part still works
+
+
+def test_assigning_a_grad_of_another_dtype_or_size():
+    x = ng.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="attempting to assign a gradient with dtype 'double' to "
+                                           "a tensor with grad_dtype 'Float'"):
+        x.grad = ng.ones(3, dtype=ng.float64)
+    with pytest.raises(RuntimeError, match=r"attempting to assign a gradient of size '\[4\]' to a "
+                                           r"tensor of size '\[3\]'"):
+        x.grad = ng.ones(4)
+    with pytest.raises(TypeError, match="assigned grad expected to be a Tensor or None"):
+        x.grad = np.ones(3)
+    assert x.grad is None
+    x.grad = ng.full((3,), 2.0)
+    (x * x).sum().backward()                        # accumulates into the assigned grad: 2 + 2x
+    np.testing.assert_allclose(x.grad.numpy(), [4.0, 4.0, 4.0])

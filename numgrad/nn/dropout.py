@@ -1,5 +1,4 @@
 """Dropout: active in training mode only."""
-from ..creation import ones
 from . import functional as F
 from .module import Module
 
@@ -20,12 +19,6 @@ class Dropout(Module):
         self.inplace = inplace
 
     def forward(self, input):
-        if self.training and input.is_cuda:
-            # F.dropout multiplies by a mask drawn on the host, which an op on the GPU refuses as
-            # a CPU operand; until it moves the mask itself, draw the same mask from the same
-            # generator (F.dropout of ones) and send it to the input's device
-            mask = F.dropout(ones(input.shape, dtype=input.dtype), self.p).to(input.device)
-            return input.mul_(mask) if self.inplace else input * mask
         return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self):

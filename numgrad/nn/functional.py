@@ -278,8 +278,10 @@ def dropout(input, p=0.5, training=True, inplace=False):
     else:
         keep = creation.generator().random(input.shape, dtype=np.float64) >= p
         mask = keep.astype(dtype) * dtype.type(1.0 / (1.0 - p))
+    # drawn on the host by the seeded generator (the same mask on every device), then moved
+    mask = Tensor._make(mask, False).to(input.device)
     if inplace:
-        return input.mul_(Tensor._make(mask, False))
+        return input.mul_(mask)
     return input * mask
 
 
