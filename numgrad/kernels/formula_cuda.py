@@ -19,6 +19,7 @@ class _SimMath:
     cos, sin, tan, exp, expm1, log, log1p, log2, sqrt, tanh = (
         np.cos, np.sin, np.tan, np.exp, np.expm1, np.log, np.log1p, np.log2, np.sqrt, np.tanh)
     atan, atan2, pow = np.arctan, np.arctan2, np.power
+    fmod, floor, trunc, copysign = np.fmod, np.floor, np.trunc, np.copysign
     erf = staticmethod(math.erf)      # defined everywhere: no domain error to mask
 
 
@@ -123,3 +124,54 @@ def sigmoid(x):
     # 1 / (1 + exp(-x)) without overflow: exp of a non-positive number only
     e = _m.exp(-x if x >= 0 else x)
     return 1.0 / (1.0 + e) if x >= 0 else e / (1.0 + e)
+
+
+@_device
+def fmod(x, y):
+    return _m.fmod(x, y)
+
+
+@_device
+def remainder(x, y):
+    # torch's (and the CPU's): fmod moved into the divisor's sign where it is not zero, so that
+    # fmod's -0.0 stays -0.0 (NumPy's remainder gives the zero the divisor's sign)
+    mod = _m.fmod(x, y)
+    return mod + y if mod != 0 and (y < 0) != (mod < 0) else mod
+
+
+@_device
+def floor_div(x, y):
+    # NumPy's and torch's floor division: from fmod, so that 1 // 0.1 is 9 as 1 % 0.1 says
+    if y == 0:
+        return x / y
+    mod = _m.fmod(x, y)
+    div = (x - mod) / y
+    if mod != 0 and (y < 0) != (mod < 0):
+        div -= 1.0
+    if div == 0:
+        return _m.copysign(0.0, x / y)
+    q = _m.floor(div)
+    return q + 1.0 if div - q > 0.5 else q
+
+
+@_device
+def trunc_div(x, y):
+    return _m.trunc(x / y)
+
+
+# cast_like(s, x): the float s in x's type. Kernels receive an op's float attributes as float64,
+# while the CPU computes with x.dtype.type(s), as torch's Scalar overloads do: for a float32 x,
+# fmod(x, 0.1) in float64 is off by the quotient times float32(0.1)'s rounding error.
+if SIM:
+    def cast_like(s, x):
+        return type(x)(s)             # x is a NumPy scalar here
+else:
+    from numba.cuda.extending import overload
+
+    def cast_like(s, x):
+        raise NotImplementedError("cast_like runs inside CUDA kernels only")
+
+    @overload(cast_like, target="cuda", inline="always")
+    def _cast_like(s, x):
+        to = x                        # x's Numba type, which converts when called
+        return lambda s, x: to(s)

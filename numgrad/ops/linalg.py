@@ -6,7 +6,7 @@ from ..tensor import Tensor
 from .apply import apply
 from .elementwise import operands
 from .registry import OpDef
-from .shape import UNSAFE_VIEW, VIEW
+from .shape import UNSAFE_VIEW
 
 
 def _matmul_vjp(ctx, g):
@@ -116,11 +116,9 @@ def matmul(x, y):
     a3 = a.expand(*batch, m, k).reshape(count, m, k)
     b3 = b.expand(*batch, k, n).reshape(count, k, n)
     out = apply(BMM, (a3, b3))
-    # torch's batched matmul ends in _unsafe_view to the result's shape (UnsafeViewBackward0);
-    # numgrad/cuda has no twin of it yet, so on the GPU it is a plain view
+    # torch's batched matmul ends in _unsafe_view to the result's shape (UnsafeViewBackward0)
     final = batch + ((m,) if xd > 1 else ()) + ((n,) if yd > 1 else ())
-    on_host = type(out._data) is np.ndarray
-    return apply(UNSAFE_VIEW if on_host else VIEW, (out,), {"shape": final})
+    return apply(UNSAFE_VIEW, (out,), {"shape": final})
 
 
 def _dot_error(x, y):

@@ -61,8 +61,8 @@ def _shape_args(shape):
 
 def _viewable(data, shape):
     """Whether data's strides allow shape without a copy (NumPy's rule is torch's)."""
-    if type(data) is not np.ndarray or data.flags.c_contiguous:
-        return True           # device arrays are contiguous
+    if data.flags.c_contiguous:
+        return True           # every device array: the GPU's strided ops gather into new memory
     try:
         np.reshape(data, shape, copy=False)
     except ValueError:
