@@ -17,11 +17,14 @@ from numba.core import caching
 from .. import _config
 
 def _stamped_files():
-    """The sources compiled code is built from: the kernels, and the files holding the op formulas
+    """The sources compiled code is built from: the kernels (CPU and CUDA: a CUDA kernel in one
+    file of cuda/ may inline device functions of another), and the files holding the op formulas
     they inline (an edit elsewhere, say to an op's Python wrapper, keeps the cache)."""
     from ..ops import fmath, registry
-    kernels = os.path.join(_config.PACKAGE_DIR, "kernels")
-    files = {os.path.join(kernels, name) for name in os.listdir(kernels) if name.endswith(".py")}
+    files = set()
+    for folder in ("kernels", "cuda"):
+        path = os.path.join(_config.PACKAGE_DIR, folder)
+        files.update(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".py"))
     files.add(inspect.getsourcefile(fmath))
     for op in registry.OPS:
         files.update(inspect.getsourcefile(f) for f in op.grads or () if f is not None)
