@@ -18,7 +18,6 @@ _epoch = tape._inplace_epoch
 _new = object.__new__
 _FLOAT64, _CUDA = tape.FLOAT64, tape.CUDA
 _MAX_NODES, _MAX_SAVED_BYTES = tape.MAX_NODES, tape.MAX_SAVED_BYTES
-_view_ops = frozenset(views.VIEW_OPS)
 
 
 def apply(op, inputs, attrs=_NO_ATTRS):
@@ -56,7 +55,7 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     else:
         inference = _state.inference
         tensors = [Tensor._make(o, False, None, -1, 0, inference) for o in outs]
-    if op.name in _view_ops and not on_device and type(inputs[0]) is not _ndarray:
+    if op.view and not on_device and type(inputs[0]) is not _ndarray:
         views.track(inputs[0], tensors, op)      # Note [views] in views.py
     return tensors[0] if op.n_out == 1 else tuple(tensors)
 

@@ -7,7 +7,7 @@ from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .elementwise import where
 from .index import put_add, take
-from .shape import STRIDED, _view_of
+from .shape import STRIDED
 
 
 def _triangle(x, keep, name):
@@ -42,7 +42,7 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     strides = tuple(cstrides[k] for k in rest) + (cstrides[d1] + cstrides[d2],)
     attrs = {"offset": start if size else 0, "strides": strides, "in_shape": shape,
              "out_shape": out_shape}
-    return _view_of(x, apply(STRIDED, (x,), attrs))
+    return apply(STRIDED, (x,), attrs)
 
 
 def diag(x, diagonal=0):

@@ -55,7 +55,7 @@ def _expand_vjp(ctx, g):
 
 
 EXPAND = OpDef("expand", lambda x, shape: np.broadcast_to(x, shape), node_name="ExpandBackward0",
-               kernel="expand_bwd", vjp=_expand_vjp)
+               kernel="expand_bwd", vjp=_expand_vjp, view=True)
 
 
 def _dims(x, dim):

@@ -22,7 +22,8 @@ class OpDef:
     not 1. n_in=None / n_out=None: as many inputs / outputs as each call has (stack, split)."""
 
     def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
-                 vjp=None, saves=(), meta=None, differentiable=True, python_backward=False):
+                 vjp=None, saves=(), meta=None, differentiable=True, python_backward=False,
+                 view=False):
         self.name = name
         self.node_name = node_name or name.capitalize() + "Backward0"
         self.forward = forward
@@ -34,6 +35,7 @@ class OpDef:
         self.differentiable = differentiable
         self.elementwise = grads is not None
         self.python_backward = python_backward   # custom Functions: no kernel, Python runs them
+        self.view = view              # outputs share the input's memory (Note [views] in views.py)
         self.meta = meta              # meta(attrs) -> (ints, floats) appended after the shapes
         # the parameter names of each formula: what it reads (g, x/y/z, out, attributes)
         self.grad_params = tuple(None if f is None else tuple(inspect.signature(f).parameters)

@@ -11,11 +11,6 @@ from .apply import apply
 from .registry import OpDef
 
 
-def _view_of(x, out):
-    out._vc = x._shared_vc()
-    return out
-
-
 # ---- reshape and kin: the same elements in the same order ---------------------------------------
 def _reshape_vjp(ctx, g):
     return (g.reshape(ctx.in_shapes[0]),)
@@ -26,11 +21,11 @@ def _reshape_forward(x, shape):
 
 
 _COPY = dict(kernel="copy_bwd", vjp=_reshape_vjp)
-VIEW = OpDef("view", _reshape_forward, node_name="ViewBackward0", **_COPY)
-UNSQUEEZE = OpDef("unsqueeze", _reshape_forward, node_name="UnsqueezeBackward0", **_COPY)
-SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", **_COPY)
-SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", **_COPY)
-SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", **_COPY)
+VIEW = OpDef("view", _reshape_forward, node_name="ViewBackward0", view=True, **_COPY)
+UNSQUEEZE = OpDef("unsqueeze", _reshape_forward, node_name="UnsqueezeBackward0", view=True, **_COPY)
+SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", view=True, **_COPY)
+SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", view=True, **_COPY)
+SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", view=True, **_COPY)
 CLONE = OpDef("clone", lambda x: x.copy(), node_name="CloneBackward0", **_COPY)
 # torch's reshape of a tensor whose strides allow no view: a copy (not a view of x), named so
 UNSAFE_VIEW = OpDef("unsafe_view", _reshape_forward, node_name="UnsafeViewBackward0", **_COPY)
@@ -74,7 +69,7 @@ def reshape(x, *shape, op=VIEW):
     shape = _infer_shape(_shape_args(shape), x._data.size)
     if op is VIEW and not _viewable(x._data, shape):
         return apply(UNSAFE_VIEW, (x,), {"shape": shape})
-    return _view_of(x, apply(op, (x,), {"shape": shape}))
+    return apply(op, (x,), {"shape": shape})
 
 
 def view(x, *shape):
@@ -133,7 +128,7 @@ def _permute_vjp(ctx, g):
     return (permute(g, inverse),)
 
 
-_PERMUTE = dict(kernel="permute_bwd", vjp=_permute_vjp, meta=lambda perm: (perm, ()))
+_PERMUTE = dict(kernel="permute_bwd", vjp=_permute_vjp, meta=lambda perm: (perm, ()), view=True)
 PERMUTE = OpDef("permute", lambda x, perm: x.transpose(perm), node_name="PermuteBackward0", **_PERMUTE)
 TRANSPOSE = OpDef("transpose", lambda x, perm: x.transpose(perm), node_name="TransposeBackward0",
                   **_PERMUTE)
@@ -150,7 +145,7 @@ def permute(x, *dims, op=PERMUTE):
     perm = tuple(_wrap_dim(d, nd) for d in dims) if nd else ()
     if len(set(perm)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return _view_of(x, apply(op, (x,), {"perm": perm}))
+    return apply(op, (x,), {"perm": perm})
 
 
 def transpose(x, dim0, dim1, op=TRANSPOSE):
@@ -207,7 +202,7 @@ def _scatter_forward(g, offset, strides, in_shape):
     return out
 
 
-_STRIDED = dict(kernel="strided_bwd", vjp=_strided_vjp,
+_STRIDED = dict(kernel="strided_bwd", vjp=_strided_vjp, view=True,
                 meta=lambda offset, strides, in_shape, out_shape, index=None:
                 _strided_meta(offset, strides, in_shape))
 STRIDED = OpDef("strided", _strided_forward, node_name="SliceBackward0", **_STRIDED)
@@ -297,7 +292,7 @@ def basic_getitem(x, index):
         return reshape(inner, out_shape, op=UNSQUEEZE)
     attrs = {"offset": offset, "strides": strides, "in_shape": x._data.shape,
              "out_shape": out_shape, "index": index}
-    return _view_of(x, apply(SELECT if last == "select" else STRIDED, (x,), attrs))
+    return apply(SELECT if last == "select" else STRIDED, (x,), attrs)
 
 
 # ---- stack and cat --------------------------------------------------------------------------------

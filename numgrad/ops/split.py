@@ -27,7 +27,7 @@ def _split_meta(dim, sizes, keepdim, outer, widths):
 
 
 # n_out=None: as many outputs as pieces, counted per call
-_PIECES = dict(n_out=None, kernel="split_bwd", vjp=_pieces_vjp, meta=_split_meta)
+_PIECES = dict(n_out=None, kernel="split_bwd", vjp=_pieces_vjp, meta=_split_meta, view=True)
 SPLIT = OpDef("split", _split_forward, node_name="SplitBackward0", **_PIECES)
 SPLIT_WITH_SIZES = OpDef("split_with_sizes", _split_forward, node_name="SplitWithSizesBackward0",
                          **_PIECES)

@@ -1,8 +1,8 @@
 """Views, and in-place ops through them: torch's view tracking, CopySlices and regenerated views.
 
 Note [views]
-The output of a view op (reshape/view, slicing and select, transpose/permute/T, squeeze/unsqueeze,
-expand, split/chunk/unbind) shares its input's memory. As in torch, every view knows its base -
+The output of a view op (OpDef(view=True): reshape/view, slicing and select, transpose/permute/T,
+squeeze/unsqueeze, expand, split/chunk/unbind) shares its input's memory. As in torch, every view knows its base -
 the first tensor up its chain of views that is not a view itself (`Tensor._base`) - and shares the
 base's version counter; the base knows its live views, weakly.
 
@@ -29,11 +29,6 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor
-
-# Ops whose outputs are views of their (one) input; the multi-output ones return several views.
-VIEW_OPS = ("view", "unsqueeze", "squeeze", "squeeze_dim", "squeeze_dims", "permute", "transpose",
-            "t", "strided", "select", "expand", "split", "split_with_sizes", "unbind")
-MULTI_OUTPUT_VIEW_OPS = ("split", "split_with_sizes", "unbind")
 
 # How a view was created (torch's CreationMeta): decides which in-place ops through it may be recorded.
 DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT = 0, 1, 2
@@ -72,7 +67,7 @@ def track(source, outputs, op):
     info = view_info(source)
     base = info.base if info is not None else source
     vc = source._shared_vc()
-    if op.name in MULTI_OUTPUT_VIEW_OPS:
+    if op.n_out != 1:        # split, unbind: several views
         creation = MULTI_OUTPUT if grad_mode.state.grad_enabled and base._requires_grad else NO_GRAD_MODE
     elif info is not None and info.creation != DEFAULT:
         creation = info.creation      # a view of such a view inherits the restriction
