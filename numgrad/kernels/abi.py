@@ -121,6 +121,22 @@ def same_shape(m, p, q):
     return True
 
 
+@njit(inline="always")
+def is_trailing(m, pin, pout):
+    """Whether the input shape, leading 1s dropped, is the output's last dims (a bias row): its
+    flat index is then the output's modulo its size."""
+    nd_in, nd_out = m[pin], m[pout]
+    first = 0
+    while first < nd_in and m[pin + 1 + first] == 1:
+        first += 1
+    if nd_in - first > nd_out:
+        return False
+    for d in range(first, nd_in):
+        if m[pin + 1 + d] != m[pout + 1 + nd_out - nd_in + d]:
+            return False
+    return True
+
+
 @njit(cache=True)
 def broadcast_index(m, pin, pout):
     """For each element of the output shape (C order), the flat index of the input element that

@@ -94,19 +94,31 @@ def _elementwise_source(op, dt_name):
                 f"                    total += {call}",
                 "                gk[0] = gk[0] + total if mode(a, k) == ADD else total"]
     src.append("        return")
-    # General broadcasting: inputs read through index maps; each contribution is added into the
-    # (smaller) input gradient.
+    # General broadcasting: saved inputs read through index maps. An input of the output's size
+    # is written in place; a bias row (the output's last dims) sums over the rows in order; any
+    # other input adds each contribution where its index map says.
     for name in op.saves:
         if name != "out":
             src.append(f"    i_{name} = broadcast_index(m, p{INPUT_NAMES.index(name)}, po)")
     for k in grads:
-        src += [f"    if gin(a, {k}) != 0:",
-                f"        gk = view(gin(a, {k}), n{k}, {dt})",
-                f"        if mode(a, {k}) != ADD:",
-                "            gk[:] = 0",
-                f"        t = broadcast_index(m, p{k}, po)",
-                "        for i in range(n):",
-                f"            gk[t[i]] += {_formula_call(op, k, lambda name: f'i_{name}[i]')}"]
+        call = _formula_call(op, k, lambda name: f"i_{name}[i]")
+        src += [f"    k = {k}",
+                "    if gin(a, k) != 0:",
+                f"        gk = view(gin(a, k), n{k}, {dt})",
+                f"        if n{k} == n:"]
+        src += _store_loops(call, 12)
+        src += ["        else:",
+                "            if mode(a, k) != ADD:",
+                "                gk[:] = 0",
+                f"            if is_trailing(m, p{k}, po):",
+                f"                for row in range(n // n{k}):",
+                f"                    for j in range(n{k}):",
+                f"                        i = row * n{k} + j",
+                f"                        gk[j] += {call}",
+                "            else:",
+                f"                t = broadcast_index(m, p{k}, po)",
+                "                for i in range(n):",
+                f"                    gk[t[i]] += {call}"]
     return "\n".join(src)
 
 
@@ -116,8 +128,9 @@ def _module_source():
             "from numba import njit",
             "from numgrad.kernels import formula  # noqa: F401  (fmath inside kernels)",
             "from numgrad.kernels import cpu",
-            "from numgrad.kernels.abi import (ADD, args_block, broadcast_index, fmeta, gin, gout, meta,",
-            "                                 mode, numel_at, saved, same_shape, shape_pos, view)",
+            "from numgrad.kernels.abi import (ADD, args_block, broadcast_index, fmeta, gin, gout,",
+            "                                 is_trailing, meta, mode, numel_at, saved, same_shape,",
+            "                                 shape_pos, view)",
             ""]
     body = []
     for op in registry.OPS:
