@@ -53,6 +53,7 @@ class LoweredGraph:
                                   registry.PYTHON_FUNCTION.code, tape.FREED)
         if single < 0:
             self.e_node = self.index_of(self.e_node)
+        self.any_cuda = bool(self.on_cuda.any())
         for k, seg in enumerate(segments):
             for (node, _), hooks in seg.hooks.items():
                 if hooks:
@@ -72,10 +73,12 @@ class LoweredGraph:
 
     def index_of(self, ids):
         """Positions in the concatenation of global node ids (-1 stays -1)."""
-        ids = np.asarray(ids, np.int64)
         if len(self.segments) == 1:
-            seg = self.segments[0]
-            return np.where(ids >= 0, ids - seg.base, -1)
+            base = self.segments[0].base
+            if isinstance(ids, list):
+                return np.array([i - base if i >= 0 else -1 for i in ids], np.int64)
+            return np.where(ids >= 0, ids - base, -1)
+        ids = np.asarray(ids, np.int64)
         serials = np.array([s.serial for s in self.segments], np.int64)
         which = np.searchsorted(serials, ids >> 32)
         which = np.minimum(which, len(serials) - 1)

@@ -4,7 +4,7 @@ import warnings
 import numpy as np
 
 from .. import grad_mode, tape
-from ..engine import execute, release, serve_python_node
+from ..engine import execute, output_shape, release, serve_python_node
 from ..hooks import run_hooks
 from ..lower import LoweredGraph, segments_of
 from ..tensor import Tensor
@@ -19,10 +19,11 @@ def _as_tuple(x):
     return tuple(x)
 
 
-def _root_node(t, current):
+def _root_node(t):
     """(segment, node id, output) of a root; a leaf root gets its AccumulateGrad node now."""
     if t._node >= 0:
         return t._seg, t._node, t._slot
+    current = tape.current_segment()
     node = current.acc_of.get(id(t)) or current.add_leaf(t)
     return current, node, 0
 
@@ -93,8 +94,7 @@ def plan_backward(roots, inputs=None):
     Besides the plan it carries `root_slots` ((position, output) of each root) and `wanted` (per
     input, the places holding its gradient: a leaf may have an AccumulateGrad in several segments).
     """
-    current = tape.current_segment()
-    root_nodes = [_root_node(t, current) for t in roots]
+    root_nodes = [_root_node(t) for t in roots]
     graph = LoweredGraph(segments_of({id(s): s for s, _, _ in root_nodes}.values()))
     root_index = graph.index_of([n for _, n, _ in root_nodes])
     graph.root_slots = [(int(i), out) for i, (_, _, out) in zip(root_index, root_nodes)]
@@ -131,8 +131,8 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
         seed_sets = [[_seed(i, r, g, create_graph) for i, (r, g) in enumerate(zip(roots, grad_roots))]]
     if retain_graph is None:
         retain_graph = create_graph
-    current = tape.current_segment()
     graph = plan_backward(roots, inputs)
+    current = tape.recording_segment()       # after planning: a leaf root may have started one
     wanted = graph.wanted
     if not allow_unused:
         for i, places in enumerate(wanted):
@@ -182,7 +182,7 @@ def _run(graph, seed_list, create_graph, current):
     if create_graph:
         grads = differentiable.execute(graph, seed_list)
         return lambda index, out: grads.get(int(graph.out_ptr[index]) + out)
-    if graph.on_cuda[graph.needed].any():
+    if graph.any_cuda and graph.on_cuda[graph.needed].any():
         # CUDA nodes: the GPU engine runs the same plan and reads its own buffers (numgrad/cuda)
         from ..cuda import engine as cuda_engine
         buffers = cuda_engine.execute(graph, [(i, o, s._data) for i, o, s in seed_list])
@@ -192,8 +192,6 @@ def _run(graph, seed_list, create_graph, current):
 
 
 def _buffer_reader(graph, buffers):
-    from ..engine import output_shape
-
     def read(index, out):
         slot = int(graph.out_ptr[index]) + out
         if not buffers.written[slot]:
