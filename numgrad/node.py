@@ -19,7 +19,8 @@ class Node:
         return self._id & 0xFFFFFFFF
 
     def name(self):
-        return type(self).__name__
+        name = type(self).__name__
+        return "torch::autograd::" + name if name in _CPP_NODES else name
 
     @property
     def next_functions(self):
@@ -51,6 +52,8 @@ class Node:
         return f"<{self.name()} object at {hex(id(self))}>"
 
 
+# Nodes torch implements in C++ by hand: name() gives their namespace (the class name does not).
+_CPP_NODES = frozenset(("AccumulateGrad", "CopySlices", "CopyBackwards"))
 _classes = {}
 
 

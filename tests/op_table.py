@@ -88,6 +88,21 @@ S = Sample
 IDX = Const(np.array([[0, 2, 1, 0], [2, 2, 0, 1]]))
 
 
+def _written(op, index, shapes):
+    """The sample of y = x * 1, then y[index] = v: the value and the old y outside the region get
+    the gradient (in-place ops through views: tests/test_views_inplace.py)."""
+    def fn(x, v):
+        y = x * 1.0
+        y[index] = v
+        return y
+
+    def ref(x, v):
+        y = x.copy()
+        y[index] = v
+        return y
+    return Sample(op, fn, shapes, ref)
+
+
 def _np_where(c, a, b):
     return np.where(c, a, b)
 
@@ -234,6 +249,8 @@ SAMPLES = [
       [(2, 2), (3,)], lambda x, v: x + np.bincount([0, 3, 0], v, 4).reshape(2, 2)),
     S("scatter_add", lambda x, i, s: x.scatter_add(0, ng.tensor(i), s), [(3, 4), IDX, (2, 4)],
       lambda x, i, s: _scatter_add_ref(x, 0, i, s)),
+    _written("copy_slices", (slice(0, 2),), [(3, 2), (2, 2)]),
+    _written("index_put", ([0, 2],), [(3, 2), (2, 2)]),
     S("index_add", lambda x, s: x.index_add(0, ng.tensor([0, 2, 0]), s), [(3, 2), (3, 2)],
       lambda x, s: x + np.array([s[0] + s[2], np.zeros(2), s[1]])),
     # ---- composites of the above: positions ----

@@ -177,3 +177,20 @@ def test_a_base_viewed_in_every_step_keeps_a_short_list_of_views():
     for _ in range(10_000):
         y[1:3].sum()
     assert len(y._extra["views"].refs) < 64
+
+
+def test_nodes_of_writes_into_a_region_are_named_as_torch_names_them():
+    w = leaf([1.0, 2.0, 3.0, 4.0])
+    x = ng.zeros(4, dtype=ng.float64)
+    x[1:3] = w[:2]
+    assert type(x.grad_fn).__name__ == "CopySlices" and x.grad_fn.name() == "torch::autograd::CopySlices"
+    y = ng.zeros(4, dtype=ng.float64)
+    y[ng.tensor([0, 2])] = w[:2]
+    assert y.grad_fn.name() == "IndexPutBackward0"
+    z = ng.zeros(2, 2, dtype=ng.float64)
+    z[0].mul_(w[:2])                                # through a view: the base's node
+    assert z.grad_fn.name() == "torch::autograd::CopySlices"
+    acc, _ = (w * 2).grad_fn.next_functions[0]
+    assert type(acc).__name__ == "AccumulateGrad" and acc.name() == "torch::autograd::AccumulateGrad"
+    (x.sum() + 2 * y.sum() + 3 * z.sum()).backward()
+    close(w.grad, [1 + 2, 1 + 2, 0, 0])            # z[0] = 0 * w[:2]: no gradient through it

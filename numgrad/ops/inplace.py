@@ -11,8 +11,20 @@ import numpy as np
 from .. import grad_mode
 from ..tensor import Tensor
 from . import views
+from .apply import apply
+from .elementwise import d_identity
+from .registry import OpDef
 
 _LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
+
+# The nodes of a write into a region, named as torch names them: the caller has already made the
+# old value with the region zeroed and the written values placed in it, so each is a sum whose
+# gradient reaches both (a region given by basic indexing: CopySlices; by index arrays or masks:
+# IndexPutBackward0).
+COPY_SLICES = OpDef("copy_slices", np.add, node_name="CopySlices", n_in=2,
+                    grads=(d_identity, d_identity))
+INDEX_PUT = OpDef("index_put", np.add, node_name="IndexPutBackward0", n_in=2,
+                  grads=(d_identity, d_identity))
 
 
 def _records(self, *others):
@@ -101,8 +113,9 @@ def fill_(self, value):
     if _records(self, value):
         _check_recordable(self)
         from . import elementwise as E
-        # zero times the old value keeps the graph shape torch has; value's gradient flows
-        return rebase(self, E.add(E.mul(_snapshot(self), 0.0), value))
+        # zero times the old value keeps the graph shape torch has; value's gradient flows (the
+        # product reads the old value only for the derivative by the constant: no copy needed)
+        return rebase(self, E.add(E.mul(self, 0.0), value))
     self._data[...] = value._data if isinstance(value, Tensor) else value
     self._bump_version()
     return self
@@ -118,7 +131,7 @@ def copy_(self, src):
         src_t = E.cast(src_t, self._data.dtype) if src_t._data.dtype != self._data.dtype else src_t
         result = expand(src_t, self._data.shape)
         if self._requires_grad:
-            result = E.add(E.mul(_snapshot(self), 0.0), result)
+            result = E.add(E.mul(self, 0.0), result)
         return rebase(self, result)
     self._data[...] = src._data if isinstance(src, Tensor) else src
     self._bump_version()
@@ -128,6 +141,7 @@ def copy_(self, src):
 def setitem(self, index, value):
     """self[index] = value: differentiable for both self (outside the index) and value."""
     from .index import _normalize, _positions, put_add
+    from .shape import is_basic_index
     index = _normalize(index)
     if not _records(self, value):
         _check_can_write(self)
@@ -142,13 +156,16 @@ def setitem(self, index, value):
     value_t = E.cast(value_t, self._data.dtype) if value_t._data.dtype != self._data.dtype else value_t
     from .reduce import expand
     value_t = expand(value_t, positions.shape)
-    # self outside the index, plus value at the index: keep = self - self[index] at those places
+    # self outside the index, plus value at the index: keep = self - self[index] at those places.
+    # The product reads self's values only for the mask's derivative, never computed: no copy of
+    # self is needed before the write.
     mask = np.ones(self._data.size, self._data.dtype)
     mask[positions.reshape(-1)] = 0
-    kept = E.mul(_snapshot(self) if self._requires_grad else self, mask.reshape(self._data.shape))
-    placed = put_add(value_t, positions, self._data.shape) if value_t._requires_grad else \
-        Tensor._make(_place(value_t._data, positions, self._data), False)
-    rebase(self, E.add(kept, placed))
+    kept = E.mul(self, Tensor._make(mask.reshape(self._data.shape), False).to(self.device))
+    on_host = type(self._data) is np.ndarray
+    placed = put_add(value_t, positions, self._data.shape) if value_t._requires_grad or not on_host \
+        else Tensor._make(_place(value_t._data, positions, self._data), False)
+    rebase(self, apply(COPY_SLICES if is_basic_index(index) else INDEX_PUT, (kept, placed)))
 
 
 def _place(values, positions, like):

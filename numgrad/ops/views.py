@@ -216,9 +216,11 @@ def copy_slices(base, region, result):
     to the old base outside the region and to result inside it; the forward value is not used
     (the caller writes result into the shared memory)."""
     from . import elementwise as E
+    from .apply import apply
+    from .inplace import COPY_SLICES
     old = Tensor._make(base._data, base._requires_grad, base._seg, base._node, base._slot)
     inside = _read_region(old, region, result._data.shape)
-    return E.add(old, _scatter_region(E.sub(result, inside), region, base._data.shape))
+    return apply(COPY_SLICES, (old, _scatter_region(E.sub(result, inside), region, base._data.shape)))
 
 
 def regenerate(base):
