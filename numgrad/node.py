@@ -49,7 +49,7 @@ class Node:
         raise NotImplementedError("hooks on grad_fn nodes are not supported; use Tensor.register_hook")
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
 # Nodes torch implements in C++ by hand: name() gives their namespace (the class name does not).

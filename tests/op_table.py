@@ -240,6 +240,8 @@ SAMPLES = [
     S("unbind", lambda x: x.unbind(0), [(1, 3)], lambda x: (x[0],)),
     # ---- indexing ----
     S("take", lambda x: x[[0, 2, 0]], [(3, 2)], lambda x: x[[0, 2, 0]]),
+    S("as_strided", lambda x: x.as_strided((2, 2), (1, 2), 1), [(2, 3)],
+      lambda x: np.lib.stride_tricks.as_strided(x.reshape(-1)[1:], (2, 2), (x.itemsize, 2 * x.itemsize))),
     S("take", lambda x: x[x > 0.0], [Away((3, 2))], lambda x: x[x > 0]),
     S("gather", lambda x, i: x.gather(0, ng.tensor(i)), [(3, 4), IDX],
       lambda x, i: _take_along(x, i, 0)),

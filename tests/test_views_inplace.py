@@ -121,6 +121,8 @@ def test_base_and_is_view():
     y = w * 1
     v = y.t()[1:]
     assert v._base is y and y._base is None and v._is_view() and not y._is_view()
+    assert v.as_strided((2,), (1,))._base is y       # as torch: strides over the base's memory
+    close(v.as_strided((2,), (1,)), [-1.0, 2.0])      # from v's own offset, 1
     assert y.t().reshape(-1)._base is None          # a reshape that copies is no view
     assert y.reshape(-1)._base is y
     with pytest.raises(RuntimeError, match="Can't detach views in-place"):
@@ -190,6 +192,7 @@ def test_nodes_of_writes_into_a_region_are_named_as_torch_names_them():
     z = ng.zeros(2, 2, dtype=ng.float64)
     z[0].mul_(w[:2])                                # through a view: the base's node
     assert z.grad_fn.name() == "torch::autograd::CopySlices"
+    assert repr(x.grad_fn).startswith("<CopySlices object at 0x")
     acc, _ = (w * 2).grad_fn.next_functions[0]
     assert type(acc).__name__ == "AccumulateGrad" and acc.name() == "torch::autograd::AccumulateGrad"
     (x.sum() + 2 * y.sum() + 3 * z.sum()).backward()

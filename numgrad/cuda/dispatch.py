@@ -51,6 +51,7 @@ def _table():
         "unsqueeze": shape.reshape, "squeeze": shape.reshape, "squeeze_dim": shape.reshape,
         "squeeze_dims": shape.reshape, "permute": shape.permute, "transpose": shape.permute,
         "t": shape.permute, "strided": shape.strided, "select": shape.strided,
+        "as_strided": shape.strided,
         "strided_scatter": shape.strided_scatter, "stack": shape.stack, "cat": shape.cat,
         "flip": shape.flip, "repeat": shape.repeat, "pad": shape.pad, "expand": shape.expand,
         "split": shape.split, "split_with_sizes": shape.split, "unbind": shape.split,

@@ -16,8 +16,8 @@ from .reduce import (broadcast_to, expand, logsumexp, mean, norm, prod, std, std
                      var, var_mean)
 from .scan import cumprod, cumsum
 from .select import amax, amin, argmax, argmin, argsort, max, min, return_types, sort, topk
-from .shape import (cat, clone, contiguous, flatten, flip, pad, permute, repeat, reshape, squeeze,
-                    stack, t, transpose, unsqueeze, view)
+from .shape import (as_strided, cat, clone, contiguous, flatten, flip, pad, permute, repeat, reshape,
+                    squeeze, stack, t, transpose, unsqueeze, view)
 from .split import chunk, split, unbind
 from .einsum import einsum
 from ..creation import as_tensor
@@ -33,7 +33,7 @@ _METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", 
             "unsqueeze", "view", "zero_", "fill_", "copy_", "prod", "amax", "amin", "max", "min",
             "argmax", "argmin", "var", "std", "logsumexp", "norm", "cumsum", "cumprod", "split",
             "chunk", "unbind", "flip", "repeat", "sort", "argsort", "topk", "addmm", "baddbmm",
-            "tril", "triu", "diagonal", "diag", "roll", "masked_select")
+            "tril", "triu", "diagonal", "diag", "roll", "masked_select", "as_strided")
 # In-place forms of out-of-place functions: x.add_(y) is x = add(x, y) written into x.
 _INPLACE = {"add_": (add, False), "sub_": (sub, False), "mul_": (mul, True), "div_": (div, True),
             "pow_": (pow, True), "clamp_": (clamp, True), "clip_": (clamp, True),

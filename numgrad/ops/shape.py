@@ -207,6 +207,36 @@ _STRIDED = dict(kernel="strided_bwd", vjp=_strided_vjp, view=True,
                 _strided_meta(offset, strides, in_shape))
 STRIDED = OpDef("strided", _strided_forward, node_name="SliceBackward0", **_STRIDED)
 SELECT = OpDef("select", _strided_forward, node_name="SelectBackward0", **_STRIDED)
+# torch's general strided view; also the history of a view regenerated after an in-place op
+AS_STRIDED = OpDef("as_strided", _strided_forward, node_name="AsStridedBackward0", **_STRIDED)
+
+
+def as_strided(x, size, stride, storage_offset=None):
+    """A view of x's storage (its base's memory for a view, as in torch) with the given sizes and
+    strides in elements; storage_offset defaults to x's own.
+
+    >>> ng.arange(6.0).as_strided((2, 2), (1, 2), 1)
+    tensor([[1., 3.],
+            [2., 4.]])
+    """
+    from .views import storage_of
+    size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got "
+                           f"strides: {list(stride)}")
+    storage, own_offset = storage_of(x)
+    offset = own_offset if storage_offset is None else int(storage_offset)
+    needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
+    if needed > storage._data.size:
+        item = storage._data.itemsize
+        raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset "
+                           f"{offset}, and itemsize {item} requiring a storage size of "
+                           f"{needed * item} are out of bounds for storage of size "
+                           f"{storage._data.size * item}")
+    return apply(AS_STRIDED, (storage,), {"offset": offset, "strides": stride,
+                                          "in_shape": storage._data.shape, "out_shape": size})
 
 
 def _scatter_meta(offset, strides, in_shape):

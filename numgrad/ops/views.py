@@ -181,12 +181,21 @@ def _read_region(base, region, shape):
     """base's elements in the region, recorded: the history of a view of base."""
     from .apply import apply
     from .index import take
-    from .shape import STRIDED
+    from .shape import AS_STRIDED
     if region.affine is not None:
         offset, strides = region.affine
-        return apply(STRIDED, (base,), {"offset": offset, "strides": strides,
-                                        "in_shape": base._data.shape, "out_shape": tuple(shape)})
+        return apply(AS_STRIDED, (base,), {"offset": offset, "strides": strides,
+                                           "in_shape": base._data.shape, "out_shape": tuple(shape)})
     return take(base, region.positions)
+
+
+def storage_of(t):
+    """(tensor, offset): what as_strided indexes - t's base and t's offset in it when t is an
+    affine view of a C-contiguous base, else t itself (its elements in C order) and 0."""
+    base, region = base_and_region(t)
+    if base is not None and region.affine is not None:
+        return base, region.affine[0]
+    return t, 0
 
 
 def _scatter_region(values, region, shape):
