@@ -197,3 +197,12 @@ def test_nodes_of_writes_into_a_region_are_named_as_torch_names_them():
     assert type(acc).__name__ == "AccumulateGrad" and acc.name() == "torch::autograd::AccumulateGrad"
     (x.sum() + 2 * y.sum() + 3 * z.sum()).backward()
     close(w.grad, [1 + 2, 1 + 2, 0, 0])            # z[0] = 0 * w[:2]: no gradient through it
+
+
+def test_a_position_written_twice_holds_the_last_value():
+    w = leaf([1.0, 2.0])
+    x = ng.zeros(3, dtype=ng.float64)
+    x[ng.tensor([0, 0])] = w * 1
+    close(x, [2.0, 0.0, 0.0])
+    x.sum().backward()
+    close(w.grad, [1.0, 1.0])                       # as torch: each value gets g at its position

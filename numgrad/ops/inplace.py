@@ -166,6 +166,10 @@ def setitem(self, index, value):
     placed = put_add(value_t, positions, self._data.shape) if value_t._requires_grad or not on_host \
         else Tensor._make(_place(value_t._data, positions, self._data), False)
     rebase(self, apply(COPY_SLICES if is_basic_index(index) else INDEX_PUT, (kept, placed)))
+    if on_host and positions.size != np.unique(positions).size:
+        # a position written twice holds the last value written, as in torch (the recorded sum
+        # placed both; its gradient, g at the position for each value, is torch's too)
+        self._data[index] = value_t._data
 
 
 def _place(values, positions, like):
