@@ -206,3 +206,23 @@ def test_a_position_written_twice_holds_the_last_value():
     close(x, [2.0, 0.0, 0.0])
     x.sum().backward()
     close(w.grad, [1.0, 1.0])                       # as torch: each value gets g at its position
+
+
+def test_whole_tensor_overwrites_record_torchs_nodes_and_gradients():
+    w = leaf([1.0, 2.0, 3.0])
+    names = []
+    for write in (lambda x: x.zero_(), lambda x: x.fill_(2.0), lambda x: x.fill_(w[0]),
+                  lambda x: x.copy_(w * 2)):
+        x = w * 1
+        write(x)
+        names.append(x.grad_fn.name())
+        (x * ng.tensor([1.0, 10.0, 100.0], dtype=ng.float64)).sum().backward()
+    assert names == ["ZeroBackward0", "FillBackward2", "FillBackward3",
+                     "torch::autograd::CopyBackwards"]
+    # the old values get nothing; w[0] gets all of its fill; the copy gets 2 * the weights
+    close(w.grad, [111.0 + 2.0, 20.0, 200.0])
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(4\) at non-singleton dimension 0"):
+        (w * 1).copy_(ng.ones(4, dtype=ng.float64))
+    with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor"):
+        (w * 1).fill_(w)

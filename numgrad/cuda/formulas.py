@@ -28,6 +28,10 @@ def _softplus(x, beta, threshold):
 FORWARD = {
     "add": lambda x, y: x + y,
     "copy_slices": lambda x, y: x + y,
+    "zero": lambda x: F.cast_like(0.0, x),
+    "fill_scalar": lambda x, y: y,
+    "fill_tensor": lambda x, y: y,
+    "copy": lambda x, y: y,
     "index_put": lambda x, y: x + y,
     "sub": lambda x, y: x - y,
     "mul": lambda x, y: x * y,

@@ -12,7 +12,7 @@ from .. import grad_mode
 from ..tensor import Tensor
 from . import views
 from .apply import apply
-from .elementwise import d_identity
+from .elementwise import d_identity, d_zero
 from .registry import OpDef
 
 _LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -25,6 +25,20 @@ COPY_SLICES = OpDef("copy_slices", np.add, node_name="CopySlices", n_in=2,
                     grads=(d_identity, d_identity))
 INDEX_PUT = OpDef("index_put", np.add, node_name="IndexPutBackward0", n_in=2,
                   grads=(d_identity, d_identity))
+
+
+def _overwrite(x, value):
+    return np.array(np.broadcast_to(value, x.shape), dtype=x.dtype)
+
+
+# Whole-tensor overwrites, as torch records them: the old value gets a zero gradient, the written
+# value (broadcast to the tensor) all of it.
+ZERO = OpDef("zero", np.zeros_like, node_name="ZeroBackward0", grads=(d_zero,))
+FILL_SCALAR = OpDef("fill_scalar", _overwrite, node_name="FillBackward2", n_in=2,
+                    grads=(d_zero, None))
+FILL_TENSOR = OpDef("fill_tensor", _overwrite, node_name="FillBackward3", n_in=2,
+                    grads=(d_zero, d_identity))
+COPY = OpDef("copy", _overwrite, node_name="CopyBackwards", n_in=2, grads=(d_zero, d_identity))
 
 
 def _records(self, *others):
@@ -105,34 +119,55 @@ def _method(fn, saves_self=True):
 
 
 def zero_(self):
-    return fill_(self, 0)
+    _check_can_write(self)
+    if _records(self):
+        _check_recordable(self)
+        return rebase(self, apply(ZERO, (self,)))
+    self._data[...] = 0
+    self._bump_version()
+    return self
 
 
 def fill_(self, value):
     _check_can_write(self)
     if _records(self, value):
         _check_recordable(self)
-        from . import elementwise as E
-        # zero times the old value keeps the graph shape torch has; value's gradient flows (the
-        # product reads the old value only for the derivative by the constant: no copy needed)
-        return rebase(self, E.add(E.mul(self, 0.0), value))
+        if isinstance(value, Tensor):
+            if value._data.ndim:
+                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
+                                   f"with {value._data.ndim} dimensions.")
+            return rebase(self, apply(FILL_TENSOR, (self, _as_dtype(value, self._data.dtype))))
+        return rebase(self, apply(FILL_SCALAR, (self, np.asarray(value, self._data.dtype))))
     self._data[...] = value._data if isinstance(value, Tensor) else value
     self._bump_version()
     return self
+
+
+def _check_broadcast_into(shape, src_shape):
+    """torch's errors when src_shape does not broadcast to shape."""
+    for k in range(1, min(len(shape), len(src_shape)) + 1):
+        a, b = shape[-k], src_shape[-k]
+        if a != b and b != 1 and a != 1:
+            raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
+                               f"at non-singleton dimension {len(shape) - k}")
+    full = np.broadcast_shapes(shape, src_shape)
+    if full != tuple(shape):
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{list(full)}")
+
+
+def _as_dtype(t, dtype):
+    from . import elementwise as E
+    return E.cast(t, dtype) if t._data.dtype != dtype else t
 
 
 def copy_(self, src):
     _check_can_write(self)
     if _records(self, src):
         _check_recordable(self)
-        from . import elementwise as E
-        from .reduce import expand
         src_t = src if isinstance(src, Tensor) else Tensor._make(np.asarray(src), False)
-        src_t = E.cast(src_t, self._data.dtype) if src_t._data.dtype != self._data.dtype else src_t
-        result = expand(src_t, self._data.shape)
-        if self._requires_grad:
-            result = E.add(E.mul(self, 0.0), result)
-        return rebase(self, result)
+        _check_broadcast_into(self._data.shape, src_t._data.shape)
+        return rebase(self, apply(COPY, (self, _as_dtype(src_t, self._data.dtype))))
     self._data[...] = src._data if isinstance(src, Tensor) else src
     self._bump_version()
     return self
