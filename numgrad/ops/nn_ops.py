@@ -235,10 +235,10 @@ def _conv2d_forward(x, w, b=None, *, stride, padding, dilation):
     n, oh, ow, out_channels = x.shape[0], geometry[4], geometry[5], w.shape[0]
     cols = _cpu.im2col_forward(np.ascontiguousarray(x), geometry).reshape(n * oh * ow, -1)
     out = np.dot(cols, w.reshape(out_channels, -1).T)
+    out = np.ascontiguousarray(out.reshape(n, oh * ow, out_channels).transpose(0, 2, 1))
     if b is not None:
-        out += b
-    out = out.reshape(n, oh * ow, out_channels).transpose(0, 2, 1)
-    return np.ascontiguousarray(out).reshape(n, out_channels, oh, ow)
+        out += b[:, None]         # after the move to NCHW: a contiguous row per channel
+    return out.reshape(n, out_channels, oh, ow)
 
 
 def _conv2d_vjp(ctx, g):
