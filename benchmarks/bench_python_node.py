@@ -38,7 +38,7 @@ def chain(with_function):
     return h
 
 
-def time_backward(with_function, repeats):
+def measure_backward(with_function, repeats):
     """Median seconds of a backward over fresh graphs."""
     times = []
     for _ in range(repeats):
@@ -69,8 +69,8 @@ class PythonNodeAmongCompiled:
 def main():
     chain(True).backward()                       # compile and warm both graphs' kernels
     chain(False).backward()
-    plain = time_backward(False, 9)
-    mixed = time_backward(True, 9)
+    plain = measure_backward(False, 9)
+    mixed = measure_backward(True, 9)
     print(f"backward of {NODES} compiled nodes:             {plain * 1e3:7.2f} ms")
     print(f"the same with one custom Function (Python):  {mixed * 1e3:7.2f} ms")
     print(f"ratio: {mixed / plain:.2f}x (target: within 2x)")

@@ -13,7 +13,7 @@ import numpy as np
 from . import tape
 from .hooks import run_hooks
 from .kernels import scheduler, table
-from .kernels.abi import address_of, addresses
+from .kernels.abi import address_of
 from .lower import _column
 from .tensor import Tensor
 
@@ -55,7 +55,7 @@ class Buffers:
         n32, n64, leaf32, leaf64 = (int(n) for n in graph.totals)
         self.spaces = [_take_scratch(np.float32, n32), _take_scratch(np.float64, n64),
                        np.empty(max(leaf32, 1), np.float32), np.empty(max(leaf64, 1), np.float64)]
-        self.addr = addresses(*self.spaces)
+        self.addr = np.array([address_of(ws) for ws in self.spaces], np.int64)
         self.written = np.zeros(len(graph.buf_off), np.bool_)
         # When this backward is over, its intermediate workspaces serve the next one of this
         # thread (a nested backward, from a hook, takes its own meanwhile). Whatever leaves the

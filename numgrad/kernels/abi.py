@@ -30,11 +30,6 @@ def address_of(array):
     return array.ctypes.data
 
 
-@njit(cache=True)
-def addresses(a, b, c, d):
-    return np.array([a.ctypes.data, b.ctypes.data, c.ctypes.data, d.ctypes.data], np.int64)
-
-
 @intrinsic
 def voidptr(typingctx, addr):
     """An int64 address as void*, for numba.carray."""

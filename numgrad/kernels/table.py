@@ -18,7 +18,7 @@ DTYPE_NAMES = ("f32", "f64")
 _SIGNATURE = types.void(types.int64)
 
 _lock = threading.Lock()
-_module = None
+_modules = {}                     # op code -> the generated module of its kernels
 _compiled = {}                    # (op code, dtype code) -> cfunc, kept alive for its address
 fn_table = np.zeros((0, 2), np.int64)
 
@@ -95,34 +95,33 @@ def _elementwise_source(op, dt_name):
                 "                gk[0] = gk[0] + total if mode(a, k) == ADD else total"]
     src.append("        return")
     # General broadcasting: saved inputs read through index maps. An input of the output's size
-    # is written in place; a bias row (the output's last dims) sums over the rows in order; any
-    # other input adds each contribution where its index map says.
+    # (one row) or a bias row (the output's last dims) sums over the rows in order; any other
+    # input adds each contribution where its index map says.
     for name in op.saves:
         if name != "out":
             src.append(f"    i_{name} = broadcast_index(m, p{INPUT_NAMES.index(name)}, po)")
+    # (One loop each, adding into a zeroed gradient when this edge writes: compile time counts.)
     for k in grads:
         call = _formula_call(op, k, lambda name: f"i_{name}[i]")
-        src += [f"    k = {k}",
-                "    if gin(a, k) != 0:",
-                f"        gk = view(gin(a, k), n{k}, {dt})",
-                f"        if n{k} == n:"]
-        src += _store_loops(call, 12)
-        src += ["        else:",
-                "            if mode(a, k) != ADD:",
-                "                gk[:] = 0",
-                f"            if is_trailing(m, p{k}, po):",
-                f"                for row in range(n // n{k}):",
-                f"                    for j in range(n{k}):",
-                f"                        i = row * n{k} + j",
-                f"                        gk[j] += {call}",
-                "            else:",
-                f"                t = broadcast_index(m, p{k}, po)",
-                "                for i in range(n):",
-                f"                    gk[t[i]] += {call}"]
+        src += [f"    if gin(a, {k}) != 0:",
+                f"        gk = view(gin(a, {k}), n{k}, {dt})",
+                f"        if mode(a, {k}) != ADD:",
+                "            gk[:] = 0",
+                f"        if n{k} == n or is_trailing(m, p{k}, po):",
+                f"            for row in range(n // n{k}):",
+                f"                for j in range(n{k}):",
+                f"                    i = row * n{k} + j",
+                f"                    gk[j] += {call}",
+                "        else:",
+                f"            t = broadcast_index(m, p{k}, po)",
+                "            for i in range(n):",
+                f"                gk[t[i]] += {call}"]
     return "\n".join(src)
 
 
-def _module_source():
+def _module_source(op):
+    """The source of one op's backward kernels, one per dtype (a module per op: a process imports
+    only the kernels its graphs use)."""
     head = ['"""Generated from the op registry by numgrad.kernels.table: do not edit."""',
             "import numpy as np",
             "from numba import njit",
@@ -133,27 +132,26 @@ def _module_source():
             "                                 shape_pos, view)",
             ""]
     body = []
-    for op in registry.OPS:
-        if op.elementwise:
-            module = op.grads[[f is not None for f in op.grads].index(True)].__module__
-            for k, formula in enumerate(op.grads):
-                if formula is not None:
-                    head.append(f"from {module} import {formula.__name__} as _{op.name}_f{k}")
-                    head.append(f"_{op.name}_d{k} = njit(inline='always')(_{op.name}_f{k})")
-            for dt_name in DTYPE_NAMES:
-                body.append(_elementwise_source(op, dt_name))
-        elif op.kernel is not None:
-            for dt_name in DTYPE_NAMES:
-                dt = "np.float32" if dt_name == "f32" else "np.float64"
-                body.append(f"def {op.name}_bwd_{dt_name}(addr):\n    cpu.{op.kernel}(addr, {dt})")
+    if op.elementwise:
+        module = op.grads[[f is not None for f in op.grads].index(True)].__module__
+        for k, formula in enumerate(op.grads):
+            if formula is not None:
+                head.append(f"from {module} import {formula.__name__} as _{op.name}_f{k}")
+                head.append(f"_{op.name}_d{k} = njit(inline='always')(_{op.name}_f{k})")
+        body = [_elementwise_source(op, dt_name) for dt_name in DTYPE_NAMES]
+    else:
+        for dt_name in DTYPE_NAMES:
+            dt = "np.float32" if dt_name == "f32" else "np.float64"
+            body.append(f"def {op.name}_bwd_{dt_name}(addr):\n    cpu.{op.kernel}(addr, {dt})")
     return "\n".join(head) + "\n\n\n" + "\n\n\n".join(body) + "\n"
 
 
-def _generated():
-    global _module
-    if _module is None:
-        _module = generated_module("numgrad_kernels", _module_source())
-    return _module
+def _generated(op):
+    module = _modules.get(op.code)
+    if module is None:
+        module = _modules[op.code] = generated_module(f"numgrad_kernels_{op.name}",
+                                                       _module_source(op))
+    return module
 
 
 def kernels_for(kind, runnable):
@@ -197,7 +195,7 @@ def ensure(pairs):
                 definition = registry.OPS[op]
                 if op == registry.ACCUMULATE_GRAD.code or definition.python_backward:
                     continue
-                py_func = getattr(_generated(), f"{definition.name}_bwd_{DTYPE_NAMES[dt]}")
+                py_func = getattr(_generated(definition), f"{definition.name}_bwd_{DTYPE_NAMES[dt]}")
                 # NumPy's error model: 1/0 gives inf (then NaN checks can see it), not an
                 # exception that a C callback could only swallow
                 compiled = cfunc(_SIGNATURE, cache=True, error_model="numpy")(py_func)
