@@ -2,9 +2,9 @@
 
 Note [views]
 The output of a view op (OpDef(view=True): reshape/view, slicing and select, transpose/permute/T,
-squeeze/unsqueeze, expand, split/chunk/unbind) shares its input's memory. As in torch, every view knows its base -
-the first tensor up its chain of views that is not a view itself (`Tensor._base`) - and shares the
-base's version counter; the base knows its live views, weakly.
+squeeze/unsqueeze, expand, split/chunk/unbind) shares its input's memory. As in torch, every view
+knows its base - the first tensor up its chain of views that is not a view itself
+(`Tensor._base`) - and shares the base's version counter; the base knows its live views, weakly.
 
 An in-place op on a view writes the base's memory, so the base's history must change too. The
 base's new history is "the old base, with the view's region replaced by the op's result" (torch's
@@ -30,19 +30,20 @@ import numpy as np
 from .. import grad_mode
 from ..tensor import Tensor
 
-# How a view was created (torch's CreationMeta): decides which in-place ops through it may be recorded.
+# How a view was created (torch's CreationMeta): which in-place ops through it may be recorded.
 DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT = 0, 1, 2
 
 _VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an in-place "
                        "operation.")
-_NO_GRAD_ERROR = "A view was created in no_grad mode and is being modified inplace with grad mode enabled. "
-_AMBIGUOUS = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify "
-              "your code by moving both the view and the inplace either both inside the no_grad "
-              "block (if you don't want the inplace to be tracked) or both outside (if you want the "
-              "inplace to be tracked).")
-_MULTI_OUTPUT = ("This view is the output of a function that returns multiple views. Such functions "
-                 "do not allow the output views to be modified inplace. You should replace the "
-                 "inplace operation by an out-of-place one.")
+_NO_GRAD_ERROR = ("A view was created in no_grad mode and is being modified inplace with grad "
+                  "mode enabled. ")
+_AMBIGUOUS = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+              "clarify your code by moving both the view and the inplace either both inside the "
+              "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+              "want the inplace to be tracked).")
+_MULTI_OUTPUT = ("This view is the output of a function that returns multiple views. Such "
+                 "functions do not allow the output views to be modified inplace. You should "
+                 "replace the inplace operation by an out-of-place one.")
 
 
 class ViewInfo:
@@ -68,7 +69,8 @@ def track(source, outputs, op):
     base = info.base if info is not None else source
     vc = source._shared_vc()
     if op.n_out != 1:        # split, unbind: several views
-        creation = MULTI_OUTPUT if grad_mode.state.grad_enabled and base._requires_grad else NO_GRAD_MODE
+        recorded = grad_mode.state.grad_enabled and base._requires_grad
+        creation = MULTI_OUTPUT if recorded else NO_GRAD_MODE
     elif info is not None and info.creation != DEFAULT:
         creation = info.creation      # a view of such a view inherits the restriction
     else:
@@ -229,7 +231,8 @@ def copy_slices(base, region, result):
     from .inplace import COPY_SLICES
     old = Tensor._make(base._data, base._requires_grad, base._seg, base._node, base._slot)
     inside = _read_region(old, region, result._data.shape)
-    return apply(COPY_SLICES, (old, _scatter_region(E.sub(result, inside), region, base._data.shape)))
+    change = _scatter_region(E.sub(result, inside), region, base._data.shape)
+    return apply(COPY_SLICES, (old, change))
 
 
 def regenerate(base):
