@@ -51,6 +51,11 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     else:
         outs = tuple(o if type(o) is _ndarray or on_device else np.asarray(o) for o in result)
     if needs_grad and op.differentiable and _state.grad_enabled:
+        if (op.elementwise and op.meta is None and outs[0].ndim == 0 and not on_device
+                and on_record is None):
+            out = _record_scalar(op, inputs, arrays, outs[0])
+            if out is not None:
+                return out
         tensors = _record(op, inputs, arrays, outs, attrs)
     else:
         inference = _state.inference
@@ -167,6 +172,88 @@ def _record(op, inputs, arrays, outs, attrs):
         t._extra = None
         return (t,)
     return [Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs)]
+
+
+def _record_scalar(op, inputs, arrays, out):
+    """_record for the commonest node of scalar code, an elementwise op without attributes and
+    with a 0-d output: its meta and counts are constants of the op and every saved value is a
+    float scalar kept by value. Returns None, having recorded nothing, when the general path must run (an in-place
+    op since the segment last saved, a saved input at a non-zero version, an inference tensor)."""
+    ref = _recorder.current
+    seg = ref() if ref is not None else None
+    if seg is None or seg.last_epoch != _epoch[0]:
+        return None
+    e_nodes, e_slots = [], []
+    wanted = 0
+    bit = 1
+    for t in inputs:
+        if type(t) is _ndarray:
+            e_nodes.append(-1)
+            e_slots.append(0)
+        elif t._inference:
+            return None
+        elif t._requires_grad:
+            wanted |= bit
+            node = t._node
+            if node >= 0:
+                if t._seg is not seg:
+                    seg.deps.add(t._seg)
+                e_nodes.append(node)
+                e_slots.append(t._slot)
+            else:
+                e_nodes.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
+                e_slots.append(0)
+        else:
+            e_nodes.append(-1)
+            e_slots.append(0)
+        bit <<= 1
+    is64 = out.dtype.itemsize == 8
+    saved = []                            # (value, version counter) per saved value
+    out_vc = None
+    for index, readers in op.save_plan:
+        if not readers & wanted:
+            saved.append((arrays[index] if index >= 0 else out, None))
+        elif index < 0:
+            out_vc = new_version_counter()
+            saved.append((out, out_vc))
+        else:
+            t = inputs[index]
+            if type(t) is _ndarray:
+                saved.append((t, None))
+                continue
+            vc = t._vc
+            if vc is None:
+                vc = t._vc = new_version_counter()
+            elif vc[0]:
+                return None               # its version must be noted: Segment.save does that
+            else:
+                vc[1] = True              # saved now: later in-place changes must be checked
+            saved.append((arrays[index], vc))
+    local = len(seg.kind)
+    seg.kind.append(op.code | _FLOAT64 if is64 else op.code)
+    seg.counts.append(op.scalar_counts)
+    node = seg.base | local
+    if local >= _MAX_NODES or seg.saved_bytes >= _MAX_SAVED_BYTES:
+        tape.close_segment(seg)
+    seg.e_node.extend(e_nodes)
+    seg.e_slot.extend(e_slots)
+    seg.mt.extend(op.scalar_meta)
+    column = seg.sv64 if is64 else seg.sv32
+    for value, vc in saved:
+        seg.s_ref.append(len(column))
+        column.append(value)
+        seg.s_vc.append(vc)
+    t = _new(Tensor)
+    t._data = out
+    t._requires_grad = True
+    t._seg = seg
+    t._node = node
+    t._slot = 0
+    t._grad = None
+    t._vc = out_vc
+    t._inference = False
+    t._extra = None
+    return t
 
 
 def _check_inference(op, inputs):

@@ -55,8 +55,12 @@ class OpDef:
                                   else ALL_INPUTS for name_ in self.saves)
         # the meta of an elementwise node whose output is 0-d: every shape is ()
         self.scalar_meta = [0] * ((n_in or 0) + (n_out or 0))
-        # the constant part of this op's packed counts (Note [packed counts] in tape.py)
+        # the constant part of this op's packed counts (Note [packed counts] in tape.py), and all
+        # of them for an elementwise node with a 0-d output (its meta: n_in + n_out empty shapes)
         self.counts = (n_in or 0) | (n_out or 0) << 12 | len(self.saves) << 24
+        self.scalar_counts = self.counts | len(self.scalar_meta) << 36
+        # (where each saved value comes from, the inputs whose derivative reads it)
+        self.save_plan = tuple(zip(self.save_index, self.save_readers))
         self.code = len(OPS)
         OPS.append(self)
         BY_NAME[name] = self
