@@ -9,10 +9,14 @@ import time
 import numpy as np
 
 import numgrad as ng
+from numgrad import tape
 
 
 def shared_intermediate():
     print("== The seed's example: u = x*x feeds 2*u and 3*u ==")
+    # record into a fresh tape segment, so its nodes are numbered from 0 as in the seed (a graph
+    # still alive elsewhere in the process would otherwise share the segment)
+    tape.close_segment(tape.recording_segment())
     x = ng.tensor(2.0, requires_grad=True)
     u = x * x
     u.retain_grad()

@@ -35,8 +35,11 @@ def test_seed_examples_print_what_the_seeds_print():
 
 
 def test_demo_shows_the_shared_node_running_once_with_five(capsys):
+    import numgrad as ng
     from numgrad import demo
+    alive = ng.tensor(1.0, requires_grad=True) * 2      # a graph recorded before, still held
     demo.shared_intermediate()
+    assert alive.grad_fn is not None
     out = capsys.readouterr().out
     assert "u buffer=2, pending=1\nrun 3*u: 1\nu buffer=5, pending=0\nrun u: 5" in out
     assert "   1  MulBackward0 (u)           2  (0, 0) (0, 0)" in out
