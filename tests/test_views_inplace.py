@@ -226,3 +226,15 @@ def test_whole_tensor_overwrites_record_torchs_nodes_and_gradients():
         (w * 1).copy_(ng.ones(4, dtype=ng.float64))
     with pytest.raises(RuntimeError, match="fill_ only supports 0-dimension value tensor"):
         (w * 1).fill_(w)
+
+
+def test_a_tensor_with_views_pickles_and_copies():
+    import copy
+    import pickle
+    y = ng.arange(6.0, dtype=ng.float64).reshape(2, 3)
+    row = y[1]
+    for clone in (pickle.loads(pickle.dumps(y)), copy.deepcopy(y)):
+        close(clone, np.arange(6.0).reshape(2, 3))
+        clone.mul_(2)                               # no view of the clone: nothing else changes
+    close(row, [3.0, 4.0, 5.0])
+    close(pickle.loads(pickle.dumps(row)), [3.0, 4.0, 5.0])

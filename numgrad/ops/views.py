@@ -101,6 +101,10 @@ class _LiveViews:
     def alive(self):
         return [v for v in (r() for r in self.refs) if v is not None]
 
+    def __reduce__(self):
+        # a pickled or copied base starts with no views: its views' memory is not its memory
+        return (_LiveViews, ())
+
 
 def check_inplace(t):
     """torch's refusals of a recorded in-place op through the view t (Note [views])."""
