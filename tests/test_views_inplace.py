@@ -238,3 +238,13 @@ def test_a_tensor_with_views_pickles_and_copies():
         clone.mul_(2)                               # no view of the clone: nothing else changes
     close(row, [3.0, 4.0, 5.0])
     close(pickle.loads(pickle.dumps(row)), [3.0, 4.0, 5.0])
+
+
+def test_in_place_through_a_view_of_a_base_laid_out_in_fortran_order():
+    w = leaf(W23)
+    y = w.t() * 1.0                                 # NumPy keeps the transposed layout
+    assert not y._data.flags.c_contiguous
+    y[1].mul_(5)                                    # the region is found by positions, not strides
+    close(y, [[0.5, 1.5], [-5.0, 1.25], [2.0, -0.75]])
+    (y * y).sum().backward()                        # 2 w, times 25 where y was scaled by 5
+    close(w.grad, [[1.0, -50.0, 4.0], [3.0, 12.5, -1.5]])

@@ -51,11 +51,6 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     else:
         outs = tuple(o if type(o) is _ndarray or on_device else np.asarray(o) for o in result)
     if needs_grad and op.differentiable and _state.grad_enabled:
-        if (op.elementwise and op.meta is None and outs[0].ndim == 0 and not on_device
-                and on_record is None):
-            out = _record_scalar(op, inputs, arrays, outs[0])
-            if out is not None:
-                return out
         tensors = _record(op, inputs, arrays, outs, attrs)
     else:
         inference = _state.inference
@@ -73,15 +68,17 @@ def _record(op, inputs, arrays, outs, attrs):
     # edges first: a leaf's AccumulateGrad node is appended before this node
     e_nodes, e_slots = [], []
     wanted = 0          # bit k: input k wants a gradient
-    for k, t in enumerate(inputs):
+    bit = 1
+    for t in inputs:
         if type(t) is _ndarray:
             e_nodes.append(-1)
             e_slots.append(0)
+            bit <<= 1
             continue
         if t._inference:
             _check_inference(op, inputs)
         if t._requires_grad:
-            wanted |= 1 << k
+            wanted |= bit
             node = t._node
             if node >= 0:
                 if t._seg is not seg:
@@ -94,27 +91,35 @@ def _record(op, inputs, arrays, outs, attrs):
         else:
             e_nodes.append(-1)
             e_slots.append(0)
-    if outs[0].ndim == 0 and op.elementwise:
-        meta = op.scalar_meta             # every shape is () when an elementwise output is
-    else:
-        meta = []
-        for a in arrays:
-            meta.append(a.ndim)
-            meta += a.shape
-        for o in outs:
-            meta.append(o.ndim)
-            meta += o.shape
-    fmeta = ()
-    if op.meta is not None:
-        ints, fmeta = op.meta(**attrs)
-        meta.extend(ints)
+        bit <<= 1
     is64 = outs[0].dtype.itemsize == 8
     n_out = len(outs)
-    counts = op.counts | len(meta) << tape.META_BITS | len(fmeta) << tape.FM_BITS
-    if op.n_in is None:
-        counts |= len(arrays)
-    if op.n_out is None:
-        counts |= n_out << tape.OUT_BITS
+    # The commonest node of scalar code, an elementwise op without attributes and with a 0-d
+    # output on the host: its meta and counts are constants of the op, and every value it saves
+    # is a float scalar kept by value.
+    scalar = op.elementwise and op.meta is None and outs[0].ndim == 0 and type(outs[0]) is _ndarray
+    if scalar:
+        meta, fmeta, counts = op.scalar_meta, (), op.scalar_counts
+    else:
+        if outs[0].ndim == 0 and op.elementwise:
+            meta = list(op.scalar_meta)   # every shape is () when an elementwise output is
+        else:
+            meta = []
+            for a in arrays:
+                meta.append(a.ndim)
+                meta += a.shape
+            for o in outs:
+                meta.append(o.ndim)
+                meta += o.shape
+        fmeta = ()
+        if op.meta is not None:
+            ints, fmeta = op.meta(**attrs)
+            meta.extend(ints)
+        counts = op.counts | len(meta) << tape.META_BITS | len(fmeta) << tape.FM_BITS
+        if op.n_in is None:
+            counts |= len(arrays)
+        if op.n_out is None:
+            counts |= n_out << tape.OUT_BITS
     # Segment.add_node, inline (this is the hot path of every recorded op)
     local = len(seg.kind)
     seg.kind.append(op.code | (_FLOAT64 if is64 else 0) | (0 if type(outs[0]) is _ndarray else _CUDA))
@@ -129,8 +134,10 @@ def _record(op, inputs, arrays, outs, attrs):
     seg.mt.extend(meta)
     if fmeta:
         seg.fm.extend(fmeta)
+    by_value = scalar and seg.last_epoch == _epoch[0]
+    column = seg.sv64 if is64 else seg.sv32
     out_vcs = [None] * n_out
-    for index, readers in zip(op.save_index, op.save_readers):
+    for index, readers in op.save_plan:
         if not readers & wanted:
             # only derivatives that will not be computed read it: no version check (as torch,
             # which would not have saved it)
@@ -149,10 +156,10 @@ def _record(op, inputs, arrays, outs, attrs):
         else:
             value, vc, version = outs[~index], new_version_counter(), 0
             out_vcs[~index] = vc
-        if (value.ndim == 0 and type(value) is _ndarray and value.dtype.kind == "f"
-                and not version and seg.last_epoch == _epoch[0]):
+        if not version and (by_value or (value.ndim == 0 and type(value) is _ndarray
+                                         and value.dtype.kind == "f"
+                                         and seg.last_epoch == _epoch[0])):
             # the common case of Segment.save, inline: this loop is the hot path
-            column = seg.sv64 if is64 else seg.sv32
             seg.s_ref.append(len(column))
             column.append(value)
             seg.s_vc.append(vc)
@@ -172,88 +179,6 @@ def _record(op, inputs, arrays, outs, attrs):
         t._extra = None
         return (t,)
     return [Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs)]
-
-
-def _record_scalar(op, inputs, arrays, out):
-    """_record for the commonest node of scalar code, an elementwise op without attributes and
-    with a 0-d output: its meta and counts are constants of the op and every saved value is a
-    float scalar kept by value. Returns None, having recorded nothing, when the general path must run (an in-place
-    op since the segment last saved, a saved input at a non-zero version, an inference tensor)."""
-    ref = _recorder.current
-    seg = ref() if ref is not None else None
-    if seg is None or seg.last_epoch != _epoch[0]:
-        return None
-    e_nodes, e_slots = [], []
-    wanted = 0
-    bit = 1
-    for t in inputs:
-        if type(t) is _ndarray:
-            e_nodes.append(-1)
-            e_slots.append(0)
-        elif t._inference:
-            return None
-        elif t._requires_grad:
-            wanted |= bit
-            node = t._node
-            if node >= 0:
-                if t._seg is not seg:
-                    seg.deps.add(t._seg)
-                e_nodes.append(node)
-                e_slots.append(t._slot)
-            else:
-                e_nodes.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
-                e_slots.append(0)
-        else:
-            e_nodes.append(-1)
-            e_slots.append(0)
-        bit <<= 1
-    is64 = out.dtype.itemsize == 8
-    saved = []                            # (value, version counter) per saved value
-    out_vc = None
-    for index, readers in op.save_plan:
-        if not readers & wanted:
-            saved.append((arrays[index] if index >= 0 else out, None))
-        elif index < 0:
-            out_vc = new_version_counter()
-            saved.append((out, out_vc))
-        else:
-            t = inputs[index]
-            if type(t) is _ndarray:
-                saved.append((t, None))
-                continue
-            vc = t._vc
-            if vc is None:
-                vc = t._vc = new_version_counter()
-            elif vc[0]:
-                return None               # its version must be noted: Segment.save does that
-            else:
-                vc[1] = True              # saved now: later in-place changes must be checked
-            saved.append((arrays[index], vc))
-    local = len(seg.kind)
-    seg.kind.append(op.code | _FLOAT64 if is64 else op.code)
-    seg.counts.append(op.scalar_counts)
-    node = seg.base | local
-    if local >= _MAX_NODES or seg.saved_bytes >= _MAX_SAVED_BYTES:
-        tape.close_segment(seg)
-    seg.e_node.extend(e_nodes)
-    seg.e_slot.extend(e_slots)
-    seg.mt.extend(op.scalar_meta)
-    column = seg.sv64 if is64 else seg.sv32
-    for value, vc in saved:
-        seg.s_ref.append(len(column))
-        column.append(value)
-        seg.s_vc.append(vc)
-    t = _new(Tensor)
-    t._data = out
-    t._requires_grad = True
-    t._seg = seg
-    t._node = node
-    t._slot = 0
-    t._grad = None
-    t._vc = out_vc
-    t._inference = False
-    t._extra = None
-    return t
 
 
 def _check_inference(op, inputs):

@@ -131,8 +131,8 @@ def check_view_of_leaf(t):
 
 
 class _Region:
-    """Where a view's elements are in its base, as flat positions of the base (C order); `affine`
-    is (offset, strides) when those positions are an affine map of the view's index."""
+    """Where a view's elements are in its base: `affine` (offset, strides) over the base's flat
+    C-order index when the base is C-contiguous, else the flat positions of each element."""
 
     __slots__ = ("positions", "affine")
 
@@ -166,6 +166,9 @@ def _region(base, view):
     b_start = base.__array_interface__["data"][0]
     if (v_lo - lo) % item:
         return None
+    if base.flags.c_contiguous:
+        # the base's flat index is its memory order: the region is affine, no positions needed
+        return _Region(None, ((v_start - b_start) // item, tuple(s // item for s in view.strides)))
     # every byte position of the base's span, numbered by the base's flat (C order) index
     numbering = np.full((hi - lo) // item, -1, np.int64)
     as_strided = np.lib.stride_tricks.as_strided
@@ -177,10 +180,7 @@ def _region(base, view):
                            [s // item * scale for s in view.strides]).copy()
     if (positions < 0).any():
         return None
-    affine = None
-    if base.flags.c_contiguous:
-        affine = ((v_start - b_start) // item, tuple(s // item for s in view.strides))
-    return _Region(positions, affine)
+    return _Region(positions, None)
 
 
 def _read_region(base, region, shape):
