@@ -12,6 +12,7 @@ from . import views
 _NO_ATTRS = {}
 on_record = None   # set by autograd/anomaly.py while anomaly mode is on: keeps forward stacks
 _ndarray = np.ndarray
+_asarray = np.asarray
 _state = grad_mode.state
 _recorder = tape._recorder
 _epoch = tape._inplace_epoch
@@ -32,13 +33,13 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     for t in inputs:
         if type(t) is _ndarray:
             arrays.append(t)
-        else:
-            data = t._data
-            arrays.append(data)
-            if type(data) is not _ndarray:
-                on_device = True
-            if t._requires_grad:
-                needs_grad = True
+            continue
+        data = t._data
+        arrays.append(data)
+        if type(data) is not _ndarray:
+            on_device = True
+        if t._requires_grad:
+            needs_grad = True
     if on_device:
         from ..cuda.dispatch import forward      # the numba.cuda twin of op.forward
         result = forward(op, arrays, attrs)
@@ -46,18 +47,39 @@ def apply(op, inputs, attrs=_NO_ATTRS):
         result = op.forward(*arrays, **attrs)
     else:
         result = op.forward(*arrays)
-    if op.n_out == 1:
-        outs = (result if type(result) is _ndarray or on_device else np.asarray(result),)
+    record = needs_grad and op.differentiable and _state.grad_enabled
+    if op.n_out != 1:
+        outs = tuple(o if type(o) is _ndarray or on_device else _asarray(o) for o in result)
+        if record:
+            tensors = _record(op, inputs, arrays, outs, attrs)
+        else:
+            inference = _state.inference
+            tensors = tuple(_tensor(o, False, None, -1, None, inference) for o in outs)
     else:
-        outs = tuple(o if type(o) is _ndarray or on_device else np.asarray(o) for o in result)
-    if needs_grad and op.differentiable and _state.grad_enabled:
-        tensors = _record(op, inputs, arrays, outs, attrs)
-    else:
-        inference = _state.inference
-        tensors = [Tensor._make(o, False, None, -1, 0, inference) for o in outs]
+        # a ufunc of 0-d arrays returns a NumPy scalar
+        out = result if type(result) is _ndarray or on_device else _asarray(result)
+        if record:
+            tensors = _record(op, inputs, arrays, (out,), attrs)
+        else:
+            tensors = (_tensor(out, False, None, -1, None, _state.inference),)
     if op.view and not on_device and type(inputs[0]) is not _ndarray:
         views.track(inputs[0], tensors, op)      # Note [views] in views.py
-    return tensors[0] if op.n_out == 1 else tuple(tensors)
+    return tensors[0] if op.n_out == 1 else tensors
+
+
+def _tensor(data, requires_grad, seg, node, vc, inference):
+    """Tensor._make for an op's output (slot 0), inline: this is the hot path of every op."""
+    t = _new(Tensor)
+    t._data = data
+    t._requires_grad = requires_grad
+    t._seg = seg
+    t._node = node
+    t._slot = 0
+    t._grad = None
+    t._vc = vc
+    t._inference = inference
+    t._extra = None
+    return t
 
 
 def _record(op, inputs, arrays, outs, attrs):
@@ -65,43 +87,19 @@ def _record(op, inputs, arrays, outs, attrs):
     seg = ref() if ref is not None else None
     if seg is None:
         seg = tape.current_segment()
-    # edges first: a leaf's AccumulateGrad node is appended before this node
-    e_nodes, e_slots = [], []
-    wanted = 0          # bit k: input k wants a gradient
-    bit = 1
-    for t in inputs:
-        if type(t) is _ndarray:
-            e_nodes.append(-1)
-            e_slots.append(0)
-            bit <<= 1
-            continue
-        if t._inference:
-            _check_inference(op, inputs)
-        if t._requires_grad:
-            wanted |= bit
-            node = t._node
-            if node >= 0:
-                if t._seg is not seg:
-                    seg.deps.add(t._seg)
-                e_nodes.append(node)
-                e_slots.append(t._slot)
-            else:
-                e_nodes.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
-                e_slots.append(0)
-        else:
-            e_nodes.append(-1)
-            e_slots.append(0)
-        bit <<= 1
-    is64 = outs[0].dtype.itemsize == 8
+    out = outs[0]
+    is64 = out.dtype.itemsize == 8
     n_out = len(outs)
     # The commonest node of scalar code, an elementwise op without attributes and with a 0-d
-    # output on the host: its meta and counts are constants of the op, and every value it saves
-    # is a float scalar kept by value.
-    scalar = op.elementwise and op.meta is None and outs[0].ndim == 0 and type(outs[0]) is _ndarray
+    # output on the host: its kind, meta and counts are constants of the op, and every value it
+    # saves is a float scalar kept by value.
+    scalar = op.scalar_kinds is not None and out.ndim == 0 and type(out) is _ndarray
     if scalar:
+        kind = op.scalar_kinds[is64]
         meta, fmeta, counts = op.scalar_meta, (), op.scalar_counts
     else:
-        if outs[0].ndim == 0 and op.elementwise:
+        kind = op.code | (_FLOAT64 if is64 else 0) | (0 if type(out) is _ndarray else _CUDA)
+        if out.ndim == 0 and op.elementwise:
             meta = list(op.scalar_meta)   # every shape is () when an elementwise output is
         else:
             meta = []
@@ -120,17 +118,42 @@ def _record(op, inputs, arrays, outs, attrs):
             counts |= len(arrays)
         if op.n_out is None:
             counts |= n_out << tape.OUT_BITS
-    # Segment.add_node, inline (this is the hot path of every recorded op)
+    # the edges, straight into the segment's columns; a leaf's AccumulateGrad node is appended
+    # to the node columns first, so this node's id is taken after them
+    e_node, e_slot = seg.e_node, seg.e_slot
+    wanted = 0          # bit k: input k wants a gradient
+    bit = 1
+    for t in inputs:
+        if type(t) is _ndarray:
+            e_node.append(-1)
+            e_slot.append(0)
+        else:
+            if t._inference:
+                _check_inference(op, inputs)
+            if t._requires_grad:
+                wanted |= bit
+                node = t._node
+                if node >= 0:
+                    if t._seg is not seg:
+                        seg.deps.add(t._seg)
+                    e_node.append(node)
+                    e_slot.append(t._slot)
+                else:
+                    e_node.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
+                    e_slot.append(0)
+            else:
+                e_node.append(-1)
+                e_slot.append(0)
+        bit <<= 1
+    # Segment.add_node, inline
     local = len(seg.kind)
-    seg.kind.append(op.code | (_FLOAT64 if is64 else 0) | (0 if type(outs[0]) is _ndarray else _CUDA))
+    seg.kind.append(kind)
     seg.counts.append(counts)
     node = seg.base | local
     if local >= _MAX_NODES or seg.saved_bytes >= _MAX_SAVED_BYTES:
         tape.close_segment(seg)
     if on_record is not None:
         on_record(seg, node)
-    seg.e_node.extend(e_nodes)
-    seg.e_slot.extend(e_slots)
     seg.mt.extend(meta)
     if fmeta:
         seg.fm.extend(fmeta)
@@ -166,19 +189,8 @@ def _record(op, inputs, arrays, outs, attrs):
         else:
             seg.save(value, is64, vc, version)
     if n_out == 1:
-        # Tensor._make, inline
-        t = _new(Tensor)
-        t._data = outs[0]
-        t._requires_grad = True
-        t._seg = seg
-        t._node = node
-        t._slot = 0
-        t._grad = None
-        t._vc = out_vcs[0]
-        t._inference = False
-        t._extra = None
-        return (t,)
-    return [Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs)]
+        return (_tensor(out, True, seg, node, out_vcs[0], False),)
+    return tuple(Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs))
 
 
 def _check_inference(op, inputs):

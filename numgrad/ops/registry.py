@@ -10,6 +10,8 @@ Everything else is derived from an entry or sits beside it (Note [one source per
 """
 import inspect
 
+from ..tape import FLOAT64
+
 OPS = []          # indexed by op code; code 0 is AccumulateGrad
 BY_NAME = {}
 
@@ -62,6 +64,9 @@ class OpDef:
         # (where each saved value comes from, the inputs whose derivative reads it)
         self.save_plan = tuple(zip(self.save_index, self.save_readers))
         self.code = len(OPS)
+        # the kind (float32, float64) of such a node: host, and nothing but the op's code varies
+        self.scalar_kinds = ((self.code, self.code | FLOAT64)
+                             if self.elementwise and meta is None and n_out == 1 else None)
         OPS.append(self)
         BY_NAME[name] = self
 
