@@ -227,17 +227,17 @@ def im2col(x, kernel, stride=(1, 1), padding=(0, 0), dilation=(1, 1), layout=CON
     return apply(IM2COL, (x,), attrs)
 
 
-# ---- conv2d: im2col and one matrix product, as one node ------------------------------------------
-# out (N, O, oh, ow) = columns (N*oh*ow, C*kh*kw) @ w (O, C*kh*kw).T + b, moved to NCHW. The
-# backward kernel recomputes the columns instead of saving them (they are kh*kw times the input).
+# ---- conv2d: columns and one matrix product per image, as one node ----------------------------------
+# out[n] (O, oh*ow) = w (O, C*kh*kw) @ columns(x[n]) + b: the columns of kernels/cpu.py's Note [conv
+# columns], so the product comes out in NCHW. The backward kernel recomputes the columns instead of
+# saving them (they are kh*kw times the input).
 def _conv2d_forward(x, w, b=None, *, stride, padding, dilation):
     geometry = window_geometry(x.shape, w.shape[2:], stride, padding, dilation, CONV)
     n, oh, ow, out_channels = x.shape[0], geometry[4], geometry[5], w.shape[0]
-    cols = _cpu.im2col_forward(np.ascontiguousarray(x), geometry).reshape(n * oh * ow, -1)
-    out = np.dot(cols, w.reshape(out_channels, -1).T)
-    out = np.ascontiguousarray(out.reshape(n, oh * ow, out_channels).transpose(0, 2, 1))
+    cols = _cpu.conv_columns(np.ascontiguousarray(x), geometry)
+    out = np.matmul(w.reshape(out_channels, -1), cols)      # one BLAS product per image
     if b is not None:
-        out += b[:, None]         # after the move to NCHW: a contiguous row per channel
+        out += b[:, None]
     return out.reshape(n, out_channels, oh, ow)
 
 
