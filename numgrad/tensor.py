@@ -249,6 +249,9 @@ class Tensor:
         is referenced by no saved value: its change needs no version check (Note [version
         checks] in tape.py), and the in-place epoch stays, as it does for .grad accumulation."""
         from .tape import bump_epoch
+        if self._extra and type(self._data) is not np.ndarray:
+            from .ops.views import sync_device
+            sync_device(self)       # a device view is a copy: Note [device views] in ops/views.py
         vc = self._vc
         if vc is None:
             self._vc = [1, False]

@@ -1,5 +1,6 @@
 """Indexing forwards on the GPU: take (gather, index_select) reads flat positions; put_add and
-scatter_add add at them with atomics, so duplicate positions accumulate.
+scatter_add add at them with atomics, so duplicate positions accumulate; put_into and take_into
+copy a device view's values to and from its base (Note [device views] in ops/views.py).
 
 Positions are int64 arrays the ops compute on the host with NumPy; they are uploaded per call.
 """
@@ -23,6 +24,12 @@ def _add_at(out, values, positions):
         cuda.atomic.add(out, positions[i], values[i])
 
 
+@cuda.jit(cache=True)
+def _put(out, values, positions):
+    for i in range(first_thread(), values.size, thread_step()):
+        out[positions[i]] = values[i]
+
+
 def _flat(a):
     return a.reshape(a.size)
 
@@ -39,6 +46,20 @@ def take(x, positions):
     if out.size:
         _take[grid_1d(out.size)](_flat(out), _flat(x), _flat(positions))
     return out
+
+
+def take_into(out, x, positions):
+    """out[...] = x.flat[positions], into out's memory."""
+    positions = _on_device(positions)
+    if out.size:
+        _take[grid_1d(out.size)](_flat(out), _flat(x), _flat(positions))
+
+
+def put_into(out, values, positions):
+    """out.flat[positions] = values, in out's memory (positions distinct)."""
+    positions = _on_device(positions)
+    if values.size:
+        _put[grid_1d(values.size)](_flat(out), _flat(values), _flat(positions))
 
 
 def _add_into(out, values, positions):

@@ -62,8 +62,8 @@ def apply(op, inputs, attrs=_NO_ATTRS):
             tensors = _record(op, inputs, arrays, (out,), attrs)
         else:
             tensors = (_tensor(out, False, None, -1, None, _state.inference),)
-    if op.view and not on_device and type(inputs[0]) is not _ndarray:
-        views.track(inputs[0], tensors, op)      # Note [views] in views.py
+    if op.view and type(inputs[0]) is not _ndarray:
+        views.track(inputs[0], tensors, op, attrs)      # Note [views] in views.py
     return tensors[0] if op.n_out == 1 else tensors
 
 

@@ -56,6 +56,8 @@ def _check_can_write(self):
     if self._node < 0 and self._requires_grad and grad_mode.state.grad_enabled:
         raise RuntimeError(_LEAF_ERROR)
     views.check_view_of_leaf(self)
+    if type(self._data) is not np.ndarray:
+        views.check_device_write(self)
     if self._inference and not grad_mode.state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
                            "You can make a clone to get a normal tensor before doing inplace update."

@@ -49,13 +49,15 @@ _MULTI_OUTPUT = ("This view is the output of a function that returns multiple vi
 class ViewInfo:
     """What a view knows of its base (held in the view's `_extra["view"]`)."""
 
-    __slots__ = ("base", "creation", "producer", "output")
+    __slots__ = ("base", "creation", "producer", "output", "chain", "positions")
 
-    def __init__(self, base, creation, producer, output):
+    def __init__(self, base, creation, producer, output, chain):
         self.base = base              # the base Tensor: kept alive by its views, as in torch
         self.creation = creation      # DEFAULT, NO_GRAD_MODE or MULTI_OUTPUT
         self.producer = producer      # node name of the view op, for the multi-output error
         self.output = output          # which of its outputs this view is
+        self.chain = chain            # device views: the view ops from the base, Note [device views]
+        self.positions = None         # device views: their region, made from chain when needed
 
 
 def view_info(t):
@@ -63,10 +65,15 @@ def view_info(t):
     return extra.get("view") if extra else None
 
 
-def track(source, outputs, op):
-    """Register the outputs of view op `op` applied to `source` as views of source's base."""
+def track(source, outputs, op, attrs):
+    """Register the outputs of view op `op` (with attrs) applied to `source` as views of source's
+    base."""
     info = view_info(source)
     base = info.base if info is not None else source
+    # a device view's region is found from its chain of view ops (Note [device views])
+    parent_chain = None
+    if type(source._data) is not np.ndarray:
+        parent_chain = info.chain if info is not None else ()
     vc = source._shared_vc()
     if op.n_out != 1:        # split, unbind: several views
         recorded = grad_mode.state.grad_enabled and base._requires_grad
@@ -78,7 +85,8 @@ def track(source, outputs, op):
     views = base._extras().setdefault("views", _LiveViews())
     for k, out in enumerate(outputs):
         out._vc = vc
-        out._extras()["view"] = ViewInfo(base, creation, op.node_name, k)
+        chain = None if parent_chain is None else parent_chain + ((op, attrs, k),)
+        out._extras()["view"] = ViewInfo(base, creation, op.node_name, k, chain)
         views.add(out)
 
 
@@ -221,8 +229,91 @@ def base_and_region(t):
     info = view_info(t)
     if info is None:
         return None, None
-    region = _region(info.base._data, t._data)
+    region = _region_of(info, t)
     return (info.base, region) if region is not None else (None, None)
+
+
+def _region_of(info, view):
+    if info.chain is None:
+        return _region(info.base._data, view._data)
+    positions = device_positions(info)
+    if positions is None:
+        return None
+    # a device base is C-contiguous: its views' regions are affine, as on the host
+    affine = _affine(positions)
+    return _Region(None, affine) if affine is not None else _Region(positions, None)
+
+
+def _affine(positions):
+    """(offset, strides) when the positions are an affine function of the index, else None."""
+    if positions.size == 0:
+        return None
+    offset = int(positions.flat[0])
+    strides = tuple(int(np.take(positions, 1, axis=d).flat[0]) - offset if size > 1 else 0
+                    for d, size in enumerate(positions.shape))
+    expected = offset + sum(np.arange(size).reshape((-1,) + (1,) * (positions.ndim - d - 1)) * step
+                            for d, (size, step) in enumerate(zip(positions.shape, strides)))
+    return (offset, strides) if np.array_equal(expected, positions) else None
+
+
+# Note [device views]
+# A view op on the GPU copies (numba.cuda's arrays cannot express every view numgrad has), so a
+# device view and its base do not share memory. To keep torch's semantics, every in-place change
+# of either is copied to the other: after a write to a device view, its elements are put into the
+# base at its region, and every other live view of that base is read anew out of the base; after
+# a write to the base, every live view is. The region is the view ops applied, on the host, to
+# the base's flat positions (np.arange), once, when first needed: in-place writes through views
+# are rare, and a base written without live views costs nothing.
+def device_positions(info):
+    """A device view's flat positions in its base (int64, the view's shape), or None when the
+    base's data has changed shape since."""
+    if info.positions is None:
+        base = info.base._data
+        positions = np.arange(base.size, dtype=np.int64).reshape(base.shape)
+        for op, attrs, k in info.chain:
+            positions = op.forward(positions, **attrs)
+            if op.n_out != 1:
+                positions = positions[k]
+        info.positions = np.ascontiguousarray(positions)
+    return info.positions if info.positions.max(initial=-1) < info.base._data.size else None
+
+
+def check_device_write(t):
+    """torch's refusal of a write into a view whose elements share memory (expand)."""
+    info = view_info(t)
+    if info is None or info.chain is None:
+        return
+    positions = device_positions(info)
+    if positions is not None and np.unique(positions).size != positions.size:
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
+                           "refers to a single memory location. Please clone() the tensor before "
+                           "performing the operation.")
+
+
+def sync_device(t):
+    """After an in-place write to device tensor t: the base and the base's other live views get
+    the new values (Note [device views])."""
+    from ..cuda.index import put_into, take_into
+    info = view_info(t)
+    if info is not None and info.chain is not None:
+        base = info.base
+        positions = device_positions(info)
+        if positions is None:
+            return
+        put_into(base._data, t._data, positions)
+    else:
+        base = t
+    extra = base._extra
+    live = extra.get("views") if extra else None
+    if live is None:
+        return
+    for view in live.alive():
+        view_info_ = view._extra["view"]
+        if view is t or view_info_.chain is None:
+            continue
+        positions = device_positions(view_info_)
+        if positions is not None and positions.shape == tuple(view._data.shape):
+            take_into(view._data, base._data, positions)
 
 
 def copy_slices(base, region, result):
@@ -249,7 +340,7 @@ def regenerate(base):
         info = view._extra["view"]
         if info.creation == NO_GRAD_MODE:
             continue              # made without a history, keeps none (as in torch)
-        region = _region(base._data, view._data)
+        region = _region_of(info, view)
         if region is None:
             continue
         fresh = _read_region(base, region, view._data.shape)
