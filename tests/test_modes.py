@@ -140,6 +140,20 @@ def test_inference_mode_makes_inference_tensors():
     assert not x.is_inference() and not a.clone().is_inference()
 
 
+def test_a_refused_inference_operand_leaves_the_tape_as_it_was():
+    x = ng.tensor([1., 2.], requires_grad=True)
+    h = x * 3.0                      # the graph being recorded when the refusal comes
+    with ng.inference_mode():
+        frozen = ng.tensor([5., 7.])
+    seg = h._seg
+    edges, nodes = len(seg.e_node), len(seg)
+    with pytest.raises(RuntimeError, match="Inference tensors cannot be saved for backward"):
+        h * frozen                   # h's edge would be appended before frozen is refused
+    assert len(seg.e_node) - edges == len(seg) - nodes == 0
+    (h * ng.tensor([10., 100.])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [30., 300.])
+
+
 def test_inference_tensors_refuse_autograd_and_in_place_outside():
     x = leaf()
     with ng.inference_mode():

@@ -121,6 +121,7 @@ def _record(op, inputs, arrays, outs, attrs):
     # the edges, straight into the segment's columns; a leaf's AccumulateGrad node is appended
     # to the node columns first, so this node's id is taken after them
     e_node, e_slot = seg.e_node, seg.e_slot
+    first_edge = len(e_node)
     wanted = 0          # bit k: input k wants a gradient
     bit = 1
     for t in inputs:
@@ -129,7 +130,7 @@ def _record(op, inputs, arrays, outs, attrs):
             e_slot.append(0)
         else:
             if t._inference:
-                _check_inference(op, inputs)
+                _check_inference(op, inputs, seg, first_edge)
             if t._requires_grad:
                 wanted |= bit
                 node = t._node
@@ -193,9 +194,13 @@ def _record(op, inputs, arrays, outs, attrs):
     return tuple(Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs))
 
 
-def _check_inference(op, inputs):
+def _check_inference(op, inputs, seg, edges_start):
+    """torch's refusal to save an inference tensor; the edges this node appended so far are
+    taken back first, so the tape is as it was."""
     for index in op.save_index:
         if index >= 0 and type(inputs[index]) is not _ndarray and inputs[index]._inference:
+            del seg.e_node[edges_start:]
+            del seg.e_slot[edges_start:]
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created "
                 "in inference mode in computation tracked by autograd. To work around this, you can "
