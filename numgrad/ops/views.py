@@ -57,7 +57,7 @@ class ViewInfo:
         self.producer = producer      # node name of the view op, for the multi-output error
         self.output = output          # which of its outputs this view is
         self.chain = chain            # device views: the view ops from the base, Note [device views]
-        self.positions = None         # device views: their region, made from chain when needed
+        self.positions = None         # device views: (base shape, their region), made when needed
 
 
 def view_info(t):
@@ -267,15 +267,16 @@ def _affine(positions):
 def device_positions(info):
     """A device view's flat positions in its base (int64, the view's shape), or None when the
     base's data has changed shape since."""
+    shape = tuple(info.base._data.shape)
     if info.positions is None:
-        base = info.base._data
-        positions = np.arange(base.size, dtype=np.int64).reshape(base.shape)
+        positions = np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)
         for op, attrs, k in info.chain:
             positions = op.forward(positions, **attrs)
             if op.n_out != 1:
                 positions = positions[k]
-        info.positions = np.ascontiguousarray(positions)
-    return info.positions if info.positions.max(initial=-1) < info.base._data.size else None
+        info.positions = (shape, np.ascontiguousarray(positions))
+    made_for, positions = info.positions
+    return positions if made_for == shape else None
 
 
 def check_device_write(t):
