@@ -135,7 +135,7 @@ else:
         return out
 
     def to_device(host):
-        host = np.ascontiguousarray(host)
+        host = np.asarray(host, order="C")      # (np.ascontiguousarray would make a 0-d array 1-d)
         out = empty(host.shape, host.dtype)
         if host.size:
             out.copy_to_device(host)

@@ -18,6 +18,7 @@ from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.shape import pad as _constant_pad
+from ..ops.untracked import to_host, untracked
 from ..tensor import Tensor, _wrap_dim
 from .functional_conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
@@ -396,7 +397,7 @@ def one_hot(tensor, num_classes=-1):
     tensor([[1, 0, 0],
             [0, 0, 1]])
     """
-    index = tensor._data
+    index = to_host(tensor._data)
     if index.dtype.kind not in "iu":
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
@@ -404,9 +405,13 @@ def one_hot(tensor, num_classes=-1):
     if index.size and (index.min() < 0 or index.max() >= num_classes):
         raise RuntimeError("Class values must be smaller than num_classes." if index.min() >= 0
                            else "Class values must be non-negative.")
+    return untracked(_one_hot, tensor._data, num_classes)
+
+
+def _one_hot(index, num_classes):
     out = np.zeros(index.shape + (num_classes,), np.int64)
     np.put_along_axis(out, index[..., None].astype(np.int64), 1, axis=-1)
-    return Tensor._make(out, False)
+    return out
 
 
 # ---- pad ----------------------------------------------------------------------------------------------

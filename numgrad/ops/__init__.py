@@ -12,6 +12,7 @@ from .index import gather, getitem, index_add, index_select, masked_fill, scatte
 from .inplace import copy_, fill_, setitem, zero_
 from .layout import diag, diagonal, masked_select, roll, tril, triu
 from .linalg import addmm, baddbmm, bmm, dot, matmul, mm, mv, outer
+from .predicates import all, any, count_nonzero, isfinite, isinf, isnan, nonzero
 from .reduce import (broadcast_to, expand, logsumexp, mean, norm, prod, std, std_mean, sum, sum_to,
                      var, var_mean)
 from .scan import cumprod, cumsum
@@ -33,7 +34,8 @@ _METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", 
             "unsqueeze", "view", "zero_", "fill_", "copy_", "prod", "amax", "amin", "max", "min",
             "argmax", "argmin", "var", "std", "logsumexp", "norm", "cumsum", "cumprod", "split",
             "chunk", "unbind", "flip", "repeat", "sort", "argsort", "topk", "addmm", "baddbmm",
-            "tril", "triu", "diagonal", "diag", "roll", "masked_select", "as_strided")
+            "tril", "triu", "diagonal", "diag", "roll", "masked_select", "as_strided", "isnan",
+            "isinf", "isfinite", "any", "all", "count_nonzero", "nonzero")
 # In-place forms of out-of-place functions: x.add_(y) is x = add(x, y) written into x.
 _INPLACE = {"add_": (add, False), "sub_": (sub, False), "mul_": (mul, True), "div_": (div, True),
             "pow_": (pow, True), "clamp_": (clamp, True), "clip_": (clamp, True),

@@ -17,6 +17,7 @@ from ..tensor import Tensor
 from .apply import apply
 from . import fmath as F
 from .registry import OpDef
+from .untracked import untracked
 
 _LN2 = math.log(2.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -299,7 +300,7 @@ def div(x, y, *, rounding_mode=None):
         a = as_tensor(a)
     if not dtypes.is_floating(a._data.dtype):
         bv = b if isinstance(b, np.ndarray) else b._data
-        return Tensor._make(_int_rounded_div(a._data, bv, rounding_mode), False)
+        return untracked(_int_rounded_div, a._data, bv, rounding_mode)
     return apply(DIV_FLOOR if rounding_mode == "floor" else DIV_TRUNC, (a, b))
 
 
@@ -314,15 +315,19 @@ def rfloordiv(x, y):
     return floor_divide(y, x)
 
 
+def _int_modulo(x, y, int_fn):
+    if np.any(y == 0):
+        raise RuntimeError("ZeroDivisionError")
+    return int_fn(x, y)
+
+
 def _modulo(x, y, op, scalar_op, int_fn):
     a, b = operands(x, y)
     if isinstance(a, np.ndarray):
         a = as_tensor(a)
     if not dtypes.is_floating(a._data.dtype):
         bv = b if isinstance(b, np.ndarray) else b._data
-        if np.any(bv == 0):
-            raise RuntimeError("ZeroDivisionError")
-        return Tensor._make(np.asarray(int_fn(a._data, bv)), False)
+        return untracked(_int_modulo, a._data, bv, int_fn)
     if isinstance(b, np.ndarray) and isinstance(y, (int, float, np.generic)):
         return apply(scalar_op, (a,), {"s": b.item()})
     return apply(op, (a, b))
@@ -355,7 +360,7 @@ def pow(x, exponent):
     if isinstance(x, Tensor) and isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
         x = _float_input(x) if isinstance(exponent, float) else x
         if not dtypes.is_floating(x._data.dtype):
-            return Tensor._make(np.asarray(np.power(x._data, exponent)), False)
+            return untracked(np.power, x._data, exponent)
         return apply(POW_SCALAR, (x,), {"p": float(exponent)})
     a, b = operands(x, exponent)
     return apply(POW, (a, b))
@@ -391,7 +396,7 @@ def clamp(x, min=None, max=None):
         if isinstance(min, float) or isinstance(max, float):
             x = cast(x, dtypes.get_default_dtype())
         else:
-            return Tensor._make(np.asarray(np.clip(x._data, min, max)), False)
+            return untracked(np.clip, x._data, min, max)
     lo = -math.inf if min is None else float(min)
     hi = math.inf if max is None else float(max)
     return apply(CLAMP, (x,), {"lo": lo, "hi": hi})
@@ -406,7 +411,7 @@ def _clamp_tensor(x, min, max):
     lo, _ = operands(lo, x)
     if not dtypes.is_floating(x._data.dtype):
         data = [v if isinstance(v, np.ndarray) else v._data for v in (x, lo, hi)]
-        return Tensor._make(np.asarray(np.minimum(np.maximum(*data[:2]), data[2])), False)
+        return untracked(lambda v, low, high: np.minimum(np.maximum(v, low), high), *data)
     return apply(CLAMP_TENSOR, (x, lo, hi))
 
 
@@ -421,8 +426,15 @@ def where(condition, x, y):
     if not dtypes.is_floating(dt):
         av = a if isinstance(a, np.ndarray) else a._data
         bv = b if isinstance(b, np.ndarray) else b._data
-        return Tensor._make(np.asarray(np.where(cond, av, bv)), False)
-    return apply(WHERE, (cond.astype(dt), a, b))
+        return untracked(np.where, cond, av, bv)
+    return apply(WHERE, (condition_operand(cond, dt), a, b))
+
+
+def condition_operand(cond, dtype):
+    """A condition (bool array) as the float 0/1 input of where and masked_fill: a constant array
+    on the host; on the GPU a Tensor that needs no gradient, as every device input of an op is."""
+    values = cond.astype(dtype)
+    return values if isinstance(values, np.ndarray) else Tensor._make(values, False)
 
 
 def _unary_fn(op):

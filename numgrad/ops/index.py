@@ -7,6 +7,7 @@ from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .registry import OpDef
 from .shape import basic_getitem, is_basic_index
+from .untracked import to_host
 
 
 def _take_vjp(ctx, g):
@@ -56,7 +57,7 @@ def _normalize(index):
     out = []
     for i in items:
         if isinstance(i, Tensor):
-            i = i._data.item() if i._data.ndim == 0 and i._data.dtype.kind in "iu" else i._data
+            i = i._data.item() if i._data.ndim == 0 and i._data.dtype.kind in "iu" else to_host(i._data)
         elif isinstance(i, list):
             i = np.asarray(i)
         out.append(i)
@@ -77,7 +78,7 @@ def getitem(x, index):
 
 
 def _index_array(index):
-    return index._data if isinstance(index, Tensor) else np.asarray(index)
+    return to_host(index._data) if isinstance(index, Tensor) else np.asarray(index)
 
 
 def _check_bounds(idx, size, dim):
@@ -171,12 +172,12 @@ def index_add(x, dim, index, source, *, alpha=1):
 
 def masked_fill(x, mask, value):
     """x with value where mask (broadcast to x) holds; value is a scalar or a 0-d tensor."""
-    from .elementwise import MASKED_FILL, MASKED_FILL_TENSOR, cast, constant
+    from .elementwise import MASKED_FILL, MASKED_FILL_TENSOR, cast, condition_operand, constant
     mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if mask.dtype != np.bool_:
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype}")
-    cond = mask.astype(x._data.dtype)
+    cond = condition_operand(mask, x._data.dtype)
     if isinstance(value, Tensor):
         if value._data.ndim:
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "

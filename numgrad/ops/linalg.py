@@ -6,6 +6,7 @@ from ..tensor import Tensor
 from .apply import apply
 from .elementwise import operands
 from .registry import OpDef
+from .untracked import untracked
 from .shape import UNSAFE_VIEW
 
 
@@ -91,7 +92,7 @@ def matmul(x, y):
             _mv_error(x, y)
         _shape_error(x, y)
     if not dtypes.is_floating(x._data.dtype):
-        return Tensor._make(np.asarray(np.matmul(x._data, y._data)), False)
+        return untracked(np.matmul, x._data, y._data)
     if xd == 1 and yd == 1:
         return apply(DOT, (x, y))
     if xd == 2 and yd == 1:

@@ -14,6 +14,7 @@ from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .registry import OpDef
+from .untracked import untracked
 
 
 def _reduce_meta(kshape, scale):
@@ -95,8 +96,8 @@ def sum(x, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         x = x.to(dtype)
     if not dtypes.is_floating(x._data.dtype):
-        result = np.sum(x._data, axis=_dims(x, dim), keepdims=keepdim)
-        return Tensor._make(np.asarray(result, np.int64 if x._data.dtype.kind in "bi" else None), False)
+        return untracked(np.sum, x._data, axis=_dims(x, dim), keepdims=keepdim,
+                         dtype=np.int64 if x._data.dtype.kind in "bi" else None)
     return _reduction(x, dim, keepdim, SUM, SUM_DIM, mean=False)
 
 
@@ -241,8 +242,7 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     if dtype is not None:
         x = x.to(dtype)
     if not dtypes.is_floating(x._data.dtype):
-        result = np.prod(x._data, axis=_dims(x, dim), keepdims=keepdim)
-        return Tensor._make(np.asarray(result, np.int64), False)
+        return untracked(np.prod, x._data, axis=_dims(x, dim), keepdims=keepdim, dtype=np.int64)
     if dim is None:
         return _group_reduction(PROD, x, _dims(x, None), False)
     return _group_reduction(PROD_DIM, x, _dims(x, dim), keepdim)

@@ -8,6 +8,7 @@ from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .registry import OpDef
+from .untracked import untracked
 
 
 def line_meta(shape, dim):
@@ -78,8 +79,7 @@ def _scan(op, np_fn, x, dim, dtype):
     d = _wrap_dim(dim, x._data.ndim)
     axis = d if x._data.ndim else None
     if not dtypes.is_floating(x._data.dtype):       # integers and bools scan in int64, as torch
-        return Tensor._make(np_fn(x._data.astype(np.int64), axis=axis).reshape(x._data.shape),
-                            False)
+        return untracked(lambda v: np_fn(v.astype(np.int64), axis=axis).reshape(v.shape), x._data)
     return apply(op, (x,), {"dim": axis, "lines": line_meta(x._data.shape, d)})
 
 

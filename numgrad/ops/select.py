@@ -15,6 +15,7 @@ from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .reduce import _dims, _group_reduction, _kept_meta, _reduced_dims, _spread
 from .registry import OpDef
+from .untracked import untracked
 from .scan import line_meta
 
 
@@ -68,7 +69,7 @@ def _extreme(op, name, x, dim, keepdim):
     _check_nonempty(name, x, dims, dim is not None and dim != ())
     if not dtypes.is_floating(x._data.dtype):
         forward = np.amax if op in (AMAX, MAX_ALL) else np.amin
-        return Tensor._make(np.asarray(forward(x._data, axis=dims, keepdims=keepdim)), False)
+        return untracked(forward, x._data, axis=dims, keepdims=keepdim)
     return _group_reduction(op, x, dims, keepdim)
 
 
@@ -170,14 +171,14 @@ def _arg(name, fn, x, dim, keepdim):
         if data.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
                              "input.numel() == 0.")
-        index = np.asarray(fn(data.reshape(-1)))
-        return Tensor._make(index.reshape((1,) * data.ndim) if keepdim else index, False)
+        shape = (1,) * data.ndim if keepdim else ()
+        return untracked(lambda v: np.asarray(fn(v.reshape(-1)), np.int64).reshape(shape), data)
     d = _wrap_dim(dim, data.ndim)
     if data.ndim == 0:
         return Tensor._make(np.zeros((), np.int64), False)
     if data.shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    return Tensor._make(np.asarray(fn(data, axis=d, keepdims=keepdim), np.int64), False)
+    return untracked(lambda v: np.asarray(fn(v, axis=d, keepdims=keepdim), np.int64), data)
 
 
 def argmax(x, dim=None, keepdim=False):
