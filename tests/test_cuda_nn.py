@@ -321,3 +321,34 @@ def test_a_gpu_optimizer_state_loads_into_cpu_parameters():
     buf = cpu_opt.state[cpu_model.weight]["momentum_buffer"]
     assert not buf.is_cuda
     np.testing.assert_array_equal(buf.numpy(), host(opt.state[model.weight]["momentum_buffer"]))
+
+
+def test_batchnorm_training_with_nll_loss_matches_the_cpu_running_stats_included():
+    """BatchNorm1d counts its batches in a 0-d int64 buffer (0-d op Python scalar stays 0-d on the
+    GPU) and nll_loss weighs rows by a host array; both ran on the CPU only before."""
+    make = lambda: nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.LogSoftmax(dim=1))  # noqa: E731
+    cpu, gpu = pair(make, ng.float64)
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal((5, 3)), rng.integers(0, 4, 5)
+    for model, device in ((cpu, "cpu"), (gpu, "cuda")):
+        opt = optim.SGD(model.parameters(), lr=0.3)
+        for _ in range(2):
+            opt.zero_grad()
+            F.nll_loss(model(ng.tensor(x, device=device)), ng.tensor(y, device=device),
+                       weight=ng.tensor([1.0, 2.0, 0.5, 1.0], dtype=ng.float64,
+                                        device=device)).backward()
+            opt.step()
+    assert_same_parameters(cpu, gpu, ng.float64)
+    for (name, c), (_, g) in zip(cpu.named_buffers(), gpu.named_buffers()):
+        assert g.is_cuda and tuple(g.shape) == tuple(c.shape), name
+        np.testing.assert_allclose(host(g), host(c), err_msg=name, **TOLERANCE[ng.float64])
+    assert int(gpu[1].num_batches_tracked.item()) == 2
+
+
+def test_a_zero_dim_tensor_with_a_python_scalar_stays_zero_dim():
+    for value in (ng.tensor(3.0, device="cuda"), ng.tensor(3, device="cuda")):
+        for result in (value + 1, 2 * value, value ** 2, value > 1):
+            assert tuple(result.shape) == ()
+    kept = ng.masked_select(ng.tensor([1.0, 2.0, 3.0], device="cuda"),
+                            ng.tensor([True, False, True], device="cuda"))
+    np.testing.assert_array_equal(host(kept), [1.0, 3.0])

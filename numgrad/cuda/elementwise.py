@@ -66,8 +66,9 @@ def _operand(x, shape):
 
 def forward(op, arrays, attrs):
     """Run op's generated forward kernel; returns the output device array."""
-    arrays = [device_input(a) for a in arrays]
+    # the shapes as given: a host scalar constant is 0-d, though uploaded as one element
     shape = tuple(np.broadcast_shapes(*[tuple(a.shape) for a in arrays]))
+    arrays = [device_input(a) for a in arrays]
     if len(shape) > MAXDIM:
         raise NotImplementedError(f"{op.name} on the GPU: at most {MAXDIM} dimensions")
     dtype = np.dtype(np.bool_) if op.name in BOOL_RESULT else np.result_type(*[a.dtype

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from ..creation import as_tensor
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.index import take
@@ -45,7 +46,7 @@ def _reduce(loss, reduction):
 def _as_tensor(value, like):
     if isinstance(value, Tensor):
         return value if value.dtype == like.dtype else value.to(like.dtype)
-    return Tensor._make(np.asarray(value, like.dtype), False)
+    return as_tensor(np.asarray(value, like.dtype), device=like.device)
 
 
 def _class_rows(input, target):
@@ -137,7 +138,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     safe = np.where(kept, index, 0)
     row_weight = np.where(kept, w[safe], 0).astype(rows.dtype)
     picked = take(rows, np.arange(len(index)) * classes + safe)
-    losses = picked * -row_weight
+    losses = picked * _as_tensor(-row_weight, picked)
     if reduction == "none":
         return losses.reshape(shape)
     total = losses.sum()

@@ -8,6 +8,7 @@ from .apply import apply
 from .elementwise import where
 from .index import put_add, take
 from .shape import STRIDED
+from .untracked import to_host
 
 
 def _triangle(x, keep, name):
@@ -66,7 +67,7 @@ def roll(x, shifts, dims=None):
 
 def masked_select(x, mask):
     """The elements of x where mask (broadcast with x) holds, as a 1-D tensor."""
-    mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
+    mask = to_host(mask._data) if isinstance(mask, Tensor) else np.asarray(mask)
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     shape = np.broadcast_shapes(x._data.shape, mask.shape)
