@@ -59,12 +59,12 @@ def accuracy(model, x, y):
         return float((model(x).argmax(1) == y).float().mean())
 
 
-def run(points, epochs, batch_size, hidden, lr, seed=0, verbose=True):
+def run(points, epochs, batch_size, hidden, lr, seed=0, verbose=True, device="cpu"):
     """Train on fresh spirals; returns the model, the loss history and the final accuracy."""
     ng.manual_seed(seed)
     x_np, y_np = make_spirals(points, seed=seed)
-    x, y = ng.tensor(x_np), ng.tensor(y_np)
-    model = make_model(hidden)
+    x, y = ng.tensor(x_np, device=device), ng.tensor(y_np, device=device)
+    model = make_model(hidden).to(device)
     loader = DataLoader(TensorDataset(x, y), batch_size=batch_size, shuffle=True)
     optimizer = ng.optim.Adam(model.parameters(), lr=lr)
     scheduler = ng.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=lr, epochs=epochs,
@@ -98,7 +98,8 @@ def save_plots(model, history, data, plot_dir):
     grid = np.linspace(-1.2, 1.2, 200, dtype=np.float32)
     gx, gy = np.meshgrid(grid, grid)
     with ng.no_grad():
-        regions = model(ng.tensor(np.stack([gx.ravel(), gy.ravel()], 1))).argmax(1).numpy()
+        points = ng.tensor(np.stack([gx.ravel(), gy.ravel()], 1), device=model[0].weight.device)
+        regions = model(points).argmax(1).cpu().numpy()
     fig, ax = plt.subplots(figsize=(5, 5))
     ax.contourf(gx, gy, regions.reshape(gx.shape), alpha=0.3, levels=[-0.5, 0.5, 1.5, 2.5])
     ax.scatter(x[:, 0], x[:, 1], c=y, s=4)
@@ -114,8 +115,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small setting (used by the tests)")
     parser.add_argument("--epochs", type=int)
     parser.add_argument("--plot-dir", default=".")
+    parser.add_argument("--device", default="cpu", help="cpu or cuda (needs numba-cuda and a GPU)")
     args = parser.parse_args(argv)
-    config = dict(QUICK if args.quick else FULL)
+    config = dict(QUICK if args.quick else FULL, device=args.device)
     if args.epochs:
         config["epochs"] = args.epochs
     start = time.perf_counter()
