@@ -417,45 +417,12 @@ class Tensor:
                                f"Got {self._data.ndim}-D tensor.")
         return _ops.transpose(self, -2, -1)
 
-    # ---- operators (each defined once in numgrad.ops) ----------------------------------------
-    def __add__(self, other):
-        return _ops.add(self, other)
-
-    def __radd__(self, other):
-        return _ops.add(self, other)
-
-    def __sub__(self, other):
-        return _ops.sub(self, other)
-
-    def __rsub__(self, other):
-        return _ops.rsub(self, other)
-
-    def __mul__(self, other):
-        return _ops.mul(self, other)
-
-    def __rmul__(self, other):
-        return _ops.mul(self, other)
-
-    def __truediv__(self, other):
-        return _ops.div(self, other)
-
-    def __rtruediv__(self, other):
-        return _ops.rdiv(self, other)
-
-    def __pow__(self, other):
-        return _ops.pow(self, other)
-
-    def __rpow__(self, other):
-        return _ops.rpow(self, other)
-
+    # ---- operators: the arithmetic ones are the ops themselves, installed by ops.install_methods
     def __matmul__(self, other):
         return _ops.matmul(self, other)
 
     def __rmatmul__(self, other):
         return _ops.matmul(_ops.as_tensor(other), self)
-
-    def __neg__(self):
-        return _ops.neg(self)
 
     def __pos__(self):
         return self

@@ -69,7 +69,17 @@ def install_methods(cls):
         setattr(cls, name, globals()[name])
     for name, (fn, saves_self) in _INPLACE.items():
         setattr(cls, name, inplace._method(fn, saves_self))
-    # Tensor's own operators are in tensor.py; these follow the ops they call
+    # Operators are the ops themselves, not methods calling them: one Python call less per op,
+    # the hot path of scalar code. (Tensor's other operators are in tensor.py.)
+    cls.__add__ = cls.__radd__ = add
+    cls.__sub__ = sub
+    cls.__rsub__ = rsub
+    cls.__mul__ = cls.__rmul__ = mul
+    cls.__truediv__ = div
+    cls.__rtruediv__ = rdiv
+    cls.__pow__ = pow
+    cls.__rpow__ = rpow
+    cls.__neg__ = neg
     cls.__floordiv__ = floor_divide
     cls.__rfloordiv__ = rfloordiv
     cls.__mod__ = remainder

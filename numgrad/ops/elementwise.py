@@ -439,7 +439,7 @@ def condition_operand(cond, dtype):
 
 def _unary_fn(op):
     def fn(x):
-        return apply(op, (_float_input(x),))
+        return apply(op, (x if x._data.dtype.kind == "f" else _float_input(x),))
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = f"Elementwise {op.name}, differentiable ({op.node_name})."
     return fn
