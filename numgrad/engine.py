@@ -13,6 +13,7 @@ import numpy as np
 from . import tape
 from .hooks import run_hooks
 from .kernels import scheduler, table
+from .kernels.plan import saved_value_addresses
 from .kernels.abi import address_of
 from .lower import _column
 from .tensor import Tensor
@@ -101,21 +102,18 @@ def saved_addresses(graph, keep):
     addr = np.zeros(len(graph.s_ref), np.int64)
     owner = graph.saved_owner
     use = graph.runnable[owner]
+    is64 = graph.dt[owner] == 1
     for k, seg in enumerate(graph.segments):
         lo, hi = int(graph.sv_ptr[graph.starts[k]]), int(graph.sv_ptr[graph.starts[k + 1]])
         if lo == hi:
             continue
-        refs, used = graph.s_ref[lo:hi], use[lo:hi]
-        is64 = graph.dt[owner[lo:hi]] == 1
-        for column, itemsize, mask in ((seg.sv32, 4, ~is64), (seg.sv64, 8, is64)):
-            pick = used & (refs >= 0) & mask
-            if pick.any():
-                values = _column(column, np.float32 if itemsize == 4 else np.float64)
-                keep.append(values)
-                addr[lo:hi][pick] = address_of(values) + refs[pick] * itemsize
-        pick = used & (refs < 0)
-        if pick.any():
-            addr[lo:hi][pick] = _column(seg.array_addr, np.int64)[~refs[pick]]
+        columns = []
+        for column, dtype in ((seg.sv32, np.float32), (seg.sv64, np.float64)):
+            values = _column(column, dtype)
+            keep.append(values)
+            columns.append(address_of(values) if values.size else 0)
+        saved_value_addresses(graph.s_ref[lo:hi], use[lo:hi], is64[lo:hi], columns[0], columns[1],
+                              _column(seg.array_addr, np.int64), addr[lo:hi])
     return addr
 
 

@@ -173,3 +173,20 @@ def unpack(kind, counts, mt, s_ref, e_node, base, python_op, freed):
                 flags[i] |= RELEASED
     return (op, dt, on_cuda, flags, in_ptr, out_ptr, sv_ptr, mt_ptr, fm_ptr, o_numel, edge_owner,
             saved_owner, width)
+
+
+@njit(cache=True)
+def saved_value_addresses(s_ref, used, is64, scalars32, scalars64, array_addr, out):
+    """The address of each saved value the backward reads (out, 0 elsewhere): a scalar kept by value
+    at its index in its dtype's column (at address scalars32 / scalars64), an array where its
+    address was noted when saved (s_ref holds ~index into array_addr)."""
+    for j in range(len(s_ref)):
+        if not used[j]:
+            continue
+        ref = s_ref[j]
+        if ref < 0:
+            out[j] = array_addr[~ref]
+        elif is64[j]:
+            out[j] = scalars64 + ref * 8
+        else:
+            out[j] = scalars32 + ref * 4
