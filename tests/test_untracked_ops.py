@@ -19,7 +19,8 @@ F32 = [[1.0, 3.0], [4.0, float("nan")]]
 CASES = {
     "floor divide": (lambda d: ng.tensor(X, device=d) // ng.tensor(Y, device=d),
                      np.array([3, -4, -2, 0])),
-    "remainder": (lambda d: ng.tensor(X, device=d) % ng.tensor(Y, device=d), np.array([1, 1, -1, 0])),
+    "remainder": (lambda d: ng.tensor(X, device=d) % ng.tensor(Y, device=d),
+                  np.array([1, 1, -1, 0])),
     "fmod": (lambda d: ng.fmod(ng.tensor(X, device=d), ng.tensor(Y, device=d)),
              np.array([1, -1, 2, 0])),
     "scalar remainder": (lambda d: ng.tensor(X, device=d) % 3, np.array([1, 2, 2, 0])),
@@ -56,8 +57,10 @@ CASES = {
         ng.tensor([1.0, -2.0], device=d) < 0, 9.0), np.array([1.0, 9.0], np.float32)),
     "gather by a device index": (lambda d: ng.tensor([[1.0, 2.0], [3.0, 4.0]], device=d).gather(
         1, ng.tensor([[1], [0]], device=d)), np.array([[2.0], [3.0]], np.float32)),
-    "isnan": (lambda d: ng.isnan(ng.tensor(F32, device=d)), np.array([[False, False], [False, True]])),
-    "isinf": (lambda d: ng.isinf(ng.tensor([1.0, -float("inf")], device=d)), np.array([False, True])),
+    "isnan": (lambda d: ng.isnan(ng.tensor(F32, device=d)),
+              np.array([[False, False], [False, True]])),
+    "isinf": (lambda d: ng.isinf(ng.tensor([1.0, -float("inf")], device=d)),
+              np.array([False, True])),
     "isfinite": (lambda d: ng.isfinite(ng.tensor(F32, device=d)),
                  np.array([[True, True], [True, False]])),
     "any": (lambda d: ng.isnan(ng.tensor(F32, device=d)).any(), np.array(True)),

@@ -16,13 +16,14 @@ from ..ops import fmath
 #
 # Argument reduction: y = x * 2/pi, taken modulo 4 (the quadrant and the fraction within it),
 # with 2/pi held as seven 29-bit chunks C_k (203 bits, enough for the largest float32, 2^128). A
-# float32 has 24 significant bits, so each x * C_k (53 bits) is exact in float64, and so is its remainder
-# modulo 4: products of 2^50 and more are multiples of 4 and drop out exactly. Summing the
-# remainders rounds, by at most a few units of 2^-52 in y; that is an absolute error below 2^-48
-# in the reduced argument, far under float32 precision. The reduced argument r, within
-# [-pi/4, pi/4], goes through Taylor polynomials of sin and cos (errors below 1e-11).
+# float32 has 24 significant bits, so each x * C_k (53 bits) is exact in float64, and so is its
+# remainder modulo 4: products of 2^50 and more are multiples of 4 and drop out exactly. Summing
+# the remainders rounds, by at most a few units of 2^-52 in y; that is an absolute error below
+# 2^-48 in the reduced argument, far under float32 precision. The reduced argument r, within
+# [-pi/4, pi/4], goes through Taylor polynomials of sin and cos (relative errors below 2e-9,
+# under float32's 6e-8). tests/test_kernel_math.py checks 0.6 ulp from 1e-30 to 1e37.
 def _two_over_pi_chunks(count, bits=29):
-    """2/pi's first count * bits binary digits as count floats, from Machin's formula in integers."""
+    """2/pi's first count * bits binary digits as count floats (Machin's formula, in integers)."""
     precision = count * bits + 64
 
     def arctan_inverse(n):     # arctan(1/n) * 2^precision, by its series
@@ -35,8 +36,8 @@ def _two_over_pi_chunks(count, bits=29):
     pi = 16 * arctan_inverse(5) - 4 * arctan_inverse(239)
     two_over_pi = (2 << (2 * precision)) // pi        # 2/pi * 2^precision
     mask = (1 << bits) - 1
-    return tuple(float((two_over_pi >> (precision - bits * (k + 1))) & mask) * 2.0 ** (-bits * (k + 1))
-                 for k in range(count))
+    return tuple(float((two_over_pi >> (precision - bits * (k + 1))) & mask)
+                 * 2.0 ** (-bits * (k + 1)) for k in range(count))
 
 
 _C0, _C1, _C2, _C3, _C4, _C5, _C6 = _two_over_pi_chunks(7)
@@ -68,7 +69,8 @@ def _sin_cos_f32(x, want_cos):
     negative_zero = (v == 0.0) & (math.copysign(1.0, v) < 0.0)
     r = (y - q) * _HALF_PI * (1.0 - 2.0 * negative_zero)
     r2 = r * r
-    sin_r = r * (1.0 + r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040 + r2 * (1.0 / 362880)))))
+    sin_r = r * (1.0 + r2 * (-1.0 / 6 + r2 * (1.0 / 120 + r2 * (-1.0 / 5040
+                                                              + r2 * (1.0 / 362880)))))
     cos_r = 1.0 + r2 * (-0.5 + r2 * (1.0 / 24 + r2 * (-1.0 / 720 + r2 * (1.0 / 40320 + r2 * (
         -1.0 / 3628800)))))
     # sin(r + n pi/2) is sin(r), cos(r), -sin(r), -cos(r) for n = 0..3

@@ -56,7 +56,7 @@ class ViewInfo:
         self.creation = creation      # DEFAULT, NO_GRAD_MODE or MULTI_OUTPUT
         self.producer = producer      # node name of the view op, for the multi-output error
         self.output = output          # which of its outputs this view is
-        self.chain = chain            # device views: the view ops from the base, Note [device views]
+        self.chain = chain            # device views: view ops from the base (Note [device views])
         self.positions = None         # device views: (base shape, their region), made when needed
 
 
