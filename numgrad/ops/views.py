@@ -309,10 +309,10 @@ def sync_device(t):
     if live is None:
         return
     for view in live.alive():
-        view_info_ = view._extra["view"]
-        if view is t or view_info_.chain is None:
+        info = view._extra["view"]
+        if view is t or info.chain is None:
             continue
-        positions = device_positions(view_info_)
+        positions = device_positions(info)
         if positions is not None and positions.shape == tuple(view._data.shape):
             take_into(view._data, base._data, positions)
 
