@@ -69,12 +69,21 @@ if StampedLocator not in caching.CacheImpl._locator_classes:
     caching.CacheImpl._locator_classes.insert(0, StampedLocator)
 
 
+def _read(path):
+    """A file's text, or None when there is none."""
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
 def generated_module(name, source):
     """Import generated kernel source as module `name` from a real file in CACHE_DIR (Numba
     caches only functions that live in real files). The file is rewritten only when the source
     changed, atomically, so concurrent processes never read half a file."""
     path = os.path.join(CACHE_DIR, name + ".py")
-    if not os.path.exists(path) or open(path).read() != source:
+    if _read(path) != source:
         os.makedirs(CACHE_DIR, exist_ok=True)
         tmp = f"{path}.{os.getpid()}.tmp"
         with open(tmp, "w") as f:
