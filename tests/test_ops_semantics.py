@@ -375,3 +375,31 @@ X = ng.ones(3, 4)
 def test_errors_match_torch(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
+
+
+NAN, INF = float("nan"), float("inf")
+# Where a derivative is zero by a mask (or everywhere), torch gives zero even for an infinite or nan
+# upstream gradient (where(mask, g, 0), not g * 0). Each: the function of x = [-1, 2], and x's
+# gradient for the upstream gradient [nan, inf].
+MASKED_ZERO_CASES = {
+    "relu": (lambda x: x.relu(), [0.0, INF]),
+    "maximum": (lambda x: ng.maximum(x, ng.zeros(2, dtype=x.dtype)), [0.0, INF]),
+    "clamp": (lambda x: x.clamp(-0.5, 1.0), [0.0, 0.0]),
+    "where": (lambda x: ng.where(x > 0, x, 0.0), [0.0, INF]),
+    "power 0": (lambda x: x ** 0, [0.0, 0.0]),
+    "tensor power 0": (lambda x: x ** ng.zeros(2, dtype=x.dtype), [0.0, 0.0]),
+    "floor division": (lambda x: ng.div(x, 2, rounding_mode="floor"), [0.0, 0.0]),
+    "zero_": (lambda x: (x * 1).zero_(), [0.0, 0.0]),
+}
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+@pytest.mark.parametrize("create_graph", [False, True], ids=["kernel", "vjp"])
+@pytest.mark.parametrize("name", MASKED_ZERO_CASES)
+def test_a_masked_zero_derivative_stops_inf_and_nan_as_torch(name, create_graph, dtype):
+    fn, expected = MASKED_ZERO_CASES[name]
+    x = ng.tensor([-1.0, 2.0], dtype=dtype, requires_grad=True)
+    (grad,) = ng.autograd.grad(fn(x), x, ng.tensor([NAN, INF], dtype=dtype),
+                               create_graph=create_graph)
+    assert grad.dtype == dtype
+    np.testing.assert_array_equal(grad.detach().numpy(), expected)

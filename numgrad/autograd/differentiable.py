@@ -11,6 +11,7 @@ from collections import deque
 import numpy as np
 
 from .. import tape
+from ..creation import full
 from ..engine import shape_of
 from ..hooks import run_hooks
 from ..ops import registry
@@ -105,6 +106,10 @@ def elementwise_vjp(op, ctx, g):
         for name in _parameters(formula):
             kwargs[name] = g if name == "g" else attrs[name] if name in attrs else values[name]
         result = formula(**kwargs)
+        if not isinstance(result, Tensor):
+            # a constant derivative (zero: floor division, a power of 0): zeros, not g * 0,
+            # which would carry an infinite or nan g through, as torch does not
+            result = full(ctx.in_shapes[k], result, dtype=g.dtype, device=g.device)
         if tuple(result.shape) != tuple(ctx.in_shapes[k]):
             result = sum_to(result, ctx.in_shapes[k])
         grads.append(result)

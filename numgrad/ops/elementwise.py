@@ -34,14 +34,14 @@ def _binary(name, forward, grad_x, grad_y, **kw):
 # ---- formulas -----------------------------------------------------------------------------------
 def d_identity(g): return g
 def d_negate(g): return -g
-def d_zero(g): return g * 0.0
+def d_zero(g): return 0.0
 def d_mul_x(g, y): return g * y
 def d_mul_y(g, x): return g * x
 def d_div_x(g, y): return g / y
 def d_div_y(g, x, y): return -g * x / (y * y)
-def d_pow_x(g, x, y): return F.select(y == 0.0, g * 0.0, g * y * F.pow(x, y - 1.0))
-def d_pow_y(g, x, y, out): return F.select((x == 0.0) & (y >= 0.0), g * 0.0, g * out * F.log(x))
-def d_pow_scalar(g, x, p): return F.select(p == 0.0, g * 0.0, g * p * F.pow(x, p - 1.0))
+def d_pow_x(g, x, y): return F.select(y == 0.0, 0.0, g * y * F.pow(x, y - 1.0))
+def d_pow_y(g, x, y, out): return F.select((x == 0.0) & (y >= 0.0), 0.0, g * out * F.log(x))
+def d_pow_scalar(g, x, p): return F.select(p == 0.0, 0.0, g * p * F.pow(x, p - 1.0))
 def d_pow_base(g, out, log_base): return g * out * log_base
 def d_exp(g, out): return g * out
 def d_expm1(g, out): return g * (out + 1.0)
@@ -55,7 +55,7 @@ def d_cos(g, x): return -g * F.sin(x)
 def d_tan(g, out): return g * (1.0 + out * out)
 def d_tanh(g, out): return g * (1.0 - out * out)
 def d_sigmoid(g, out): return g * out * (1.0 - out)
-def d_relu(g, out): return F.select(out > 0.0, g, g * 0.0)
+def d_relu(g, out): return F.select(out > 0.0, g, 0.0)
 def d_abs(g, x): return g * F.sign(x)
 def d_atan(g, x): return g / (1.0 + x * x)
 def d_atan2_x(g, x, y): return g * y / (x * x + y * y)
@@ -63,17 +63,17 @@ def d_atan2_y(g, x, y): return -g * x / (x * x + y * y)
 def d_erf(g, x): return g * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
 def d_reciprocal(g, out): return -g * out * out
 def d_square(g, x): return 2.0 * g * x
-def d_max_x(g, x, y): return F.select(x > y, g, F.select(x == y, g * 0.5, g * 0.0))
-def d_max_y(g, x, y): return F.select(y > x, g, F.select(x == y, g * 0.5, g * 0.0))
-def d_min_x(g, x, y): return F.select(x < y, g, F.select(x == y, g * 0.5, g * 0.0))
-def d_min_y(g, x, y): return F.select(y < x, g, F.select(x == y, g * 0.5, g * 0.0))
-def d_clamp(g, x, lo, hi): return F.select((x >= lo) & (x <= hi), g, g * 0.0)
+def d_max_x(g, x, y): return F.select(x > y, g, F.select(x == y, g * 0.5, 0.0))
+def d_max_y(g, x, y): return F.select(y > x, g, F.select(x == y, g * 0.5, 0.0))
+def d_min_x(g, x, y): return F.select(x < y, g, F.select(x == y, g * 0.5, 0.0))
+def d_min_y(g, x, y): return F.select(y < x, g, F.select(x == y, g * 0.5, 0.0))
+def d_clamp(g, x, lo, hi): return F.select((x >= lo) & (x <= hi), g, 0.0)
 # clamp(x, y, z) with tensor bounds, torch's rule: a bound gets g where it is the result
-def d_clamp_x(g, x, y, z): return F.select((x >= y) & (x <= z), g, g * 0.0)
-def d_clamp_min(g, x, y, z): return F.select((x < y) & (y < z), g, g * 0.0)
-def d_clamp_max(g, x, y, z): return F.select((x > z) | (z < y), g, g * 0.0)
-def d_where_x(g, x): return F.select(x != 0.0, g, g * 0.0)
-def d_where_y(g, x): return F.select(x != 0.0, g * 0.0, g)
+def d_clamp_x(g, x, y, z): return F.select((x >= y) & (x <= z), g, 0.0)
+def d_clamp_min(g, x, y, z): return F.select((x < y) & (y < z), g, 0.0)
+def d_clamp_max(g, x, y, z): return F.select((x > z) | (z < y), g, 0.0)
+def d_where_x(g, x): return F.select(x != 0.0, g, 0.0)
+def d_where_y(g, x): return F.select(x != 0.0, 0.0, g)
 # x - y * q with the quotient q rounded (floor: remainder, trunc: fmod), q's derivative zero
 def d_remainder_y(g, x, y): return -g * F.floor_div(x, y)
 def d_fmod_y(g, x, y): return -g * F.trunc_div(x, y)

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes
+from ..creation import zeros_like
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .registry import OpDef
@@ -380,7 +381,7 @@ def _norm_vjp(ctx, g):
         share = ties / np.sum(ties, axis=_reduced_dims(ctx), keepdims=True)
         return (sign(x) * g * Tensor._make(np.asarray(share), False),)
     if p == 0:
-        return (g * 0.0,)
+        return (zeros_like(x),)     # not g * 0: an infinite g gives zeros too, as in torch
     if p == 1:
         return (sign(x) * g,)
     zero_out = out._data == 0
