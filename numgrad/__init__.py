@@ -29,9 +29,13 @@ from .ops import (abs, add, addmm, all, amax, amin, any, argmax, argmin, argsort
                   reshape, return_types, roll, rsqrt, scatter_add, sigmoid, sign, sin, sort, split,
                   sqrt, square, squeeze, stack, std, std_mean, sub, sum, t, tan, tanh, topk,
                   transpose, tril, triu, unbind, unsqueeze, var, var_mean, where)
+from .ops import FAMILIES as _FAMILIES
 from .serialization import load, save
 from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
 from . import cuda, distributed  # noqa: E402  (GPU and MPI: their heavy imports wait for first use)
+
+for _family in _FAMILIES:
+    globals().update({name: getattr(_family, name) for name in _family.PUBLIC})
 
 __version__ = "0.1.0"

@@ -22,6 +22,12 @@ from .shape import (as_strided, cat, clone, contiguous, flatten, flip, pad, perm
 from .split import chunk, split, unbind
 from .einsum import einsum
 from ..creation import as_tensor
+# Families that list their own names (PUBLIC, METHODS, INPLACE) instead of appearing above.
+from . import composite, elementwise_more, sampling, scatter, statistics
+
+FAMILIES = (composite, elementwise_more, sampling, scatter, statistics)
+for _family in FAMILIES:
+    globals().update({name: getattr(_family, name) for name in _family.PUBLIC})
 
 # Tensor methods that are the public function with the tensor first.
 _METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", "erf", "exp",
@@ -69,6 +75,11 @@ def install_methods(cls):
         setattr(cls, name, globals()[name])
     for name, (fn, saves_self) in _INPLACE.items():
         setattr(cls, name, inplace._method(fn, saves_self))
+    for family in FAMILIES:
+        for name in family.METHODS:
+            setattr(cls, name, getattr(family, name))
+        for name, (fn, saves_self) in family.INPLACE.items():
+            setattr(cls, name, inplace._method(fn, saves_self))
     # Operators are the ops themselves, not methods calling them: one Python call less per op,
     # the hot path of scalar code. (Tensor's other operators are in tensor.py.)
     cls.__add__ = cls.__radd__ = add
