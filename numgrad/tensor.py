@@ -5,6 +5,8 @@ which of the node's outputs it is (`_slot`, the input_nr of edges that reach it)
 `_node == -1`; its AccumulateGrad node is created in the tape when an op first uses it.
 """
 
+import numbers
+
 import numpy as np
 
 from . import dtypes, grad_mode
@@ -430,23 +432,25 @@ class Tensor:
     def __abs__(self):
         return _ops.abs(self)
 
+    # A comparison with what is not a tensor, number or array (None, a string, a list) is not
+    # elementwise: Python's own answer (== is identity, < raises TypeError), as in torch.
     def __eq__(self, other):
-        return _ops.eq(self, other)
+        return _ops.eq(self, other) if isinstance(other, _OPERANDS) else NotImplemented
 
     def __ne__(self, other):
-        return _ops.ne(self, other)
+        return _ops.ne(self, other) if isinstance(other, _OPERANDS) else NotImplemented
 
     def __lt__(self, other):
-        return _ops.lt(self, other)
+        return _ops.lt(self, other) if isinstance(other, _OPERANDS) else NotImplemented
 
     def __le__(self, other):
-        return _ops.le(self, other)
+        return _ops.le(self, other) if isinstance(other, _OPERANDS) else NotImplemented
 
     def __gt__(self, other):
-        return _ops.gt(self, other)
+        return _ops.gt(self, other) if isinstance(other, _OPERANDS) else NotImplemented
 
     def __ge__(self, other):
-        return _ops.ge(self, other)
+        return _ops.ge(self, other) if isinstance(other, _OPERANDS) else NotImplemented
 
     def __and__(self, other):
         return _ops.logical_and(self, other)
@@ -500,5 +504,6 @@ def _wrap_dim(dim, ndim):
     return dim % size
 
 
+_OPERANDS = (Tensor, numbers.Number, np.ndarray, np.generic)
 from . import ops as _ops  # noqa: E402  (the ops need the Tensor class first)
 _ops.install_methods(Tensor)

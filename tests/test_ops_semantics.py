@@ -403,3 +403,21 @@ def test_a_masked_zero_derivative_stops_inf_and_nan_as_torch(name, create_graph,
                                create_graph=create_graph)
     assert grad.dtype == dtype
     np.testing.assert_array_equal(grad.detach().numpy(), expected)
+
+
+def test_operators_with_what_is_not_a_tensor_number_or_array_follow_python_as_torch():
+    x = ng.tensor([1.0, 2.0])
+    # comparisons are not elementwise: == is identity, ordering raises
+    assert (x == None) is False and (x != "a") is True and (x == [1.0, 2.0]) is False  # noqa: E711
+    assert x in [x] and None != x  # noqa: E711
+    with pytest.raises(TypeError, match="'<' not supported between instances of 'Tensor' and 'str'"):
+        x < "a"
+    for other in (None, "a", object()):
+        with pytest.raises(TypeError, match="unsupported operand type"):
+            x + other
+        with pytest.raises(TypeError, match="unsupported operand type"):
+            other * x
+    # numbers, arrays and tensors are elementwise; ng.eq still takes a list
+    np.testing.assert_array_equal((x == 2).numpy(), [False, True])
+    np.testing.assert_array_equal((x == np.array([1.0, 3.0])).numpy(), [True, False])
+    np.testing.assert_array_equal(ng.eq(x, [1.0, 3.0]).numpy(), [True, False])

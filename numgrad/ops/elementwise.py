@@ -7,6 +7,7 @@ differentiable VJP. Broadcasting is the engine's business: a formula's result is
 input's shape.
 """
 import math
+import numbers
 
 import numpy as np
 from scipy import special as _special
@@ -230,13 +231,20 @@ def operands(a, b):
             return a, b
         if isinstance(b, (float, int, np.generic)):
             return _scalar_operand(a, b.item() if isinstance(b, np.generic) else b)
-        return operands(a, as_tensor(b))
+        return operands(a, _array_operand(b))
     if isinstance(b, Tensor):
         if isinstance(a, (float, int, np.generic)):
             b, a = _scalar_operand(b, a.item() if isinstance(a, np.generic) else a)
             return a, b
-        return operands(as_tensor(a), b)
-    return operands(as_tensor(a), b)
+        return operands(_array_operand(a), b)
+    return operands(_array_operand(a), b)
+
+
+def _array_operand(value):
+    """An array-like operand as a tensor; None, a string or another object is torch's TypeError."""
+    if not isinstance(value, (np.ndarray, list, tuple, numbers.Number)):
+        raise TypeError(f"unsupported operand type(s): 'Tensor' and '{type(value).__name__}'")
+    return as_tensor(value)
 
 
 def _float_operands(a, b):
