@@ -1,5 +1,159 @@
-"""(being written)"""
+"""Writing into places: scatter (and scatter_), index_fill, index_copy (and their in-place forms)
+and repeat_interleave, composed from the differentiable ops of index.py and masked_fill.
 
-PUBLIC = ()     # names exported as numgrad.<name>
-METHODS = ()    # names installed as Tensor methods (the tensor is the first argument)
-INPLACE = {}    # in-place method name -> (out-of-place function, whether it saves its input)
+A write of src at some places is: input with those places zeroed (masked_fill, whose gradient is g
+outside them), plus src added at them (scatter_add, whose gradient to src is g gathered back). That
+is torch's ScatterBackward0 / IndexCopyBackward0 gradient, recorded as the two nodes
+MaskedFillBackward0 and ScatterAddBackward0 (torch records one node). A place written twice holds
+the last value written, as torch's CPU kernel does; its gradient reaches every src element written
+there, as torch's does. Filling with a value (scatter(value=...), index_fill) is masked_fill alone,
+so its node is MaskedFillBackward0 where torch says ScatterBackward1 / IndexFillBackward0.
+repeat_interleave is index_select, as in torch (IndexSelectBackward0).
+"""
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor, _wrap_dim
+from .index import SCATTER_ADD, _check_bounds, _index_array, _positions, _scatter_add, \
+    _scatter_positions, index_select, masked_fill
+from .untracked import untracked
+
+
+def _on_device_of(x, array):
+    """A constant host array as a Tensor beside x (a mask or index must live where x lives)."""
+    t = Tensor._make(array, False)
+    return t if type(x._data) is np.ndarray else t.to(x.device)
+
+
+def _mask(x, positions):
+    mask = np.zeros(x._data.size, np.bool_)
+    mask[positions.reshape(-1)] = True
+    return _on_device_of(x, mask.reshape(x._data.shape))
+
+
+def _last_writes(positions):
+    """True for each write that is the last one to its position (in row-major order of the
+    writes), as torch's CPU kernel leaves them."""
+    flat = positions.reshape(-1)
+    _, first_from_end = np.unique(flat[::-1], return_index=True)
+    last = np.zeros(flat.size, np.bool_)
+    last[flat.size - 1 - first_from_end] = True
+    return last.reshape(positions.shape)
+
+
+def _records(*tensors):
+    return grad_mode.state.grad_enabled and any(isinstance(t, Tensor) and t._requires_grad
+                                                for t in tensors)
+
+
+def _place(x, positions, src):
+    """x with src written at flat positions (src has positions' shape)."""
+    if not _records(x, src):
+        def write(a, values):
+            out = np.array(a, copy=True)
+            out.reshape(-1)[positions.reshape(-1)] = np.asarray(values, a.dtype).reshape(-1)
+            return out
+        return untracked(write, x._data, src._data if isinstance(src, Tensor) else src)
+    if not isinstance(src, Tensor):
+        src = _on_device_of(x, np.asarray(src, x._data.dtype))
+    if src._data.dtype != x._data.dtype:
+        src = src.to(x._data.dtype)
+    src = src.expand(positions.shape)
+    last = _last_writes(positions)
+    if not last.all():
+        # Earlier writes to a position must not add to the value, but do get the gradient there:
+        # their values become 0 through a detached correction, which leaves src's gradient alone.
+        drop = masked_fill(src, _on_device_of(x, last), 0).detach()
+        src = src - drop
+    return _scatter_add(SCATTER_ADD, masked_fill(x, _mask(x, positions), 0), src, positions)
+
+
+def _check_index(x, d, idx, name):
+    if not np.issubdtype(idx.dtype, np.integer):
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {idx.dtype}")
+    _check_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d)
+
+
+def scatter(input, dim, index, src=None, *, value=None, reduce=None):
+    """input with src's values (or value) written at index along dim: out[index[i][j]][j] = src[i][j]
+    for dim 0, and so on. A float given as src is a value. reduce= is not supported."""
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add")
+    if (src is None) == (value is None):
+        raise TypeError("scatter() needs exactly one of src and value")
+    if src is not None and not isinstance(src, Tensor):
+        src, value = None, src
+    idx = _index_array(index)
+    nd = input._data.ndim
+    d = _wrap_dim(dim, nd)
+    if idx.ndim != nd and nd:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    _check_index(input, d, idx, "scatter")
+    positions = _scatter_positions(input._data.shape, d, idx)
+    if value is not None:
+        return masked_fill(input, _mask(input, positions), value)
+    if src._data.ndim != idx.ndim or any(i > s for i, s in zip(idx.shape, src._data.shape)):
+        raise RuntimeError(f"Expected index {list(idx.shape)} to be smaller than src "
+                           f"{list(src._data.shape)} in every dimension")
+    piece = src[tuple(slice(0, s) for s in idx.shape)] if src._data.shape != idx.shape else src
+    return _place(input, positions, piece)
+
+
+def _dim_positions(x, dim, index, name):
+    """Flat positions of x's slices index (1-D) along dim, in the shape of the written source."""
+    idx = _index_array(index)
+    if idx.ndim > 1:
+        raise IndexError(f"{name}(): Index is supposed to be a vector")
+    idx = idx.reshape(-1)
+    d = _wrap_dim(dim, x._data.ndim)
+    _check_index(x, d, idx, name)
+    full = [slice(None)] * x._data.ndim
+    if x._data.ndim:
+        full[d] = idx
+        return _positions(x._data.shape, tuple(full))
+    return np.zeros(idx.shape, np.int64)
+
+
+def index_fill(input, dim, index, value):
+    """input with the slices index along dim set to value (a scalar or a 0-d tensor)."""
+    return masked_fill(input, _mask(input, _dim_positions(input, dim, index, "index_fill")), value)
+
+
+def index_copy(input, dim, index, source):
+    """input with source's slices copied to the slices index along dim."""
+    positions = _dim_positions(input, dim, index, "index_copy")
+    if tuple(source.shape) != positions.shape:
+        raise RuntimeError(f"index_copy(): Source/destination tensor must have same slice shapes; "
+                           f"source {list(source.shape)}, expected {list(positions.shape)}")
+    return _place(input, positions, source)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
+    """Each element (each slice along dim; of the flattened input without dim) repeated repeats
+    times, repeats being an int or one count per element. repeat_interleave(counts) alone repeats
+    0, 1, ... by counts."""
+    if repeats is None:
+        counts = _index_array(input).reshape(-1)
+        return untracked(lambda c: np.repeat(np.arange(c.size, dtype=np.int64), c), counts)
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    d = _wrap_dim(dim, input._data.ndim)
+    size = input._data.shape[d] if input._data.ndim else 1
+    counts = _index_array(repeats).reshape(-1) if isinstance(repeats, Tensor) else np.asarray(repeats)
+    if counts.ndim and counts.size not in (1, size):
+        raise RuntimeError(f"repeats must have the same size as input along dim, but got "
+                           f"repeats.size(0) = {counts.size} and input.size({d}) = {size}")
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    idx = np.repeat(np.arange(size, dtype=np.int64), counts.reshape(-1) if counts.ndim else counts)
+    if output_size is not None and idx.size != output_size:
+        raise RuntimeError(f"allocated size does not match required size: {output_size} vs "
+                           f"{idx.size}")
+    return index_select(input, d, idx)
+
+
+PUBLIC = ("scatter", "index_fill", "index_copy", "repeat_interleave")
+METHODS = PUBLIC
+# None of them saves input (masked_fill saves its mask only), so the write needs no copy of it.
+INPLACE = {"scatter_": (scatter, False), "index_fill_": (index_fill, False),
+           "index_copy_": (index_copy, False)}

@@ -1,5 +1,185 @@
-"""(being written)"""
+"""Statistics: median, nanmean, nansum, aminmax (differentiable, composed from existing ops) and
+unique, bincount, searchsorted, bucketize (counts and indices: no gradient, computed by NumPy on
+the host for CUDA tensors too, untracked.py).
 
-PUBLIC = ()     # names exported as numgrad.<name>
-METHODS = ()    # names installed as Tensor methods (the tensor is the first argument)
-INPLACE = {}    # in-place method name -> (out-of-place function, whether it saves its input)
+median's gradient goes to the one element picked, as torch's MedianBackward does; it is recorded
+as the node of the pick (SelectBackward0 without dim; with dim GatherBackward0, then
+SqueezeBackward1 without keepdim). nanmean and nansum zero the NaNs with masked_fill before
+summing, so NaNs get a zero gradient as in torch; nanmean ends in DivBackward0, as torch's does.
+"""
+import collections
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor, _wrap_dim
+from .index import gather
+from .predicates import isnan
+from .reduce import sum as _sum
+from .select import _return_type, amax, amin, return_types
+from .untracked import to_host, untracked
+
+return_types.median = _return_type("median")
+
+
+def _aminmax_type():
+    cls = collections.namedtuple("aminmax", ("min", "max"))
+    cls.__module__ = "numgrad.return_types"
+    cls.__repr__ = lambda self: (f"numgrad.return_types.aminmax(\nmin={self.min!r},\n"
+                                 f"max={self.max!r})")
+    return cls
+
+
+return_types.aminmax = _aminmax_type()
+
+
+def _median_index(values, axis):
+    """Along axis: the index of the lower median, or of the first NaN where there is one (torch's
+    median is NaN then)."""
+    k = (values.shape[axis] - 1) // 2
+    order = np.argsort(values, axis=axis, kind="stable")
+    picked = np.take(order, [k], axis=axis)
+    nan = np.isnan(values) if values.dtype.kind == "f" else np.zeros(values.shape, np.bool_)
+    has_nan = nan.any(axis=axis, keepdims=True)
+    return np.where(has_nan, np.argmax(nan, axis=axis, keepdims=True), picked).astype(np.int64)
+
+
+def median(input, dim=None, keepdim=False):
+    """median(x): the lower median of all elements (NaN if there is one). median(x, dim):
+    (values, indices) of the lower medians along dim."""
+    data = to_host(input._data)
+    if dim is None:
+        if data.size == 0:
+            raise RuntimeError("median() input tensor cannot be empty")
+        return input.reshape(-1)[int(_median_index(data.reshape(-1), 0)[0])]
+    nd = data.ndim
+    d = _wrap_dim(dim, nd)
+    if nd == 0:
+        return return_types.median(input.clone(), Tensor._make(np.zeros((), np.int64), False))
+    if data.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    idx = _median_index(data, d)
+    values = gather(input, d, idx)
+    indices = Tensor._make(idx, False)
+    if type(input._data) is not np.ndarray:
+        indices = indices.to(input.device)
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return return_types.median(values, indices)
+
+
+def nansum(input, dim=None, keepdim=False, *, dtype=None):
+    """The sum, NaNs counted as zero."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if not dtypes.is_floating(input._data.dtype):
+        return _sum(input, dim, keepdim)
+    return _sum(input.masked_fill(isnan(input), 0), dim, keepdim)
+
+
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """The mean of the elements that are not NaN (NaN where all are)."""
+    if dtype is not None:
+        input = input.to(dtype)
+    if not dtypes.is_floating(input._data.dtype):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but "
+                           f"got {input.dtype}")
+    present = ~isnan(input)
+    count = _sum(present, dim, keepdim).to(input._data.dtype)
+    # no element present: NaN, as torch gives, without NumPy's warning about 0 / 0
+    return nansum(input, dim, keepdim) / count.masked_fill(count == 0, float("nan"))
+
+
+def aminmax(input, *, dim=None, keepdim=False):
+    """(min, max) over everything or along dim; gradients as amin's and amax's."""
+    if input._data.size == 0:
+        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                           "operation has no identity.")
+    dims = () if dim is None else dim
+    if dim is None and keepdim:
+        dims = tuple(range(input._data.ndim))
+    return return_types.aminmax(amin(input, dims, keepdim), amax(input, dims, keepdim))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """The distinct values, with the inverse indices into them and their counts if asked; with dim,
+    the distinct slices along dim. Always sorted (torch may sort with sorted=False too)."""
+    def part(a, which):
+        out = np.unique(a, return_inverse=True, return_counts=True, axis=dim)
+        if which == 1:
+            return out[1].astype(np.int64).reshape(a.shape if dim is None else -1)
+        return out[which].astype(np.int64) if which else out[0]
+    data = input._data
+    results = [untracked(part, data, 0)]
+    if return_inverse:
+        results.append(untracked(part, data, 1))
+    if return_counts:
+        results.append(untracked(part, data, 2))
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def bincount(input, weights=None, minlength=0):
+    """How often each of 0, 1, ... occurs in a 1-D non-negative integer tensor (summing weights
+    instead of ones if given), at least minlength long."""
+    if input._data.ndim != 1 or input._data.dtype.kind not in "iu":
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if weights is None:
+        return untracked(lambda a: np.bincount(a, minlength=minlength).astype(np.int64),
+                         input._data)
+    if tuple(weights.shape) != tuple(input.shape):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    dtype = weights._data.dtype if dtypes.is_floating(weights._data.dtype) else np.float64
+    return untracked(lambda a, w: np.bincount(a, w, minlength=minlength).astype(dtype),
+                     input._data, weights._data)
+
+
+def _search(boundaries, values, side):
+    values = np.asarray(values)
+    if boundaries.ndim <= 1:
+        return np.searchsorted(boundaries, values, side=side).astype(np.int64)
+    if boundaries.shape[:-1] != values.shape[:-1]:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+                           "first N-1 dimensions of boundaries tensor and input value tensor must "
+                           "match")
+    rows_b = boundaries.reshape(-1, boundaries.shape[-1])
+    rows_v = values.reshape(-1, values.shape[-1])
+    out = [np.searchsorted(b, v, side=side) for b, v in zip(rows_b, rows_v)]
+    return np.asarray(out, np.int64).reshape(values.shape)
+
+
+def _side(right, side):
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got "
+                               f"{side}")
+        if right and side == "left":
+            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites")
+        return side
+    return "right" if right else "left"
+
+
+def _array(x):
+    return x._data if isinstance(x, Tensor) else np.asarray(x)
+
+
+def searchsorted(sorted_sequence, input, *, right=False, side=None):
+    """For each value, its insertion index into sorted_sequence (each row, if N-D) that keeps it
+    sorted: the first such index, or the last with right=True (side="right")."""
+    return untracked(_search, _array(sorted_sequence), _array(input), _side(right, side))
+
+
+def bucketize(input, boundaries, *, right=False):
+    """The bucket of each value among 1-D boundaries: i with boundaries[i-1] < x <= boundaries[i]
+    (boundaries[i-1] <= x < boundaries[i] with right=True)."""
+    if _array(boundaries).ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
+                           f"{_array(boundaries).ndim})")
+    return untracked(_search, _array(boundaries), _array(input), "right" if right else "left")
+
+
+PUBLIC = ("median", "nanmean", "nansum", "aminmax", "unique", "bincount", "searchsorted",
+          "bucketize")
+METHODS = ("median", "nanmean", "nansum", "aminmax", "unique", "bincount")
+INPLACE = {}
