@@ -19,7 +19,8 @@ from .dtypes import (bool_ as bool, double, float, float32, float64, get_default
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .ops import (abs, add, addmm, all, amax, amin, any, argmax, argmin, argsort, as_strided, atan,
-                  atan2, baddbmm, bmm, count_nonzero, isfinite, isinf, isnan, nonzero,
+                  atan2, baddbmm, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, bmm,
+                  count_nonzero, isfinite, isinf, isnan, nonzero,
                   broadcast_to, cat, chunk, clamp, clip, clone, cos, cumprod, cumsum, diag,
                   diagonal, div, dot, einsum, eq, erf, exp, expand, expm1, flatten, flip,
                   floor_divide, fmod, gather, ge, gt, index_add, index_select, le, log, log1p, log2,

@@ -453,16 +453,18 @@ class Tensor:
         return _ops.ge(self, other) if isinstance(other, _OPERANDS) else NotImplemented
 
     def __and__(self, other):
-        return _ops.logical_and(self, other)
+        return _ops.bitwise_and(self, other)
 
     def __or__(self, other):
-        return _ops.logical_or(self, other)
+        return _ops.bitwise_or(self, other)
 
     def __xor__(self, other):
-        return _ops.logical_xor(self, other)
+        return _ops.bitwise_xor(self, other)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def __invert__(self):
-        return _ops.logical_not(self)
+        return _ops.bitwise_not(self)
 
     def __getitem__(self, index):
         return _ops.getitem(self, index)

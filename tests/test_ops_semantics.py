@@ -421,3 +421,45 @@ def test_operators_with_what_is_not_a_tensor_number_or_array_follow_python_as_to
     np.testing.assert_array_equal((x == 2).numpy(), [False, True])
     np.testing.assert_array_equal((x == np.array([1.0, 3.0])).numpy(), [True, False])
     np.testing.assert_array_equal(ng.eq(x, [1.0, 3.0]).numpy(), [True, False])
+
+
+def test_bitwise_operators_are_bitwise_on_integers_logical_on_bools_and_refused_on_floats():
+    i, b = ng.tensor([3, -2]), ng.tensor([True, False])
+    np.testing.assert_array_equal((i & ng.tensor([1, 6])).numpy(), [1, 6])
+    np.testing.assert_array_equal((i | 4).numpy(), [7, -2])
+    np.testing.assert_array_equal((5 ^ i).numpy(), [6, -5])
+    np.testing.assert_array_equal((~i).numpy(), [-4, 1])
+    assert (i & True).dtype == ng.int64 and (True & b).dtype == ng.bool
+    np.testing.assert_array_equal((b ^ ng.tensor([True, True])).numpy(), [False, True])
+    np.testing.assert_array_equal((~b).numpy(), [False, True])
+    with pytest.raises(NotImplementedError, match="\"bitwise_and_cpu\" not implemented for 'Float'"):
+        ng.tensor([1.5]) & ng.tensor([2.5])
+    with pytest.raises(TypeError, match="only implemented on integer and Boolean-type tensors"):
+        ~ng.tensor([1.5])
+
+
+def test_integer_powers_and_bool_arithmetic_as_torch():
+    np.testing.assert_array_equal((ng.tensor([1, -1, -1, 2, 0]) ** ng.tensor([-3, -3, -2, -1, 2])).numpy(),
+                                  [1, -1, 1, 0, 0])
+    with pytest.raises(RuntimeError, match="Integers to negative integer powers are not allowed"):
+        ng.tensor([2, 3]) ** -1
+    b = ng.tensor([True, False])
+    assert (b ** True).dtype == ng.bool and (b ** 2).dtype == ng.int64
+    with pytest.raises(NotImplementedError, match="\"pow\" not implemented for 'Bool'"):
+        b ** b
+    with pytest.raises(RuntimeError, match="with two bool tensors is not supported"):
+        b - b
+    for other in (1, 2.5, ng.tensor([1.0, 2.0])):
+        with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+            b - other
+        with pytest.raises(RuntimeError, match="with a bool tensor is not supported"):
+            other - b
+    with pytest.raises(NotImplementedError, match="\"remainder_cpu\" not implemented for 'Bool'"):
+        b % b
+    with pytest.raises(NotImplementedError, match="\"div_floor_cpu\" not implemented for 'Bool'"):
+        b // b
+    with pytest.raises(NotImplementedError, match="\"abs_cpu\" not implemented for 'Bool'"):
+        b.abs()
+    with pytest.raises(RuntimeError, match="argmax\\(\\): does not support bool input"):
+        b.argmax()
+    np.testing.assert_array_equal(b.sign().numpy(), [True, False])

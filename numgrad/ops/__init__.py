@@ -2,7 +2,8 @@
 its family module; the registry in registry.py holds their forward and derivative."""
 from . import elementwise, index, inplace, linalg, reduce, scan, select, shape
 from . import nn_ops
-from .elementwise import (abs, absolute, add, arctan, atan, atan2, cast, clamp, clip, cos, div, eq,
+from .elementwise import (abs, absolute, add, arctan, atan, atan2, bitwise_and, bitwise_not,
+                          bitwise_or, bitwise_xor, cast, clamp, clip, cos, div, eq,
                           erf, exp, expm1, floor_divide, fmod, ge, greater, greater_equal, gt, le,
                           less, less_equal, log, log1p, log2, logical_and, logical_not, logical_or,
                           logical_xor, lt, maximum, minimum, mul, ne, neg, negative, pow, rdiv,
@@ -41,7 +42,8 @@ _METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", 
             "argmax", "argmin", "var", "std", "logsumexp", "norm", "cumsum", "cumprod", "split",
             "chunk", "unbind", "flip", "repeat", "sort", "argsort", "topk", "addmm", "baddbmm",
             "tril", "triu", "diagonal", "diag", "roll", "masked_select", "as_strided", "isnan",
-            "isinf", "isfinite", "any", "all", "count_nonzero", "nonzero")
+            "isinf", "isfinite", "any", "all", "count_nonzero", "nonzero", "bitwise_and",
+            "bitwise_or", "bitwise_xor", "bitwise_not")
 # In-place forms of out-of-place functions: x.add_(y) is x = add(x, y) written into x.
 _INPLACE = {"add_": (add, False), "sub_": (sub, False), "mul_": (mul, True), "div_": (div, True),
             "pow_": (pow, True), "clamp_": (clamp, True), "clip_": (clamp, True),

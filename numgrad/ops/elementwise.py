@@ -269,7 +269,23 @@ def add(x, y, *, alpha=1):
     return apply(ADD, operands(x, y))
 
 
+def _is_bool(value):
+    return isinstance(value, bool) or (isinstance(value, Tensor) and value._data.dtype == np.bool_)
+
+
+def _check_bool_subtraction(x, y):
+    """torch refuses `-` with a bool operand (a mask is inverted with ~, two compared with ^)."""
+    if _is_bool(x) and _is_bool(y):
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if _is_bool(x) or _is_bool(y):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If "
+                           "you are trying to invert a mask, use the `~` or `logical_not()` "
+                           "operator instead.")
+
+
 def sub(x, y, *, alpha=1):
+    _check_bool_subtraction(x, y)
     if alpha != 1:
         y = mul(y, alpha)
     return apply(SUB, operands(x, y))
@@ -277,6 +293,7 @@ def sub(x, y, *, alpha=1):
 
 def rsub(x, y):
     """y - x, for `scalar - tensor`."""
+    _check_bool_subtraction(y, x)
     a, b = operands(x, y)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
         return apply(RSUB, (a,), {"s": b})
@@ -306,6 +323,7 @@ def div(x, y, *, rounding_mode=None):
     a, b = operands(x, y)
     if isinstance(a, np.ndarray):
         a = as_tensor(a)
+    _refuse_bool(a, "div_floor_cpu" if rounding_mode == "floor" else "div_trunc_cpu")
     if not dtypes.is_floating(a._data.dtype):
         bv = b if isinstance(b, np.ndarray) else b._data
         return untracked(_int_rounded_div, a._data, bv, rounding_mode)
@@ -323,6 +341,12 @@ def rfloordiv(x, y):
     return floor_divide(y, x)
 
 
+def _refuse_bool(operand, kernel):
+    """torch has no bool kernel for the arithmetic that would leave bool (NumPy gives int8)."""
+    if operand._data.dtype == np.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
 def _int_modulo(x, y, int_fn):
     if np.any(y == 0):
         raise RuntimeError("ZeroDivisionError")
@@ -333,6 +357,7 @@ def _modulo(x, y, op, scalar_op, int_fn):
     a, b = operands(x, y)
     if isinstance(a, np.ndarray):
         a = as_tensor(a)
+    _refuse_bool(a, "remainder_cpu" if op is REMAINDER else "fmod_cpu")
     if not dtypes.is_floating(a._data.dtype):
         bv = b if isinstance(b, np.ndarray) else b._data
         return untracked(_int_modulo, a._data, bv, int_fn)
@@ -368,10 +393,33 @@ def pow(x, exponent):
     if isinstance(x, Tensor) and isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
         x = _float_input(x) if isinstance(exponent, float) else x
         if not dtypes.is_floating(x._data.dtype):
+            if exponent < 0:
+                raise RuntimeError("Integers to negative integer powers are not allowed.")
             return untracked(np.power, x._data, exponent)
         return apply(POW_SCALAR, (x,), {"p": float(exponent)})
     a, b = operands(x, exponent)
-    return apply(POW, (a, b))
+    return _int_or_float_power(a, b)
+
+
+def _int_or_float_power(a, b):
+    data = [v if isinstance(v, np.ndarray) else v._data for v in (a, b)]
+    if dtypes.is_floating(data[0].dtype):
+        return apply(POW, (a, b))
+    if data[0].dtype == np.bool_:
+        if isinstance(b, Tensor):
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+        # a Python bool exponent: torch's pow(Tensor, Scalar) keeps bool
+        return untracked(lambda v, e: np.power(v, e).astype(np.bool_), *data)
+    return untracked(_int_power, *data)
+
+
+def _int_power(base, exponent):
+    """Integer powers as torch: a negative exponent gives 0, except for bases 1 and -1 (NumPy
+    raises)."""
+    negative = exponent < 0
+    result = np.power(base, np.where(negative, 0, exponent))
+    inverse = np.where(base == 1, 1, np.where(base == -1, 1 - 2 * (np.abs(exponent) % 2), 0))
+    return np.where(negative, inverse, result).astype(result.dtype)
 
 
 def rpow(x, base):
@@ -380,7 +428,7 @@ def rpow(x, base):
     if isinstance(a, Tensor) and not isinstance(b, Tensor) and b != 0 and dtypes.is_floating(b.dtype):
         log_base = math.log(b) if b > 0 else math.nan
         return apply(POW_BASE, (a,), {"base": float(b), "log_base": log_base})
-    return apply(POW, (b, a))
+    return _int_or_float_power(b, a)
 
 
 def atan2(x, y):
@@ -480,10 +528,24 @@ def _same_dtype_unary(op):
 
 
 neg = _same_dtype_unary(NEG)
-abs = _same_dtype_unary(ABS)
+_abs = _same_dtype_unary(ABS)
+
+
+def abs(x):
+    _refuse_bool(x, "abs_cpu")
+    return _abs(x)
+
 relu = _same_dtype_unary(RELU)
 square = _same_dtype_unary(SQUARE)
-sign = _same_dtype_unary(SIGN)
+_sign = _same_dtype_unary(SIGN)
+
+
+def sign(x):
+    """-1, 0 or 1 (of x's dtype; a bool tensor is its own sign); not differentiable."""
+    if x._data.dtype == np.bool_:
+        return untracked(np.copy, x._data)
+    return _sign(x)
+
 negative = neg
 absolute = abs
 
@@ -503,6 +565,36 @@ greater, less, greater_equal, less_equal, equal_ = gt, lt, ge, le, eq
 
 def logical_not(x):
     return apply(LOGICAL_NOT, (x,))
+
+
+def _bitwise(logical, numpy_fn, kernel):
+    def fn(x, y):
+        a, b = operands(x, y)
+        dtype = (a if isinstance(a, np.ndarray) else a._data).dtype
+        if dtypes.is_floating(dtype):
+            name = "Float" if dtype == np.float32 else "Double"
+            raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+        if dtype == np.bool_:
+            return logical(a, b)
+        return untracked(numpy_fn, *[v if isinstance(v, np.ndarray) else v._data for v in (a, b)])
+    fn.__name__ = fn.__qualname__ = kernel.removesuffix("_cpu")
+    fn.__doc__ = ("Elementwise bitwise operation of integer tensors; on bool tensors the logical "
+                  "one (the `&`, `|`, `^` operators).")
+    return fn
+
+
+bitwise_and = _bitwise(logical_and, np.bitwise_and, "bitwise_and_cpu")
+bitwise_or = _bitwise(logical_or, np.bitwise_or, "bitwise_or_cpu")
+bitwise_xor = _bitwise(logical_xor, np.bitwise_xor, "bitwise_xor_cpu")
+
+
+def bitwise_not(x):
+    """~x: logical not of a bool tensor, bitwise not of an integer one."""
+    if x._data.dtype == np.bool_:
+        return logical_not(x)
+    if dtypes.is_floating(x._data.dtype):
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return untracked(np.invert, x._data)
 
 
 # ---- dtype casts --------------------------------------------------------------------------------

@@ -167,6 +167,8 @@ def min(x, dim=None, keepdim=False):
 
 def _arg(name, fn, x, dim, keepdim):
     data = x._data
+    if data.dtype == np.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if data.size == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for "
