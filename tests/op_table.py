@@ -336,3 +336,68 @@ SAMPLES = [
     S("topk", lambda x: x.topk(2, dim=0, largest=False), [Distinct((4, 2))],
       lambda x: _topk_ref(x, 2, 0, False)),
 ]
+
+
+class Unit(Pos):
+    """Values in (-0.9, 0.9): inside the domain of asin, acos and atanh."""
+
+    def make(self, rng):
+        return rng.uniform(-0.9, 0.9, self.shape)
+
+
+class Prob(Pos):
+    """Values in (0.05, 0.95): probabilities, for logit."""
+
+    def make(self, rng):
+        return rng.uniform(0.05, 0.95, self.shape)
+
+
+def _logit_ref(x, eps):
+    z = np.clip(x, eps, 1 - eps)
+    return np.log(z / (1 - z))
+
+
+_NON_FINITE = np.array([0.0, math.inf, -math.inf, math.nan])
+
+
+def _lerp_ref(x, y, w):
+    return np.where(np.abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w))
+
+
+SAMPLES += [
+    # ---- elementwise_more.py: rounding has zero derivatives (times x, to see a gradient) ----
+    S("floor", lambda x: ng.floor(x) * x, [(2, 3)], lambda x: np.floor(x) * x),
+    S("ceil", lambda x: x.ceil() * x, [(2, 3)], lambda x: np.ceil(x) * x),
+    S("round", lambda x: ng.round(x * 2.0) * x, [(2, 3)], lambda x: np.round(x * 2) * x),
+    S("trunc", lambda x: x.trunc() * x, [(2, 3)], lambda x: np.trunc(x) * x),
+    S("frac", lambda x: ng.frac(x * 3.0), [(2, 3)], lambda x: x * 3 - np.trunc(x * 3)),
+    S("sgn", lambda x: x.sgn() * x, [Away((4,))], lambda x: np.sign(x) * x),
+    S("log10", ng.log10, [Pos((2, 3))], np.log10),
+    S("exp2", lambda x: x.exp2(), [(2, 3)], np.exp2),
+    S("sinh", ng.sinh, [(2, 3)], np.sinh),
+    S("cosh", lambda x: x.cosh(), [(2, 3)], np.cosh),
+    S("asin", ng.asin, [Unit((2, 3))], np.arcsin),
+    S("acos", lambda x: x.acos(), [Unit((4,))], np.arccos),
+    S("asinh", ng.asinh, [(2, 3)], np.arcsinh),
+    S("acosh", lambda x: ng.acosh(x + 1.0), [Pos((4,))], lambda x: np.arccosh(x + 1)),
+    S("atanh", lambda x: x.atanh(), [Unit((2, 3))], np.arctanh),
+    S("logit", ng.logit, [Prob((2, 3))], lambda x: np.log(x / (1 - x))),
+    S("logit", lambda x: x.logit(eps=0.2), [Prob((2, 4))], lambda x: _logit_ref(x, 0.2)),
+    S("hypot", ng.hypot, [(2, 3), (3,)], np.hypot),
+    S("logaddexp", lambda x, y: x.logaddexp(y), [(2, 3), (2, 1)], np.logaddexp),
+    S("lerp", lambda x, y: ng.lerp(x, y, 0.3), [(2, 3), (3,)], lambda x, y: x + 0.3 * (y - x)),
+    S("lerp", lambda x, y: x.lerp(y, 0.8), [(3,), (2, 3)], lambda x, y: y - (y - x) * 0.2),
+    S("lerp_tensor", ng.lerp, [(2, 3), (3,), (2, 3)], _lerp_ref),
+    S("addcmul", lambda x, y, z: ng.addcmul(x, y, z, value=0.5), [(2, 3), (3,), (2, 1)],
+      lambda x, y, z: x + 0.5 * y * z),
+    S("addcdiv", lambda x, y, z: x.addcdiv(y, z, value=-2.0), [(2, 3), (3,), Away((2, 3))],
+      lambda x, y, z: x - 2.0 * y / z),
+    S("clamp_min", lambda x: ng.clamp_min(x, 0.1), [(2, 3)], lambda x: np.maximum(x, 0.1)),
+    S("clamp_max", lambda x: x.clamp_max(-0.1), [(2, 3)], lambda x: np.minimum(x, -0.1)),
+    S("clamp_min_tensor", ng.clamp_min, [Distinct((2, 3)), Distinct((3,))], np.maximum),
+    S("clamp_max_tensor", lambda x, y: x.clamp_max(y), [Distinct((2, 3)), Distinct((2, 1))],
+      np.minimum),
+    # the non-finite entries are replaced, with a zero gradient
+    S("nan_to_num", lambda x: (x + ng.tensor(_NON_FINITE)).nan_to_num(1.5, 2.5, -3.5), [(2, 4)],
+      lambda x: np.nan_to_num(x + _NON_FINITE, nan=1.5, posinf=2.5, neginf=-3.5)),
+]

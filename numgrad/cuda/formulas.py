@@ -12,6 +12,8 @@ from ..kernels import formula_cuda as F
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_C = 0.044715
+_LN2 = math.log(2.0)
+_INF = math.inf
 
 
 def _bce(x, y):
@@ -23,6 +25,33 @@ def _softplus(x, beta, threshold):
     z = x * beta
     soft = (F.maximum(z, 0.0) + F.log1p(F.exp(-abs(z)))) / beta
     return F.select(z > threshold, x, soft)
+
+
+def _logit(x, eps):
+    lo, hi = F.cast_like(eps, x), F.cast_like(1.0 - eps, x)
+    z = F.select(eps < 0.0, x, F.select(x < lo, lo, F.select(x > hi, hi, x)))
+    return F.log(z / (F.cast_like(1.0, x) - z))
+
+
+def _logaddexp(x, y):
+    # NumPy's: equal arguments (infinities too) give x + log 2; exp of a non-positive number only
+    return F.select(x == y, x + _LN2, F.maximum(x, y) + F.log1p(F.exp(-abs(x - y))))
+
+
+def _lerp(x, y, w):
+    # torch's: from the nearer end, so that weight 1 gives exactly y
+    return F.select(abs(w) < 0.5, x + w * (y - x), y - (y - x) * (F.cast_like(1.0, x) - w))
+
+
+def _lerp_scalar(x, y, weight):
+    # _lerp with the weight in x's type (a device function calls no plain Python function)
+    w = F.cast_like(weight, x)
+    return F.select(abs(w) < 0.5, x + w * (y - x), y - (y - x) * (F.cast_like(1.0, x) - w))
+
+
+def _nan_to_num(x, nan, posinf, neginf):
+    return F.select(x != x, F.cast_like(nan, x), F.select(
+        x == _INF, F.cast_like(posinf, x), F.select(x == -_INF, F.cast_like(neginf, x), x)))
 
 
 FORWARD = {
@@ -91,6 +120,33 @@ FORWARD = {
     "leaky_relu": lambda x, slope: F.select(x > 0, x, x * slope),
     "elu": lambda x, alpha: F.select(x > 0, x, alpha * F.expm1(F.minimum(x, 0.0))),
     "binary_cross_entropy": _bce,
+    "floor": lambda x: F.floor(x),
+    "ceil": lambda x: F.ceil(x),
+    "round": lambda x: F.rint(x),
+    "trunc": lambda x: F.trunc(x),
+    "frac": lambda x: x - F.trunc(x),
+    "sgn": lambda x: F.sign(x),
+    "log10": lambda x: F.log10(x),
+    "exp2": lambda x: F.exp2(x),
+    "sinh": lambda x: F.sinh(x),
+    "cosh": lambda x: F.cosh(x),
+    "asin": lambda x: F.asin(x),
+    "acos": lambda x: F.acos(x),
+    "asinh": lambda x: F.asinh(x),
+    "acosh": lambda x: F.acosh(x),
+    "atanh": lambda x: F.atanh(x),
+    "logit": _logit,
+    "hypot": lambda x, y: F.hypot(x, y),
+    "logaddexp": _logaddexp,
+    "lerp": _lerp_scalar,
+    "lerp_tensor": _lerp,
+    "addcmul": lambda x, y, z, value: x + F.cast_like(value, x) * y * z,
+    "addcdiv": lambda x, y, z, value: x + F.cast_like(value, x) * y / z,
+    "clamp_min": lambda x, lo: F.maximum(x, F.cast_like(lo, x)),
+    "clamp_max": lambda x, hi: F.minimum(x, F.cast_like(hi, x)),
+    "clamp_min_tensor": lambda x, y: F.maximum(x, y),
+    "clamp_max_tensor": lambda x, y: F.minimum(x, y),
+    "nan_to_num": _nan_to_num,
 }
 
 # Ops whose result is bool whatever their inputs (the others keep their inputs' dtype).

@@ -148,3 +148,13 @@ def _floor_div(x, y):
 @overload(fmath.trunc_div)
 def _trunc_div(x, y):
     return lambda x, y: np.trunc(x / y)
+
+
+@overload(fmath.sinh)
+def _sinh(x):
+    return lambda x: math.sinh(x)
+
+
+@overload(fmath.cosh)
+def _cosh(x):
+    return lambda x: math.cosh(x)

@@ -21,9 +21,18 @@ class _SimMath:
     atan, atan2, pow = np.arctan, np.arctan2, np.power
     fmod, floor, trunc, copysign = np.fmod, np.floor, np.trunc, np.copysign
     erf = staticmethod(math.erf)      # defined everywhere: no domain error to mask
+    ceil, rint, exp2, log10, hypot = np.ceil, np.rint, np.exp2, np.log10, np.hypot
+    sinh, cosh, asin, acos, asinh, acosh, atanh = (
+        np.sinh, np.cosh, np.arcsin, np.arccos, np.arcsinh, np.arccosh, np.arctanh)
 
 
 _m = _SimMath if SIM else math
+if SIM:
+    _ld = _SimMath
+else:
+    # Numba's math.floor, ceil and trunc return integers (Python's), which inf and nan are not;
+    # libdevice's keep the float. exp2 is libdevice's too: math has none in Numba.
+    from numba.cuda import libdevice as _ld
 _device = cuda.jit(device=True, inline="always")
 
 
@@ -90,6 +99,77 @@ def atan2(x, y):
 @_device
 def erf(x):
     return _m.erf(x)
+
+
+@_device
+def log10(x):
+    return _m.log10(x)
+
+
+@_device
+def exp2(x):
+    return _ld.exp2(x)
+
+
+@_device
+def sinh(x):
+    return _m.sinh(x)
+
+
+@_device
+def cosh(x):
+    return _m.cosh(x)
+
+
+@_device
+def asin(x):
+    return _m.asin(x)
+
+
+@_device
+def acos(x):
+    return _m.acos(x)
+
+
+@_device
+def asinh(x):
+    return _m.asinh(x)
+
+
+@_device
+def acosh(x):
+    return _m.acosh(x)
+
+
+@_device
+def atanh(x):
+    return _m.atanh(x)
+
+
+@_device
+def hypot(x, y):
+    return _m.hypot(x, y)
+
+
+@_device
+def floor(x):
+    return _ld.floor(x)
+
+
+@_device
+def ceil(x):
+    return _ld.ceil(x)
+
+
+@_device
+def rint(x):
+    # half to even, as np.round and torch.round
+    return _ld.rint(x)
+
+
+@_device
+def trunc(x):
+    return _ld.trunc(x)
 
 
 @_device

@@ -1,5 +1,313 @@
-"""(being written)"""
+"""More elementwise ops, as torch has them: rounding (floor, ceil, round, trunc, frac), sgn, log10,
+exp2, the hyperbolic and inverse trigonometric functions, logit, hypot, logaddexp, lerp, addcmul,
+addcdiv, clamp_min, clamp_max and nan_to_num, with their in-place forms.
 
-PUBLIC = ()     # names exported as numgrad.<name>
-METHODS = ()    # names installed as Tensor methods (the tensor is the first argument)
-INPLACE = {}    # in-place method name -> (out-of-place function, whether it saves its input)
+Written as elementwise.py writes its ops: a NumPy forward and one derivative formula per input, in
+arithmetic and `fmath` (F), which is at once the Numba kernel and the differentiable VJP. Integer
+inputs follow torch: rounding keeps them (a copy), the transcendental ops promote them to the
+default float dtype.
+"""
+import math
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from . import fmath as F
+from .apply import apply
+from .elementwise import (_binary, _float_input, _float_operands, _quiet, _unary, d_identity,
+                          d_zero, operands)
+from .registry import OpDef
+from .untracked import untracked
+
+_LN2 = math.log(2.0)
+_LN10 = math.log(10.0)
+_NAN = math.nan
+_INF = math.inf
+
+
+# ---- formulas -----------------------------------------------------------------------------------
+def d_log10(g, x): return g / (x * _LN10)
+def d_exp2(g, out): return g * out * _LN2
+def d_sinh(g, x): return g * F.cosh(x)
+def d_cosh(g, x): return g * F.sinh(x)
+def d_asin(g, x): return g / F.sqrt(1.0 - x * x)
+def d_acos(g, x): return -g / F.sqrt(1.0 - x * x)
+def d_asinh(g, x): return g / F.sqrt(x * x + 1.0)
+def d_acosh(g, x): return g / F.sqrt(x * x - 1.0)
+def d_atanh(g, x): return g / (1.0 - x * x)
+
+
+# torch's logit_backward: without eps (eps < 0) NaN outside [0, 1]; with it, zero where the input
+# was clamped to [eps, 1 - eps]
+def d_logit(g, x, eps):
+    return F.select(eps < 0.0,
+                    F.select((x < 0.0) | (x > 1.0), _NAN, g / (x * (1.0 - x))),
+                    F.select((x < eps) | (x > 1.0 - eps), 0.0, g / (x * (1.0 - x))))
+
+
+def d_hypot_x(g, x, out): return g * x / out
+def d_hypot_y(g, y, out): return g * y / out
+def d_logaddexp_x(g, x, y): return g / (1.0 + F.exp(y - x))
+def d_logaddexp_y(g, x, y): return g / (1.0 + F.exp(x - y))
+def d_lerp_start(g, weight): return g * (1.0 - weight)
+def d_lerp_end(g, weight): return g * weight
+def d_lerp_tensor_start(g, z): return g * (1.0 - z)
+def d_lerp_tensor_end(g, z): return g * z
+def d_lerp_tensor_weight(g, x, y): return g * (y - x)
+# addcmul's and addcdiv's input gets g: its own function here, as kernels/table.py imports an
+# op's formulas from the module of its first one
+def d_input(g): return g
+def d_addcmul_y(g, z, value): return g * z * value
+def d_addcmul_z(g, y, value): return g * y * value
+def d_addcdiv_y(g, z, value): return g * value / z
+def d_addcdiv_z(g, y, z, value): return -g * value * y / (z * z)
+def d_clamp_min(g, x, lo): return F.select(x >= lo, g, 0.0)
+def d_clamp_max(g, x, hi): return F.select(x <= hi, g, 0.0)
+def d_clamp_min_x(g, x, y): return F.select(x >= y, g, 0.0)
+def d_clamp_min_y(g, x, y): return F.select(x < y, g, 0.0)
+def d_clamp_max_x(g, x, y): return F.select(x <= y, g, 0.0)
+def d_clamp_max_y(g, x, y): return F.select(x > y, g, 0.0)
+# torch multiplies by isfinite(x) (not a masked zero): an inf or nan upstream gradient at a
+# non-finite input gives nan, as there (a comparison tests finiteness without a warning)
+def d_nan_to_num(g, x): return F.select(abs(x) < _INF, g, g * 0.0)
+
+
+# ---- forwards -----------------------------------------------------------------------------------
+@_quiet
+def _logit(x, eps):
+    if eps >= 0:
+        x = np.clip(x, x.dtype.type(eps), x.dtype.type(1 - eps))
+    return np.log(x / (1 - x))
+
+
+def _lerp_values(x, y, w):
+    """torch's lerp: from the nearer end, so that weight 1 gives exactly `end`."""
+    return np.where(np.abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w))
+
+
+def _lerp(x, y, weight):
+    return _lerp_values(x, y, x.dtype.type(weight))
+
+
+def _addcmul(x, y, z, value):
+    return x + x.dtype.type(value) * y * z
+
+
+@_quiet
+def _addcdiv(x, y, z, value):
+    return x + x.dtype.type(value) * y / z
+
+
+# ---- the ops ------------------------------------------------------------------------------------
+# Rounding is piecewise constant: zero derivatives, as torch records them.
+FLOOR = _unary("floor", np.floor, d_zero)
+CEIL = _unary("ceil", np.ceil, d_zero)
+ROUND = _unary("round", np.round, d_zero)       # half to even, as torch's nearbyint
+TRUNC = _unary("trunc", np.trunc, d_zero)
+FRAC = _unary("frac", lambda x: x - np.trunc(x), d_identity)
+SGN = _unary("sgn", np.sign, d_zero)
+LOG10 = _unary("log10", _quiet(np.log10), d_log10)
+EXP2 = _unary("exp2", np.exp2, d_exp2)
+SINH = _unary("sinh", np.sinh, d_sinh)
+COSH = _unary("cosh", np.cosh, d_cosh)
+ASIN = _unary("asin", _quiet(np.arcsin), d_asin)
+ACOS = _unary("acos", _quiet(np.arccos), d_acos)
+ASINH = _unary("asinh", np.arcsinh, d_asinh)
+ACOSH = _unary("acosh", _quiet(np.arccosh), d_acosh)
+ATANH = _unary("atanh", _quiet(np.arctanh), d_atanh)
+LOGIT = _unary("logit", _logit, d_logit, meta=lambda eps: ((), (eps,)))
+HYPOT = _binary("hypot", np.hypot, d_hypot_x, d_hypot_y)
+LOGADDEXP = _binary("logaddexp", np.logaddexp, d_logaddexp_x, d_logaddexp_y)
+LERP = _binary("lerp", _lerp, d_lerp_start, d_lerp_end, meta=lambda weight: ((), (weight,)))
+LERP_TENSOR = OpDef("lerp_tensor", _lerp_values, n_in=3, node_name="LerpBackward1",
+                    grads=(d_lerp_tensor_start, d_lerp_tensor_end, d_lerp_tensor_weight))
+ADDCMUL = OpDef("addcmul", _addcmul, n_in=3, grads=(d_input, d_addcmul_y, d_addcmul_z),
+                meta=lambda value: ((), (value,)))
+ADDCDIV = OpDef("addcdiv", _addcdiv, n_in=3, grads=(d_input, d_addcdiv_y, d_addcdiv_z),
+                meta=lambda value: ((), (value,)))
+CLAMP_MIN = _unary("clamp_min", lambda x, lo: np.maximum(x, x.dtype.type(lo)), d_clamp_min,
+                   node_name="ClampMinBackward0", meta=lambda lo: ((), (lo,)))
+CLAMP_MAX = _unary("clamp_max", lambda x, hi: np.minimum(x, x.dtype.type(hi)), d_clamp_max,
+                   node_name="ClampMaxBackward0", meta=lambda hi: ((), (hi,)))
+CLAMP_MIN_TENSOR = _binary("clamp_min_tensor", np.maximum, d_clamp_min_x, d_clamp_min_y,
+                           node_name="ClampMinBackward1")
+CLAMP_MAX_TENSOR = _binary("clamp_max_tensor", np.minimum, d_clamp_max_x, d_clamp_max_y,
+                           node_name="ClampMaxBackward1")
+NAN_TO_NUM = _unary("nan_to_num", lambda x, nan, posinf, neginf: np.nan_to_num(
+    x, nan=nan, posinf=posinf, neginf=neginf), d_nan_to_num, node_name="NanToNumBackward0")
+
+
+# ---- public functions ---------------------------------------------------------------------------
+def _is_float(x):
+    return dtypes.is_floating(x._data.dtype)
+
+
+def _rounding(op):
+    def fn(x):
+        if not _is_float(x):
+            return untracked(np.copy, x._data)      # integers are already whole: torch's copy
+        return apply(op, (x,))
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = f"Elementwise {op.name}; zero derivative ({op.node_name}); integers unchanged."
+    return fn
+
+
+floor = _rounding(FLOOR)
+ceil = _rounding(CEIL)
+trunc = _rounding(TRUNC)
+fix = trunc
+
+
+def round(x, decimals=0):
+    """Rounded half to even, as torch. Only decimals=0 is implemented."""
+    if decimals != 0:
+        raise NotImplementedError("round with decimals other than 0 is not implemented in numgrad")
+    return _round(x)
+
+
+_round = _rounding(ROUND)
+
+
+def frac(x):
+    """x - trunc(x), with x's sign; the derivative is the identity (FracBackward0)."""
+    if not _is_float(x):
+        raise RuntimeError('"frac_cpu" not implemented for integer tensors')
+    return apply(FRAC, (x,))
+
+
+def sgn(x):
+    """sign, for real tensors (keeps integer dtypes); zero derivative (SgnBackward0)."""
+    return apply(SGN, (x,))
+
+
+def _transcendental(op):
+    def fn(x):
+        return apply(op, (x if x._data.dtype.kind == "f" else _float_input(x),))
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = f"Elementwise {op.name}, differentiable ({op.node_name})."
+    return fn
+
+
+log10 = _transcendental(LOG10)
+exp2 = _transcendental(EXP2)
+sinh = _transcendental(SINH)
+cosh = _transcendental(COSH)
+asin = arcsin = _transcendental(ASIN)
+acos = arccos = _transcendental(ACOS)
+asinh = arcsinh = _transcendental(ASINH)
+acosh = arccosh = _transcendental(ACOSH)
+atanh = arctanh = _transcendental(ATANH)
+
+
+def logit(x, eps=None):
+    """log(x / (1 - x)), with x first clamped to [eps, 1 - eps] when eps is given."""
+    x = x if _is_float(x) else _float_input(x)
+    return apply(LOGIT, (x,), {"eps": -1.0 if eps is None else float(eps)})
+
+
+def hypot(x, y):
+    """sqrt(x**2 + y**2) without overflow."""
+    return apply(HYPOT, _float_operands(x, y))
+
+
+def logaddexp(x, y):
+    """log(exp(x) + exp(y)) without overflow."""
+    return apply(LOGADDEXP, _float_operands(x, y))
+
+
+def _three(x, y, z):
+    """Three operands of one dtype, torch's promotion (at least the first is a Tensor)."""
+    x, y = operands(x, y)
+    x, z = operands(x, z)
+    y, _ = operands(y, x)
+    return x, y, z
+
+
+def _data(v):
+    return v if isinstance(v, np.ndarray) else v._data
+
+
+def lerp(start, end, weight):
+    """start + weight * (end - start), computed from the nearer end as torch does. A tensor
+    weight is differentiable too (LerpBackward1)."""
+    if isinstance(weight, Tensor):
+        x, y, z = _three(start, end, weight)
+    else:
+        x, y = operands(start, end)
+    if not _is_float(x):
+        # torch's refusal; the weight in an integer type would be truncated
+        raise RuntimeError("lerp is not implemented for integer tensors")
+    if isinstance(weight, Tensor):
+        return apply(LERP_TENSOR, (x, y, z))
+    return apply(LERP, (x, y), {"weight": float(weight)})
+
+
+def addcmul(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 * tensor2."""
+    x, y, z = _three(input, tensor1, tensor2)
+    if not _is_float(x):
+        return untracked(lambda a, b, c: a + value * b * c, x._data, _data(y), _data(z))
+    return apply(ADDCMUL, (x, y, z), {"value": float(value)})
+
+
+def addcdiv(input, tensor1, tensor2, *, value=1):
+    """input + value * tensor1 / tensor2 (floating tensors only, as torch)."""
+    x, y, z = _three(input, tensor1, tensor2)
+    if not _is_float(x):
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
+                           "release addcdiv will perform a true division of tensor1 and tensor2.")
+    return apply(ADDCDIV, (x, y, z), {"value": float(value)})
+
+
+def _clamp_one(x, bound, op, tensor_op, np_fn):
+    if isinstance(bound, Tensor):
+        a, b = operands(x, bound)
+        if not _is_float(a):
+            return untracked(np_fn, a._data, b._data)
+        return apply(tensor_op, (a, b))
+    if not _is_float(x):
+        if not isinstance(bound, float):
+            return untracked(np_fn, x._data, bound)
+        x = _float_input(x)
+    return apply(op, (x,), {op.attr_names[0]: float(bound)})
+
+
+def clamp_min(x, min):
+    """max(x, min), NaN kept; the gradient goes to x where x >= min (to a tensor min elsewhere)."""
+    return _clamp_one(x, min, CLAMP_MIN, CLAMP_MIN_TENSOR, np.maximum)
+
+
+def clamp_max(x, max):
+    """min(x, max), NaN kept; the gradient goes to x where x <= max (to a tensor max elsewhere)."""
+    return _clamp_one(x, max, CLAMP_MAX, CLAMP_MAX_TENSOR, np.minimum)
+
+
+def nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    """NaN, +inf and -inf replaced by nan, posinf and neginf (by default the dtype's largest and
+    smallest finite values)."""
+    if not _is_float(x):
+        return untracked(np.copy, x._data)
+    info = np.finfo(x._data.dtype)
+    return apply(NAN_TO_NUM, (x,), {"nan": float(nan),
+                                    "posinf": float(info.max if posinf is None else posinf),
+                                    "neginf": float(info.min if neginf is None else neginf)})
+
+
+PUBLIC = ("floor", "ceil", "round", "trunc", "fix", "frac", "sgn", "log10", "exp2", "sinh", "cosh",
+          "asin", "acos", "asinh", "acosh", "atanh", "arcsin", "arccos", "arcsinh", "arccosh",
+          "arctanh", "logit", "hypot", "logaddexp", "lerp", "addcmul", "addcdiv", "clamp_min",
+          "clamp_max", "nan_to_num")
+METHODS = PUBLIC
+# In-place forms: whether the op saves its input (then the in-place write must not clobber it)
+INPLACE = {"floor_": (floor, False), "ceil_": (ceil, False), "round_": (round, False),
+           "trunc_": (trunc, False), "fix_": (trunc, False), "frac_": (frac, False),
+           "sgn_": (sgn, False), "log10_": (log10, True), "exp2_": (exp2, False),
+           "sinh_": (sinh, True), "cosh_": (cosh, True), "asin_": (asin, True),
+           "acos_": (acos, True), "asinh_": (asinh, True), "acosh_": (acosh, True),
+           "atanh_": (atanh, True), "arcsin_": (asin, True), "arccos_": (acos, True),
+           "arcsinh_": (asinh, True), "arccosh_": (acosh, True), "arctanh_": (atanh, True),
+           "logit_": (logit, True), "hypot_": (hypot, True), "lerp_": (lerp, True),
+           "addcmul_": (addcmul, False), "addcdiv_": (addcdiv, False),
+           "clamp_min_": (clamp_min, True), "clamp_max_": (clamp_max, True),
+           "nan_to_num_": (nan_to_num, True)}
