@@ -401,10 +401,6 @@ class Tensor:
     def type_as(self, other):
         return self.to(other.dtype)
 
-    def new_tensor(self, data, dtype=None, requires_grad=False):
-        from .creation import tensor
-        return tensor(data, dtype=dtype or self.dtype, requires_grad=requires_grad)
-
     @property
     def T(self):
         if self._data.ndim > 2:
