@@ -15,8 +15,8 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import fmath as F
 from .apply import apply
-from .elementwise import (_binary, _float_input, _float_operands, _quiet, _unary, d_identity,
-                          d_zero, operands)
+from .elementwise import (_binary, _float_input, _float_operands, _quiet, _unary, _unary_fn,
+                          d_identity, d_zero, operands)
 from .registry import OpDef
 from .untracked import untracked
 
@@ -181,23 +181,15 @@ def sgn(x):
     return apply(SGN, (x,))
 
 
-def _transcendental(op):
-    def fn(x):
-        return apply(op, (x if x._data.dtype.kind == "f" else _float_input(x),))
-    fn.__name__ = fn.__qualname__ = op.name
-    fn.__doc__ = f"Elementwise {op.name}, differentiable ({op.node_name})."
-    return fn
-
-
-log10 = _transcendental(LOG10)
-exp2 = _transcendental(EXP2)
-sinh = _transcendental(SINH)
-cosh = _transcendental(COSH)
-asin = arcsin = _transcendental(ASIN)
-acos = arccos = _transcendental(ACOS)
-asinh = arcsinh = _transcendental(ASINH)
-acosh = arccosh = _transcendental(ACOSH)
-atanh = arctanh = _transcendental(ATANH)
+log10 = _unary_fn(LOG10)
+exp2 = _unary_fn(EXP2)
+sinh = _unary_fn(SINH)
+cosh = _unary_fn(COSH)
+asin = arcsin = _unary_fn(ASIN)
+acos = arccos = _unary_fn(ACOS)
+asinh = arcsinh = _unary_fn(ASINH)
+acosh = arccosh = _unary_fn(ACOSH)
+atanh = arctanh = _unary_fn(ATANH)
 
 
 def logit(x, eps=None):

@@ -304,11 +304,7 @@ def sync_device(t):
         put_into(base._data, t._data, positions)
     else:
         base = t
-    extra = base._extra
-    live = extra.get("views") if extra else None
-    if live is None:
-        return
-    for view in live.alive():
+    for view in _live_views(base):
         info = view._extra["view"]
         if view is t or info.chain is None:
             continue
@@ -331,13 +327,15 @@ def copy_slices(base, region, result):
     return apply(COPY_SLICES, (old, change))
 
 
-def regenerate(base):
-    """Give every live view of base a history read out of base's current one (Note [views])."""
+def _live_views(base):
     extra = base._extra
     views = extra.get("views") if extra else None
-    if views is None:
-        return
-    for view in views.alive():
+    return views.alive() if views is not None else ()
+
+
+def regenerate(base):
+    """Give every live view of base a history read out of base's current one (Note [views])."""
+    for view in _live_views(base):
         info = view._extra["view"]
         if info.creation == NO_GRAD_MODE:
             continue              # made without a history, keeps none (as in torch)
