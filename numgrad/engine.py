@@ -6,7 +6,6 @@ reads the results out of the buffers: leaf gradients, retained gradients, the gr
 by `autograd.grad`; and frees saved values unless the graph is retained.
 """
 import threading
-import weakref
 
 import numpy as np
 
