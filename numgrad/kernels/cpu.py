@@ -9,6 +9,7 @@ from numba.extending import overload
 
 from .abi import (ADD, args_block, broadcast_index, fmeta, gin, gout, meta, mode, numel_at, saved,
                   shape_pos, view)
+from .blas import gemm
 
 
 @njit
@@ -202,23 +203,20 @@ def matmul_bwd(addr, dt):
     rows = md[px + nd - 1]
     inner = md[px + nd]
     cols = md[py + nd]
-    x = view(saved(a, 0), batch * rows * inner, dt).reshape((batch, rows, inner))
-    y = view(saved(a, 1), batch * inner * cols, dt).reshape((batch, inner, cols))
-    g = view(gout(a, 0), batch * rows * cols, dt).reshape((batch, rows, cols))
+    x = view(saved(a, 0), batch * rows * inner, dt)
+    y = view(saved(a, 1), batch * inner * cols, dt)
+    g = view(gout(a, 0), batch * rows * cols, dt)
+    sx, sy, sg = rows * inner, inner * cols, rows * cols      # one matrix of each
     if gin(a, 0) != 0:
-        gx = view(gin(a, 0), batch * rows * inner, dt).reshape((batch, rows, inner))
-        for b in range(batch):
-            if mode(a, 0) == ADD:
-                gx[b] += np.dot(g[b], y[b].T)
-            else:
-                np.dot(g[b], y[b].T, gx[b])     # a transposed view: BLAS reads it as is
+        gx = view(gin(a, 0), batch * sx, dt)
+        for b in range(batch):        # gx[b] = g[b] y[b]^T: BLAS reads y[b] transposed
+            gemm(gx[b * sx:(b + 1) * sx], g[b * sg:(b + 1) * sg], False,
+                 y[b * sy:(b + 1) * sy], True, rows, inner, cols, mode(a, 0) == ADD)
     if gin(a, 1) != 0:
-        gy = view(gin(a, 1), batch * inner * cols, dt).reshape((batch, inner, cols))
-        for b in range(batch):
-            if mode(a, 1) == ADD:
-                gy[b] += np.dot(x[b].T, g[b])
-            else:
-                np.dot(x[b].T, g[b], gy[b])
+        gy = view(gin(a, 1), batch * sy, dt)
+        for b in range(batch):        # gy[b] = x[b]^T g[b]
+            gemm(gy[b * sy:(b + 1) * sy], x[b * sx:(b + 1) * sx], True,
+                 g[b * sg:(b + 1) * sg], False, inner, cols, rows, mode(a, 1) == ADD)
 
 
 @njit
@@ -800,21 +798,15 @@ def linear_bwd(addr, dt):
     md = meta(a)
     rows, inner = md[1], md[2]
     cols = md[shape_pos(md, 1) + 1]
-    x = view(saved(a, 0), rows * inner, dt).reshape((rows, inner))
-    w = view(saved(a, 1), cols * inner, dt).reshape((cols, inner))
+    x = view(saved(a, 0), rows * inner, dt)
+    w = view(saved(a, 1), cols * inner, dt)
     g = view(gout(a, 0), rows * cols, dt).reshape((rows, cols))
     if gin(a, 0) != 0:
-        gx = view(gin(a, 0), rows * inner, dt).reshape((rows, inner))
-        if mode(a, 0) == ADD:
-            gx += np.dot(g, w)
-        else:
-            np.dot(g, w, gx)
-    if gin(a, 1) != 0:
-        gw = view(gin(a, 1), cols * inner, dt).reshape((cols, inner))
-        if mode(a, 1) == ADD:
-            gw += np.dot(g.T, x)
-        else:
-            np.dot(g.T, x, gw)       # BLAS reads the transposed view: no copy of g
+        gemm(view(gin(a, 0), rows * inner, dt), g.reshape(-1), False, w, False, rows, inner, cols,
+             mode(a, 0) == ADD)
+    if gin(a, 1) != 0:     # BLAS reads g transposed: no copy
+        gemm(view(gin(a, 1), cols * inner, dt), g.reshape(-1), True, x, False, cols, inner, rows,
+             mode(a, 1) == ADD)
     if a[1] == 3 and gin(a, 2) != 0:
         gb = view(gin(a, 2), cols, dt)
         if mode(a, 2) != ADD:
@@ -1056,18 +1048,18 @@ def conv2d_bwd(addr, dt):
         gw = view(gin(a, 1), out_channels * taps, dt).reshape((out_channels, taps))
         if mode(a, 1) != ADD:
             gw[:] = 0
-        part = np.empty((out_channels, taps), dt)
-        for n in range(n_img):
+        for n in range(n_img):       # gw += g[n] columns^T: BLAS reads the columns transposed
             _conv_columns_of(x[n], geometry, cols.reshape(-1), True)
-            np.dot(g[n], cols.T, part)       # BLAS reads the transposed view: no copy
-            gw += part
+            gemm(gw.reshape(-1), g[n].reshape(-1), False, cols.reshape(-1), True, out_channels,
+                 taps, spots, True)
     if gin(a, 0) != 0:
         w = view(saved(a, 1), out_channels * taps, dt).reshape((out_channels, taps))
         gx = view(gin(a, 0), n_img * pixels, dt).reshape((n_img, pixels))
         if mode(a, 0) != ADD:
             gx[:] = 0
-        for n in range(n_img):
-            np.dot(w.T, g[n], cols)
+        for n in range(n_img):       # columns = w^T g[n]
+            gemm(cols.reshape(-1), w.reshape(-1), True, g[n].reshape(-1), False, taps, spots,
+                 out_channels, False)
             _conv_columns_of(gx[n], geometry, cols.reshape(-1), False)
 
 
