@@ -463,3 +463,11 @@ def test_integer_powers_and_bool_arithmetic_as_torch():
     with pytest.raises(RuntimeError, match="argmax\\(\\): does not support bool input"):
         b.argmax()
     np.testing.assert_array_equal(b.sign().numpy(), [True, False])
+
+
+def test_negative_zero_scalar_keeps_its_sign():
+    # constants are shared between ops, and 0.0 == -0.0 as a dictionary key
+    x = ng.tensor([1.0, -2.0])
+    assert np.signbit((x * 0.0).numpy()).tolist() == [False, True]
+    assert np.signbit((x * -0.0).numpy()).tolist() == [True, False]
+    assert np.signbit((x * 0.0).numpy()).tolist() == [False, True]

@@ -184,6 +184,8 @@ _constants = {}
 def constant(value, dtype):
     """A Python scalar as a 0-d array of dtype. Constants are only read (by the forward and, once
     saved, by kernels), so the same few values are shared instead of made anew per op."""
+    if not value:
+        return np.array(value, dtype)       # -0.0 == 0.0 as a key, but not as a factor
     key = (value, dtype)
     array = _constants.get(key)
     if array is None:
