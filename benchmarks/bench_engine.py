@@ -28,6 +28,7 @@ def _suite(key):
 
 
 ScalarChainBackward = _suite("chain_backward")
+ScalarChainForward = _suite("chain_forward")
 ScalarChainForwardBackward = _suite("chain_full")
 RandomScalarDAG = _suite("random_dag")
 FanOut = _suite("fan_out")
@@ -47,7 +48,7 @@ class ScalarChainSizes:
 
     def setup(self, steps):
         from benchmarks.workloads import ScalarChain
-        self.workload = ScalarChain(steps, backward_only=True)
+        self.workload = ScalarChain(steps, "backward")
         self.workload.run("numgrad", self.workload.prepare("numgrad"))
         self.root = self.workload.prepare("numgrad")
 

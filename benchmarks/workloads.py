@@ -25,18 +25,21 @@ def _torch():
 
 
 class ScalarChain:
-    """h <- tanh(h * w + 0.1), 3 nodes per step: the per-node cost of engine and recording."""
+    """h <- tanh(h * w + 0.1), 3 nodes per step: the per-node cost of engine and recording.
+    part: "backward" (incl. lowering; the graph is recorded untimed), "forward" (recording only)
+    or "both"."""
 
-    def __init__(self, steps, backward_only):
-        self.steps, self.backward_only = steps, backward_only
-        part = "backward incl. lowering" if backward_only else "forward + backward"
-        self.name = f"scalar chain, {3 * steps // 1000}k nodes: {part}"
+    def __init__(self, steps, part):
+        self.steps, self.part = steps, part
+        title = {"backward": "backward incl. lowering", "forward": "forward (recording)",
+                 "both": "forward + backward"}[part]
+        self.name = f"scalar chain, {3 * steps // 1000}k nodes: {title}"
         self.libs = ("numgrad", "torch")     # micrograd's released Value has no tanh
 
     def prepare(self, lib):
-        if self.backward_only:
+        if self.part == "backward":
             return self._forward(lib)
-        return None
+        return {}
 
     def _forward(self, lib):
         if lib == "torch":
@@ -54,7 +57,10 @@ class ScalarChain:
         return h
 
     def run(self, lib, state):
-        root = state if self.backward_only else self._forward(lib)
+        if self.part == "forward":
+            state["root"] = self._forward(lib)     # the graph is freed after the timing
+            return
+        root = state if self.part == "backward" else self._forward(lib)
         root.backward()
 
 
@@ -265,8 +271,9 @@ class DeepChain:
 
 
 ALL = {
-    "chain_backward": ScalarChain(100_000, backward_only=True),
-    "chain_full": ScalarChain(100_000, backward_only=False),
+    "chain_backward": ScalarChain(100_000, "backward"),
+    "chain_forward": ScalarChain(100_000, "forward"),
+    "chain_full": ScalarChain(100_000, "both"),
     "random_dag": RandomScalarDAG(75_000),
     "fan_out": FanOut(),
     "scalar_mlp": ScalarMLP(),
