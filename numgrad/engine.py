@@ -127,7 +127,7 @@ def execute(graph, seeds, python_node):
         buffers.add(buffers.slot(index, output), output_shape(graph, index, output), value)
     keep = []
     s_addr = saved_addresses(graph, keep)
-    fn_table = table.kernels_for(graph.kind, graph.runnable)
+    fn_table = table.kernels_for(graph.kind, graph.runnable, graph.variant)
     ready = graph.ready
     queue = np.empty(max(graph.n, 1), np.int64)
     queue[:len(ready)] = ready
@@ -141,9 +141,9 @@ def execute(graph, seeds, python_node):
     pending = graph.pending.copy()      # the plan's counts stay readable after the run
     resume, phase = -1, scheduler.START
     while True:
-        node = scheduler.run(graph.op, graph.dt, graph.flags, graph.in_ptr, graph.e_node,
-                             graph.e_slot, graph.out_ptr, graph.sv_ptr, s_addr, mt_addr,
-                             graph.mt_ptr, address_of(fm), graph.fm_ptr, graph.needed,
+        node = scheduler.run(graph.op, graph.dt, graph.variant, graph.flags, graph.in_ptr,
+                             graph.e_node, graph.e_slot, graph.out_ptr, graph.sv_ptr, s_addr,
+                             mt_addr, graph.mt_ptr, address_of(fm), graph.fm_ptr, graph.needed,
                              pending, graph.buf_off, graph.buf_kind, buffers.written,
                              buffers.addr, fn_table, queue, state, graph.order, *graph.events,
                              scratch, resume, phase)

@@ -10,7 +10,7 @@ import re
 import numpy as np
 
 from . import tape
-from .kernels.plan import plan, runnable_nodes, unpack
+from .kernels.plan import plan, runnable_nodes, share_buffers, unpack
 from .ops import registry
 
 _COLUMNS = (("kind", np.int32), ("counts", np.int64), ("e_node", np.int64), ("e_slot", np.int64),
@@ -49,8 +49,9 @@ class LoweredGraph:
         single = segments[0].base if len(segments) == 1 else -1
         (self.op, self.dt, self.on_cuda, self.flags, self.in_ptr, self.out_ptr, self.sv_ptr,
          self.mt_ptr, self.fm_ptr, self.o_numel, self.edge_owner, self.saved_owner,
-         self.arg_width) = unpack(self.kind, self.counts, self.mt, self.s_ref, self.e_node, single,
-                                  registry.PYTHON_FUNCTION.code, tape.FREED)
+         self.arg_width, self.variant) = unpack(self.kind, self.counts, self.mt, self.s_ref,
+                                                self.e_node, single, registry.PYTHON_FUNCTION.code,
+                                                tape.FREED)
         if single < 0:
             self.e_node = self.index_of(self.e_node)
         self.any_cuda = bool(self.on_cuda.any())
@@ -90,12 +91,32 @@ class LoweredGraph:
         seg = self.segments[k]
         return seg, seg.base | int(index - self.starts[k])
 
-    def plan(self, roots, targets):
+    def plan(self, roots, targets, keep=None):
+        """keep: None, or one flag per slot, set where a gradient is read after the run; large
+        slots not kept then share buffers (Note [buffer reuse] in kernels/plan.py)."""
         self.roots = np.asarray(roots, np.int64)
         self.targets = np.asarray(targets, np.int64)
+        reuse = keep is not None
+        if not reuse:
+            keep = np.zeros(0, np.bool_)
         (self.needed, self.pending, self.buf_off, self.buf_kind, self.totals, self.runnable,
-         self.ready) = plan(self.n, self.roots, self.targets, self.op, self.dt, self.in_ptr,
-                            self.e_node, self.out_ptr, self.o_numel)
+         self.ready, unplaced) = plan(self.n, self.roots, self.targets, self.op, self.dt,
+                                      self.in_ptr, self.e_node, self.e_slot, self.out_ptr,
+                                      self.o_numel, keep, reuse)
+        if unplaced:
+            share_buffers(self.n, self.roots, self.ready, self.needed, self.pending, self.op,
+                          self.in_ptr, self.e_node, self.e_slot, self.out_ptr, self.o_numel, keep,
+                          registry.pass_through_table(), self.buf_off, self.buf_kind, self.totals)
+
+    def read_after_run(self, places):
+        """One flag per slot: the (position, output) places, and every retained gradient."""
+        keep = np.zeros(int(self.out_ptr[-1]), np.bool_)
+        for index, output in places:
+            keep[self.out_ptr[index] + output] = True
+        for k, seg in enumerate(self.segments):
+            for node, output in seg.retained:
+                keep[self.out_ptr[self.starts[k] + (node & 0xFFFFFFFF)] + output] = True
+        return keep
 
     def run_only_roots(self):
         """Nothing asked for is reachable: the backward runs nothing past its roots."""

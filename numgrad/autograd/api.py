@@ -99,9 +99,12 @@ def plan_backward(roots, inputs=None):
     root_index = graph.index_of([n for _, n, _ in root_nodes])
     graph.root_slots = [(int(i), out) for i, (_, _, out) in zip(root_index, root_nodes)]
     graph.wanted = _targets(graph, inputs) if inputs is not None else None
-    target_index = [p for places in graph.wanted or () for p, _ in places]
-    graph.plan(root_index, target_index)
-    if inputs is not None and not target_index:
+    places = [place for places in graph.wanted or () for place in places]
+    # buffers are shared unless something reads them all afterwards (the CUDA engine's level
+    # order, anomaly mode, backward traces): Note [buffer reuse] in kernels/plan.py
+    keep = None if observers or graph.any_cuda else graph.read_after_run(places)
+    graph.plan(root_index, [p for p, _ in places], keep)
+    if inputs is not None and not places:
         graph.run_only_roots()
     return graph
 

@@ -114,8 +114,10 @@ def _erf(x):
 
 @overload(fmath.sign)
 def _sign(x):
-    # sign(nan) is nan, as in NumPy and torch
-    return lambda x: (1.0 if x > 0 else (-1.0 if x < 0 else x * 0.0 if x == x else x))
+    # sign(nan) is nan and sign(-0.0) is -0.0, as in NumPy and torch; float32 stays float32
+    if x == types.float32:
+        return lambda x: (np.float32(1.0) if x > 0 else (np.float32(-1.0) if x < 0 else x))
+    return lambda x: (1.0 if x > 0 else (-1.0 if x < 0 else x))
 
 
 @overload(fmath.select)

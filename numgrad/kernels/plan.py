@@ -5,26 +5,42 @@ A node may run only when every contribution to its input slots has arrived. pend
 *edges* from needed nodes into i, with multiplicity: x*x gives the multiplication two edges to x's
 AccumulateGrad, so the accumulator waits for both. Counting distinct producers instead would run
 it after the first contribution and lose the second. The scheduler decrements once per edge.
+
+Note [buffer reuse]
+Each (node, output) slot gets a gradient buffer. Laid out one after another, a chain of 30 ops on
+10^6 values wants 120 MB of buffers, each touched once: every kernel then reads and writes memory
+that left the cache long ago. A slot's buffer is dead once its node has run, so large slots share
+memory as torch's caching allocator lets them: `plan` replays the scheduler's queue (first in,
+first out, from the same ready list and pending counts, so the order is the one the run will
+have), gives a slot its buffer when the first contribution to it is written, and frees the
+node's own slots after it has run - after its destinations got theirs, so a kernel never writes
+into the buffer it reads. A freed buffer serves the next slot of the same workspace and size. Slots
+read after the run (gradients asked for by `autograd.grad`, retained gradients) are never freed,
+nor are leaf results (they become `.grad`); small slots keep their own places: sharing them saves
+no cache and would only renumber the buffers of small graphs.
 """
 import numpy as np
 from numba import njit
 
 ACCUMULATE = 0
+REUSE_MIN_NUMEL = 4096   # Note [buffer reuse]: smaller slots keep their own buffers
 RELEASED = 1    # the flag bits of tape.py
 PYTHON = 2
 
 
 @njit(cache=True)
-def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel):
+def plan(n, roots, targets, op, dt, in_ptr, e_node, e_slot, out_ptr, o_numel, keep, reuse):
     """Mark the needed nodes, count pending edges and place one buffer per (node, output).
 
     roots: nodes whose gradients are seeded. targets: nodes gradients are wanted for; empty means
-    every AccumulateGrad reached. Returns (needed, pending, buf_off, buf_kind, totals, runnable,
-    ready): buf_kind is the workspace of a buffer (0/1: intermediate float32/float64, 2/3: leaf
-    results) and totals its size in elements. Only runnable nodes compute something: needed, not
+    every AccumulateGrad reached. reuse: large slots, except those marked in keep (one flag per
+    slot), are left for share_buffers to place (Note [buffer reuse]). Returns (needed, pending,
+    buf_off, buf_kind, totals, runnable, ready, unplaced): buf_kind is the workspace of a buffer
+    (0/1: intermediate float32/float64, 2/3: leaf results) and totals its size in elements. Only runnable nodes compute something: needed, not
     an AccumulateGrad, and with at least one needed input (a root that leads to no requested input
     does not run, as in torch, so its graph stays usable). ready: the needed nodes nothing waits
-    on, in id order (the scheduler's first queue).
+    on, in id order (the scheduler's first queue); unplaced: whether share_buffers has slots to
+    place.
     """
     reached = np.zeros(n, np.bool_)
     post = np.empty(n, np.int64)          # reached nodes, each after everything it reaches
@@ -78,6 +94,7 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel):
     buf_off = np.full(n_out_total, -1, np.int64)
     buf_kind = np.zeros(n_out_total, np.int8)
     totals = np.zeros(4, np.int64)
+    shared = 0          # slots left for share_buffers
     for k in range(n_post):
         node = post[k]
         if not needed[node]:
@@ -88,8 +105,11 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel):
                 pending[dst] += 1
         kind = dt[node] + (2 if op[node] == ACCUMULATE else 0)
         for s in range(out_ptr[node], out_ptr[node + 1]):
-            buf_off[s] = totals[kind]
             buf_kind[s] = kind
+            if reuse and kind < 2 and o_numel[s] >= REUSE_MIN_NUMEL and not keep[s]:
+                shared += 1
+                continue
+            buf_off[s] = totals[kind]
             totals[kind] += o_numel[s]
     runnable = runnable_nodes(n, needed, op, in_ptr, e_node)
     n_ready = 0
@@ -98,7 +118,96 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel):
         if needed[node] and pending[node] == 0:
             ready[n_ready] = node
             n_ready += 1
-    return needed, pending, buf_off, buf_kind, totals, runnable, ready[:n_ready]
+    return needed, pending, buf_off, buf_kind, totals, runnable, ready[:n_ready], shared > 0
+
+
+@njit(cache=True)
+def share_buffers(n, roots, ready, needed, pending, op, in_ptr, e_node, e_slot, out_ptr, o_numel,
+                  keep, passes_through, buf_off, buf_kind, totals):
+    """Place the slots plan left unplaced (buf_off -1) in the order the scheduler will run the
+    nodes, reusing the buffers of slots whose node has run (Note [buffer reuse]). Apart from plan:
+    compiled only when a graph has large slots."""
+    free_off = np.empty(64, np.int64)       # recently freed buffers: few are live at a time in
+    free_numel = np.empty(64, np.int64)     # practice, and a bounded list keeps this linear
+    free_kind = np.empty(64, np.int8)
+    n_free = 0
+    contributions = np.zeros(out_ptr[n], np.int64)      # edges into each slot
+    for node in range(n):
+        if needed[node]:
+            for e in range(in_ptr[node], in_ptr[node + 1]):
+                dst = e_node[e]
+                if dst >= 0 and needed[dst]:
+                    contributions[out_ptr[dst] + e_slot[e]] += 1
+    left = np.empty(n, np.int64)
+    for node in range(n):
+        left[node] = pending[node]
+    queue = np.empty(n, np.int64)
+    for k in range(ready.size):
+        queue[k] = ready[k]
+    tail = ready.size
+    for r in roots:      # seeded before anything runs
+        for s in range(out_ptr[r], out_ptr[r + 1]):
+            if buf_off[s] < 0:
+                buf_off[s] = totals[buf_kind[s]]
+                totals[buf_kind[s]] += o_numel[s]
+    for head in range(n):
+        if head == tail:
+            break
+        node = queue[head]
+        own = out_ptr[node]
+        passed_on = False     # the node's one output buffer now belongs to an input's slot
+        for e in range(in_ptr[node], in_ptr[node + 1]):
+            dst = e_node[e]
+            if dst < 0 or not needed[dst]:
+                continue
+            s = out_ptr[dst] + e_slot[e]
+            if buf_off[s] < 0:
+                kind = buf_kind[s]
+                if (not passed_on and passes_through[op[node]] >> (e - in_ptr[node]) & 1
+                        and contributions[s] == 1 and out_ptr[node + 1] - own == 1
+                        and buf_off[own] >= 0 and not keep[own] and buf_kind[own] == kind
+                        and o_numel[own] == o_numel[s] and o_numel[s] >= REUSE_MIN_NUMEL):
+                    # the kernel leaves the gradient where it is (`x + y` passes g on to x)
+                    buf_off[s] = buf_off[own]
+                    passed_on = True
+                else:
+                    found = -1
+                    for f in range(n_free - 1, -1, -1):
+                        if free_kind[f] == kind and free_numel[f] == o_numel[s]:
+                            found = f
+                            break
+                    if found >= 0:
+                        buf_off[s] = free_off[found]
+                        n_free -= 1
+                        free_off[found] = free_off[n_free]
+                        free_numel[found] = free_numel[n_free]
+                        free_kind[found] = free_kind[n_free]
+                    else:
+                        buf_off[s] = totals[kind]
+                        totals[kind] += o_numel[s]
+            left[dst] -= 1
+            if left[dst] == 0:
+                queue[tail] = dst
+                tail += 1
+        for s in range(out_ptr[node], out_ptr[node + 1]):
+            if (buf_off[s] >= 0 and buf_kind[s] < 2 and o_numel[s] >= REUSE_MIN_NUMEL
+                    and not keep[s] and not passed_on):
+                if n_free == free_off.size:     # forget the oldest
+                    for f in range(1, n_free):
+                        free_off[f - 1] = free_off[f]
+                        free_numel[f - 1] = free_numel[f]
+                        free_kind[f - 1] = free_kind[f]
+                    n_free -= 1
+                free_off[n_free] = buf_off[s]
+                free_numel[n_free] = o_numel[s]
+                free_kind[n_free] = buf_kind[s]
+                n_free += 1
+    for node in range(n):       # slots no contribution reaches still get a place
+        if needed[node]:
+            for s in range(out_ptr[node], out_ptr[node + 1]):
+                if buf_off[s] < 0:
+                    buf_off[s] = totals[buf_kind[s]]
+                    totals[buf_kind[s]] += o_numel[s]
 
 
 @njit(cache=True)
@@ -119,8 +228,9 @@ def runnable_nodes(n, needed, op, in_ptr, e_node):
 def unpack(kind, counts, mt, s_ref, e_node, base, python_op, freed):
     """Everything lowering derives from the tape's two per-node integers (Note [packed counts] in
     tape.py), in one compiled pass: op codes, dtypes, devices, the CSR starts, each output's size
-    (from the shapes in meta), the node owning each edge and each saved value, flags, and the
-    widest kernel argument block. With one segment (base >= 0: its first global id), the edges'
+    (from the shapes in meta), the node owning each edge and each saved value, flags, the widest
+    kernel argument block, and which variant of its kernel each node calls (Note [kernel
+    variants] in table.py). With one segment (base >= 0: its first global id), the edges'
     global ids also become positions, in place."""
     if base >= 0:
         for e in range(e_node.size):
@@ -155,24 +265,41 @@ def unpack(kind, counts, mt, s_ref, e_node, base, python_op, freed):
     o_numel = np.empty(out_ptr[n], np.int64)
     edge_owner = np.empty(in_ptr[n], np.int64)
     saved_owner = np.empty(sv_ptr[n], np.int64)
+    variant = np.zeros(n, np.int8)
     for i in range(n):
         pos = mt_ptr[i]
-        for _ in range(in_ptr[i + 1] - in_ptr[i]):
+        n_in = in_ptr[i + 1] - in_ptr[i]
+        all_full = True          # every input as large as output 0
+        affine = True            # every input that large or a single element
+        out_pos = pos
+        for _ in range(n_in):
+            out_pos += 1 + mt[out_pos]
+        first_out = _numel(mt, out_pos) if out_ptr[i + 1] > out_ptr[i] else 0
+        for _ in range(n_in):
+            size = _numel(mt, pos)
+            all_full = all_full and size == first_out
+            affine = affine and (size == first_out or size == 1)
             pos += 1 + mt[pos]
+        variant[i] = 0 if all_full else (1 if affine else 2)     # Note [kernel variants]
         for s in range(out_ptr[i], out_ptr[i + 1]):
-            ndim = mt[pos]
-            size = 1
-            for d in range(ndim):
-                size *= mt[pos + 1 + d]
-            o_numel[s] = size
-            pos += 1 + ndim
+            o_numel[s] = _numel(mt, pos)
+            pos += 1 + mt[pos]
         edge_owner[in_ptr[i]:in_ptr[i + 1]] = i
         for s in range(sv_ptr[i], sv_ptr[i + 1]):
             saved_owner[s] = i
             if s_ref[s] == freed:
                 flags[i] |= RELEASED
     return (op, dt, on_cuda, flags, in_ptr, out_ptr, sv_ptr, mt_ptr, fm_ptr, o_numel, edge_owner,
-            saved_owner, width)
+            saved_owner, width, variant)
+
+
+@njit(inline="always")
+def _numel(mt, pos):
+    """The number of elements of the shape (ndim, dims...) at mt[pos]."""
+    size = 1
+    for d in range(mt[pos]):
+        size *= mt[pos + 1 + d]
+    return size
 
 
 @njit(cache=True)

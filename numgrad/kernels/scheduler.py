@@ -35,7 +35,7 @@ def buffer_address(ws_addr, buf_kind, buf_off, slot):
 
 
 @njit(cache=True)
-def run(op, dt, flags, in_ptr, e_node, e_slot, out_ptr, sv_ptr, s_addr, mt_addr, mt_ptr, fm_addr,
+def run(op, dt, variant, flags, in_ptr, e_node, e_slot, out_ptr, sv_ptr, s_addr, mt_addr, mt_ptr, fm_addr,
         fm_ptr, needed, pending, buf_off, buf_kind, written, ws_addr, fn_table, queue, state,
         order, ev_src, ev_dst, ev_slot, ev_pending, scratch, resume_node, resume_phase):
     """Run until the graph is done (returns -1) or a node needs Python (returns its id)."""
@@ -100,7 +100,7 @@ def run(op, dt, flags, in_ptr, e_node, e_slot, out_ptr, sv_ptr, s_addr, mt_addr,
             for q in range(n_saved):
                 scratch[base_in + 2 * n_in + q] = s_addr[sv_ptr[node] + q]
             if defined and wanted:
-                call_kernel(fn_table[op[node], dt[node]], args_addr)
+                call_kernel(fn_table[op[node], dt[node] * 3 + variant[node]], args_addr)
         # release the inputs: one decrement per edge
         for e in range(in_ptr[node], in_ptr[node + 1]):
             dst = e_node[e]

@@ -10,6 +10,8 @@ Everything else is derived from an entry or sits beside it (Note [one source per
 """
 import inspect
 
+import numpy as np
+
 from ..tape import FLOAT64
 
 OPS = []          # indexed by op code; code 0 is AccumulateGrad
@@ -64,6 +66,9 @@ class OpDef:
         # (where each saved value comes from, the inputs whose derivative reads it)
         self.save_plan = tuple(zip(self.save_index, self.save_readers))
         self.code = len(OPS)
+        # bit k: input k's derivative is the upstream gradient itself, which the engine can pass
+        # on in the same buffer (Note [buffer reuse] in kernels/plan.py)
+        self.passes_through = sum(1 << k for k, f in enumerate(grads or ()) if _is_identity(f))
         # the kind (float32, float64) of such a node: host, and nothing but the op's code varies
         self.scalar_kinds = ((self.code, self.code | FLOAT64)
                              if self.elementwise and meta is None and n_out == 1 else None)
@@ -75,6 +80,28 @@ class OpDef:
 
 
 ALL_INPUTS = -1
+
+
+def _is_identity(formula):
+    """Whether a derivative formula is g -> g (add's, sub's first input's, ...)."""
+    if formula is None or inspect.signature(formula).parameters.keys() != {"g"}:
+        return False
+    marker = object()
+    try:
+        return formula(marker) is marker
+    except TypeError:
+        return False
+
+
+def pass_through_table():
+    """passes_through of every op, by op code (for the compiled plan)."""
+    global _pass_through
+    if len(_pass_through) != len(OPS):
+        _pass_through = np.array([op.passes_through for op in OPS], np.int64)
+    return _pass_through
+
+
+_pass_through = np.zeros(0, np.int64)
 
 
 def _readers(name, grad_params):
