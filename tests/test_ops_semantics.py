@@ -3,6 +3,8 @@ dtype promotion, error messages, and gradients at the awkward points (zeros, tie
 values torch 2.x gives."""
 import math
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -471,3 +473,18 @@ def test_negative_zero_scalar_keeps_its_sign():
     assert np.signbit((x * 0.0).numpy()).tolist() == [False, True]
     assert np.signbit((x * -0.0).numpy()).tolist() == [True, False]
     assert np.signbit((x * 0.0).numpy()).tolist() == [False, True]
+
+
+def test_inf_and_nan_results_are_silent_as_in_torch():
+    # run as a script would, with warnings as errors: NumPy's RuntimeWarnings from numgrad's own
+    # forwards are filtered, the user's own NumPy calls still warn
+    script = ("import numpy as np, numgrad as ng\n"
+              "x = ng.tensor([0.0, 1.0, -1.0])\n"
+              "print((ng.log(x) + x / 0.0 + ng.sqrt(x)).isnan().sum().item())\n"
+              "try:\n"
+              "    np.log(np.zeros(1))\n"
+              "except RuntimeWarning:\n"
+              "    print('numpy warns')\n")
+    out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", script],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["2", "numpy", "warns"]
