@@ -1,0 +1,5 @@
+"""(being written)"""
+
+PUBLIC = ()
+METHODS = ()
+INPLACE = {}
