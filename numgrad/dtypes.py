@@ -71,6 +71,14 @@ def promote_scalar(dtype, value):
     return dtype if is_floating(dtype) else get_default_dtype()
 
 
+_SCALAR_TYPE_NAMES = {float32: "Float", float64: "Double", int32: "Int", int64: "Long", bool_: "Bool"}
+
+
+def scalar_type_name(dtype):
+    """torch's name of a dtype in its messages ("Float did not match Double", "... for 'Long'")."""
+    return _SCALAR_TYPE_NAMES[np.dtype(dtype)]
+
+
 def name(dtype):
     return "numgrad." + {float32: "float32", float64: "float64", int32: "int32", int64: "int64",
                          bool_: "bool"}[dtype]

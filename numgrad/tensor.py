@@ -32,9 +32,6 @@ _DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Te
 # torch's names of dtypes in the messages of the .grad setter
 _C_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
             np.dtype(np.int32): "int", np.dtype(np.int64): "long", np.dtype(np.bool_): "bool"}
-_GRAD_DTYPE_NAMES = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double",
-                     np.dtype(np.int32): "Int", np.dtype(np.int64): "Long",
-                     np.dtype(np.bool_): "Bool"}
 
 
 def _device_index(t):
@@ -192,7 +189,7 @@ class Tensor:
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{_C_NAMES[value._data.dtype]}' "
-                    f"to a tensor with grad_dtype '{_GRAD_DTYPE_NAMES[self._data.dtype]}'. The "
+                    f"to a tensor with grad_dtype '{dtypes.scalar_type_name(self._data.dtype)}'. The "
                     "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).")
             if value._data.shape != self._data.shape:
                 raise RuntimeError(

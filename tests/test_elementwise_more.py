@@ -57,10 +57,34 @@ def test_rounding_values_and_zero_gradients():
     np.testing.assert_array_equal(g, [1.0, 1.0, 1.0, 1.0])
 
 
-def test_round_with_decimals_is_not_implemented():
-    assert ng.round(leaf([1.25]), decimals=0).item() == 1.0
-    with pytest.raises(NotImplementedError):
-        ng.round(leaf([1.25]), decimals=1)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_round_to_decimals_as_torch(dtype):
+    # torch scales, rounds half to even and scales back, in the tensor's dtype
+    v = np.array([1.2345, -2.5, 0.125, 1234.5, 15.0], dtype)
+    x = ng.tensor(v, requires_grad=True)
+    for decimals in (0, 1, 2, -1, -2):
+        scale = dtype(10.0 ** abs(decimals))
+        want = np.round(v * scale) / scale if decimals >= 0 else np.round(v / scale) * scale
+        y = ng.round(x, decimals=decimals)
+        np.testing.assert_array_equal(y.detach().numpy(), want)
+        assert y.grad_fn.name() == "RoundBackward1"     # RoundBackward0 without decimals
+    assert x.round().grad_fn.name() == "RoundBackward0"
+    ng.round(x, decimals=2).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.zeros(5))
+    # NumPy's np.round(2.675, 2) gives 2.67 (it divides by 100 after rounding 267.49999...)
+    assert ng.round(ng.tensor([0.125, 0.135, 2.675], dtype=ng.float64), decimals=2).tolist() \
+        == [0.12, 0.14, 2.68]
+    big = ng.round(ng.tensor([1e30, 3.4e38]), decimals=2).numpy()     # float32: overflows
+    assert big[0] == np.float32(1e30) and big[1] == np.inf
+    y = ng.tensor(v.copy())
+    y.round_(decimals=1)
+    np.testing.assert_array_equal(y.numpy(), np.round(v * dtype(10)) / dtype(10))
+
+
+def test_round_to_decimals_refuses_integers_as_torch():
+    for decimals, kernel in ((0, "round_vml_cpu"), (1, "round_cpu"), (-1, "round_cpu")):
+        with pytest.raises(NotImplementedError, match=f'"{kernel}" not implemented for \'Long\''):
+            ng.round(ng.tensor([15, 25]), decimals=decimals)
 
 
 def test_integer_inputs():

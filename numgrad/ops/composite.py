@@ -33,9 +33,6 @@ INPLACE = {}
 
 _FALSE = Tensor._make(np.zeros((), np.bool_), False)
 
-# torch's names of dtypes in its "Float did not match Double" messages
-_SCALAR_NAMES = {dtypes.float32: "Float", dtypes.float64: "Double", dtypes.int32: "Int",
-                 dtypes.int64: "Long", dtypes.bool_: "Bool"}
 
 
 def _ints(dims):
@@ -366,7 +363,7 @@ def take(input, index):
     """input's elements at flat (row-major) positions index, negative ones counting from the end."""
     if index.dtype != dtypes.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
-                           f"{_SCALAR_NAMES[index.dtype]}")
+                           f"{dtypes.scalar_type_name(index.dtype)}")
     positions = to_host(index._data)
     count = input.numel()
     bad = (positions < -count) | (positions >= count)
@@ -381,7 +378,7 @@ def take_along_dim(input, indices, dim=None):
     the flattened input."""
     if indices.dtype != dtypes.int64:
         raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
-                           f"{_SCALAR_NAMES[indices.dtype]}")
+                           f"{dtypes.scalar_type_name(indices.dtype)}")
     if dim is None:
         return gather(reshape(input, -1), 0, reshape(indices, -1))
     if input.ndim != indices.ndim:
@@ -516,8 +513,8 @@ def _isclose(a, b, rtol, atol, equal_nan):
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise (a bool tensor)."""
     if input.dtype != other.dtype:
-        raise RuntimeError(f"{_SCALAR_NAMES[input.dtype]} did not match "
-                           f"{_SCALAR_NAMES[other.dtype]}")
+        raise RuntimeError(f"{dtypes.scalar_type_name(input.dtype)} did not match "
+                           f"{dtypes.scalar_type_name(other.dtype)}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
     if atol < 0:
@@ -553,7 +550,7 @@ def logcumsumexp(input, dim):
     any spread of values but quadratic in the length of dim."""
     if not dtypes.is_floating(input.dtype):
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for '
-                                  f"'{_SCALAR_NAMES[input.dtype]}'")
+                                  f"'{dtypes.scalar_type_name(input.dtype)}'")
     if input.ndim == 0:
         _wrap_dim(dim, 0)
         return input.clone()
@@ -573,13 +570,13 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
             raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.ndim}D")
         if not dtypes.is_floating(t.dtype):
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
-                               f"{_SCALAR_NAMES[t.dtype]}")
+                               f"{dtypes.scalar_type_name(t.dtype)}")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} "
                            f"X2: {x2.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     if x1.dtype != x2.dtype:
-        raise RuntimeError(f"expected scalar type {_SCALAR_NAMES[x1.dtype]} but found "
-                           f"{_SCALAR_NAMES[x2.dtype]}")
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(x1.dtype)} but found "
+                           f"{dtypes.scalar_type_name(x2.dtype)}")
     return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)

@@ -159,11 +159,30 @@ trunc = _rounding(TRUNC)
 fix = trunc
 
 
-def round(x, decimals=0):
-    """Rounded half to even, as torch. Only decimals=0 is implemented."""
-    if decimals != 0:
-        raise NotImplementedError("round with decimals other than 0 is not implemented in numgrad")
-    return _round(x)
+def _round_decimals(x, decimals):
+    """torch's: the scaled value rounded half to even, scaled back, in x's dtype (so 2.675 to two
+    decimals is 2.68 in float64, where NumPy's np.round gives 2.67)."""
+    scale = x.dtype.type(10.0 ** abs(decimals))
+    with np.errstate(over="ignore"):     # a huge value overflows to inf, as in torch
+        if decimals > 0:
+            return np.round(x * scale) / scale
+        return np.round(x / scale) * scale
+
+
+# With decimals given (even 0), torch records the other overload: RoundBackward1.
+ROUND_DECIMALS = _unary("round_decimals", _round_decimals, d_zero, node_name="RoundBackward1")
+
+
+def round(x, decimals=None):
+    """Rounded half to even, as torch; with `decimals`, to that many decimal places (negative:
+    to tens, hundreds, ...). Zero derivative."""
+    if decimals is None:
+        return _round(x)
+    if not _is_float(x):
+        kernel = "round_vml_cpu" if decimals == 0 else "round_cpu"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.scalar_type_name(x._data.dtype)}'")
+    return apply(ROUND_DECIMALS, (x,), {"decimals": int(decimals)})
 
 
 _round = _rounding(ROUND)

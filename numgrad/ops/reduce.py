@@ -107,12 +107,9 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
         x = x.to(dtype)
     if not dtypes.is_floating(x._data.dtype):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
-                           f"floating point or complex dtype. Got: {_dtype_title(x._data.dtype)}")
+                           "floating point or complex dtype. Got: "
+                           f"{dtypes.scalar_type_name(x._data.dtype)}")
     return _reduction(x, dim, keepdim, MEAN, MEAN_DIM, mean=True)
-
-
-def _dtype_title(dtype):
-    return {"int64": "Long", "int32": "Int", "bool": "Bool"}.get(dtype.name, dtype.name)
 
 
 def sum_to(x, shape):
@@ -197,7 +194,7 @@ def _safe(mask, value):
 def _require_floating(x, name):
     if not dtypes.is_floating(x._data.dtype):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got "
-                           f"{_dtype_title(x._data.dtype)}")
+                           f"{dtypes.scalar_type_name(x._data.dtype)}")
 
 
 def _prod_forward(x, dims, keepdim, kshape):
