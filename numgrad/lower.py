@@ -105,7 +105,7 @@ class LoweredGraph:
                                       self.o_numel, keep, reuse)
         if unplaced:
             share_buffers(self.n, self.roots, self.ready, self.needed, self.pending, self.op,
-                          self.in_ptr, self.e_node, self.e_slot, self.out_ptr, self.o_numel, keep,
+                          self.variant, self.in_ptr, self.e_node, self.e_slot, self.out_ptr, self.o_numel, keep,
                           registry.pass_through_table(), self.buf_off, self.buf_kind, self.totals)
 
     def read_after_run(self, places):

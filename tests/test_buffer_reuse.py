@@ -131,3 +131,17 @@ def test_a_second_backward_through_a_retained_graph_gives_the_same_gradient():
     np.testing.assert_array_equal(x.grad.numpy(), first)
     s = 1 / (1 + np.exp(-(2 * _data() + 1)))
     np.testing.assert_allclose(first, 2 * s * (1 - s) + 1, rtol=1e-12)
+
+
+def test_broadcasting_addition_does_not_pass_its_buffer_on():
+    # x + bias runs the general broadcasting kernel, which zeroes a written gradient before adding
+    # into it: given the output's own buffer, it would wipe the gradient it reads
+    xv = _data(n=16 * 512).reshape(16, 1, 512)
+    bv = _data(1, n=512)
+    w = np.linspace(0.5, 1.5, xv.size).reshape(xv.shape)
+    x = ng.tensor(xv, requires_grad=True)
+    b = ng.tensor(bv, requires_grad=True)
+    loss = (((x * 2.0) + b) * ng.tensor(w)).sum()
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * w, rtol=1e-12)
+    np.testing.assert_allclose(b.grad.numpy(), w.sum(axis=(0, 1)), rtol=1e-12)

@@ -122,8 +122,8 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, e_slot, out_ptr, o_numel, ke
 
 
 @njit(cache=True)
-def share_buffers(n, roots, ready, needed, pending, op, in_ptr, e_node, e_slot, out_ptr, o_numel,
-                  keep, passes_through, buf_off, buf_kind, totals):
+def share_buffers(n, roots, ready, needed, pending, op, variant, in_ptr, e_node, e_slot, out_ptr,
+                  o_numel, keep, passes_through, buf_off, buf_kind, totals):
     """Place the slots plan left unplaced (buf_off -1) in the order the scheduler will run the
     nodes, reusing the buffers of slots whose node has run (Note [buffer reuse]). Apart from plan:
     compiled only when a graph has large slots."""
@@ -163,7 +163,10 @@ def share_buffers(n, roots, ready, needed, pending, op, in_ptr, e_node, e_slot, 
             s = out_ptr[dst] + e_slot[e]
             if buf_off[s] < 0:
                 kind = buf_kind[s]
+                # (only kernels of the first two variants leave such an input alone: the general
+                # one zeroes a written gradient before adding into it)
                 if (not passed_on and passes_through[op[node]] >> (e - in_ptr[node]) & 1
+                        and variant[node] < 2
                         and contributions[s] == 1 and out_ptr[node + 1] - own == 1
                         and buf_off[own] >= 0 and not keep[own] and buf_kind[own] == kind
                         and o_numel[own] == o_numel[s] and o_numel[s] >= REUSE_MIN_NUMEL):
