@@ -401,3 +401,24 @@ SAMPLES += [
     S("nan_to_num", lambda x: (x + ng.tensor(_NON_FINITE)).nan_to_num(1.5, 2.5, -3.5), [(2, 4)],
       lambda x: np.nan_to_num(x + _NON_FINITE, nan=1.5, posinf=2.5, neginf=-3.5)),
 ]
+
+SAMPLES += [
+    # ---- elementwise_special.py ----
+    S("sinc", ng.sinc, [(2, 3)], np.sinc),
+    S("xlogy", ng.xlogy, [(2, 3), Pos((3,))], lambda x, y: x * np.log(y)),
+    S("xlogy_scalar_self", lambda y: ng.xlogy(1.5, y), [Pos((4,))], lambda y: 1.5 * np.log(y)),
+    S("xlogy_scalar_other", lambda x: x.xlogy(2.5), [(2, 3)], lambda x: x * np.log(2.5)),
+    S("logaddexp2", lambda x, y: x.logaddexp2(y), [(2, 3), (2, 1)], np.logaddexp2),
+    S("copysign", ng.copysign, [Away((2, 3)), Away((3,))], np.copysign),
+    S("copysign_scalar", lambda x: x.copysign(-2.0), [Away((4,))], lambda x: -np.abs(x)),
+    S("fmax", ng.fmax, [Distinct((2, 3)), Distinct((3,))], np.fmax),
+    S("fmin", lambda x, y: x.fmin(y), [Distinct((2, 3)), Distinct((2, 1))], np.fmin),
+    S("deg2rad", ng.deg2rad, [(2, 3)], np.deg2rad),
+    S("rad2deg", lambda x: x.rad2deg(), [(4,)], np.rad2deg),
+    S("erfc", ng.erfc, [(2, 3)], special.erfc),
+    S("erfinv", lambda x: x.erfinv(), [Unit((2, 3))], special.erfinv),
+    S("nextafter", ng.nextafter, [(2, 3), (3,)], np.nextafter),
+    # float_power is pow in float64: torch's pow nodes
+    S("pow", lambda x, y: ng.float_power(x, y), [Pos((2, 3)), (3,)], np.power),
+    S("pow_scalar", lambda x: x.float_power(3), [(4,)], lambda x: x ** 3),
+]

@@ -14,6 +14,9 @@ _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_C = 0.044715
 _LN2 = math.log(2.0)
 _INF = math.inf
+_PI = math.pi
+_DEG_TO_RAD = math.pi / 180.0
+_RAD_TO_DEG = 180.0 / math.pi
 
 
 def _bce(x, y):
@@ -47,6 +50,21 @@ def _lerp_scalar(x, y, weight):
     # _lerp with the weight in x's type (a device function calls no plain Python function)
     w = F.cast_like(weight, x)
     return F.select(abs(w) < 0.5, x + w * (y - x), y - (y - x) * (F.cast_like(1.0, x) - w))
+
+
+def _sinc(x):
+    px = F.cast_like(_PI, x) * x
+    return F.select(x == 0, F.cast_like(1.0, x), F.sin(px) / px)
+
+
+def _xlogy(x, y):
+    # 0 where x is 0 (even where log(y) is infinite), unless y is NaN
+    return F.select((x == 0) & (y == y), F.cast_like(0.0, x), x * F.log(y))
+
+
+def _logaddexp2(x, y):
+    # NumPy's: equal arguments (infinities too) give x + 1; exp2 of a non-positive number only
+    return F.select(x == y, x + 1.0, F.maximum(x, y) + F.log1p(F.exp2(-abs(x - y))) / _LN2)
 
 
 def _nan_to_num(x, nan, posinf, neginf):
@@ -147,6 +165,22 @@ FORWARD = {
     "clamp_min_tensor": lambda x, y: F.maximum(x, y),
     "clamp_max_tensor": lambda x, y: F.minimum(x, y),
     "nan_to_num": _nan_to_num,
+    # numgrad/ops/elementwise_special.py
+    "sinc": _sinc,
+    "xlogy": _xlogy,
+    "xlogy_scalar_self": _xlogy,
+    "xlogy_scalar_other": _xlogy,
+    "logaddexp2": _logaddexp2,
+    "copysign": lambda x, y: F.copysign(x, y),
+    "copysign_scalar": lambda x, y: F.copysign(x, y),
+    # NaN-ignoring: x where it is the result (NaN only where both are), as np.fmax and np.fmin
+    "fmax": lambda x, y: F.select((x >= y) | (y != y), x, y),
+    "fmin": lambda x, y: F.select((x <= y) | (y != y), x, y),
+    "deg2rad": lambda x: x * F.cast_like(_DEG_TO_RAD, x),
+    "rad2deg": lambda x: x * F.cast_like(_RAD_TO_DEG, x),
+    "erfc": lambda x: F.erfc(x),
+    "erfinv": lambda x: F.erfinv(x),
+    "nextafter": lambda x, y: F.nextafter(x, y),
 }
 
 # Ops whose result is bool whatever their inputs (the others keep their inputs' dtype).

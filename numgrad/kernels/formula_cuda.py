@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 from numba import config, cuda
+from scipy import special as _scipy_special
 
 SIM = bool(config.ENABLE_CUDASIM)
 
@@ -20,7 +21,8 @@ class _SimMath:
         np.cos, np.sin, np.tan, np.exp, np.expm1, np.log, np.log1p, np.log2, np.sqrt, np.tanh)
     atan, atan2, pow = np.arctan, np.arctan2, np.power
     fmod, floor, trunc, copysign = np.fmod, np.floor, np.trunc, np.copysign
-    erf = staticmethod(math.erf)      # defined everywhere: no domain error to mask
+    erf, erfc = staticmethod(math.erf), staticmethod(math.erfc)   # no domain error to mask
+    erfinv, nextafter = staticmethod(_scipy_special.erfinv), np.nextafter
     ceil, rint, exp2, log10, hypot = np.ceil, np.rint, np.exp2, np.log10, np.hypot
     sinh, cosh, asin, acos, asinh, acosh, atanh = (
         np.sinh, np.cosh, np.arcsin, np.arccos, np.arcsinh, np.arccosh, np.arctanh)
@@ -99,6 +101,21 @@ def atan2(x, y):
 @_device
 def erf(x):
     return _m.erf(x)
+
+
+@_device
+def erfc(x):
+    return _m.erfc(x)
+
+
+@_device
+def erfinv(x):
+    return _ld.erfinv(x)
+
+
+@_device
+def copysign(x, y):
+    return _m.copysign(x, y)
 
 
 @_device
@@ -246,6 +263,7 @@ if SIM:
     def cast_like(s, x):
         return type(x)(s)             # x is a NumPy scalar here
 else:
+    from numba import types
     from numba.cuda.extending import overload
 
     def cast_like(s, x):
@@ -255,3 +273,17 @@ else:
     def _cast_like(s, x):
         to = x                        # x's Numba type, which converts when called
         return lambda s, x: to(s)
+
+
+# nextafter(x, y) in x's type: in float64, a float32 x's next value would round back to x
+if SIM:
+    nextafter = _SimMath.nextafter
+else:
+    def nextafter(x, y):
+        raise NotImplementedError("nextafter runs inside CUDA kernels only")
+
+    @overload(nextafter, target="cuda", inline="always")
+    def _nextafter(x, y):
+        if x == types.float32:
+            return lambda x, y: _ld.nextafterf(x, y)
+        return lambda x, y: _ld.nextafter(x, y)

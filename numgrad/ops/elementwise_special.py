@@ -1,5 +1,282 @@
-"""(being written)"""
+"""Special elementwise ops, as torch has them: sinc, xlogy, logaddexp2, copysign, fmax, fmin,
+deg2rad, rad2deg, erfc, erfinv and nextafter (differentiable), float_power (pow in float64),
+signbit and heaviside (no gradient), torch's alias names (multiply, subtract, divide, true_divide,
+not_equal, greater_equal, positive, Tensor.where) and the in-place forms torch has.
 
-PUBLIC = ()
-METHODS = ()
-INPLACE = {}
+Written as elementwise.py writes its ops: a NumPy forward and one derivative formula per input, in
+arithmetic and `fmath` (F), which is at once the Numba kernel and the differentiable VJP; the CUDA
+forwards are in numgrad/cuda/formulas.py. Dtypes follow torch: the transcendental ops promote
+integer inputs to the default float dtype, fmax and fmin keep them, logaddexp2 and nextafter
+refuse them; in-place forms refuse a result their tensor's dtype cannot hold.
+"""
+import math
+
+import numpy as np
+from scipy import special as _special
+
+from .. import dtypes
+from ..tensor import Tensor
+from . import fmath as F
+from .apply import apply
+from .elementwise import (_binary, _float_operands, _quiet, _unary, _unary_fn, cast, d_zero, div,
+                          ge, mul, ne, neg, operands, pow, rpow, sub)
+from .elementwise import where as _where
+from .inplace import apply_inplace
+from .untracked import untracked
+
+_PI = math.pi
+_LN2 = math.log(2.0)
+_DEG_TO_RAD = math.pi / 180.0
+_RAD_TO_DEG = 180.0 / math.pi
+_TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
+
+
+# ---- formulas -----------------------------------------------------------------------------------
+# torch's sinc_backward: zero where x * x * pi is 0 (the limit at 0, and where x * x underflows)
+def d_sinc(g, x):
+    return F.select(x * x == 0.0, 0.0,
+                    g * (_PI * x * F.cos(_PI * x) - F.sin(_PI * x)) / (_PI * x * x))
+
+
+# torch's: xlogy(g, y) (0 where g is 0, unless y is NaN), masked to 0 where x == 0 and y <= 0
+def d_xlogy_x(g, x, y):
+    return F.select((x == 0.0) & (y <= 0.0), 0.0,
+                    F.select((g == 0.0) & (y == y), 0.0, g * F.log(y)))
+
+
+def d_xlogy_y(g, x, y): return g * x / y
+def d_logaddexp2_x(g, x, y): return g / (1.0 + F.exp((y - x) * _LN2))
+def d_logaddexp2_y(g, x, y): return g / (1.0 + F.exp((x - y) * _LN2))
+# the sign flip, out / x, zero where x is 0 (torch's copysign_tensor_self_backward)
+def d_copysign_x(g, x, out): return F.select(x == 0.0, 0.0, g * out / x)
+# fmax and fmin: the gradient goes to the side that is the result, to x at ties (as torch)
+def d_fmax_x(g, x, y): return F.select((x >= y) | (y != y), g, 0.0)
+def d_fmax_y(g, x, y): return F.select((x >= y) | (y != y), 0.0, g)
+def d_fmin_x(g, x, y): return F.select((x <= y) | (y != y), g, 0.0)
+def d_fmin_y(g, x, y): return F.select((x <= y) | (y != y), 0.0, g)
+def d_deg2rad(g): return g * _DEG_TO_RAD
+def d_rad2deg(g): return g * _RAD_TO_DEG
+def d_erfc(g, x): return -g * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
+def d_erfinv(g, out): return g * _HALF_SQRT_PI * F.exp(out * out)
+# torch passes g to nextafter's x except where x == y (the result is then x's value, y's own)
+def d_nextafter_x(g, x, y): return F.select(x == y, 0.0, g)
+
+
+# ---- forwards -----------------------------------------------------------------------------------
+@_quiet
+def _sinc(x):
+    px = x.dtype.type(_PI) * x
+    return np.where(x == 0, x.dtype.type(1), np.sin(px) / px)
+
+
+@_quiet
+def _xlogy(x, y):
+    # 0 where x is 0 (even where log(y) is infinite), unless y is NaN
+    return np.where((x == 0) & (y == y), x.dtype.type(0), x * np.log(y))
+
+
+def _scaled(factor):
+    return lambda x: x * x.dtype.type(factor)
+
+
+def _special_fn(fn):
+    return lambda x: fn(x).astype(x.dtype, copy=False)
+
+
+def _heaviside(x, values):
+    # torch's: values where x is 0, else x > 0 (so NaN gives 0, where NumPy's heaviside gives NaN)
+    return np.where(x == 0, values, x > 0).astype(x.dtype)
+
+
+# ---- the ops ------------------------------------------------------------------------------------
+SINC = _unary("sinc", _sinc, d_sinc)
+XLOGY = _binary("xlogy", _xlogy, d_xlogy_x, d_xlogy_y)
+# A Python scalar operand is a constant input (as `x * 2.0` has), under torch's node names.
+XLOGY_SCALAR_SELF = _binary("xlogy_scalar_self", _xlogy, None, d_xlogy_y,
+                            node_name="XlogyBackward1")
+XLOGY_SCALAR_OTHER = _binary("xlogy_scalar_other", _xlogy, d_xlogy_x, None,
+                             node_name="XlogyBackward2")
+LOGADDEXP2 = _binary("logaddexp2", np.logaddexp2, d_logaddexp2_x, d_logaddexp2_y)
+# torch gives the sign source a zero gradient
+COPYSIGN = _binary("copysign", np.copysign, d_copysign_x, d_zero)
+COPYSIGN_SCALAR = _binary("copysign_scalar", np.copysign, d_copysign_x, None,
+                          node_name="CopysignBackward1")
+FMAX = _binary("fmax", np.fmax, d_fmax_x, d_fmax_y)
+FMIN = _binary("fmin", np.fmin, d_fmin_x, d_fmin_y)
+DEG2RAD = _unary("deg2rad", _scaled(_DEG_TO_RAD), d_deg2rad, node_name="Deg2RadBackward0")
+RAD2DEG = _unary("rad2deg", _scaled(_RAD_TO_DEG), d_rad2deg, node_name="Rad2DegBackward0")
+ERFC = _unary("erfc", _special_fn(_special.erfc), d_erfc)
+ERFINV = _unary("erfinv", _special_fn(_special.erfinv), d_erfinv)
+NEXTAFTER = _binary("nextafter", np.nextafter, d_nextafter_x, d_zero)
+
+
+# ---- public functions ---------------------------------------------------------------------------
+def _dtype_of(v):
+    return (v if isinstance(v, np.ndarray) else v._data).dtype
+
+
+def _tensor_other(fn_name, other, argument="other"):
+    """torch's TypeError for ops whose second operand must be a Tensor."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{fn_name}(): argument '{argument}' (position 2) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
+def _float_only(fn_name, a):
+    """torch's refusal of integer and bool operands (the op has no such kernel)."""
+    dtype = _dtype_of(a)
+    if not dtypes.is_floating(dtype):
+        name = dtypes.scalar_type_name(dtype)
+        raise NotImplementedError(f'"{fn_name}_cpu" not implemented for \'{name}\'')
+
+
+sinc = _unary_fn(SINC)
+deg2rad = _unary_fn(DEG2RAD)
+rad2deg = _unary_fn(RAD2DEG)
+erfc = _unary_fn(ERFC)
+erfinv = _unary_fn(ERFINV)
+
+
+def xlogy(input, other):
+    """input * log(other), 0 where input is 0 (unless other is NaN). Either may be a Python
+    scalar (XlogyBackward1 / XlogyBackward2, as torch names those nodes)."""
+    a, b = _float_operands(input, other)
+    if isinstance(a, np.ndarray):
+        return apply(XLOGY_SCALAR_SELF, (a, b))
+    if isinstance(b, np.ndarray):
+        return apply(XLOGY_SCALAR_OTHER, (a, b))
+    return apply(XLOGY, (a, b))
+
+
+def logaddexp2(input, other):
+    """log2(2**input + 2**other) without overflow; floating tensors only, as torch."""
+    _tensor_other("logaddexp2", other)
+    a, b = operands(input, other)
+    _float_only("logaddexp2", a)
+    return apply(LOGADDEXP2, (a, b))
+
+
+def copysign(input, other):
+    """|input| with other's sign (-0.0 counts as negative); the result is floating. The gradient
+    of input is the sign flip; other's is zero."""
+    a, b = _float_operands(input, other)
+    if isinstance(b, np.ndarray) and isinstance(a, Tensor):
+        return apply(COPYSIGN_SCALAR, (a, b))
+    return apply(COPYSIGN, (a, b))
+
+
+def _nan_ignoring(op, np_fn):
+    def fn(input, other):
+        _tensor_other(op.name, other)
+        a, b = operands(input, other)
+        if not dtypes.is_floating(_dtype_of(a)):
+            return untracked(np_fn, a._data, b._data)      # integers and bools keep their dtype
+        return apply(op, (a, b))
+    fn.__name__ = fn.__qualname__ = op.name
+    fn.__doc__ = (f"Elementwise {op.name[1:]}imum that ignores NaN (NaN only where both are); "
+                  f"the gradient goes to the side that is the result ({op.node_name}).")
+    return fn
+
+
+fmax = _nan_ignoring(FMAX, np.fmax)
+fmin = _nan_ignoring(FMIN, np.fmin)
+
+
+def nextafter(input, other):
+    """The next floating value after input toward other (other itself where they are equal).
+    As torch, input's gradient is g, zero where input == other; other's is zero."""
+    _tensor_other("nextafter", other)
+    a, b = operands(input, other)
+    _float_only("nextafter", a)
+    return apply(NEXTAFTER, (a, b))
+
+
+def float_power(input, exponent):
+    """input ** exponent computed in float64, whatever the operands' dtypes (torch's pow nodes,
+    after a cast to float64)."""
+    if not isinstance(input, Tensor):
+        return rpow(cast(exponent, dtypes.float64), float(input))
+    base = cast(input, dtypes.float64)
+    if isinstance(exponent, Tensor):
+        return pow(base, cast(exponent, dtypes.float64))
+    return pow(base, exponent if isinstance(exponent, int) else float(exponent))
+
+
+def signbit(input):
+    """Whether the sign bit is set (True for -0.0 and negative NaN): a bool tensor."""
+    return untracked(np.signbit, input._data)
+
+
+def heaviside(input, values):
+    """0 where input < 0, values where input == 0, 1 where input > 0 (NaN gives 0); the operands
+    must have one dtype. torch has no derivative for it: the result does not require grad."""
+    _tensor_other("heaviside", values, "values")
+    if input._data.dtype != values._data.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return untracked(_heaviside, input._data, values._data)
+
+
+def true_divide(input, other):
+    """input / other, true division (div without a rounding mode)."""
+    return div(input, other)
+
+
+def positive(input):
+    """input itself (torch returns the same tensor); refused for bool tensors, as unary +."""
+    if input._data.dtype == dtypes.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+def where(self, condition, y):
+    """Tensor.where(condition, y) is where(condition, self, y): a method only (numgrad.where is
+    elementwise.where, condition first)."""
+    return _where(condition, self, y)
+
+
+multiply = mul
+subtract = sub
+divide = div
+not_equal = ne
+greater_equal = ge
+
+
+# ---- in-place forms -----------------------------------------------------------------------------
+def _into_own_dtype(fn):
+    """fn for an in-place form: a result of another dtype (a float from an integer tensor) is
+    torch's error, raised before anything is written."""
+    def checked(self, *args, **kwargs):
+        result = fn(self, *args, **kwargs)
+        if result._data.dtype != self._data.dtype:
+            got, want = (dtypes.scalar_type_name(t._data.dtype) for t in (result, self))
+            raise RuntimeError(f"result type {got} can't be cast to the desired output type {want}")
+        return result
+    checked.__name__ = checked.__qualname__ = fn.__name__
+    return checked
+
+
+def float_power_(self, exponent):
+    """In-place float_power: only a float64 tensor can hold its result."""
+    if self._data.dtype != dtypes.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype "
+                           f"{dtypes.scalar_type_name(self._data.dtype)} but the operation's "
+                           f"result requires dtype Double")
+    return apply_inplace(self, float_power, exponent)
+
+
+PUBLIC = ("sinc", "xlogy", "logaddexp2", "float_power", "copysign", "fmax", "fmin", "deg2rad",
+          "rad2deg", "erfc", "erfinv", "nextafter", "signbit", "heaviside", "multiply",
+          "subtract", "divide", "true_divide", "not_equal", "greater_equal", "positive")
+METHODS = PUBLIC + ("where", "float_power_")
+# In-place forms: whether the op saves its input (then the in-place write must not clobber it)
+INPLACE = {"sinc_": (_into_own_dtype(sinc), True), "xlogy_": (_into_own_dtype(xlogy), True),
+           "copysign_": (_into_own_dtype(copysign), True),
+           "deg2rad_": (_into_own_dtype(deg2rad), False),
+           "rad2deg_": (_into_own_dtype(rad2deg), False),
+           "erfc_": (_into_own_dtype(erfc), True), "erfinv_": (_into_own_dtype(erfinv), False),
+           "nextafter_": (_into_own_dtype(nextafter), True),
+           "heaviside_": (_into_own_dtype(heaviside), False),
+           "multiply_": (_into_own_dtype(mul), True), "subtract_": (_into_own_dtype(sub), False),
+           "divide_": (_into_own_dtype(div), True),
+           "true_divide_": (_into_own_dtype(true_divide), True), "negative_": (neg, False)}
