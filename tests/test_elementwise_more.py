@@ -270,3 +270,13 @@ def test_inplace_on_integers_and_under_no_grad():
     with ng.no_grad():
         x.exp2_()
     np.testing.assert_allclose(x.numpy(), [math.sqrt(2), 4.0], rtol=1e-7)
+
+
+def test_round_to_decimals_on_the_gpu_matches_the_cpu():
+    v = np.array([1.2345, -2.5, 0.125, 1234.5, 15.0], np.float32)
+    x = ng.tensor(v, device="cuda", requires_grad=True)
+    for decimals in (2, 0, -1):
+        gpu = ng.round(x, decimals=decimals).detach().cpu().numpy()
+        np.testing.assert_array_equal(gpu, ng.round(ng.tensor(v), decimals=decimals).numpy())
+    ng.round(x, decimals=1).sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.zeros(5))

@@ -36,6 +36,12 @@ def _logit(x, eps):
     return F.log(z / (F.cast_like(1.0, x) - z))
 
 
+def _round_decimals(x, decimals):
+    # as numgrad/ops/elementwise_more.py's forward: scale, round half to even, scale back
+    scale = F.cast_like(10.0 ** abs(decimals), x)
+    return F.select(decimals > 0.0, F.rint(x * scale) / scale, F.rint(x / scale) * scale)
+
+
 def _logaddexp(x, y):
     # NumPy's: equal arguments (infinities too) give x + log 2; exp of a non-positive number only
     return F.select(x == y, x + _LN2, F.maximum(x, y) + F.log1p(F.exp(-abs(x - y))))
@@ -141,6 +147,7 @@ FORWARD = {
     "floor": lambda x: F.floor(x),
     "ceil": lambda x: F.ceil(x),
     "round": lambda x: F.rint(x),
+    "round_decimals": _round_decimals,
     "trunc": lambda x: F.trunc(x),
     "frac": lambda x: x - F.trunc(x),
     "sgn": lambda x: F.sign(x),
