@@ -76,7 +76,8 @@ _SCALAR_TYPE_NAMES = {float32: "Float", float64: "Double", int32: "Int", int64: 
 
 def scalar_type_name(dtype):
     """torch's name of a dtype in its messages ("Float did not match Double", "... for 'Long'")."""
-    return _SCALAR_TYPE_NAMES[np.dtype(dtype)]
+    dtype = np.dtype(dtype)
+    return _SCALAR_TYPE_NAMES.get(dtype, dtype.name)
 
 
 def name(dtype):

@@ -37,9 +37,6 @@ from .shape import PERMUTE, SQUEEZE, SQUEEZE_DIM, SQUEEZE_DIMS, T, TRANSPOSE, UN
     permute, reshape
 from .untracked import to_host
 
-# torch's names of dtypes in its index_put, put and masked_scatter messages
-_NAMES = {dtypes.float32: "Float", dtypes.float64: "Double", dtypes.int32: "Int",
-          dtypes.int64: "Long", dtypes.bool_: "Bool"}
 _INFERENCE_ERROR = ("Inplace update to inference tensor outside InferenceMode is not allowed.You "
                     "can make a clone to get a normal tensor before doing inplace update.See "
                     "https://github.com/pytorch/rfcs/pull/17 for more details.")
@@ -246,8 +243,8 @@ def index_put(input, indices, values, accumulate=False):
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
     if values._data.dtype != input._data.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{_NAMES[input._data.dtype]} for the destination and "
-                           f"{_NAMES[values._data.dtype]} for the source.")
+                           f"{dtypes.scalar_type_name(input._data.dtype)} for the destination and "
+                           f"{dtypes.scalar_type_name(values._data.dtype)} for the source.")
     try:
         positions = _positions(input._data.shape, _normalize(tuple(indices)))
     except IndexError as error:
@@ -271,11 +268,11 @@ def put(input, index, source, accumulate=False):
     counting from the end; added there (duplicates accumulating) with accumulate."""
     if index._data.dtype != dtypes.int64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got "
-                           f"{_NAMES[index._data.dtype]}")
+                           f"{dtypes.scalar_type_name(index._data.dtype)}")
     if source._data.dtype != input._data.dtype:
-        raise RuntimeError(f"put_(): self and source expected to have the same dtype, but got "
-                           f"self.dtype = {_NAMES[input._data.dtype]} and source.dtype = "
-                           f"{_NAMES[source._data.dtype]}")
+        raise RuntimeError("put_(): self and source expected to have the same dtype, but got "
+                           f"self.dtype = {dtypes.scalar_type_name(input._data.dtype)} and "
+                           f"source.dtype = {dtypes.scalar_type_name(source._data.dtype)}")
     if source._data.size != index._data.size:
         raise IndexError(f"put_(): Expected source and index to have the same number of elements, "
                          f"but got source.numel() = {source._data.size}, index.numel() = "
@@ -293,15 +290,16 @@ def _bool_mask(mask):
     array = to_host(mask._data) if isinstance(mask, Tensor) else np.asarray(mask)
     if array.dtype != np.bool_:
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
-                           f"{_NAMES.get(array.dtype, array.dtype)}")
+                           f"{dtypes.scalar_type_name(array.dtype)}")
     return array
 
 
 def _scatter_masked(input, mask, source):
     """input with source's first elements, in order, where mask (input's shape) holds."""
     if source._data.dtype != input._data.dtype:
-        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
-                           f"{_NAMES[input._data.dtype]} and {_NAMES[source._data.dtype]}")
+        raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
+                           f"{dtypes.scalar_type_name(input._data.dtype)} and "
+                           f"{dtypes.scalar_type_name(source._data.dtype)}")
     positions = np.flatnonzero(mask)
     if source._data.size < positions.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
