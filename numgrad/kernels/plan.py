@@ -22,6 +22,8 @@ no cache and would only renumber the buffers of small graphs.
 import numpy as np
 from numba import njit
 
+from .abi import numel_at
+
 ACCUMULATE = 0
 REUSE_MIN_NUMEL = 4096   # Note [buffer reuse]: smaller slots keep their own buffers
 RELEASED = 1    # the flag bits of tape.py
@@ -277,15 +279,15 @@ def unpack(kind, counts, mt, s_ref, e_node, base, python_op, freed):
         out_pos = pos
         for _ in range(n_in):
             out_pos += 1 + mt[out_pos]
-        first_out = _numel(mt, out_pos) if out_ptr[i + 1] > out_ptr[i] else 0
+        first_out = numel_at(mt, out_pos) if out_ptr[i + 1] > out_ptr[i] else 0
         for _ in range(n_in):
-            size = _numel(mt, pos)
+            size = numel_at(mt, pos)
             all_full = all_full and size == first_out
             affine = affine and (size == first_out or size == 1)
             pos += 1 + mt[pos]
         variant[i] = 0 if all_full else (1 if affine else 2)     # Note [kernel variants]
         for s in range(out_ptr[i], out_ptr[i + 1]):
-            o_numel[s] = _numel(mt, pos)
+            o_numel[s] = numel_at(mt, pos)
             pos += 1 + mt[pos]
         edge_owner[in_ptr[i]:in_ptr[i + 1]] = i
         for s in range(sv_ptr[i], sv_ptr[i + 1]):
@@ -294,15 +296,6 @@ def unpack(kind, counts, mt, s_ref, e_node, base, python_op, freed):
                 flags[i] |= RELEASED
     return (op, dt, on_cuda, flags, in_ptr, out_ptr, sv_ptr, mt_ptr, fm_ptr, o_numel, edge_owner,
             saved_owner, width, variant)
-
-
-@njit(inline="always")
-def _numel(mt, pos):
-    """The number of elements of the shape (ndim, dims...) at mt[pos]."""
-    size = 1
-    for d in range(mt[pos]):
-        size *= mt[pos + 1 + d]
-    return size
 
 
 @njit(cache=True)
