@@ -1,5 +1,5 @@
-"""The kernel table: one C function address per (op, dtype), compiled the first time a graph
-needs it and cached on disk.
+"""The kernel table: one C function address per (op, dtype, variant: Note [kernel variants]),
+compiled the first time a graph needs it and cached on disk.
 
 The CPU kernels of elementwise ops are generated from their registry formulas into a real Python
 file inside the stamped cache directory (Numba caches only functions that live in real files), next
