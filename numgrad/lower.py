@@ -101,8 +101,8 @@ class LoweredGraph:
             keep = np.zeros(0, np.bool_)
         (self.needed, self.pending, self.buf_off, self.buf_kind, self.totals, self.runnable,
          self.ready, unplaced) = plan(self.n, self.roots, self.targets, self.op, self.dt,
-                                      self.in_ptr, self.e_node, self.e_slot, self.out_ptr,
-                                      self.o_numel, keep, reuse)
+                                      self.in_ptr, self.e_node, self.out_ptr, self.o_numel, keep,
+                                      reuse)
         if unplaced:
             share_buffers(self.n, self.roots, self.ready, self.needed, self.pending, self.op,
                           self.variant, self.in_ptr, self.e_node, self.e_slot, self.out_ptr, self.o_numel, keep,

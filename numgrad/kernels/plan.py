@@ -18,6 +18,10 @@ into the buffer it reads. A freed buffer serves the next slot of the same worksp
 read after the run (gradients asked for by `autograd.grad`, retained gradients) are never freed,
 nor are leaf results (they become `.grad`); small slots keep their own places: sharing them saves
 no cache and would only renumber the buffers of small graphs.
+An input whose derivative is the upstream gradient itself (either side of `x + y`), reached by
+that one edge only, takes the output's own buffer instead, and its kernel leaves it as it is:
+no copy at all. Only the same-shape and tensor-op-scalar kernels can (Note [kernel variants] in
+table.py); the general broadcasting one zeroes a gradient it writes before adding into it.
 """
 import numpy as np
 from numba import njit
@@ -31,16 +35,17 @@ PYTHON = 2
 
 
 @njit(cache=True)
-def plan(n, roots, targets, op, dt, in_ptr, e_node, e_slot, out_ptr, o_numel, keep, reuse):
+def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel, keep, reuse):
     """Mark the needed nodes, count pending edges and place one buffer per (node, output).
 
     roots: nodes whose gradients are seeded. targets: nodes gradients are wanted for; empty means
     every AccumulateGrad reached. reuse: large slots, except those marked in keep (one flag per
     slot), are left for share_buffers to place (Note [buffer reuse]). Returns (needed, pending,
     buf_off, buf_kind, totals, runnable, ready, unplaced): buf_kind is the workspace of a buffer
-    (0/1: intermediate float32/float64, 2/3: leaf results) and totals its size in elements. Only runnable nodes compute something: needed, not
-    an AccumulateGrad, and with at least one needed input (a root that leads to no requested input
-    does not run, as in torch, so its graph stays usable). ready: the needed nodes nothing waits
+    (0/1: intermediate float32/float64, 2/3: leaf results) and totals its size in elements. Only
+    runnable nodes compute something: needed, not an AccumulateGrad, and with at least one needed
+    input (a root that leads to no requested input does not run, as in torch, so its graph stays
+    usable). ready: the needed nodes nothing waits
     on, in id order (the scheduler's first queue); unplaced: whether share_buffers has slots to
     place.
     """
