@@ -10,7 +10,6 @@ import math
 
 import numpy as np
 from numba import config, cuda
-from scipy import special as _scipy_special
 
 SIM = bool(config.ENABLE_CUDASIM)
 
@@ -22,10 +21,15 @@ class _SimMath:
     atan, atan2, pow = np.arctan, np.arctan2, np.power
     fmod, floor, trunc, copysign = np.fmod, np.floor, np.trunc, np.copysign
     erf, erfc = staticmethod(math.erf), staticmethod(math.erfc)   # no domain error to mask
-    erfinv, nextafter = staticmethod(_scipy_special.erfinv), np.nextafter
+    nextafter = np.nextafter
     ceil, rint, exp2, log10, hypot = np.ceil, np.rint, np.exp2, np.log10, np.hypot
     sinh, cosh, asin, acos, asinh, acosh, atanh = (
         np.sinh, np.cosh, np.arcsin, np.arccos, np.arcsinh, np.arccosh, np.arctanh)
+
+    @staticmethod
+    def erfinv(x):
+        from scipy.special import erfinv     # imported on first use, as in ops/elementwise.py
+        return erfinv(x)
 
 
 _m = _SimMath if SIM else math
