@@ -13,6 +13,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .abi import address_of
+
 
 @intrinsic
 def _xxgemm(typingctx, kind, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
@@ -30,11 +32,6 @@ def _xxgemm(typingctx, kind, transa, transb, m, n, k, alpha, a, lda, b, ldb, bet
                 for i, v in enumerate(args) if i >= 3]
         return builder.call(fn, chars + rest)
     return types.int32(*([types.int64] * 14)), codegen
-
-
-@njit(inline="always")
-def _address(array):
-    return array.ctypes.data
 
 
 _S, _D, _T, _N = ord("s"), ord("d"), ord("t"), ord("n")     # BLAS's kind and transpose letters
@@ -55,6 +52,6 @@ def gemm(c, x, x_transposed, y, y_transposed, m, n, k, accumulate):
     scalars[1] = 1.0 if accumulate else 0.0  # beta
     # Row-major c = op(x) op(y) is column-major c^T = op(y)^T op(x)^T: BLAS gets y first.
     _xxgemm(_S if c.itemsize == 4 else _D, _T if y_transposed else _N,
-            _T if x_transposed else _N, n, m, k, _address(scalars), _address(y),
-            k if y_transposed else n, _address(x), m if x_transposed else k,
-            _address(scalars) + c.itemsize, _address(c), n)
+            _T if x_transposed else _N, n, m, k, address_of(scalars), address_of(y),
+            k if y_transposed else n, address_of(x), m if x_transposed else k,
+            address_of(scalars) + c.itemsize, address_of(c), n)

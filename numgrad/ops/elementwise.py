@@ -95,10 +95,13 @@ def _remainder(x, y):
     return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
-def _erf(x):
-    # scipy.special is imported on first use: at import it would cost 0.15 s of every start
-    from scipy.special import erf
-    return erf(x).astype(x.dtype, copy=False)
+def special_fn(name):
+    """scipy.special's function `name`, in x's dtype. scipy.special is imported on first use: at
+    import it would cost 0.15 s of every start."""
+    def forward(x):
+        from scipy import special
+        return getattr(special, name)(x).astype(x.dtype, copy=False)
+    return forward
 
 
 def _sigmoid(x):
@@ -163,7 +166,7 @@ SIGMOID = _unary("sigmoid", lambda x: _sigmoid(x), d_sigmoid)
 RELU = _unary("relu", lambda x: np.maximum(x, x.dtype.type(0)), d_relu)
 ABS = _unary("abs", np.abs, d_abs)
 ATAN = _unary("atan", np.arctan, d_atan)
-ERF = _unary("erf", _erf, d_erf)
+ERF = _unary("erf", special_fn("erf"), d_erf)
 RECIPROCAL = _unary("reciprocal", np.reciprocal, d_reciprocal)
 SQUARE = _unary("square", np.square, d_square, node_name="PowBackward0")
 
@@ -579,8 +582,8 @@ def _bitwise(logical, numpy_fn, kernel):
         a, b = operands(x, y)
         dtype = (a if isinstance(a, np.ndarray) else a._data).dtype
         if dtypes.is_floating(dtype):
-            name = "Float" if dtype == np.float32 else "Double"
-            raise NotImplementedError(f'"{kernel}" not implemented for \'{name}\'')
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{dtypes.scalar_type_name(dtype)}'")
         if dtype == np.bool_:
             return logical(a, b)
         return untracked(numpy_fn, *[v if isinstance(v, np.ndarray) else v._data for v in (a, b)])

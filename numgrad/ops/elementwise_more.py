@@ -159,14 +159,14 @@ trunc = _rounding(TRUNC)
 fix = trunc
 
 
+@_quiet      # a huge value overflows to inf, as in torch
 def _round_decimals(x, decimals):
     """torch's: the scaled value rounded half to even, scaled back, in x's dtype (so 2.675 to two
     decimals is 2.68 in float64, where NumPy's np.round gives 2.67)."""
     scale = x.dtype.type(10.0 ** abs(decimals))
-    with np.errstate(over="ignore"):     # a huge value overflows to inf, as in torch
-        if decimals > 0:
-            return np.round(x * scale) / scale
-        return np.round(x / scale) * scale
+    if decimals > 0:
+        return np.round(x * scale) / scale
+    return np.round(x / scale) * scale
 
 
 # With decimals given (even 0), torch records the other overload: RoundBackward1.
