@@ -426,3 +426,14 @@ SAMPLES += [
     S("pow", lambda x, y: ng.float_power(x, y), [Pos((2, 3)), (3,)], np.power),
     S("pow_scalar", lambda x: x.float_power(3), [(4,)], lambda x: x ** 3),
 ]
+
+SAMPLES += [
+    # ---- elementwise_gamma.py ----
+    S("lgamma", ng.lgamma, [Pos((2, 3))], special.gammaln),
+    S("digamma", lambda x: x.digamma(), [Pos((2, 3))], special.digamma),
+    S("polygamma", lambda x: ng.polygamma(2, x), [Pos((2, 3))], lambda x: special.polygamma(2, x)),
+    S("polygamma", lambda x: x.polygamma(0), [Pos((4,))], special.digamma),
+    # mvlgamma is a composite of lgamma
+    S("lgamma", lambda x: ng.mvlgamma(x + 1.0, 3), [Pos((2, 3))],
+      lambda x: special.multigammaln(x + 1.0, 3)),
+]

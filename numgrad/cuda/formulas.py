@@ -188,6 +188,10 @@ FORWARD = {
     "erfc": lambda x: F.erfc(x),
     "erfinv": lambda x: F.erfinv(x),
     "nextafter": lambda x, y: F.nextafter(x, y),
+    # numgrad/ops/elementwise_gamma.py
+    "lgamma": lambda x: F.lgamma(x),
+    "digamma": lambda x: F.digamma(x),
+    "polygamma": lambda x, n: F.polygamma(n, x),
 }
 
 # Ops whose result is bool whatever their inputs (the others keep their inputs' dtype).

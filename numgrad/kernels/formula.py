@@ -160,3 +160,151 @@ def _sinh(x):
 @overload(fmath.cosh)
 def _cosh(x):
     return lambda x: math.cosh(x)
+
+
+# Note [digamma and polygamma in kernels]
+# lgamma's derivative is digamma, digamma's is polygamma(1, .), polygamma(n, .)'s polygamma(n + 1, .):
+# neither Numba nor libm has these, so they are written here after Cephes, as scipy.special (the
+# forwards) computes them, with torch's values at the poles and infinities:
+# - digamma: the reflection formula below 0 (pi / tan of the fractional part, which is exact), the
+#   recurrence up to x >= 10 and the asymptotic series there; near its two roots (1.46 and -0.50) a
+#   Taylor series about the root instead, which keeps the relative precision where the value is 0.
+# - polygamma(n >= 1, x) = (-1)^(n+1) n! zeta(n + 1, x), the Hurwitz zeta by Euler-Maclaurin
+#   summation (nine terms and more until the argument passes 9, then the Bernoulli tail).
+# float32 values go through the float64 functions and are rounded once: a few ulp at most.
+# tests/test_elementwise_gamma.py checks them against scipy.special. Compiled with NumPy's error
+# model, as the kernels that call them: a division by zero is inf or NaN, not an exception.
+_njit_numpy_errors = njit(error_model="numpy")
+_MACHEP = 1.11022302462515654042e-16
+_EULER = 0.57721566490153286061
+# the Bernoulli tail's denominators, (2k)! / B_2k
+_ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+           -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+           1.8152105401943546773e17, -7.1661652561756670113e18)
+# digamma's roots and its (rounded) values there, as scipy's
+_POS_ROOT, _POS_ROOT_VALUE = 1.4616321449683623, -9.2412655217294275e-17
+_NEG_ROOT, _NEG_ROOT_VALUE = -0.504083008264455409, 7.2897639029768949e-17
+# digamma(x) ~ log(x) - 1/2x - z P(z), z = 1/x^2: P's coefficients, highest power first
+_PSI_ASYMPTOTIC = (8.33333333333333333333e-2, -2.10927960927960927961e-2, 7.57575757575757575758e-3,
+                   -4.16666666666666666667e-3, 3.96825396825396825397e-3,
+                   -8.33333333333333333333e-3, 8.33333333333333333333e-2)
+
+
+@_njit_numpy_errors
+def _hurwitz_zeta(s, q):
+    """sum over k >= 0 of (q + k)^-s, for an integral s >= 2 (Cephes' zeta)."""
+    if q <= 0.0 and (q == -math.inf or q == np.floor(q)):
+        return math.inf
+    if q > 1e8:
+        # the two leading terms of the expansion at large q (DLMF 25.11.43), as scipy: the sum
+        # below would underflow term by term
+        return (1.0 / (s - 1.0) + 0.5 / q) * q ** (1.0 - s)
+    total = q ** -s
+    a = q
+    b = 0.0
+    i = 0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = a ** -s
+        total += b
+        if -_MACHEP * total < b < _MACHEP * total:
+            return total
+    w = a
+    total += b * w / (s - 1.0)
+    total -= 0.5 * b
+    factor = 1.0
+    k = 0.0
+    for j in range(12):
+        factor *= s + k
+        b /= w
+        term = factor * b / _ZETA_A[j]
+        total += term
+        if abs(term / total) < _MACHEP:
+            break
+        k += 1.0
+        factor *= s + k
+        b /= w
+        k += 1.0
+    return total
+
+
+@_njit_numpy_errors
+def _digamma_near_root(x, root, value):
+    """digamma by its Taylor series about a root: sum of (-1)^(n+1) zeta(n + 1, root) (x-root)^n."""
+    total = value
+    coefficient = -1.0
+    dx = x - root
+    for n in range(1, 100):
+        coefficient *= -dx
+        term = coefficient * _hurwitz_zeta(n + 1.0, root)
+        total += term
+        if abs(term) < 2.220446049250313e-16 * abs(total):
+            break
+    return total
+
+
+@_njit_numpy_errors
+def _digamma_positive(x):
+    if abs(x - _POS_ROOT) < 0.3:
+        return _digamma_near_root(x, _POS_ROOT, _POS_ROOT_VALUE)
+    if x <= 10.0 and x == np.floor(x):
+        total = -_EULER                    # the harmonic number, exactly as far as it goes
+        for k in range(1, int(x)):
+            total += 1.0 / k
+        return total
+    shift = 0.0
+    while x < 10.0:
+        shift += 1.0 / x
+        x += 1.0
+    series = 0.0
+    if x < 1.0e17:
+        z = 1.0 / (x * x)
+        for c in _PSI_ASYMPTOTIC:
+            series = series * z + c
+        series *= z
+    return math.log(x) - 0.5 / x - series - shift
+
+
+@_njit_numpy_errors
+def _digamma(x):
+    if x == 0.0:
+        return math.copysign(math.inf, -x)     # -inf at 0.0, inf at -0.0, as torch and scipy
+    if x < 0.0:
+        if x == -math.inf or x == np.floor(x):
+            return math.nan
+        if abs(x - _NEG_ROOT) < 0.3:
+            return _digamma_near_root(x, _NEG_ROOT, _NEG_ROOT_VALUE)
+        # pi / tan(pi x) from x's fractional part: pi * x itself would round for |x| > 1
+        return _digamma_positive(1.0 - x) - math.pi / math.tan(math.pi * (x - np.trunc(x)))
+    return _digamma_positive(x)
+
+
+@_njit_numpy_errors
+def _polygamma(n, x):
+    if n == 0:
+        return _digamma(x)
+    if n == 1 and abs(x) == math.inf:
+        return 0.0 if x > 0.0 else math.nan    # torch's trigamma: 0 at inf, NaN at -inf
+    if x == math.inf:
+        return math.nan                        # torch's zeta: 0 * inf in its Bernoulli tail
+    factorial = 1.0
+    for k in range(2, n + 1):
+        factorial *= k
+    sign = 1.0 if n % 2 == 1 else -1.0
+    return sign * factorial * _hurwitz_zeta(n + 1.0, x)
+
+
+@overload(fmath.digamma)
+def _digamma_overload(x):
+    if x == types.float32:
+        return lambda x: np.float32(_digamma(np.float64(x)))
+    return lambda x: _digamma(x)
+
+
+@overload(fmath.polygamma)
+def _polygamma_overload(n, x):
+    # n arrives as a float attribute (kernels read attributes as floats)
+    if x == types.float32:
+        return lambda n, x: np.float32(_polygamma(int(n), np.float64(x)))
+    return lambda n, x: _polygamma(int(n), x)

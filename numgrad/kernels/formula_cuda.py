@@ -11,6 +11,10 @@ import math
 import numpy as np
 from numba import config, cuda
 
+# the constants of the CPU kernels' digamma and polygamma, whose algorithms are repeated below
+from .formula import (_EULER, _MACHEP, _NEG_ROOT, _NEG_ROOT_VALUE, _POS_ROOT, _POS_ROOT_VALUE,
+                      _PSI_ASYMPTOTIC, _ZETA_A)
+
 SIM = bool(config.ENABLE_CUDASIM)
 
 
@@ -30,6 +34,12 @@ class _SimMath:
     def erfinv(x):
         from scipy.special import erfinv     # imported on first use, as in ops/elementwise.py
         return erfinv(x)
+
+    @staticmethod
+    def lgamma(x):
+        # math.lgamma raises at the poles, where a GPU returns inf (lgamma(-inf) too, as torch)
+        from scipy.special import gammaln
+        return math.inf if x == -math.inf else gammaln(x)
 
 
 _m = _SimMath if SIM else math
@@ -291,3 +301,118 @@ else:
         if x == types.float32:
             return lambda x, y: _ld.nextafterf(x, y)
         return lambda x, y: _ld.nextafter(x, y)
+
+
+@_device
+def lgamma(x):
+    return _m.lgamma(x)
+
+
+# digamma and polygamma: the CPU kernels' algorithms (Note [digamma and polygamma in kernels] in
+# numgrad/kernels/formula.py), in float64 whatever x's type, as there.
+@_device
+def _hurwitz_zeta(s, q):
+    if q <= 0.0 and (q == -math.inf or q == _ld.floor(q)):
+        return math.inf
+    if q > 1e8:
+        return (1.0 / (s - 1.0) + 0.5 / q) * _m.pow(q, 1.0 - s)
+    total = _m.pow(q, -s)
+    a = q
+    b = 0.0
+    i = 0
+    while i < 9 or a <= 9.0:
+        i += 1
+        a += 1.0
+        b = _m.pow(a, -s)
+        total += b
+        if -_MACHEP * total < b and b < _MACHEP * total:
+            return total
+    w = a
+    total += b * w / (s - 1.0)
+    total -= 0.5 * b
+    factor = 1.0
+    k = 0.0
+    for j in range(12):
+        factor *= s + k
+        b /= w
+        term = factor * b / _ZETA_A[j]
+        total += term
+        if abs(term / total) < _MACHEP:
+            break
+        k += 1.0
+        factor *= s + k
+        b /= w
+        k += 1.0
+    return total
+
+
+@_device
+def _digamma_near_root(x, root, value):
+    total = value
+    coefficient = -1.0
+    dx = x - root
+    for n in range(1, 100):
+        coefficient *= -dx
+        term = coefficient * _hurwitz_zeta(n + 1.0, root)
+        total += term
+        if abs(term) < 2.220446049250313e-16 * abs(total):
+            break
+    return total
+
+
+@_device
+def _digamma_positive(x):
+    if abs(x - _POS_ROOT) < 0.3:
+        return _digamma_near_root(x, _POS_ROOT, _POS_ROOT_VALUE)
+    if x <= 10.0 and x == _ld.floor(x):
+        total = -_EULER
+        for k in range(1, int(x)):
+            total += 1.0 / k
+        return total
+    shift = 0.0
+    while x < 10.0:
+        shift += 1.0 / x
+        x += 1.0
+    series = 0.0
+    if x < 1.0e17:
+        z = 1.0 / (x * x)
+        for c in _PSI_ASYMPTOTIC:
+            series = series * z + c
+        series *= z
+    return _m.log(x) - 0.5 / x - series - shift
+
+
+@_device
+def _digamma64(x):
+    if x == 0.0:
+        return _m.copysign(math.inf, -x)
+    if x < 0.0:
+        if x == -math.inf or x == _ld.floor(x):
+            return math.nan
+        if abs(x - _NEG_ROOT) < 0.3:
+            return _digamma_near_root(x, _NEG_ROOT, _NEG_ROOT_VALUE)
+        return _digamma_positive(1.0 - x) - math.pi / _m.tan(math.pi * (x - _ld.trunc(x)))
+    return _digamma_positive(x)
+
+
+@_device
+def digamma(x):
+    return _digamma64(float(x))
+
+
+@_device
+def polygamma(n, x):
+    # n arrives as a float attribute
+    order = int(n)
+    v = float(x)
+    if order == 0:
+        return _digamma64(v)
+    if order == 1 and abs(v) == math.inf:
+        return 0.0 if v > 0.0 else math.nan
+    if v == math.inf:
+        return math.nan
+    factorial = 1.0
+    for k in range(2, order + 1):
+        factorial *= k
+    sign = 1.0 if order % 2 == 1 else -1.0
+    return sign * factorial * _hurwitz_zeta(order + 1.0, v)

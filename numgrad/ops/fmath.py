@@ -67,3 +67,16 @@ def floor_div(x, y):
 
 def trunc_div(x, y):
     return _E.div(x, y, rounding_mode="trunc")
+
+
+# digamma and polygamma are the gamma family's ops, which import this module: looked up at call
+# time. polygamma's order n may come as a float (kernels and the create_graph VJP read attributes
+# as floats).
+def digamma(x):
+    from . import elementwise_gamma
+    return elementwise_gamma.digamma(x)
+
+
+def polygamma(n, x):
+    from . import elementwise_gamma
+    return elementwise_gamma.polygamma(int(n), x)
