@@ -163,19 +163,21 @@ def _cosh(x):
 
 
 # Note [digamma and polygamma in kernels]
-# lgamma's derivative is digamma, digamma's is polygamma(1, .), polygamma(n, .)'s polygamma(n + 1, .):
-# neither Numba nor libm has these, so they are written here after Cephes, as scipy.special (the
+# lgamma's derivative is digamma, digamma's polygamma(1, .), polygamma(n, .)'s polygamma(n + 1, .).
+# Neither Numba nor libm has these, so they are written here after Cephes, as scipy.special (the
 # forwards) computes them, with torch's values at the poles and infinities:
 # - digamma: the reflection formula below 0 (pi / tan of the fractional part, which is exact), the
 #   recurrence up to x >= 10 and the asymptotic series there; near its two roots (1.46 and -0.50) a
 #   Taylor series about the root instead, which keeps the relative precision where the value is 0.
 # - polygamma(n >= 1, x) = (-1)^(n+1) n! zeta(n + 1, x), the Hurwitz zeta by Euler-Maclaurin
-#   summation (nine terms and more until the argument passes 9, then the Bernoulli tail).
+#   summation (nine terms and more until the argument passes 9, then the Bernoulli tail). Below 0
+#   the sum starts at x, so its time grows with |x| (as scipy's and torch's do).
 # float32 values go through the float64 functions and are rounded once: a few ulp at most.
 # tests/test_elementwise_gamma.py checks them against scipy.special. Compiled with NumPy's error
 # model, as the kernels that call them: a division by zero is inf or NaN, not an exception.
 _njit_numpy_errors = njit(error_model="numpy")
 _MACHEP = 1.11022302462515654042e-16
+_EPSILON = 2.220446049250313e-16
 _EULER = 0.57721566490153286061
 # the Bernoulli tail's denominators, (2k)! / B_2k
 _ZETA_A = (12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
@@ -239,7 +241,7 @@ def _digamma_near_root(x, root, value):
         coefficient *= -dx
         term = coefficient * _hurwitz_zeta(n + 1.0, root)
         total += term
-        if abs(term) < 2.220446049250313e-16 * abs(total):
+        if abs(term) < _EPSILON * abs(total):
             break
     return total
 
@@ -249,7 +251,7 @@ def _digamma_positive(x):
     if abs(x - _POS_ROOT) < 0.3:
         return _digamma_near_root(x, _POS_ROOT, _POS_ROOT_VALUE)
     if x <= 10.0 and x == np.floor(x):
-        total = -_EULER                    # the harmonic number, exactly as far as it goes
+        total = -_EULER                    # digamma(n) = 1 + 1/2 + ... + 1/(n-1) - gamma
         for k in range(1, int(x)):
             total += 1.0 / k
         return total

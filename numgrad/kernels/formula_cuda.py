@@ -12,8 +12,8 @@ import numpy as np
 from numba import config, cuda
 
 # the constants of the CPU kernels' digamma and polygamma, whose algorithms are repeated below
-from .formula import (_EULER, _MACHEP, _NEG_ROOT, _NEG_ROOT_VALUE, _POS_ROOT, _POS_ROOT_VALUE,
-                      _PSI_ASYMPTOTIC, _ZETA_A)
+from .formula import (_EPSILON, _EULER, _MACHEP, _NEG_ROOT, _NEG_ROOT_VALUE, _POS_ROOT,
+                      _POS_ROOT_VALUE, _PSI_ASYMPTOTIC, _ZETA_A)
 
 SIM = bool(config.ENABLE_CUDASIM)
 
@@ -355,7 +355,7 @@ def _digamma_near_root(x, root, value):
         coefficient *= -dx
         term = coefficient * _hurwitz_zeta(n + 1.0, root)
         total += term
-        if abs(term) < 2.220446049250313e-16 * abs(total):
+        if abs(term) < _EPSILON * abs(total):
             break
     return total
 

@@ -88,6 +88,9 @@ class _Polygamma:
     def __call__(self, n, input):
         return _polygamma_of(input, n)
 
+    def __repr__(self):
+        return "<function polygamma>"
+
     def __get__(self, tensor, owner=None):
         if tensor is None:
             return self
