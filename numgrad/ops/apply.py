@@ -58,6 +58,8 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     else:
         # a ufunc of 0-d arrays returns a NumPy scalar
         out = result if type(result) is _ndarray or on_device else _asarray(result)
+        if record and op.scalar_kinds is not None and out.ndim == 0 and not on_device:
+            return _record_scalar(op, inputs, arrays, out)
         if record:
             tensors = _record(op, inputs, arrays, (out,), attrs)
         else:
@@ -90,34 +92,26 @@ def _record(op, inputs, arrays, outs, attrs):
     out = outs[0]
     is64 = out.dtype.itemsize == 8
     n_out = len(outs)
-    # The commonest node of scalar code, an elementwise op without attributes and with a 0-d
-    # output on the host: its kind, meta and counts are constants of the op, and every value it
-    # saves is a float scalar kept by value.
-    scalar = op.scalar_kinds is not None and out.ndim == 0 and type(out) is _ndarray
-    if scalar:
-        kind = op.scalar_kinds[is64]
-        meta, fmeta, counts = op.scalar_meta, (), op.scalar_counts
+    kind = op.code | (_FLOAT64 if is64 else 0) | (0 if type(out) is _ndarray else _CUDA)
+    if out.ndim == 0 and op.elementwise:
+        meta = list(op.scalar_meta)   # every shape is () when an elementwise output is
     else:
-        kind = op.code | (_FLOAT64 if is64 else 0) | (0 if type(out) is _ndarray else _CUDA)
-        if out.ndim == 0 and op.elementwise:
-            meta = list(op.scalar_meta)   # every shape is () when an elementwise output is
-        else:
-            meta = []
-            for a in arrays:
-                meta.append(a.ndim)
-                meta += a.shape
-            for o in outs:
-                meta.append(o.ndim)
-                meta += o.shape
-        fmeta = ()
-        if op.meta is not None:
-            ints, fmeta = op.meta(**attrs)
-            meta.extend(ints)
-        counts = op.counts | len(meta) << tape.META_BITS | len(fmeta) << tape.FM_BITS
-        if op.n_in is None:
-            counts |= len(arrays)
-        if op.n_out is None:
-            counts |= n_out << tape.OUT_BITS
+        meta = []
+        for a in arrays:
+            meta.append(a.ndim)
+            meta += a.shape
+        for o in outs:
+            meta.append(o.ndim)
+            meta += o.shape
+    fmeta = ()
+    if op.meta is not None:
+        ints, fmeta = op.meta(**attrs)
+        meta.extend(ints)
+    counts = op.counts | len(meta) << tape.META_BITS | len(fmeta) << tape.FM_BITS
+    if op.n_in is None:
+        counts |= len(arrays)
+    if op.n_out is None:
+        counts |= n_out << tape.OUT_BITS
     # the edges, straight into the segment's columns; a leaf's AccumulateGrad node is appended
     # to the node columns first, so this node's id is taken after them
     e_node, e_slot = seg.e_node, seg.e_slot
@@ -158,7 +152,6 @@ def _record(op, inputs, arrays, outs, attrs):
     seg.mt.extend(meta)
     if fmeta:
         seg.fm.extend(fmeta)
-    by_value = scalar and seg.last_epoch == _epoch[0]
     column = seg.sv64 if is64 else seg.sv32
     out_vcs = [None] * n_out
     for index, readers in op.save_plan:
@@ -180,9 +173,8 @@ def _record(op, inputs, arrays, outs, attrs):
         else:
             value, vc, version = outs[~index], new_version_counter(), 0
             out_vcs[~index] = vc
-        if not version and (by_value or (value.ndim == 0 and type(value) is _ndarray
-                                         and value.dtype.kind == "f"
-                                         and seg.last_epoch == _epoch[0])):
+        if not version and (value.ndim == 0 and type(value) is _ndarray
+                            and value.dtype.kind == "f" and seg.last_epoch == _epoch[0]):
             # the common case of Segment.save, inline: this loop is the hot path
             seg.s_ref.append(len(column))
             column.append(value)
@@ -192,6 +184,81 @@ def _record(op, inputs, arrays, outs, attrs):
     if n_out == 1:
         return (_tensor(out, True, seg, node, out_vcs[0], False),)
     return tuple(Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs))
+
+
+def _record_scalar(op, inputs, arrays, out):
+    """_record for the commonest node of scalar code: an elementwise op without attributes whose
+    output is a 0-d host float array. Its kind, meta and counts are constants of the op and every
+    value it saves is a float scalar, kept by value; this is _record with what cannot vary taken
+    out, and it returns the output Tensor itself. Scalar programs record one node per Python
+    operator, so each line here is paid per op."""
+    ref = _recorder.current
+    seg = ref() if ref is not None else None
+    if seg is None:
+        seg = tape.current_segment()
+    e_node, e_slot = seg.e_node, seg.e_slot
+    first_edge = len(e_node)
+    wanted = 0
+    bit = 1
+    for t in inputs:
+        if type(t) is not _ndarray:
+            if t._inference:
+                _check_inference(op, inputs, seg, first_edge)
+            if t._requires_grad:
+                wanted |= bit
+                node = t._node
+                if node >= 0:
+                    if t._seg is not seg:
+                        seg.deps.add(t._seg)
+                    e_node.append(node)
+                    e_slot.append(t._slot)
+                else:
+                    e_node.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
+                    e_slot.append(0)
+                bit <<= 1
+                continue
+        e_node.append(-1)
+        e_slot.append(0)
+        bit <<= 1
+    is64 = out.dtype.itemsize == 8
+    kinds = seg.kind
+    local = len(kinds)
+    kinds.append(op.scalar_kinds[is64])
+    seg.counts.append(op.scalar_counts)
+    node = seg.base | local
+    if local >= _MAX_NODES or seg.saved_bytes >= _MAX_SAVED_BYTES:
+        tape.close_segment(seg)
+    if on_record is not None:
+        on_record(seg, node)
+    seg.mt.extend(op.scalar_meta)
+    column = seg.sv64 if is64 else seg.sv32
+    out_vc = None
+    for index, readers in op.save_plan:
+        version = 0
+        if not readers & wanted:
+            # read only by derivatives that will not be computed: not version-checked (_record)
+            value, vc = (arrays[index] if index >= 0 else out), None
+        elif index < 0:
+            value, vc = out, new_version_counter()
+            out_vc = vc
+        else:
+            value, t = arrays[index], inputs[index]
+            if type(t) is _ndarray:
+                vc = None
+            else:
+                vc = t._vc
+                if vc is None:
+                    vc = t._vc = new_version_counter()
+                elif not vc[1]:
+                    vc[1] = True         # saved now: later in-place changes must be checked
+                version = vc[0]
+        if version or seg.last_epoch != _epoch[0]:
+            seg.save(value, is64, vc, version)
+        else:
+            seg.s_ref.append(len(column))
+            column.append(value)
+            seg.s_vc.append(vc)
+    return _tensor(out, True, seg, node, out_vc, False)
 
 
 def _check_inference(op, inputs, seg, edges_start):

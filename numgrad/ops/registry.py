@@ -69,9 +69,11 @@ class OpDef:
         # bit k: input k's derivative is the upstream gradient itself, which the engine can pass
         # on in the same buffer (Note [buffer reuse] in kernels/plan.py)
         self.passes_through = sum(1 << k for k, f in enumerate(grads or ()) if _is_identity(f))
-        # the kind (float32, float64) of such a node: host, and nothing but the op's code varies
+        # the kind (float32, float64) of such a node: host, and nothing but the op's code varies;
+        # set for the ops whose 0-d nodes apply.py records on its scalar path
         self.scalar_kinds = ((self.code, self.code | FLOAT64)
-                             if self.elementwise and meta is None and n_out == 1 else None)
+                             if self.elementwise and meta is None and n_out == 1 and not view
+                             else None)
         OPS.append(self)
         BY_NAME[name] = self
 
