@@ -12,7 +12,7 @@ from .. import grad_mode
 from ..tensor import Tensor
 from . import views
 from .apply import apply
-from .elementwise import d_identity, d_zero
+from .elementwise import cast, d_identity, d_zero
 from .registry import OpDef
 
 _LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -76,6 +76,10 @@ def rebase(self, result):
     if result._data.shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast "
                            f"shape {list(result._data.shape)}")
+    if result._requires_grad and result._data.dtype != self._data.dtype:
+        # float32 x.add_(float64 y) computes in float64, as torch does, and writes float32: the
+        # history x takes must give x's dtype, since the gradients that reach x come in its dtype
+        result = cast(result, self._data.dtype)
     base, region = views.base_and_region(self)
     if base is None:
         base = self
