@@ -282,6 +282,44 @@ def test_gradients_flow_through_promotions():
     assert y.grad.item() == 3.0
 
 
+def test_changing_a_promoted_operand_in_place_is_caught_at_backward():
+    """torch promotes inside the op and saves the float32 tensor itself, so changing it after the
+    op is a version error, as when no promotion happens."""
+    x = leaf(0.5, ng.float32)
+    y = leaf(0.25)                                  # float64
+    h = x * 1.0
+    z = ng.maximum(h, y)                            # h promoted to float64 and saved
+    h.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        z.backward()
+
+
+def test_inplace_op_that_computes_in_a_wider_dtype_keeps_gradients_right():
+    """float32 t.add_(float64 y) computes in float64 and writes float32: the gradients reaching
+    t come in float32, and must reach both leaves (they were uninitialised memory once)."""
+    for shape in ((), (3,)):
+        x = ng.full(shape, 0.68, requires_grad=True)
+        y = ng.full(shape, -0.7, dtype=ng.float64, requires_grad=True)
+        t = x.clone()
+        t.add_(y)
+        assert t.dtype == ng.float32
+        (t * 0.5).sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.full(shape, 0.5, np.float32))
+        np.testing.assert_array_equal(y.grad.numpy(), np.full(shape, 0.5))
+        assert y.grad.dtype == ng.float64
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_atan2_gradient_at_the_origin_is_zero(dtype):
+    """torch masks 1 / (x^2 + y^2) to 0 where it is inf (atan2_backward): no nan at (0, 0)."""
+    x = ng.tensor([0.0, -0.0, 1.0], dtype=dtype, requires_grad=True)
+    y = ng.tensor([0.0, 0.0, -2.0], dtype=dtype, requires_grad=True)
+    ng.atan2(x, y).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.0, -0.4], rtol=1e-6)
+    np.testing.assert_allclose(y.grad.numpy(), [0.0, 0.0, -0.2], rtol=1e-6)
+    assert np.signbit(y.grad.numpy()[0])            # -x * 0 with x = +0: torch's -0.
+
+
 def test_integer_inputs():
     i = ng.tensor([[1, 2], [3, 4]])
     assert i.prod().item() == 24 and i.prod().dtype == ng.int64

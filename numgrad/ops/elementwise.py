@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import dtypes
 from ..creation import as_tensor
-from ..tensor import Tensor
+from ..tensor import Tensor, new_version_counter
 from .apply import apply
 from . import fmath as F
 from .registry import OpDef
@@ -21,6 +21,7 @@ from .untracked import untracked
 
 _LN2 = math.log(2.0)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
+_INF = math.inf
 
 
 def _unary(name, forward, grad, **kw):
@@ -58,8 +59,14 @@ def d_sigmoid(g, out): return g * out * (1.0 - out)
 def d_relu(g, out): return F.select(out > 0.0, g, 0.0)
 def d_abs(g, x): return g * F.sign(x)
 def d_atan(g, x): return g / (1.0 + x * x)
-def d_atan2_x(g, x, y): return g * y / (x * x + y * y)
-def d_atan2_y(g, x, y): return -g * x / (x * x + y * y)
+# torch's atan2_backward: 1 / (x^2 + y^2) masked to 0 where it is inf, so atan2(0, 0) has
+# gradient 0, not nan
+def d_atan2_x(g, x, y):
+    return g * y * F.select(1.0 / (x * x + y * y) == _INF, 0.0, 1.0 / (x * x + y * y))
+
+
+def d_atan2_y(g, x, y):
+    return -g * x * F.select(1.0 / (x * x + y * y) == _INF, 0.0, 1.0 / (x * x + y * y))
 def d_erf(g, x): return g * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
 def d_reciprocal(g, out): return -g * out * out
 def d_square(g, x): return 2.0 * g * x
@@ -236,8 +243,8 @@ def operands(a, b):
             da, db = a._data.dtype, b._data.dtype
             if da != db:
                 dt = _tensor_result_type(da, a._data.ndim, db, b._data.ndim)
-                a = a if da == dt else cast(a, dt)
-                b = b if db == dt else cast(b, dt)
+                a = a if da == dt else _promoted(a, dt)
+                b = b if db == dt else _promoted(b, dt)
             return a, b
         if isinstance(b, (float, int, np.generic)):
             return _scalar_operand(a, b.item() if isinstance(b, np.generic) else b)
@@ -248,6 +255,19 @@ def operands(a, b):
             return a, b
         return operands(_array_operand(a), b)
     return operands(_array_operand(a), b)
+
+
+def _promoted(t, dtype):
+    """t cast to the dtype an op computes in. torch promotes inside the op and saves t itself, so
+    changing t in place afterwards is an error at backward; the cast shares t's version counter
+    to make it one here too (it is a copy nobody else sees, never itself changed in place)."""
+    result = cast(t, dtype)
+    if result._requires_grad:
+        vc = t._vc
+        if vc is None:
+            vc = t._vc = new_version_counter()
+        result._vc = vc
+    return result
 
 
 def _array_operand(value):
