@@ -5,17 +5,19 @@ from . import dtypes
 
 
 def _float_formatter(values):
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return lambda v: _special(v) or ""
-    amax, amin = np.abs(finite).max(), np.abs(finite).min()
-    if np.all(finite == np.round(finite)) and amax < 1e8:
-        # torch prints integral floats as "7." ("1.0000e+08" beyond 1e8)
-        def fmt(v):
-            return _special(v) or f"{v:.0f}."
-    elif amax >= 1e8 or (amin > 0 and amin < 1e-4) or (amin > 0 and amax / amin > 1000.0):
+    """torch's choice of notation, made from the nonzero finite values: integral ("7."), fixed
+    ("0.5000") or scientific ("1.0000e-05") when they span more than 1000x, pass 1e8, or (not
+    integral) go below 1e-4."""
+    shown = np.abs(values[np.isfinite(values) & (values != 0)])
+    integral = bool(np.all(shown == np.ceil(shown)))
+    scientific = shown.size > 0 and (shown.max() / shown.min() > 1000.0 or shown.max() > 1.0e8
+                                     or (not integral and shown.min() < 1.0e-4))
+    if scientific:
         def fmt(v):
             return _special(v) or f"{v:.4e}"
+    elif integral:
+        def fmt(v):
+            return _special(v) or f"{v:.0f}."
     else:
         def fmt(v):
             return _special(v) or f"{v:.4f}"
