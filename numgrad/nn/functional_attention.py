@@ -1,0 +1,137 @@
+"""scaled_dot_product_attention, torch's math path as a composite of numgrad ops (matmul, masked
+fill, softmax, dropout), so gradients, create_graph and the GPU path need nothing new.
+
+>>> import numgrad as ng
+>>> from numgrad.nn.functional_attention import scaled_dot_product_attention
+>>> q = k = v = ng.ones(2, 3, 4)
+>>> scaled_dot_product_attention(q, k, v, is_causal=True).shape
+numgrad.Size([2, 3, 4])
+"""
+import math
+
+import numpy as np
+
+from .. import dtypes
+from ..ops import elementwise as _E
+from ..tensor import Tensor
+from . import functional as F
+
+# torch's names for dtypes in its error messages
+_TORCH_DTYPE_NAMES = {"float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+                      "bool": "bool"}
+
+
+def _torch_dtype_name(dtype):
+    return _TORCH_DTYPE_NAMES.get(np.dtype(dtype).name, np.dtype(dtype).name)
+
+
+def _host_mask(array, device):
+    """A constant bool tensor built on the host and moved to device (no gradient)."""
+    return Tensor._make(array, False).to(device)
+
+
+def _check_inputs(query, key, value, attn_mask, is_causal):
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError(f"Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {_torch_dtype_name(query.dtype)} key.dtype: "
+                           f"{_torch_dtype_name(key.dtype)} and value.dtype: "
+                           f"{_torch_dtype_name(value.dtype)} instead.")
+    if not query.device.type == key.device.type == value.device.type:
+        raise RuntimeError(f"Expected query, key, and value to have the same device type, but got "
+                           f"query.device: {query.device} key.device: {key.device} and "
+                           f"value.device: {value.device} instead.")
+    if min(query.ndim, key.ndim, value.ndim) < 2:
+        # the doubled space is torch's
+        raise RuntimeError(f"Expected query, key, and value to all be  at least 2 dimensional, but "
+                           f"got query.dim: {query.ndim} key.dim: {key.ndim} and value.dim: "
+                           f"{value.ndim} instead.")
+    if attn_mask is not None:
+        mask_dtype = attn_mask.dtype
+        if mask_dtype not in (dtypes.bool, dtypes.float32, query.dtype):
+            raise RuntimeError(f"Expected attn_mask dtype to be bool or float or to match query "
+                               f"dtype, but got attn_mask.dtype: {_torch_dtype_name(mask_dtype)} "
+                               f"and  query.dtype: {_torch_dtype_name(query.dtype)} instead.")
+        if is_causal:
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
+                               "when is_causal=True")
+
+
+def _check_bmm(batch_shape, expected, got):
+    """torch's message when the two products' inner sizes disagree (it names the flattened
+    batch as bmm sees it)."""
+    if expected != got:
+        batch = math.prod(batch_shape)
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch}, {expected}] but got: [{batch}, {got}].")
+
+
+def _check_mask_shape(shape, mask_shape):
+    """The mask must broadcast to the scores' shape without growing it (torch adds it in place)."""
+    offset = len(shape) - len(mask_shape)
+    for dim, size in enumerate(mask_shape):
+        if offset + dim >= 0 and size not in (1, shape[offset + dim]):
+            raise RuntimeError(f"The size of tensor a ({shape[offset + dim]}) must match the size "
+                               f"of tensor b ({size}) at non-singleton dimension {offset + dim}")
+    if offset < 0:
+        grown = list(mask_shape[:-offset]) + list(shape)
+        raise RuntimeError(f"output with shape {list(shape)} doesn't match the broadcast shape "
+                           f"{grown}")
+
+
+def _repeat_heads(query, tensor):
+    """Grouped-query attention: each of key's (or value's) heads serves a group of query heads."""
+    if query.ndim < 3 or tensor.ndim < 3 or query.shape[-3] % tensor.shape[-3]:
+        raise RuntimeError("Number of heads in key and value must divide the number of heads in "
+                           "query")
+    groups = query.shape[-3] // tensor.shape[-3]
+    return tensor if groups == 1 else tensor.repeat_interleave(groups, dim=-3)
+
+
+def _safe_softmax(scores):
+    """softmax over the last dim, with rows masked entirely (all -inf) giving zeros, as torch's
+    sdpa does since 2.5. Those rows are zeroed before the softmax too, so that no nan reaches the
+    backward (0 * nan would still be nan)."""
+    dead = (scores.detach() == -math.inf).all(-1, keepdim=True)
+    if not bool(dead.any()):
+        return F.softmax(scores, -1)
+    return _E.where(dead, 0.0, F.softmax(_E.where(dead, 0.0, scores), -1))
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                 scale=None, enable_gqa=False):
+    """softmax(query @ key^T * scale + mask) @ value over the last two dims; leading dims broadcast.
+
+    query (..., L, E), key (..., S, E), value (..., S, Ev) -> (..., L, Ev). scale defaults to
+    1 / sqrt(E). attn_mask broadcasts to (..., L, S): a bool mask marks with True the positions
+    that take part, a float mask is added to the scores. is_causal masks key positions after the
+    query's (the top-left aligned lower triangle, as torch). Dropout is applied to the weights
+    whenever dropout_p > 0, as in torch (pass 0.0 in eval mode). enable_gqa repeats key and value
+    heads (dim -3) to match the query's.
+
+    >>> import numgrad as ng
+    >>> q, k, v = ng.zeros(1, 4), ng.zeros(2, 4), ng.tensor([[1.0], [3.0]])
+    >>> scaled_dot_product_attention(q, k, v)
+    tensor([[2.]])
+    """
+    _check_inputs(query, key, value, attn_mask, is_causal)
+    if enable_gqa:
+        key, value = _repeat_heads(query, key), _repeat_heads(query, value)
+    length, source = query.shape[-2], key.shape[-2]
+    batch_shape = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
+    _check_bmm(batch_shape, query.shape[-1], key.shape[-1])
+    _check_bmm(batch_shape, source, value.shape[-2])
+    if scale is None:
+        scale = 1.0 / math.sqrt(query.shape[-1])
+    scores = query.matmul(key.transpose(-2, -1)) * scale
+    if is_causal:
+        attn_mask = _host_mask(np.tril(np.ones((length, source), bool)), query.device)
+    if attn_mask is not None:
+        _check_mask_shape(tuple(scores.shape), tuple(attn_mask.shape))
+        if attn_mask.dtype == dtypes.bool:
+            scores = _E.where(attn_mask, scores, -math.inf)
+        else:
+            scores = scores + attn_mask
+    weights = _safe_softmax(scores)
+    if dropout_p > 0.0:
+        weights = F.dropout(weights, dropout_p)
+    return weights.matmul(value)
