@@ -40,6 +40,7 @@ from .ops import (abs, add, addmm, all, amax, amin, any, argmax, argmin, argsort
                   transpose, tril, triu, unbind, unsqueeze, var, var_mean, where)
 from .ops import FAMILIES as _FAMILIES
 from .serialization import load, save
+from ._format import set_printoptions
 from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
 from . import cuda, distributed  # noqa: E402  (GPU and MPI: their heavy imports wait for first use)
