@@ -90,7 +90,7 @@ def _body(array, indent):
     `indent` characters."""
     edgeitems = _options["edgeitems"]
     summarize = array.size > _options["threshold"]
-    if summarize and array.ndim > 0 and not edgeitems:
+    if summarize and array.ndim > 0 and not edgeitems:     # nothing shown: the size suffix says it
         return "[...]"
     cut = [False] * array.ndim
     if summarize and array.ndim > 0:
@@ -108,7 +108,7 @@ def _body(array, indent):
     def rows(block, depth):
         if block.ndim == 1:
             items = block.tolist()
-            if cut[depth]:
+            if cut[depth]:      # the marker counts as an item when the row wraps, as in torch
                 items.insert(edgeitems, " ...")
             # torch wraps a row at as many items (with their ", ") as fit after the indent
             per_line = max(1, math.floor((linewidth - indent - depth) / (width + 2)))
