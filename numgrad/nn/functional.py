@@ -1,5 +1,6 @@
-"""numgrad.nn.functional: activations, softmax, linear layers, dropout, normalisation, embedding,
-one_hot, pad; convolution and pooling (functional_conv.py) and losses (functional_losses.py).
+"""numgrad.nn.functional: linear layers, distances, dropout, embedding, one_hot, pad; activations
+(functional_activation.py), normalisation (functional_norm.py), convolution and pooling
+(functional_conv.py) and losses (functional_losses.py).
 
 Composites of numgrad ops where that is exact and fast; one fused node (numgrad.ops.nn_ops) where
 the composite would cost several.
@@ -9,8 +10,6 @@ the composite would cost several.
 >>> F.softmax(ng.tensor([[1.0, 2.0, 3.0]]), dim=1)
 tensor([[0.0900, 0.2447, 0.6652]])
 """
-import warnings
-
 import numpy as np
 
 from .. import creation, dtypes, grad_mode
@@ -19,175 +18,28 @@ from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.shape import pad as _constant_pad
 from ..ops.untracked import to_host, untracked
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor
+from .functional_activation import (celu, elu, gelu, glu, hardshrink, hardsigmoid, hardswish,
+                                    hardtanh, leaky_relu, log_softmax, logsigmoid, mish, prelu,
+                                    relu, relu6, selu, sigmoid, silu, softmax, softmin, softplus,
+                                    softshrink, softsign, tanh, tanhshrink, threshold)
 from .functional_conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                 cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss,
                                 smooth_l1_loss)
+from .functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
+                              local_response_norm, rms_norm)
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "logsigmoid",
-           "hardtanh", "relu6", "softsign", "mish", "hardsigmoid", "hardswish", "glu", "normalize",
+           "hardtanh", "relu6", "softsign", "mish", "hardsigmoid", "hardswish", "glu", "prelu",
+           "selu", "celu", "threshold", "tanhshrink", "softmin", "hardshrink", "softshrink",
+           "group_norm", "instance_norm", "rms_norm", "local_response_norm", "normalize",
            "cosine_similarity", "pairwise_distance", "softmax",
            "log_softmax", "linear", "bilinear", "dropout", "layer_norm", "batch_norm", "embedding",
            "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
            "cross_entropy",
            "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
-
-
-def _maybe_inplace(fn, input, inplace):
-    """fn(input); inplace=True writes it into input (bumping its version), like torch."""
-    if not inplace:
-        return fn(input)
-    from ..ops.inplace import apply_inplace
-    return apply_inplace(input, fn)
-
-
-# ---- activations ----------------------------------------------------------------------------------
-def relu(input, inplace=False):
-    """max(x, 0).
-
-    >>> F.relu(ng.tensor([-1.0, 2.0]))
-    tensor([0., 2.])
-    """
-    return input.relu_() if inplace else _E.relu(input)
-
-
-def leaky_relu(input, negative_slope=0.01, inplace=False):
-    """x where x > 0, else negative_slope * x."""
-    return _maybe_inplace(lambda x: _N.leaky_relu(x, negative_slope), input, inplace)
-
-
-def elu(input, alpha=1.0, inplace=False):
-    """x where x > 0, else alpha * (exp(x) - 1)."""
-    return _maybe_inplace(lambda x: _N.elu(x, alpha), input, inplace)
-
-
-def gelu(input, approximate="none"):
-    """x * Phi(x) (exact, with erf) or its tanh approximation (approximate="tanh").
-
-    >>> F.gelu(ng.tensor([1.0]))
-    tensor([0.8413])
-    """
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
-    return _N.gelu(input, approximate)
-
-
-def silu(input, inplace=False):
-    """x * sigmoid(x)."""
-    return _maybe_inplace(_N.silu, input, inplace)
-
-
-def softplus(input, beta=1.0, threshold=20.0):
-    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold."""
-    return _N.softplus(input, beta, threshold)
-
-
-def sigmoid(input):
-    return _E.sigmoid(input)
-
-
-def logsigmoid(input):
-    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), exact at both tails."""
-    return _E.minimum(input, 0.0) - _E.log1p(_E.exp(-_E.abs(input)))
-
-
-def _piecewise(x, lo, hi, inner, below, above):
-    """inner(x) strictly between lo and hi, the constants below/above outside: torch's gradient
-    is zero at the bounds themselves, where clamp's would not be."""
-    inside = _E.where((x > lo) & (x < hi), inner(x), x.detach() * 0.0 + below)
-    return _E.where(x >= hi, above if not callable(above) else above(x), inside)
-
-
-def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    """x clamped to [min_val, max_val].
-
-    >>> F.hardtanh(ng.tensor([-2.0, 0.5, 2.0]))
-    tensor([-1.0000,  0.5000,  1.0000])
-    """
-    if min_val > max_val:
-        raise ValueError("min_val cannot be greater than max_val")
-    return _maybe_inplace(lambda x: _piecewise(x, min_val, max_val, lambda v: v, min_val,
-                                               float(max_val)), input, inplace)
-
-
-def relu6(input, inplace=False):
-    """min(max(x, 0), 6)."""
-    return hardtanh(input, 0.0, 6.0, inplace)
-
-
-def softsign(input):
-    """x / (1 + |x|)."""
-    return input / (_E.abs(input) + 1.0)
-
-
-def mish(input, inplace=False):
-    """x * tanh(softplus(x))."""
-    return _maybe_inplace(lambda x: x * _E.tanh(_N.softplus(x)), input, inplace)
-
-
-def hardsigmoid(input, inplace=False):
-    """min(max(x + 3, 0), 6) / 6."""
-    return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: (v + 3.0) / 6.0, 0.0, 1.0),
-                          input, inplace)
-
-
-def hardswish(input, inplace=False):
-    """x * min(max(x + 3, 0), 6) / 6 (gradient 1 from x = 3 on, as torch's)."""
-    return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: v * (v + 3.0) / 6.0, 0.0,
-                                               lambda v: v * 6.0 / 6.0), input, inplace)
-
-
-def glu(input, dim=-1):
-    """a * sigmoid(b), where a and b are the two halves of input along dim."""
-    if input.ndim == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
-    d = _wrap_dim(dim, input.ndim)
-    if input.shape[d] % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
-                           f"{input.shape[d]}")
-    a, b = input.chunk(2, d)
-    return a * _E.sigmoid(b)
-
-
-def tanh(input):
-    return _E.tanh(input)
-
-
-def _softmax_dim(ndim, dim):
-    if dim is None:
-        # torch's legacy rule for an implicit dim
-        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
-                      "to include dim=X as an argument.", UserWarning, stacklevel=3)
-        dim = 0 if ndim in (0, 1, 3) else 1
-    return _wrap_dim(dim, ndim)
-
-
-def _rowwise(op, input, dim, dtype):
-    if dtype is not None:
-        input = input.to(dtype)
-    if input.ndim == 0:
-        return op(input.reshape(1), 0).reshape(())
-    return op(input, _softmax_dim(input.ndim, dim))
-
-
-def softmax(input, dim=None, dtype=None):
-    """exp(x) / sum(exp(x)) along dim, one fused node.
-
-    >>> F.softmax(ng.tensor([0.0, 0.0]), dim=0)
-    tensor([0.5000, 0.5000])
-    """
-    return _rowwise(_N.softmax, input, dim, dtype)
-
-
-def log_softmax(input, dim=None, dtype=None):
-    """x - logsumexp(x) along dim, one fused node.
-
-    >>> F.log_softmax(ng.tensor([0.0, 0.0]), dim=0)
-    tensor([-0.6931, -0.6931])
-    """
-    return _rowwise(_N.log_softmax, input, dim, dtype)
 
 
 # ---- linear layers --------------------------------------------------------------------------------
@@ -284,67 +136,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if inplace:
         return input.mul_(mask)
     return input * mask
-
-
-# ---- normalisation ----------------------------------------------------------------------------------
-def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
-    """Normalise over the last len(normalized_shape) dims (biased variance), then scale and shift.
-
-    >>> F.layer_norm(ng.tensor([[1.0, 3.0]]), (2,))
-    tensor([[-1.0000,  1.0000]])
-    """
-    if isinstance(normalized_shape, int):
-        normalized_shape = (normalized_shape,)
-    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-    if tuple(input.shape[input.ndim - len(dims):]) != tuple(normalized_shape):
-        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with "
-                           f"shape [*, {', '.join(map(str, normalized_shape))}], but got input of "
-                           f"size{list(input.shape)}")
-    centred = input - input.mean(dims, keepdim=True)
-    var = (centred * centred).mean(dims, keepdim=True)
-    out = centred * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
-
-
-def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.1, eps=1e-5):
-    """Normalise each channel (dim 1) over the batch and any further dims.
-
-    In training, batch statistics are used and the running ones (if given) are updated in place:
-    running = (1 - momentum) * running + momentum * batch, with the unbiased batch variance.
-
-    >>> F.batch_norm(ng.tensor([[1.0], [3.0]]), None, None, training=True)
-    tensor([[-1.0000],
-            [ 1.0000]])
-    """
-    dims = (0,) + tuple(range(2, input.ndim))
-    shape = (1, input.shape[1]) + (1,) * (input.ndim - 2)
-    if training:
-        count = input.numel() // input.shape[1]
-        if count <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
-                             f"{list(input.shape)}")
-        mean = input.mean(dims, keepdim=True)
-        centred = input - mean
-        var = (centred * centred).mean(dims, keepdim=True)
-        if running_mean is not None:
-            with grad_mode.no_grad():
-                m = momentum
-                running_mean.mul_(1 - m).add_(mean.detach().reshape(-1) * m)
-                running_var.mul_(1 - m).add_(var.detach().reshape(-1) * (m * count / (count - 1)))
-    else:
-        centred = input - running_mean.reshape(shape)
-        var = running_var.reshape(shape)
-    out = centred * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
 
 
 # ---- embedding and one_hot --------------------------------------------------------------------------

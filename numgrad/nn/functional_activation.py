@@ -1,0 +1,276 @@
+"""Activations for numgrad.nn.functional: elementwise nonlinearities, softmax and its relatives.
+
+Composites of numgrad ops where that is exact, with torch's gradients at the kinks (a mask on the
+strict inequality where torch uses one); one fused node (numgrad.ops.nn_ops) where the composite
+would cost several.
+
+>>> import numgrad as ng
+>>> import numgrad.nn.functional as F
+>>> F.softmax(ng.tensor([[1.0, 2.0, 3.0]]), dim=1)
+tensor([[0.0900, 0.2447, 0.6652]])
+"""
+import warnings
+
+import numpy as np
+
+from ..ops import elementwise as _E
+from ..ops import nn_ops as _N
+from ..tensor import _wrap_dim
+
+# selu's constants, from Klambauer et al. (2017), as torch spells them
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_TORCH_DTYPE_NAMES = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double"}
+
+
+def _maybe_inplace(fn, input, inplace):
+    """fn(input); inplace=True writes it into input (bumping its version), like torch."""
+    if not inplace:
+        return fn(input)
+    from ..ops.inplace import apply_inplace
+    return apply_inplace(input, fn)
+
+
+# ---- activations ----------------------------------------------------------------------------------
+def relu(input, inplace=False):
+    """max(x, 0).
+
+    >>> F.relu(ng.tensor([-1.0, 2.0]))
+    tensor([0., 2.])
+    """
+    return input.relu_() if inplace else _E.relu(input)
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """x where x > 0, else negative_slope * x."""
+    return _maybe_inplace(lambda x: _N.leaky_relu(x, negative_slope), input, inplace)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    return _maybe_inplace(lambda x: _N.elu(x, alpha), input, inplace)
+
+
+def gelu(input, approximate="none"):
+    """x * Phi(x) (exact, with erf) or its tanh approximation (approximate="tanh").
+
+    >>> F.gelu(ng.tensor([1.0]))
+    tensor([0.8413])
+    """
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+    return _N.gelu(input, approximate)
+
+
+def silu(input, inplace=False):
+    """x * sigmoid(x)."""
+    return _maybe_inplace(_N.silu, input, inplace)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold."""
+    return _N.softplus(input, beta, threshold)
+
+
+def sigmoid(input):
+    return _E.sigmoid(input)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), exact at both tails."""
+    return _E.minimum(input, 0.0) - _E.log1p(_E.exp(-_E.abs(input)))
+
+
+def _piecewise(x, lo, hi, inner, below, above):
+    """inner(x) strictly between lo and hi, the constants below/above outside: torch's gradient
+    is zero at the bounds themselves, where clamp's would not be."""
+    inside = _E.where((x > lo) & (x < hi), inner(x), x.detach() * 0.0 + below)
+    return _E.where(x >= hi, above if not callable(above) else above(x), inside)
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """x clamped to [min_val, max_val].
+
+    >>> F.hardtanh(ng.tensor([-2.0, 0.5, 2.0]))
+    tensor([-1.0000,  0.5000,  1.0000])
+    """
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return _maybe_inplace(lambda x: _piecewise(x, min_val, max_val, lambda v: v, min_val,
+                                               float(max_val)), input, inplace)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6)."""
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    return input / (_E.abs(input) + 1.0)
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    return _maybe_inplace(lambda x: x * _E.tanh(_N.softplus(x)), input, inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """min(max(x + 3, 0), 6) / 6."""
+    return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: (v + 3.0) / 6.0, 0.0, 1.0),
+                          input, inplace)
+
+
+def hardswish(input, inplace=False):
+    """x * min(max(x + 3, 0), 6) / 6 (gradient 1 from x = 3 on, as torch's)."""
+    return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: v * (v + 3.0) / 6.0, 0.0,
+                                               lambda v: v * 6.0 / 6.0), input, inplace)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b), where a and b are the two halves of input along dim."""
+    if input.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = _wrap_dim(dim, input.ndim)
+    if input.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
+                           f"{input.shape[d]}")
+    a, b = input.chunk(2, d)
+    return a * _E.sigmoid(b)
+
+
+def tanh(input):
+    return _E.tanh(input)
+
+
+def _softmax_dim(ndim, dim):
+    if dim is None:
+        # torch's legacy rule for an implicit dim
+        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
+                      "to include dim=X as an argument.", UserWarning, stacklevel=3)
+        dim = 0 if ndim in (0, 1, 3) else 1
+    return _wrap_dim(dim, ndim)
+
+
+def _rowwise(op, input, dim, dtype):
+    if dtype is not None:
+        input = input.to(dtype)
+    if input.ndim == 0:
+        return op(input.reshape(1), 0).reshape(())
+    return op(input, _softmax_dim(input.ndim, dim))
+
+
+def softmax(input, dim=None, dtype=None):
+    """exp(x) / sum(exp(x)) along dim, one fused node.
+
+    >>> F.softmax(ng.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    return _rowwise(_N.softmax, input, dim, dtype)
+
+
+def log_softmax(input, dim=None, dtype=None):
+    """x - logsumexp(x) along dim, one fused node.
+
+    >>> F.log_softmax(ng.tensor([0.0, 0.0]), dim=0)
+    tensor([-0.6931, -0.6931])
+    """
+    return _rowwise(_N.log_softmax, input, dim, dtype)
+
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim.
+
+    >>> F.softmin(ng.tensor([0.0, 0.0]), dim=0)
+    tensor([0.5000, 0.5000])
+    """
+    return _rowwise(_N.softmax, -input if dtype is None else -input.to(dtype), dim, None)
+
+
+def prelu(input, weight):
+    """x where x > 0, else weight * x, with one weight for all channels or one per channel (dim 1).
+
+    >>> F.prelu(ng.tensor([[-1.0, 2.0]]), ng.tensor([0.25]))
+    tensor([[-0.2500,  2.0000]])
+    """
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
+                           f"{weight.ndim}")
+    count = weight.numel()
+    if count != 1:
+        if input.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = input.shape[1] if input.ndim >= 2 else 1
+        if count != channels:
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found "
+                               f"parameter numbers = {count} and channel size = {channels}.")
+    if input.ndim >= 2:
+        weight = weight.reshape((1, count) + (1,) * (input.ndim - 2))
+    elif weight.ndim:
+        weight = weight.reshape(())
+    # the gradient at x = 0 is weight's, as torch's
+    return _E.where(input > 0.0, input, weight * input)
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with Klambauer et al.'s constants.
+
+    >>> F.selu(ng.tensor([1.0]))
+    tensor([1.0507])
+    """
+    return _maybe_inplace(lambda x: _N.elu(x, _SELU_ALPHA) * _SELU_SCALE, input, inplace)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """x where x > 0, else alpha * (exp(x / alpha) - 1): alpha * elu(x / alpha).
+
+    >>> F.celu(ng.tensor([-1.0]), alpha=2.0)
+    tensor([-0.7869])
+    """
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return _maybe_inplace(lambda x: _N.elu(x * (1.0 / alpha), 1.0) * alpha, input, inplace)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """x where x > threshold, else value.
+
+    >>> F.threshold(ng.tensor([0.5, 2.0]), 1.0, -1.0)
+    tensor([-1.,  2.])
+    """
+    return _maybe_inplace(lambda x: _E.where(x > threshold, x, x.detach() * 0.0 + value), input,
+                          inplace)
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    return input - _E.tanh(input)
+
+
+def _shrink_mask(x, lambd):
+    # |x| > lambd, written as two comparisons: torch's gradient is 0 at |x| = lambd
+    return (x > lambd) | (x < -lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0.
+
+    >>> F.hardshrink(ng.tensor([-1.0, 0.25, 0.75]))
+    tensor([-1.0000,  0.0000,  0.7500])
+    """
+    return _E.where(_shrink_mask(input, lambd), input, input.detach() * 0.0)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd where x > lambd, x + lambd where x < -lambd, else 0.
+
+    >>> F.softshrink(ng.tensor([-1.0, 0.25, 0.75]))
+    tensor([-0.5000,  0.0000,  0.2500])
+    """
+    limit = float(np.finfo(input.dtype).max)
+    if not 0 <= lambd <= limit:
+        raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype "
+                           f"{_TORCH_DTYPE_NAMES[input.dtype]}, but found {lambd:g}")
+    shifted = _E.where(input > 0.0, input - lambd, input + lambd)
+    return _E.where(_shrink_mask(input, lambd), shifted, input.detach() * 0.0)

@@ -1,0 +1,182 @@
+"""Normalisation for numgrad.nn.functional: layer, batch, group, instance, RMS and local response
+normalisation, each a composite of numgrad ops (means, rsqrt, products), so gradients, higher
+derivatives and the GPU path are those of the ops.
+
+>>> import numgrad as ng
+>>> import numgrad.nn.functional as F
+>>> F.group_norm(ng.tensor([[[1.0, 3.0], [5.0, 7.0]]]), 1)
+tensor([[[-1.3416, -0.4472],
+         [ 0.4472,  1.3416]]])
+"""
+import math
+
+import numpy as np
+
+from .. import grad_mode
+from ..ops.shape import pad as _constant_pad
+
+
+def _channel_shape(input):
+    """(1, C, 1, ...): a per-channel vector shaped to broadcast over (N, C, *)."""
+    return (1, input.shape[1]) + (1,) * (input.ndim - 2)
+
+
+def _affine(out, weight, bias, shape):
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def _moments(input, dims):
+    """The mean over dims, input minus it, and the biased variance over dims (dims kept)."""
+    mean = input.mean(dims, keepdim=True)
+    centred = input - mean
+    return mean, centred, (centred * centred).mean(dims, keepdim=True)
+
+
+def _update_running(running_mean, running_var, mean, var, momentum, count):
+    """running = (1 - momentum) * running + momentum * batch, with the unbiased variance."""
+    with grad_mode.no_grad():
+        running_mean.mul_(1 - momentum).add_(mean.detach().reshape(-1) * momentum)
+        running_var.mul_(1 - momentum).add_(var.detach().reshape(-1)
+                                            * (momentum * count / (count - 1)))
+
+
+def _normalized_dims(input, normalized_shape, separator):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    size = len(normalized_shape)
+    if size > input.ndim or tuple(input.shape[input.ndim - size:]) != tuple(normalized_shape):
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with "
+                           f"shape [*{separator}{', '.join(map(str, normalized_shape))}], but got "
+                           f"input of size{list(input.shape)}")
+    return tuple(range(input.ndim - size, input.ndim))
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalise over the last len(normalized_shape) dims (biased variance), then scale and shift.
+
+    >>> F.layer_norm(ng.tensor([[1.0, 3.0]]), (2,))
+    tensor([[-1.0000,  1.0000]])
+    """
+    dims = _normalized_dims(input, normalized_shape, ", ")
+    _, centred, var = _moments(input, dims)
+    out = centred * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """input / sqrt(mean(input^2) + eps) over the last len(normalized_shape) dims, times weight;
+    eps=None is the machine epsilon of input's dtype, as torch.
+
+    >>> F.rms_norm(ng.tensor([[3.0, 4.0]]), (2,), eps=0.0)
+    tensor([[0.8485, 1.1314]])
+    """
+    dims = _normalized_dims(input, normalized_shape, "")
+    if eps is None:
+        eps = float(np.finfo(input.dtype).eps)
+    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    return out * weight if weight is not None else out
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.1, eps=1e-5):
+    """Normalise each channel (dim 1) of an (N, C, *) input over the batch and any further dims.
+
+    In training, batch statistics are used and the running ones (if given) are updated in place:
+    running = (1 - momentum) * running + momentum * batch, with the unbiased batch variance.
+    Otherwise the running statistics normalise.
+
+    >>> F.batch_norm(ng.tensor([[1.0], [3.0]]), None, None, training=True)
+    tensor([[-1.0000],
+            [ 1.0000]])
+    """
+    dims = (0,) + tuple(range(2, input.ndim))
+    shape = _channel_shape(input)
+    if training:
+        count = input.numel() // input.shape[1]
+        if count <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                             f"{list(input.shape)}")
+        mean, centred, var = _moments(input, dims)
+        if running_mean is not None:
+            _update_running(running_mean, running_var, mean, var, momentum, count)
+    else:
+        centred = input - running_mean.reshape(shape)
+        var = running_var.reshape(shape)
+    return _affine(centred * (var + eps).rsqrt(), weight, bias, shape)
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.1, eps=1e-5):
+    """Normalise each (sample, channel) of an (N, C, *) input over its spatial dims.
+
+    With running statistics and use_input_stats, they are updated as batch_norm's would be by each
+    sample, then averaged over the batch (torch's rule); use_input_stats=False normalises with them.
+
+    >>> F.instance_norm(ng.tensor([[[1.0, 3.0]]]))
+    tensor([[[-1.0000,  1.0000]]])
+    """
+    dims = tuple(range(2, input.ndim))
+    shape = _channel_shape(input)
+    if not use_input_stats:
+        centred = input - running_mean.reshape(shape)
+        return _affine(centred * (running_var.reshape(shape) + eps).rsqrt(), weight, bias, shape)
+    count = math.prod(input.shape[2:])
+    if count <= 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"{list(input.shape)}")
+    mean, centred, var = _moments(input, dims)
+    if running_mean is not None:
+        _update_running(running_mean, running_var, mean.detach().mean(0), var.detach().mean(0),
+                        momentum, count)
+    return _affine(centred * (var + eps).rsqrt(), weight, bias, shape)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Split the channels of an (N, C, *) input into num_groups groups and normalise each group of
+    each sample (biased variance), then scale and shift per channel.
+
+    >>> F.group_norm(ng.tensor([[[1.0], [3.0]]]), 2).shape
+    numgrad.Size([1, 2, 1])
+    """
+    if input.ndim < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
+                           f"{input.ndim}")
+    if input.shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
+                           f"but got input of shape {list(input.shape)} and "
+                           f"num_groups={num_groups}")
+    groups = input.reshape(input.shape[0], num_groups, -1)
+    _, centred, var = _moments(groups, (2,))
+    out = (centred * (var + eps).rsqrt()).reshape(input.shape)
+    return _affine(out, weight, bias, _channel_shape(input))
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """input / (k + alpha * mean of input^2 over size neighbouring channels)^beta, the window
+    zero-padded at the ends (size // 2 before, (size - 1) // 2 after) and always divided by size.
+
+    >>> F.local_response_norm(ng.ones(1, 2, 1), 2, alpha=1.0, beta=1.0)
+    tensor([[[0.6667],
+             [0.5000]]])
+    """
+    if input.ndim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
+                         "dimensions)")
+    if input.numel() == 0:
+        return input
+    channels = input.shape[1]
+    squares = (input * input).movedim(1, -1)
+    padded = _constant_pad(squares, (size // 2, (size - 1) // 2))
+    window = padded[..., 0:channels]
+    for offset in range(1, size):
+        window = window + padded[..., offset:offset + channels]
+    scale = (window.movedim(-1, 1) * (alpha / size) + k) ** beta
+    return input / scale
