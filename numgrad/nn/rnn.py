@@ -1,0 +1,438 @@
+"""Recurrent layers as torch has them: RNN, LSTM, GRU (layers, directions, projections) and the
+cells RNNCell, LSTMCell, GRUCell, unrolled over time as composites of numgrad ops.
+
+Gate order is torch's: LSTM (i, f, g, o), GRU (r, z, n) with r applied to (W_hn h + b_hn), so
+weights copied from torch give torch's results.
+
+>>> import numgrad as ng
+>>> from numgrad.nn.rnn import LSTM
+>>> output, (h_n, c_n) = LSTM(3, 4, num_layers=2)(ng.randn(5, 2, 3))   # (time, batch, feature)
+>>> output.shape, h_n.shape, c_n.shape
+(numgrad.Size([5, 2, 4]), numgrad.Size([2, 2, 4]), numgrad.Size([2, 2, 4]))
+"""
+import math
+import numbers
+import warnings
+
+from .. import creation, dtypes
+from ..ops import elementwise as _E
+from ..ops.shape import cat, stack
+from . import functional as F
+from . import init
+from .module import Module
+from .parameter import Parameter
+
+
+# ---- one time step: the input's share of the gates (gates_x) is computed for all steps at once ----
+def _tanh_step(gates_x, h, c, w_hh, b_hh, w_hr):
+    return _E.tanh(gates_x + F.linear(h, w_hh, b_hh)), None
+
+
+def _relu_step(gates_x, h, c, w_hh, b_hh, w_hr):
+    return F.relu(gates_x + F.linear(h, w_hh, b_hh)), None
+
+
+def _lstm_step(gates_x, h, c, w_hh, b_hh, w_hr):
+    i, f, g, o = (gates_x + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+    c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+    h = o.sigmoid() * c.tanh()
+    if w_hr is not None:
+        h = F.linear(h, w_hr)
+    return h, c
+
+
+def _gru_step(gates_x, h, c, w_hh, b_hh, w_hr):
+    x_r, x_z, x_n = gates_x.chunk(3, -1)
+    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
+    r = (x_r + h_r).sigmoid()
+    z = (x_z + h_z).sigmoid()
+    n = (x_n + r * h_n).tanh()
+    return (1 - z) * n + z * h, None
+
+
+_MODES = {"RNN_TANH": (1, _tanh_step), "RNN_RELU": (1, _relu_step), "LSTM": (4, _lstm_step),
+          "GRU": (3, _gru_step)}
+
+
+def _nonlinearity_mode(nonlinearity):
+    if nonlinearity == "tanh":
+        return "RNN_TANH"
+    if nonlinearity == "relu":
+        return "RNN_RELU"
+    raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
+
+
+def _reject_packed(input):
+    # torch's PackedSequence is a named tuple carrying batch_sizes; numgrad has no packing
+    if hasattr(input, "batch_sizes"):
+        raise NotImplementedError("numgrad's recurrent layers do not take packed sequences: pass "
+                                  "the padded batch as a tensor")
+
+
+class RNNBase(Module):
+    """The multi-layer, optionally bidirectional recurrence shared by RNN, LSTM and GRU.
+
+    Parameters per layer k and direction (suffix "" or "_reverse"), registered in torch's order:
+    weight_ih_lk (gates, in), weight_hh_lk (gates, hidden or proj_size), bias_ih_lk, bias_hh_lk,
+    weight_hr_lk (proj_size, hidden) for a projected LSTM; all start as
+    U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
+    """
+
+    def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, proj_size=0, dtype=None):
+        super().__init__()
+        if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) \
+                or not 0 <= dropout <= 1:
+            raise ValueError("dropout should be a number in range [0, 1] representing the "
+                             "probability of an element being zeroed")
+        if dropout > 0 and num_layers == 1:
+            warnings.warn("dropout option adds dropout after all but last recurrent layer, so "
+                          "non-zero dropout expects num_layers greater than 1, but got "
+                          f"dropout={dropout} and num_layers={num_layers}", UserWarning,
+                          stacklevel=3)
+        for name, value, kind in (("bias", bias, bool), ("batch_first", batch_first, bool),
+                                  ("input_size", input_size, int),
+                                  ("hidden_size", hidden_size, int)):
+            if not isinstance(value, kind):
+                raise TypeError(f"{name} should be of type {kind.__name__}, got: "
+                                f"{type(value).__name__}")
+            if kind is int and value <= 0:
+                raise ValueError(f"{name} must be greater than zero")
+        if num_layers <= 0:
+            raise ValueError("num_layers must be greater than zero")
+        if proj_size < 0:
+            raise ValueError("proj_size should be a positive integer or zero to disable "
+                             "projections")
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        self.mode = mode
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.num_layers = num_layers
+        self.bias = bias
+        self.batch_first = batch_first
+        self.dropout = float(dropout)
+        self.bidirectional = bidirectional
+        self.proj_size = proj_size
+        gates = _MODES[mode][0] * hidden_size
+        directions = 2 if bidirectional else 1
+        out_size = proj_size if proj_size > 0 else hidden_size
+        self._all_weights = []
+        for layer in range(num_layers):
+            layer_input = input_size if layer == 0 else out_size * directions
+            for suffix in ("", "_reverse")[:directions]:
+                shapes = {f"weight_ih_l{layer}{suffix}": (gates, layer_input),
+                          f"weight_hh_l{layer}{suffix}": (gates, out_size)}
+                if bias:
+                    shapes[f"bias_ih_l{layer}{suffix}"] = (gates,)
+                    shapes[f"bias_hh_l{layer}{suffix}"] = (gates,)
+                if proj_size > 0:
+                    shapes[f"weight_hr_l{layer}{suffix}"] = (proj_size, hidden_size)
+                for name, shape in shapes.items():
+                    setattr(self, name, Parameter(creation.empty(*shape, dtype=dtype)))
+                self._all_weights.append(list(shapes))
+        self.reset_parameters()
+
+    @property
+    def all_weights(self):
+        """The parameters per (layer, direction), in registration order."""
+        return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    def reset_parameters(self):
+        bound = 1.0 / math.sqrt(self.hidden_size)
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def _state_size(self, batch):
+        directions = 2 if self.bidirectional else 1
+        return (self.num_layers * directions, batch, self.proj_size or self.hidden_size)
+
+    def _prepare(self, input, states, label):
+        """(input as (time, batch, feature), whether batched), after torch's checks of the input
+        and of the dims of the initial states (label names them in the message)."""
+        _reject_packed(input)
+        if input.ndim not in (2, 3):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
+                             f"{input.ndim}D instead")
+        batched = input.ndim == 3
+        want = input.ndim
+        if any(state.ndim != want for state in states):
+            got = f"{states[0].ndim}-D tensor" if len(states) == 1 else \
+                "(" + ", ".join(f"{state.ndim}-D" for state in states) + ") tensors"
+            kind = "batched 3-D" if batched else "unbatched 2-D"
+            raise RuntimeError(f"For {kind} input, {label} should also be {want}-D but got {got}")
+        weight = self.weight_ih_l0
+        if input.dtype != weight.dtype:
+            raise ValueError(f"RNN input dtype ({dtypes.name(input.dtype)}) does not match weight "
+                             f"dtype ({dtypes.name(weight.dtype)}). Convert input: "
+                             f"input.to({dtypes.name(weight.dtype)}), or convert model: "
+                             f"model.to({dtypes.name(input.dtype)})")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
+        if not batched:
+            input = input.unsqueeze(1)
+        elif self.batch_first:
+            input = input.transpose(0, 1)
+        return input, batched
+
+    def _check_state(self, state, expected, message):
+        if tuple(state.shape) != expected:
+            raise RuntimeError(message.format(expected, list(state.shape)))
+
+    def _run(self, input, h0, c0):
+        """The stacked recurrence on (time, batch, feature); returns (output, h_n, c_n)."""
+        step = _MODES[self.mode][1]
+        directions = 2 if self.bidirectional else 1
+        h_last, c_last = [], []
+        for layer in range(self.num_layers):
+            outputs = []
+            for direction in range(directions):
+                k = layer * directions + direction
+                out, h, c = self._run_direction(input, h0[k], None if c0 is None else c0[k],
+                                                step, self.all_weights[k], direction == 1)
+                outputs.append(out)
+                h_last.append(h)
+                c_last.append(c)
+            input = outputs[0] if directions == 1 else cat(outputs, -1)
+            if self.training and self.dropout > 0 and layer < self.num_layers - 1:
+                input = F.dropout(input, self.dropout, True)
+        return input, stack(h_last), None if c0 is None else stack(c_last)
+
+    def _run_direction(self, input, h, c, step, weights, reverse):
+        w_ih, w_hh = weights[0], weights[1]
+        b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
+        w_hr = weights[-1] if self.proj_size > 0 else None
+        # the input's part of every step's gates, in one product
+        gates_x = F.linear(input, w_ih, b_ih).unbind(0)
+        steps = range(len(gates_x) - 1, -1, -1) if reverse else range(len(gates_x))
+        outputs = [None] * len(gates_x)
+        for t in steps:
+            h, c = step(gates_x[t], h, c, w_hh, b_hh, w_hr)
+            outputs[t] = h
+        return stack(outputs), h, c
+
+    def _finish(self, output, batched):
+        if not batched:
+            return output.squeeze(1)
+        return output.transpose(0, 1) if self.batch_first else output
+
+    def extra_repr(self):
+        text = f"{self.input_size}, {self.hidden_size}"
+        if self.proj_size != 0:
+            text += f", proj_size={self.proj_size}"
+        if self.num_layers != 1:
+            text += f", num_layers={self.num_layers}"
+        if self.bias is not True:
+            text += f", bias={self.bias}"
+        if self.batch_first is not False:
+            text += f", batch_first={self.batch_first}"
+        if self.dropout != 0:
+            text += f", dropout={self.dropout}"
+        if self.bidirectional is not False:
+            text += f", bidirectional={self.bidirectional}"
+        return text
+
+
+class _SingleStateRNN(RNNBase):
+    """RNN and GRU: one hidden state h; forward returns (output, h_n)."""
+
+    def forward(self, input, hx=None):
+        input, batched = self._prepare(input, [] if hx is None else [hx], "hx")
+        expected = self._state_size(input.shape[1])
+        if hx is None:
+            hx = creation.zeros(*expected, dtype=input.dtype, device=input.device)
+        elif not batched:
+            hx = hx.unsqueeze(1)
+        self._check_state(hx, expected, "Expected hidden size {}, got {}")
+        output, h_n, _ = self._run(input, hx, None)
+        return self._finish(output, batched), h_n if batched else h_n.squeeze(1)
+
+
+class RNN(_SingleStateRNN):
+    """Elman RNN: h_t = nonlinearity(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh), tanh or relu.
+
+    >>> import numgrad as ng
+    >>> output, h_n = RNN(3, 4, nonlinearity="relu", bidirectional=True)(ng.randn(5, 2, 3))
+    >>> output.shape, h_n.shape
+    (numgrad.Size([5, 2, 8]), numgrad.Size([2, 2, 4]))
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
+                 batch_first=False, dropout=0.0, bidirectional=False, dtype=None):
+        self.nonlinearity = nonlinearity
+        super().__init__(_nonlinearity_mode(nonlinearity), input_size, hidden_size, num_layers,
+                         bias, batch_first, dropout, bidirectional, dtype=dtype)
+
+
+class GRU(_SingleStateRNN):
+    """Gated recurrent unit: r, z = sigmoid(...), n = tanh(W_in x + b_in + r * (W_hn h + b_hn)),
+    h' = (1 - z) * n + z * h.
+
+    >>> import numgrad as ng
+    >>> output, h_n = GRU(3, 4, batch_first=True)(ng.randn(2, 5, 3))
+    >>> output.shape, h_n.shape
+    (numgrad.Size([2, 5, 4]), numgrad.Size([1, 2, 4]))
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, dtype=None):
+        super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, dtype=dtype)
+
+
+class LSTM(RNNBase):
+    """Long short-term memory: gates i, f, g, o; c' = f * c + i * g, h' = o * tanh(c'), then
+    h' = W_hr h' with proj_size > 0. forward(input, (h_0, c_0)) returns (output, (h_n, c_n)).
+
+    >>> import numgrad as ng
+    >>> output, (h_n, c_n) = LSTM(3, 4, proj_size=2)(ng.randn(5, 3))   # unbatched
+    >>> output.shape, h_n.shape, c_n.shape
+    (numgrad.Size([5, 2]), numgrad.Size([1, 2]), numgrad.Size([1, 4]))
+    """
+
+    def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
+                 dropout=0.0, bidirectional=False, proj_size=0, dtype=None):
+        super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
+                         bidirectional, proj_size, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        input, batched = self._prepare(input, [] if hx is None else list(hx), "hx and cx")
+        expected_h = self._state_size(input.shape[1])
+        expected_c = expected_h[:2] + (self.hidden_size,)
+        if hx is None:
+            h0 = creation.zeros(*expected_h, dtype=input.dtype, device=input.device)
+            c0 = creation.zeros(*expected_c, dtype=input.dtype, device=input.device)
+        else:
+            h0, c0 = hx if batched else (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
+        self._check_state(h0, expected_h, "Expected hidden[0] size {}, got {}")
+        self._check_state(c0, expected_c, "Expected hidden[1] size {}, got {}")
+        output, h_n, c_n = self._run(input, h0, c0)
+        if not batched:
+            h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
+        return self._finish(output, batched), (h_n, c_n)
+
+
+# ---- cells ------------------------------------------------------------------------------------------
+class RNNCellBase(Module):
+    """One step of a recurrence: weight_ih (chunks * hidden, in), weight_hh (chunks * hidden,
+    hidden), bias_ih and bias_hh, all U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
+
+    def __init__(self, input_size, hidden_size, bias, num_chunks, dtype=None):
+        super().__init__()
+        self.input_size = input_size
+        self.hidden_size = hidden_size
+        self.bias = bias
+        gates = num_chunks * hidden_size
+        self.weight_ih = Parameter(creation.empty(gates, input_size, dtype=dtype))
+        self.weight_hh = Parameter(creation.empty(gates, hidden_size, dtype=dtype))
+        if bias:
+            self.bias_ih = Parameter(creation.empty(gates, dtype=dtype))
+            self.bias_hh = Parameter(creation.empty(gates, dtype=dtype))
+        else:
+            self.register_parameter("bias_ih", None)
+            self.register_parameter("bias_hh", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
+        for weight in self.parameters():
+            init.uniform_(weight, -bound, bound)
+
+    def extra_repr(self):
+        text = f"{self.input_size}, {self.hidden_size}"
+        if self.bias is not True:
+            text += f", bias={self.bias}"
+        if getattr(self, "nonlinearity", "tanh") != "tanh":
+            text += f", nonlinearity={self.nonlinearity}"
+        return text
+
+    def _step(self, step, input, states, what):
+        """One step of step() on input (batch, in) or (in); states (h, c) may be None (zeros).
+        Checks as torch's, which sees unbatched tensors with a batch of one added."""
+        if input.ndim not in (1, 2):
+            raise ValueError(f"{type(self).__name__}: Expected input to be 1D or 2D, got "
+                             f"{input.ndim}D instead")
+        for index, state in enumerate(states):
+            if state is not None and state.ndim not in (1, 2):
+                name = what if len(states) == 1 else f"{what}[{index}]"
+                raise ValueError(f"{type(self).__name__}: Expected {name} to be 1D or 2D, got "
+                                 f"{state.ndim}D instead")
+        batched = input.ndim == 2
+        if not batched:
+            input = input.unsqueeze(0)
+            states = [None if state is None else state.unsqueeze(0) for state in states]
+        if input.shape[1] != self.input_size:
+            raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} "
+                               f"expected {self.input_size}")
+        batch = input.shape[0]
+        full = []
+        for index, state in enumerate(states):
+            if state is None:
+                state = creation.zeros(batch, self.hidden_size, dtype=input.dtype,
+                                       device=input.device)
+            elif state.shape[0] != batch:
+                raise RuntimeError(f"Input batch size {batch} doesn't match hidden{index} batch "
+                                   f"size {state.shape[0]}")
+            elif state.ndim != 2 or state.shape[1] != self.hidden_size:
+                # torch reports dim 1, also of an unbatched (4,) state given a 2-D one
+                size = state.shape[1] if state.ndim > 1 else state.shape[0]
+                raise RuntimeError(f"hidden{index} has inconsistent hidden_size: got {size}, "
+                                   f"expected {self.hidden_size}")
+            full.append(state)
+        h, c = full if len(full) == 2 else (full[0], None)
+        gates_x = F.linear(input, self.weight_ih, self.bias_ih)
+        h, c = step(gates_x, h, c, self.weight_hh, self.bias_hh, None)
+        if not batched:
+            h, c = h.squeeze(0), None if c is None else c.squeeze(0)
+        return h, c
+
+
+class RNNCell(RNNCellBase):
+    """h' = nonlinearity(x W_ih^T + b_ih + h W_hh^T + b_hh), tanh or relu.
+
+    >>> import numgrad as ng
+    >>> RNNCell(3, 4)(ng.randn(2, 3)).shape
+    numgrad.Size([2, 4])
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, dtype=dtype)
+        self.nonlinearity = nonlinearity
+
+    def forward(self, input, hx=None):
+        if self.nonlinearity not in ("tanh", "relu"):
+            raise RuntimeError(f"Unknown nonlinearity: {self.nonlinearity}")
+        step = _tanh_step if self.nonlinearity == "tanh" else _relu_step
+        return self._step(step, input, [hx], "hidden")[0]
+
+
+class GRUCell(RNNCellBase):
+    """One GRU step: gates r, z, n in torch's order.
+
+    >>> import numgrad as ng
+    >>> GRUCell(3, 4)(ng.randn(3)).shape
+    numgrad.Size([4])
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        return self._step(_gru_step, input, [hx], "hidden")[0]
+
+
+class LSTMCell(RNNCellBase):
+    """One LSTM step: gates i, f, g, o in torch's order; returns (h', c').
+
+    >>> import numgrad as ng
+    >>> h, c = LSTMCell(3, 4)(ng.randn(2, 3))
+    >>> h.shape, c.shape
+    (numgrad.Size([2, 4]), numgrad.Size([2, 4]))
+    """
+
+    def __init__(self, input_size, hidden_size, bias=True, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, dtype=dtype)
+
+    def forward(self, input, hx=None):
+        return self._step(_lstm_step, input, [None, None] if hx is None else list(hx), "hx")
