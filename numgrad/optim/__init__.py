@@ -1,4 +1,5 @@
-"""numgrad.optim: optimizers with torch's update rules (compiled with Numba) and lr schedules.
+"""numgrad.optim: optimizers with torch's update rules (compiled with Numba, or written with tensor
+ops) and lr schedules.
 
 >>> import numgrad as ng
 >>> w = ng.nn.Parameter(ng.tensor([2.0]))
@@ -12,10 +13,18 @@ Parameter containing:
 tensor([0.2500], requires_grad=True)
 """
 from . import lr_scheduler
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .adamax import Adamax
+from .asgd import ASGD
+from .lbfgs import LBFGS
+from .nadam import NAdam
 from .optimizer import Optimizer
+from .radam import RAdam
 from .rmsprop import RMSprop
+from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "lr_scheduler"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
+           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import numpy as np
 
-from .. import grad_mode
+from .. import dtypes, grad_mode
 from ..tensor import Tensor
 
 
@@ -94,13 +94,18 @@ class Optimizer:
                 for p in group["params"]:
                     if p._grad is None:
                         continue
-                    if not p._data.flags.c_contiguous:
-                        p._data = p._data.copy()   # updates write through a flat view
                     state = self.state[p]
                     _follow_parameter(state, p)
-                    self._update(p._data.reshape(-1), _flat(p._grad._data), state, group, p)
+                    self._step_parameter(p, state, group)
                     p._bump_version()
         return loss
+
+    def _step_parameter(self, p, state, group):
+        """Update p in place from its gradient: by default through _update's kernels on flat
+        arrays. Rules written with tensor ops (which run on either device) override this."""
+        if not p._data.flags.c_contiguous:
+            p._data = p._data.copy()   # the kernels write through a flat view
+        self._update(p._data.reshape(-1), _flat(p._grad._data), state, group, p)
 
     def _update(self, param, grad, state, group, p):
         """Update the flat parameter data in place from its flat gradient."""
@@ -169,11 +174,16 @@ def _cast_state(key, value, param):
         return Tensor._make(moved._data.copy() if moved is value else moved._data, False)
 
 
+# 0-d state that torch keeps on the CPU in its scalar dtype and reads with .item(): the step
+# counter, NAdam's mu_product, ASGD's eta and mu (their float32 rounding is part of the update)
+HOST_SCALARS = frozenset({"step", "mu_product", "eta", "mu"})
+
+
 def _follow_parameter(state, p):
     """State made on another device than its parameter's (Adagrad makes its sums up front, so
     before a later Module.to("cuda")) moves to the parameter's, as load_state_dict places it."""
     for key, value in state.items():
-        if key != "step" and isinstance(value, Tensor) and value.is_cuda != p.is_cuda:
+        if key not in HOST_SCALARS and isinstance(value, Tensor) and value.is_cuda != p.is_cuda:
             state[key] = _cast_state(key, value, p)
 
 
@@ -203,3 +213,34 @@ def on_device_of(param, update):
         return update
     from ..cuda import optim
     return getattr(optim, update.__name__)
+
+
+def plain(p):
+    """p's data and gradient as tensors without history, for update rules written with tensor
+    ops: in-place ops on them write into p's memory (the caller bumps p's version once)."""
+    return Tensor._make(p._data, False), Tensor._make(p._grad._data, False)
+
+
+def scalar_state(value):
+    """A 0-d state tensor on the CPU in torch's scalar dtype (float64 only when that is the
+    default dtype), for values torch keeps as tensors and reads back with .item(), such as
+    NAdam's mu_product: their rounding is part of the update."""
+    dtype = np.float64 if dtypes.get_default_dtype() == np.float64 else np.float32
+    return Tensor._make(np.array(value, dtype), False)
+
+
+def check_lr(lr):
+    """torch's checks of a learning rate (a float or a one-element tensor); returns it."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    return lr
+
+
+def check_flags(differentiable):
+    """foreach and capturable change only how torch schedules the same arithmetic, so they are
+    accepted and ignored; differentiable=True (autograd through step) is not available."""
+    if differentiable:
+        raise NotImplementedError("differentiable=True is not supported by numgrad's optimizers: "
+                                  "step() is not recorded by autograd")

@@ -1,0 +1,59 @@
+"""ASGD: SGD whose rate decays as steps go on, keeping a running average of the parameters."""
+from .. import zeros_like
+from .optimizer import Optimizer, check_flags, check_lr, plain, scalar_state
+
+
+class ASGD(Optimizer):
+    """Averaged SGD (Polyak & Juditsky), torch's update rule, written with tensor ops so it runs
+    on the CPU and the GPU. The average lives in state["ax"]; it starts averaging after t0 steps.
+    foreach and capturable are accepted and ignored.
+
+    >>> import numgrad as ng
+    >>> w = ng.nn.Parameter(ng.tensor([1.0]))
+    >>> opt = ng.optim.ASGD([w], lr=0.1, lambd=0.0)
+    >>> (w * w).sum().backward()
+    >>> opt.step()
+    >>> w
+    Parameter containing:
+    tensor([0.8000], requires_grad=True)
+    """
+
+    def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
+                 foreach=None, maximize=False, differentiable=False, capturable=False):
+        check_lr(lr)
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        check_flags(differentiable)
+        defaults = dict(lr=lr, lambd=lambd, alpha=alpha, t0=t0, weight_decay=weight_decay,
+                        foreach=foreach, maximize=maximize, differentiable=differentiable,
+                        capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _step_parameter(self, p, state, group):
+        param, grad = plain(p)
+        if not state:
+            state["step"] = scalar_state(0.0)
+            # eta and mu are float32 tensors in torch, read back with .item(): their rounding
+            # is part of the update
+            state["eta"] = scalar_state(float(group["lr"]))
+            state["mu"] = scalar_state(1.0)
+            state["ax"] = zeros_like(param)
+        lr, lambd, alpha, t0 = float(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+        weight_decay = group["weight_decay"]
+        eta, mu, ax = state["eta"], state["mu"], state["ax"]
+        if group["maximize"]:
+            grad = -grad
+        step = state["step"].add_(1).item()
+        if weight_decay != 0:
+            grad = grad.add(param, alpha=weight_decay)
+        eta_value = eta.item()
+        param.mul_(1 - lambd * eta_value)
+        param.add_(grad, alpha=-eta_value)
+        mu_value = mu.item()
+        if mu_value != 1:
+            ax.add_(param.sub(ax).mul_(mu_value))
+        else:
+            ax.copy_(param)
+        # through a tensor in torch's scalar dtype, as torch.as_tensor rounds them
+        eta.copy_(scalar_state(lr / ((1 + lambd * lr * step) ** alpha)))
+        mu.copy_(scalar_state(1 / max(1, step - t0)))
