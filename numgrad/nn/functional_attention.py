@@ -133,5 +133,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             scores = scores + attn_mask
     weights = _safe_softmax(scores)
     if dropout_p > 0.0:
+        if dropout_p > 1.0:     # torch's check, a RuntimeError here (F.dropout's is a ValueError)
+            raise RuntimeError(f"dropout probability has to be between 0 and 1, but got "
+                               f"{dropout_p}")
         weights = F.dropout(weights, dropout_p)
     return weights.matmul(value)
