@@ -1,7 +1,10 @@
-"""Learning-rate schedules: StepLR, ExponentialLR, CosineAnnealingLR, OneCycleLR, LambdaLR.
+"""Learning-rate schedules, ported from torch 2.13's torch.optim.lr_scheduler.
 
-Each step() sets every group's "lr" for the next epoch (or batch, for OneCycleLR), with torch's
-formulas, recursive where torch's are, so the values agree with torch's.
+Each step() sets every group's "lr" for the next epoch (or batch, for OneCycleLR and CyclicLR)
+with torch's formulas: recursive (from the group's current lr) where torch's are, so that
+schedules chain and the values agree with torch's to the last bit; step(epoch) uses the closed
+form where torch has one. The cyclic schedules live in lr_cycles.py, the ones made of other
+schedulers and ReduceLROnPlateau in lr_compose.py; all are imported here.
 
 >>> import numgrad as ng
 >>> opt = ng.optim.SGD([ng.nn.Parameter(ng.ones(1))], lr=1.0)
@@ -15,63 +18,203 @@ formulas, recursive where torch's are, so the values agree with torch's.
 [1.0, 0.5, 0.5, 0.25, 0.25]
 """
 import math
+import types
+import warnings
+from bisect import bisect_right
+from collections import Counter
+
+from ..tensor import Tensor
+from .optimizer import Optimizer
+
+__all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR",
+           "LinearLR", "ExponentialLR", "PolynomialLR", "CosineAnnealingLR", "SequentialLR",
+           "ChainedScheduler", "ReduceLROnPlateau", "CyclicLR", "OneCycleLR",
+           "CosineAnnealingWarmRestarts"]
+
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being "
+    "deprecated where possible. Please use `scheduler.step()` to step the "
+    "scheduler. During the deprecation, if epoch is different from None, the "
+    "closed form is used instead of the new chainable form, where available. "
+    "Please open an issue if you are unable to replicate your use case: "
+    "https://github.com/pytorch/pytorch/issues/new/choose."
+)
+
+
+def format_param(name, optimizer, param):
+    """One value per parameter group: a list or tuple as given (of the right length), else the
+    value repeated."""
+    groups = len(optimizer.param_groups)
+    if isinstance(param, (list, tuple)):
+        if len(param) != groups:
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
+                             f"{name} has {len(param)} values, param_groups has {groups}.")
+        return [p.clone() if isinstance(p, Tensor) else p for p in param]
+    return [param.clone() if isinstance(param, Tensor) else param] * groups
+
+
+def group_values(optimizer, key):
+    """group[key] for every group; tensors copied, so that the list never aliases a group."""
+    return [g[key].clone() if isinstance(g[key], Tensor) else g[key]
+            for g in optimizer.param_groups]
+
+
+def set_group_value(group, key, value):
+    """group[key] = value, written into the tensor when the group holds its lr as a tensor."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(float(value))
+    else:
+        group[key] = value
 
 
 class LRScheduler:
-    """Base class: remembers each group's initial_lr and sets group["lr"] on every step()."""
+    """Base class: remembers each group's initial_lr (as base_lrs) and sets group["lr"] on every
+    step(). The constructor takes the first step, to last_epoch + 1."""
+
+    _get_lr_called_within_step = False
+    _is_initial = False
 
     def __init__(self, optimizer, last_epoch=-1):
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
         self.optimizer = optimizer
         for i, group in enumerate(optimizer.param_groups):
             if last_epoch == -1:
-                group.setdefault("initial_lr", group["lr"])
+                lr = group["lr"]
+                group.setdefault("initial_lr", lr.clone() if isinstance(lr, Tensor) else lr)
             elif "initial_lr" not in group:
                 raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when "
-                               "resuming an optimizer")
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+                               "resuming scheduler with last_epoch >= 0.\n"
+                               "This typically happens when:\n"
+                               "1. You're trying to resume training from a checkpoint but "
+                               "haven't properly loaded the optimizer state\n"
+                               "2. You're using last_epoch >= 0 for a fresh training run "
+                               "(not recommended)")
+        self.base_lrs = group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        self._initial_step()
+
+    def _initial_step(self):
         self._step_count = 0
-        self.step()
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_lr(self):
+        """The learning rates for the epoch step() has just moved to (use get_last_lr() to read
+        them afterwards)."""
         raise NotImplementedError
 
-    def step(self):
+    def step(self, epoch=None):
+        """Move to the next epoch (or to `epoch`, deprecated in torch: the closed form is used)."""
         self._step_count += 1
-        self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
-            group["lr"] = lr
-        self._last_lr = [group["lr"] for group in self.optimizer.param_groups]
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed_form = getattr(self, "_get_closed_form_lr", None)
+                values = closed_form() if closed_form is not None else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            set_group_value(group, "lr", lr)
+        self._last_lr = group_values(self.optimizer, "lr")
 
     def get_last_lr(self):
         """The learning rates the last step() set, one per group."""
         return self._last_lr
 
     def state_dict(self):
+        """Every attribute but the optimizer."""
         return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
 
     def load_state_dict(self, state_dict):
         self.__dict__.update(state_dict)
 
+    def _warn_outside_step(self):
+        if not self._get_lr_called_within_step:
+            warnings.warn("To get the last learning rate computed by the scheduler, please use "
+                          "`get_last_lr()`.", UserWarning, stacklevel=3)
+
     def _lrs(self):
-        return [group["lr"] for group in self.optimizer.param_groups]
+        return group_values(self.optimizer, "lr")
 
 
-class LambdaLR(LRScheduler):
-    """lr = initial_lr * lr_lambda(epoch)."""
+def _lambdas(optimizer, lr_lambda):
+    groups = len(optimizer.param_groups)
+    if not isinstance(lr_lambda, (list, tuple)):
+        return [lr_lambda] * groups
+    if len(lr_lambda) != groups:
+        raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
+    return list(lr_lambda)
+
+
+class _LambdaState:
+    """torch's state of lr_lambdas: plain functions are not saved, callable objects their
+    attributes."""
+
+    def state_dict(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                               for fn in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        lr_lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
+
+
+class LambdaLR(_LambdaState, LRScheduler):
+    """lr = initial_lr * lr_lambda(epoch), one function or one per group.
+
+    >>> import numgrad as ng
+    >>> opt = ng.optim.SGD([ng.nn.Parameter(ng.ones(1))], lr=1.0)
+    >>> sched = ng.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 1 / (epoch + 1))
+    >>> opt.step(); sched.step(); sched.get_last_lr()
+    [0.5]
+    """
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        groups = len(optimizer.param_groups)
-        self.lr_lambdas = list(lr_lambda) if isinstance(lr_lambda, (list, tuple)) \
-            else [lr_lambda] * groups
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        return [base * f(self.last_epoch) for base, f in zip(self.base_lrs, self.lr_lambdas)]
+        self._warn_outside_step()
+        return [base * f(self.last_epoch) for f, base in zip(self.lr_lambdas, self.base_lrs)]
 
-    def state_dict(self):
-        # functions are not state
-        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+
+class MultiplicativeLR(_LambdaState, LRScheduler):
+    """lr *= lr_lambda(epoch) at every step after the first."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas(optimizer, lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self._is_initial:
+            return self._lrs()
+        return [group["lr"] * f(self.last_epoch)
+                for f, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -83,9 +226,90 @@ class StepLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        self._warn_outside_step()
         if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
             return self._lrs()
-        return [lr * self.gamma for lr in self._lrs()]
+        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base * self.gamma ** (self.last_epoch // self.step_size) for base in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """Multiply the rate by gamma at each milestone epoch (by gamma^k for a milestone given k
+    times)."""
+
+    def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
+        self.milestones = Counter(milestones)
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch not in self.milestones:
+            return self._lrs()
+        return [group["lr"] * self.gamma ** self.milestones[self.last_epoch]
+                for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        milestones = sorted(self.milestones.elements())
+        return [base * self.gamma ** bisect_right(milestones, self.last_epoch)
+                for base in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """The rate times factor for the first total_iters epochs, then the rate itself."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return self._lrs()
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+                for base in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """The rate's factor goes linearly from start_factor to end_factor over total_iters epochs."""
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
+                 last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
+                             "less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in self.optimizer.param_groups]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._lrs()
+        change = self.end_factor - self.start_factor
+        return [group["lr"] * (1.0 + change / (self.total_iters * self.start_factor
+                                               + (self.last_epoch - 1) * change))
+                for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base * (self.start_factor + (self.end_factor - self.start_factor)
+                        * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -96,9 +320,34 @@ class ExponentialLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch == 0:
+        self._warn_outside_step()
+        if self._is_initial:
             return self._lrs()
-        return [lr * self.gamma for lr in self._lrs()]
+        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """initial_lr * (1 - epoch / total_iters) ** power, reaching 0 at total_iters."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        self._warn_outside_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return self._lrs()
+        decay = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters)
+                ** self.power for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -111,97 +360,25 @@ class CosineAnnealingLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
+        self._warn_outside_step()
         t, T, low = self.last_epoch, self.T_max, self.eta_min
-        if t == 0:
+        if self._is_initial:
             return self._lrs()
         if self._step_count == 1 and t > 0:
             return [low + (base - low) * (1 + math.cos(t * math.pi / T)) / 2
                     for base in self.base_lrs]
         if (t - 1 - T) % (2 * T) == 0:
-            return [lr + (base - low) * (1 - math.cos(math.pi / T)) / 2
-                    for lr, base in zip(self._lrs(), self.base_lrs)]
+            return [group["lr"] + (base - low) * (1 - math.cos(math.pi / T)) / 2
+                    for base, group in zip(self.base_lrs, self.optimizer.param_groups)]
         return [(1 + math.cos(math.pi * t / T)) / (1 + math.cos(math.pi * (t - 1) / T))
-                * (lr - low) + low for lr in self._lrs()]
+                * (group["lr"] - low) + low for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [self.eta_min + (base - self.eta_min)
+                * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base in self.base_lrs]
 
 
-class OneCycleLR(LRScheduler):
-    """The 1cycle policy (Smith): warm up from max_lr / div_factor to max_lr over pct_start of
-    the steps, then anneal to initial_lr / final_div_factor; momentum (or Adam's beta1) cycles
-    the other way. Step it after every batch."""
-
-    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
-                 pct_start=0.3, anneal_strategy="cos", cycle_momentum=True, base_momentum=0.85,
-                 max_momentum=0.95, div_factor=25.0, final_div_factor=1e4, three_phase=False,
-                 last_epoch=-1):
-        if total_steps is None:
-            if epochs is None or steps_per_epoch is None:
-                raise ValueError("You must define either total_steps OR (epochs AND "
-                                 "steps_per_epoch)")
-            total_steps = epochs * steps_per_epoch
-        if total_steps <= 0:
-            raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
-        if not 0 <= pct_start <= 1:
-            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
-        if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got "
-                             f"{anneal_strategy}")
-        self.total_steps = total_steps
-        self.anneal_strategy = anneal_strategy
-        up = float(pct_start * total_steps) - 1
-        if three_phase:
-            self._phases = [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                            (float(2 * pct_start * total_steps) - 2, "max_lr", "initial_lr",
-                             "base_momentum", "max_momentum"),
-                            (total_steps - 1, "initial_lr", "min_lr", "max_momentum",
-                             "max_momentum")]
-        else:
-            self._phases = [(up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                            (total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
-        groups = optimizer.param_groups
-        max_lrs = list(max_lr) if isinstance(max_lr, (list, tuple)) else [max_lr] * len(groups)
-        if last_epoch == -1:
-            for group, top in zip(groups, max_lrs):
-                group["initial_lr"] = top / div_factor
-                group["max_lr"] = top
-                group["min_lr"] = group["initial_lr"] / final_div_factor
-        self.cycle_momentum = cycle_momentum
-        if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` "
-                                 "option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
-            if last_epoch == -1:
-                for group in groups:
-                    self._set_momentum(group, max_momentum)
-                    group["max_momentum"] = max_momentum
-                    group["base_momentum"] = base_momentum
-        super().__init__(optimizer, last_epoch)
-
-    def _set_momentum(self, group, value):
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
-
-    def _anneal(self, start, end, pct):
-        if self.anneal_strategy == "cos":
-            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
-        return (end - start) * pct + start
-
-    def get_lr(self):
-        step = self.last_epoch
-        if step > self.total_steps:
-            raise ValueError(f"Tried to step {step} times. The specified number of total steps is "
-                             f"{self.total_steps}")
-        lrs = []
-        for group in self.optimizer.param_groups:
-            start = 0.0
-            for i, (end, lr0, lr1, m0, m1) in enumerate(self._phases):
-                if step <= end or i == len(self._phases) - 1:
-                    pct = (step - start) / (end - start)
-                    lrs.append(self._anneal(group[lr0], group[lr1], pct))
-                    if self.cycle_momentum:
-                        self._set_momentum(group, self._anneal(group[m0], group[m1], pct))
-                    break
-                start = end
-        return lrs
+# last: these modules subclass LRScheduler from this one
+from .lr_compose import ChainedScheduler, ReduceLROnPlateau, SequentialLR  # noqa: E402
+from .lr_cycles import CosineAnnealingWarmRestarts, CyclicLR, OneCycleLR  # noqa: E402
