@@ -82,8 +82,8 @@ def make_inputs(specs, dtype=np.float64, grad=True):
     return tensors
 
 
-def run_case(name, dtype):
-    fn, specs = CASES[name]
+def run_case(case, dtype):
+    fn, specs = case[:2]
     inputs = make_inputs(specs, dtype)
     out = fn(F, *inputs)
     differentiable = [t for t in inputs if t.requires_grad]
@@ -92,30 +92,25 @@ def run_case(name, dtype):
     return out.detach().numpy(), [g.numpy() for g in grads]
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_forward_and_gradients_match_torch_float64(name):
-    out, grads = run_case(name, np.float64)
-    want_out, want_grads = EXPECTED[name]
-    np.testing.assert_allclose(out, np.array(want_out).reshape(out.shape), rtol=1e-6, atol=1e-8)
+def check_against_torch(case, expected, dtype):
+    """Forward and gradients of a case against torch's float64 numbers: to their printed
+    precision in float64, to float32's in float32."""
+    out, grads = run_case(case, dtype)
+    want_out, want_grads = expected
+    single = dtype == np.float32
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out, np.array(want_out).reshape(out.shape),
+                               rtol=2e-4 if single else 1e-6, atol=2e-5 if single else 1e-8)
     assert len(grads) == len(want_grads)
     for got, want in zip(grads, want_grads):
-        np.testing.assert_allclose(got, np.array(want).reshape(got.shape), rtol=1e-6, atol=1e-8)
+        assert got.dtype == dtype
+        np.testing.assert_allclose(got, np.array(want).reshape(got.shape),
+                                   rtol=2e-3 if single else 1e-6, atol=2e-4 if single else 1e-8)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_forward_and_gradients_float32(name):
-    out, grads = run_case(name, np.float32)
-    want_out, want_grads = EXPECTED[name]
-    assert out.dtype == np.float32
-    np.testing.assert_allclose(out, np.array(want_out).reshape(out.shape), rtol=2e-4, atol=2e-5)
-    for got, want in zip(grads, want_grads):
-        assert got.dtype == np.float32
-        np.testing.assert_allclose(got, np.array(want).reshape(got.shape), rtol=2e-3, atol=2e-4)
-
-
-@pytest.mark.parametrize("name", sorted(CASES))
-def test_gradcheck_float64(name):
-    fn, specs = CASES[name]
+def check_gradcheck(case):
+    """float64 gradcheck with respect to the inputs that require grad."""
+    fn, specs = case[:2]
     inputs = make_inputs(specs)
     differentiable = [i for i, t in enumerate(inputs) if t.requires_grad]
 
@@ -125,6 +120,17 @@ def test_gradcheck_float64(name):
             args[i] = value
         return fn(F, *args)
     assert gradcheck(only_differentiable, tuple(inputs[i] for i in differentiable))
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_forward_and_gradients_match_torch(name, dtype):
+    check_against_torch(CASES[name], EXPECTED[name], dtype)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradcheck_float64(name):
+    check_gradcheck(CASES[name])
 
 
 # ---- modules: training steps, eval mode, state dicts, reprs ---------------------------------------

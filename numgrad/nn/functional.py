@@ -1,6 +1,6 @@
 """numgrad.nn.functional: linear layers, distances, dropout, embedding, one_hot, pad; activations
 (functional_activation.py), normalisation (functional_norm.py), convolution and pooling
-(functional_conv.py) and losses (functional_losses.py).
+(functional_conv.py) and losses (functional_losses.py, functional_margin_losses.py).
 
 Composites of numgrad ops where that is exact and fast; one fused node (numgrad.ops.nn_ops) where
 the composite would cost several.
@@ -25,8 +25,12 @@ from .functional_activation import (celu, elu, gelu, glu, hardshrink, hardsigmoi
                                     softshrink, softsign, tanh, tanhshrink, threshold)
 from .functional_conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
 from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
-                                cross_entropy, huber_loss, l1_loss, mse_loss, nll_loss,
-                                smooth_l1_loss)
+                                cross_entropy, gaussian_nll_loss, huber_loss, kl_div, l1_loss,
+                                mse_loss, nll_loss, poisson_nll_loss, smooth_l1_loss)
+from .functional_margin_losses import (cosine_embedding_loss, hinge_embedding_loss,
+                                       margin_ranking_loss, multi_margin_loss,
+                                       multilabel_soft_margin_loss, soft_margin_loss,
+                                       triplet_margin_loss)
 from .functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                               local_response_norm, rms_norm)
 
@@ -39,7 +43,10 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
            "cross_entropy",
            "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
-           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+           "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss",
+           "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss", "multi_margin_loss",
+           "multilabel_soft_margin_loss"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------

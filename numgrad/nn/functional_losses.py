@@ -1,7 +1,8 @@
 """Loss functions for numgrad.nn.functional, with torch's reductions, weights and special cases.
 
 cross_entropy with class indices is one fused node (numgrad.ops.nn_ops.cross_entropy); with class
-probabilities it is log_softmax times the targets. The others are short composites.
+probabilities it is log_softmax times the targets. The others are short composites; the margin
+and embedding losses are in functional_margin_losses.py.
 
 >>> import numgrad as ng
 >>> import numgrad.nn.functional as F
@@ -15,6 +16,7 @@ import numpy as np
 
 from ..creation import as_tensor
 from ..ops import elementwise as _E
+from ..ops import elementwise_special as _S
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..tensor import Tensor
@@ -241,4 +243,86 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1.0 - target) * input + log_sigmoid_neg
     if weight is not None:
         loss = loss * _as_tensor(weight, input).detach()
+    return _reduce(loss, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Kullback-Leibler divergence of log-probabilities input from target: target * (log target -
+    input), 0 where target is 0 (or exp(target) * (target - input) with log_target).
+    reduction="batchmean" divides the sum by the batch size, the divergence's definition.
+
+    >>> F.kl_div(ng.tensor([[-0.5, -1.0]]), ng.tensor([[0.5, 0.5]]), reduction="batchmean")
+    tensor(0.0569)
+    """
+    if size_average is not None or reduce is not None:
+        reduction = _reduction(size_average, reduce, "mean")
+    elif reduction == "mean":
+        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the "
+                      "support size.'batchmean' divides only by the batch size, and aligns with "
+                      "the KL div math definition.'mean' will be changed to behave the same as "
+                      "'batchmean' in the next major release.", UserWarning, stacklevel=2)
+    elif reduction not in _CODES and reduction != "batchmean":
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    target = _as_tensor(target, input)
+    if log_target:
+        loss = _E.exp(target) * (target - input)
+    else:
+        loss = _S.xlogy(target, target) - target * input
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0] if input.ndim else loss.sum()
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8,
+                     reduce=None, reduction="mean"):
+    """Negative log likelihood of target under Poisson(rate): exp(input) - target * input for a
+    log rate (log_input), else input - target * log(input + eps); full adds Stirling's
+    approximation of log(target!) where target > 1.
+
+    >>> F.poisson_nll_loss(ng.tensor([0.0]), ng.tensor([2.0]))
+    tensor(1.)
+    """
+    reduction = _reduction(size_average, reduce, reduction)
+    target = _as_tensor(target, input)
+    if log_input:
+        loss = _E.exp(input) - target * input
+    else:
+        loss = input - target * _E.log(input + eps)
+    if full:
+        # the term is differentiable in target, as torch's; targets <= 1 read 1, where it is 0
+        large = target.detach() > 1.0
+        safe = _E.where(large, target, target.detach() * 0.0 + 1.0)
+        stirling = safe * _E.log(safe) - safe + 0.5 * _E.log(safe * (2 * math.pi))
+        loss = loss + _E.where(large, stirling, stirling.detach() * 0.0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """Negative log likelihood of target under Normal(input, var): 0.5 (log var + (input -
+    target)^2 / var), + 0.5 log(2 pi) with full. var is clamped below at eps outside the graph (its
+    gradient is that of the unclamped var, as torch's); one var per sample broadcasts.
+
+    >>> F.gaussian_nll_loss(ng.tensor([1.0]), ng.tensor([2.0]), ng.tensor([1.0]))
+    tensor(0.5000)
+    """
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = _as_tensor(np.full(input.shape, var), input)
+    elif bool((var.detach() < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):
+            var = var.unsqueeze(-1)
+        elif not (input.ndim == var.ndim and sum(v for i, v in zip(input.shape, var.shape)
+                                                 if i != v) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in _CODES:
+        raise ValueError(f"{reduction} is not valid")
+    held = var.detach()
+    var = var + (held.clamp(min=eps) - held)
+    diff = input - _as_tensor(target, input)
+    loss = (_E.log(var) + diff * diff / var) * 0.5
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)
