@@ -6,6 +6,7 @@ _fixed, made by a scratch script that loaded the same arrays into torch; the tes
 values, parameter gradients, shapes for the option combinations, masks, parameter names, and
 torch's error messages."""
 import collections
+import copy
 import math
 import re
 
@@ -13,6 +14,7 @@ import numpy as np
 import pytest
 
 import numgrad as ng
+import numgrad.cuda
 from numgrad.autograd import gradcheck, gradgradcheck
 from numgrad.nn.attention import MultiheadAttention
 from numgrad.nn.functional_attention import scaled_dot_product_attention as sdpa
@@ -478,6 +480,26 @@ def test_encoder_stacks_copies():
     _close(encoder(x, mask=mask), want.detach().numpy(), atol=1e-6)
     with pytest.raises(RuntimeError, match="activation should be relu/gelu, not tanh"):
         TransformerEncoderLayer(4, 2, activation="tanh")
+
+
+# ---- the GPU path (numba-cuda's simulator without a GPU): the composites need nothing new ---------
+@pytest.mark.skipif(not numgrad.cuda.is_available(), reason="needs numba-cuda and a GPU or its "
+                                                            "simulator")
+def test_attention_on_cuda_matches_the_cpu():
+    cpu = _load(MultiheadAttention(4, 2, dtype=F64))
+    gpu = copy.deepcopy(cpu).cuda()
+    future = np.triu(np.ones((3, 3), bool), 1)
+    results = []
+    for mha, device in ((cpu, "cpu"), (gpu, "cuda")):
+        x = ng.tensor(_fixed((3, 2, 4), 10), device=device)
+        mask = ng.tensor(future, device=device)
+        out, weights = mha(x, x, x, attn_mask=mask)
+        fast = mha(x, x, x, attn_mask=mask, need_weights=False)[0]    # through sdpa
+        (out.sum() + weights.sum() + fast.sum()).backward()
+        results.append([t.detach().cpu().numpy()
+                        for t in [out, weights, fast] + [p.grad for p in mha.parameters()]])
+    for on_cpu, on_gpu in zip(*results):
+        np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-9, atol=1e-12)
 
 
 # ---- torch 2.13's values (see the module docstring) ------------------------------------------------
