@@ -49,7 +49,7 @@ def _names_and_shapes(module):
     return [(name, tuple(param.shape)) for name, param in module.named_parameters()]
 
 
-# ---- scaled_dot_product_attention ------------------------------------------------------------------
+# ---- scaled_dot_product_attention ----------------------------------------------------------------
 def test_sdpa_float_mask_and_scale_match_torch():
     q, k, v = (_t((2, 2, 3, 2), seed, True) for seed in (1, 2, 3))
     mask = _t((2, 3, 3), 4)                      # broadcast over the batch
@@ -142,7 +142,7 @@ def test_sdpa_errors_in_torch_words(call, error, message):
         call(_t((2, 2, 3, 2), 1))
 
 
-# ---- MultiheadAttention -----------------------------------------------------------------------------
+# ---- MultiheadAttention --------------------------------------------------------------------------
 def test_mha_matches_torch_with_masks():
     mha = _load(MultiheadAttention(4, 2, dtype=F64))
     x = _t((3, 2, 4), 10)                                      # (sequence, batch, embedding)
@@ -250,7 +250,7 @@ def test_mha_errors_in_torch_words(call, error, message):
         call(MultiheadAttention(4, 2), ng.randn(3, 2, 4))
 
 
-# ---- recurrent layers -------------------------------------------------------------------------------
+# ---- recurrent layers ----------------------------------------------------------------------------
 def test_lstm_matches_torch():
     lstm = _load(LSTM(2, 3, dtype=F64))
     x = _t((3, 2, 2), 30, True)                  # (sequence, batch, input)
@@ -444,7 +444,7 @@ def test_packed_sequences_are_refused():
         LSTM(3, 4)(packed(ng.randn(4, 3), ng.tensor([2, 2]), None, None))
 
 
-# ---- transformer encoder ----------------------------------------------------------------------------
+# ---- transformer encoder -------------------------------------------------------------------------
 @pytest.mark.parametrize("tag, options, shape", [
     ("POST", {}, (3, 2, 4)),
     ("PRE", dict(norm_first=True, activation="gelu", batch_first=True), (2, 3, 4))])
@@ -482,7 +482,7 @@ def test_encoder_stacks_copies():
         TransformerEncoderLayer(4, 2, activation="tanh")
 
 
-# ---- the GPU path (numba-cuda's simulator without a GPU): the composites need nothing new ---------
+# ---- the GPU path (numba-cuda's simulator without a GPU): the composites need nothing new --------
 @pytest.mark.skipif(not numgrad.cuda.is_available(), reason="needs numba-cuda and a GPU or its "
                                                             "simulator")
 def test_attention_on_cuda_matches_the_cpu():
@@ -502,7 +502,7 @@ def test_attention_on_cuda_matches_the_cpu():
         np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-9, atol=1e-12)
 
 
-# ---- torch 2.13's values (see the module docstring) ------------------------------------------------
+# ---- torch 2.13's values (see the module docstring) ----------------------------------------------
 SDPA_OUT = np.array([
     0.15600366, 0.07430109, -0.063003, -0.04748903, 0.02341789, -0.03405364, -0.12731655,
     -0.09646228, 0.16953382, 0.10328999, -0.10508174, -0.12048094, 0.07018581, 0.09458284,

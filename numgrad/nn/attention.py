@@ -42,7 +42,8 @@ class MultiheadAttention(Module):
 
     >>> import numgrad as ng
     >>> [name for name, _ in MultiheadAttention(4, 2, kdim=3).named_parameters()]
-    ['q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias']
+    ['q_proj_weight', 'k_proj_weight', 'v_proj_weight', 'in_proj_bias',
+     'out_proj.weight', 'out_proj.bias']
     """
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
@@ -158,8 +159,8 @@ class MultiheadAttention(Module):
                                        f"should be {(length, source)}.")
                 attn_mask = attn_mask.unsqueeze(0)
             elif tuple(attn_mask.shape) != (batch * heads, length, source):
-                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but should "
-                                   f"be {(batch * heads, length, source)}.")
+                raise RuntimeError(f"The shape of the 3D attn_mask is {attn_mask.shape}, but "
+                                   f"should be {(batch * heads, length, source)}.")
         if self.bias_k is not None:
             k = cat([k, self.bias_k.repeat(1, batch, 1)], 0)
             v = cat([v, self.bias_v.repeat(1, batch, 1)], 0)

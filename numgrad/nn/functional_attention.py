@@ -52,8 +52,8 @@ def _check_inputs(query, key, value, attn_mask, is_causal):
                                f"dtype, but got attn_mask.dtype: {_torch_dtype_name(mask_dtype)} "
                                f"and  query.dtype: {_torch_dtype_name(query.dtype)} instead.")
         if is_causal:
-            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
-                               "when is_causal=True")
+            raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be "
+                               "set when is_causal=True")
 
 
 def _check_bmm(batch_shape, expected, got):

@@ -23,7 +23,7 @@ from .module import Module
 from .parameter import Parameter
 
 
-# ---- one time step: the input's share of the gates (gates_x) is computed for all steps at once ----
+# ---- one time step (gates_x, the input's share of the gates, comes precomputed for all steps) ----
 def _tanh_step(gates_x, h, c, w_hh, b_hh, w_hr):
     return _E.tanh(gates_x + F.linear(h, w_hh, b_hh)), None
 
@@ -313,7 +313,7 @@ class LSTM(RNNBase):
         return self._finish(output, batched), (h_n, c_n)
 
 
-# ---- cells ------------------------------------------------------------------------------------------
+# ---- cells ---------------------------------------------------------------------------------------
 class RNNCellBase(Module):
     """One step of a recurrence: weight_ih (chunks * hidden, in), weight_hh (chunks * hidden,
     hidden), bias_ih and bias_hh, all U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""

@@ -37,7 +37,8 @@ class TransformerEncoderLayer(Module):
     >>> import numgrad as ng
     >>> layer = TransformerEncoderLayer(4, 2, dim_feedforward=8)
     >>> [name for name, _ in layer.named_parameters()][:4]
-    ['self_attn.in_proj_weight', 'self_attn.in_proj_bias', 'self_attn.out_proj.weight', 'self_attn.out_proj.bias']
+    ['self_attn.in_proj_weight', 'self_attn.in_proj_bias',
+     'self_attn.out_proj.weight', 'self_attn.out_proj.bias']
     """
 
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
