@@ -119,7 +119,7 @@ class MultiheadAttention(Module):
             attn_mask = None        # the hint alone: sdpa builds the causal mask itself
         else:
             attn_mask = _additive_mask(attn_mask, "attn_mask", query.dtype)
-            is_causal = False
+            is_causal = False       # the mask (merged with the padding mask) decides
         if not is_batched:
             query, key, value = _map_keeping_identity(lambda x: x.unsqueeze(1), query, key, value)
             if key_padding_mask is not None:

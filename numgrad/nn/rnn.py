@@ -184,13 +184,14 @@ class RNNBase(Module):
         """The stacked recurrence on (time, batch, feature); returns (output, h_n, c_n)."""
         step = _MODES[self.mode][1]
         directions = 2 if self.bidirectional else 1
+        weights = self.all_weights
         h_last, c_last = [], []
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
                 k = layer * directions + direction
                 out, h, c = self._run_direction(input, h0[k], None if c0 is None else c0[k],
-                                                step, self.all_weights[k], direction == 1)
+                                                step, weights[k], direction == 1)
                 outputs.append(out)
                 h_last.append(h)
                 c_last.append(c)
