@@ -2,6 +2,7 @@
 minFunc and torch7's optim). Scalars stay 0-d tensors where torch's are, so a float32 problem
 rounds where torch's does; the tensor ops run on the CPU and the GPU."""
 from .. import cat, grad_mode, zeros
+from ..tensor import Tensor
 from .optimizer import Optimizer, check_lr
 
 
@@ -181,7 +182,7 @@ class LBFGS(Optimizer):
 
     def _iterate(self, closure):
         group = self.param_groups[0]
-        lr = float(group["lr"])
+        lr = group["lr"].item() if isinstance(group["lr"], Tensor) else group["lr"]
         max_iter, max_eval = group["max_iter"], group["max_eval"]
         tolerance_grad, tolerance_change = group["tolerance_grad"], group["tolerance_change"]
         line_search_fn, history_size = group["line_search_fn"], group["history_size"]

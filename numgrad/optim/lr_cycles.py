@@ -221,19 +221,22 @@ class OneCycleLR(LRScheduler):
         else:
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
         total = self.total_steps
-        # (end step, start lr, end lr, start momentum, end momentum), the names of group entries
+        # each phase runs to its end step, from and to the values of the named group entries
+        def phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
+            return dict(end_step=end_step, start_lr=start_lr, end_lr=end_lr,
+                        start_momentum=start_momentum, end_momentum=end_momentum)
         if three_phase:
             self._schedule_phases = [
-                (float(pct_start * total) - 1, "initial_lr", "max_lr", "max_momentum",
-                 "base_momentum"),
-                (float(2 * pct_start * total) - 2, "max_lr", "initial_lr", "base_momentum",
-                 "max_momentum"),
-                (total - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+                phase(float(pct_start * total) - 1, "initial_lr", "max_lr", "max_momentum",
+                      "base_momentum"),
+                phase(float(2 * pct_start * total) - 2, "max_lr", "initial_lr", "base_momentum",
+                      "max_momentum"),
+                phase(total - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
         else:
             self._schedule_phases = [
-                (float(pct_start * total) - 1, "initial_lr", "max_lr", "max_momentum",
-                 "base_momentum"),
-                (total - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+                phase(float(pct_start * total) - 1, "initial_lr", "max_lr", "max_momentum",
+                      "base_momentum"),
+                phase(total - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ["cos", "linear"]:
@@ -269,12 +272,15 @@ class OneCycleLR(LRScheduler):
         lrs = []
         for group in self.optimizer.param_groups:
             start = 0.0
-            for i, (end, lr0, lr1, m0, m1) in enumerate(self._schedule_phases):
+            for i, phase in enumerate(self._schedule_phases):
+                end = phase["end_step"]
                 if step <= end or i == len(self._schedule_phases) - 1:
                     pct = (step - start) / (end - start)
-                    lrs.append(self._anneal(group[lr0], group[lr1], pct))
+                    lrs.append(self._anneal(group[phase["start_lr"]], group[phase["end_lr"]],
+                                            pct))
                     if self.cycle_momentum:
-                        _set_momentum(self, group, self._anneal(group[m0], group[m1], pct))
+                        _set_momentum(self, group, self._anneal(
+                            group[phase["start_momentum"]], group[phase["end_momentum"]], pct))
                     break
                 start = end
         return lrs
