@@ -13,8 +13,8 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          Softmax, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink,
                          Threshold)
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv1d, Conv2d
-from .dropout import Dropout
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,
@@ -25,6 +25,10 @@ from .module import Module
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                             InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
 from .parameter import Parameter
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
+                      ReplicationPad1d, ReplicationPad2d, ZeroPad2d)
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
+                      MaxPool1d, MaxPool2d)
+from .resample import PixelShuffle, PixelUnshuffle, Upsample
 from .sparse import Embedding
 from . import parallel

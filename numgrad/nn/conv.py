@@ -1,4 +1,5 @@
-"""Convolution layers: Conv1d and Conv2d (im2col and one matrix product; see functional_conv)."""
+"""Convolution layers: Conv1d, Conv2d (im2col and one matrix product; see functional_conv) and
+ConvTranspose2d."""
 import math
 
 from .. import creation
@@ -12,7 +13,7 @@ _PAD_MODES = ("zeros", "reflect", "replicate", "circular")
 
 class _ConvNd(Module):
     def __init__(self, rank, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                 groups, bias, padding_mode, dtype):
+                 groups, bias, padding_mode, dtype, transposed=False, output_padding=0):
         super().__init__()
         if in_channels % groups or out_channels % groups:
             raise ValueError("in_channels and out_channels must be divisible by groups")
@@ -26,10 +27,14 @@ class _ConvNd(Module):
         self.stride = as_tuple(stride)
         self.padding = padding if isinstance(padding, str) else as_tuple(padding)
         self.dilation = as_tuple(dilation)
+        self.output_padding = as_tuple(output_padding)
+        self.transposed = transposed
         self.groups = groups
         self.padding_mode = padding_mode
-        self.weight = Parameter(creation.empty(out_channels, in_channels // groups,
-                                               *self.kernel_size, dtype=dtype))
+        # a transposed convolution maps out to in: its weight is (in, out / groups, *kernel)
+        shape = (in_channels, out_channels // groups) if transposed \
+            else (out_channels, in_channels // groups)
+        self.weight = Parameter(creation.empty(*shape, *self.kernel_size, dtype=dtype))
         self.bias = Parameter(creation.empty(out_channels, dtype=dtype)) if bias else None
         self.reset_parameters()
 
@@ -57,6 +62,8 @@ class _ConvNd(Module):
             text += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
             text += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            text += f", output_padding={self.output_padding}"
         if self.groups != 1:
             text += f", groups={self.groups}"
         if self.bias is None:
@@ -105,3 +112,28 @@ class Conv2d(_ConvNd):
         input, padding = self._padded(input)
         return F.conv2d(input, self.weight, self.bias, self.stride, padding, self.dilation,
                         self.groups)
+
+
+class ConvTranspose2d(_ConvNd):
+    """The transpose of a 2-D convolution (its gradient with respect to the input), over
+    (N, C, H, W) inputs; weight is (in_channels, out_channels / groups, kh, kw).
+
+    >>> import numgrad as ng
+    >>> up = ng.nn.ConvTranspose2d(4, 2, 3, stride=2, padding=1, output_padding=1)
+    >>> up
+    ConvTranspose2d(4, 2, kernel_size=(3, 3), stride=(2, 2), padding=(1, 1), output_padding=(1, 1))
+    >>> up(ng.ones(1, 4, 5, 5)).shape
+    numgrad.Size([1, 2, 10, 10])
+    """
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose2d')
+        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, dtype, True, output_padding)
+
+    def forward(self, input):
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
+                                  self.output_padding, self.groups, self.dilation)

@@ -1,6 +1,7 @@
-"""numgrad.nn.functional: linear layers, distances, dropout, embedding, one_hot, pad; activations
-(functional_activation.py), normalisation (functional_norm.py), convolution and pooling
-(functional_conv.py) and losses (functional_losses.py, functional_margin_losses.py).
+"""numgrad.nn.functional: linear layers, distances, embedding, one_hot, pad; activations
+(functional_activation.py), normalisation (functional_norm.py), dropout (functional_dropout.py),
+convolution and pooling (functional_conv.py), resampling (functional_resample.py) and losses (functional_losses.py,
+functional_margin_losses.py).
 
 Composites of numgrad ops where that is exact and fast; one fused node (numgrad.ops.nn_ops) where
 the composite would cost several.
@@ -12,7 +13,7 @@ tensor([[0.0900, 0.2447, 0.6652]])
 """
 import numpy as np
 
-from .. import creation, dtypes, grad_mode
+from .. import dtypes, grad_mode
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.index import take
@@ -23,7 +24,10 @@ from .functional_activation import (celu, elu, gelu, glu, hardshrink, hardsigmoi
                                     hardtanh, leaky_relu, log_softmax, logsigmoid, mish, prelu,
                                     relu, relu6, selu, sigmoid, silu, softmax, softmin, softplus,
                                     softshrink, softsign, tanh, tanhshrink, threshold)
-from .functional_conv import adaptive_avg_pool2d, avg_pool2d, conv1d, conv2d, max_pool2d
+from .functional_conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d,
+                              avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose2d, max_pool1d,
+                              max_pool2d)
+from .functional_dropout import alpha_dropout, dropout, dropout1d, dropout2d
 from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                 cross_entropy, gaussian_nll_loss, huber_loss, kl_div, l1_loss,
                                 mse_loss, nll_loss, poisson_nll_loss, smooth_l1_loss)
@@ -31,6 +35,7 @@ from .functional_margin_losses import (cosine_embedding_loss, hinge_embedding_lo
                                        margin_ranking_loss, multi_margin_loss,
                                        multilabel_soft_margin_loss, soft_margin_loss,
                                        triplet_margin_loss)
+from .functional_resample import interpolate, pixel_shuffle, pixel_unshuffle
 from .functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                               local_response_norm, rms_norm)
 
@@ -39,8 +44,11 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "selu", "celu", "threshold", "tanhshrink", "softmin", "hardshrink", "softshrink",
            "group_norm", "instance_norm", "rms_norm", "local_response_norm", "normalize",
            "cosine_similarity", "pairwise_distance", "softmax",
-           "log_softmax", "linear", "bilinear", "dropout", "layer_norm", "batch_norm", "embedding",
-           "one_hot", "pad", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d",
+           "log_softmax", "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "alpha_dropout",
+           "layer_norm", "batch_norm", "embedding",
+           "one_hot", "pad", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d",
+           "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
+           "adaptive_max_pool2d", "pixel_shuffle", "pixel_unshuffle", "interpolate",
            "cross_entropy",
            "nll_loss", "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
@@ -117,32 +125,6 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     tensor([5.])
     """
     return (x1 - x2 + eps).norm(p, -1, keepdim)
-
-
-# ---- dropout ----------------------------------------------------------------------------------------
-def dropout(input, p=0.5, training=True, inplace=False):
-    """Zero each element with probability p and scale the rest by 1 / (1 - p), in training.
-
-    The mask comes from numgrad's generator, so numgrad.manual_seed makes it reproducible.
-
-    >>> F.dropout(ng.ones(4), p=0.5, training=False)
-    tensor([1., 1., 1., 1.])
-    """
-    if not 0.0 <= p <= 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
-        return input
-    dtype = input.dtype
-    if p == 1.0:
-        mask = np.zeros(input.shape, dtype)
-    else:
-        keep = creation.generator().random(input.shape, dtype=np.float64) >= p
-        mask = keep.astype(dtype) * dtype.type(1.0 / (1.0 - p))
-    # drawn on the host by the seeded generator (the same mask on every device), then moved
-    mask = Tensor._make(mask, False).to(input.device)
-    if inplace:
-        return input.mul_(mask)
-    return input * mask
 
 
 # ---- embedding and one_hot --------------------------------------------------------------------------
@@ -239,5 +221,13 @@ def pad(input, pad, mode="constant", value=None):
         widths[input.ndim - 1 - k] = (int(pad[2 * k]), int(pad[2 * k + 1]))
     if any(left < 0 or right < 0 for left, right in widths):
         raise RuntimeError(f"negative padding is not supported in {mode} mode")
+    for dim, (left, right) in enumerate(widths):
+        # np.pad would reflect or wrap more than once; torch refuses
+        if mode == "reflect" and max(left, right) >= input.shape[dim] and (left or right):
+            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+                               f"input dimension, but got: padding ({left}, {right}) at dimension "
+                               f"{dim} of input {list(input.shape)}")
+        if mode == "circular" and max(left, right) > input.shape[dim]:
+            raise RuntimeError("Padding value causes wrapping around more than once.")
     positions = np.arange(input.numel(), dtype=np.int64).reshape(input.shape)
     return take(input, np.pad(positions, widths, mode=_INDEX_MODES[mode]))

@@ -226,3 +226,135 @@ def adaptive_avg_pool2d(input, output_size):
     rows = as_tensor(_adaptive_weights(h, oh, dtype))
     cols = as_tensor(_adaptive_weights(w, ow, dtype).T.copy())
     return rows @ input @ cols
+
+
+def _single(value):
+    return int(value) if isinstance(value, (int, np.integer)) else int(value[0])
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """max_pool2d over (N, C, L) or (C, L) inputs, as a plane of height 1.
+
+    >>> F.max_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    tensor([[[3., 2.]]])
+    """
+    stride = _single(kernel_size if stride in (None, ()) else stride)
+    result = max_pool2d(input.unsqueeze(-2), (1, _single(kernel_size)), (1, stride),
+                        (0, _single(padding)), (1, _single(dilation)), ceil_mode, return_indices)
+    if return_indices:
+        return result[0].squeeze(-2), result[1].squeeze(-2)
+    return result.squeeze(-2)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True):
+    """avg_pool2d over (N, C, L) or (C, L) inputs, as a plane of height 1.
+
+    >>> F.avg_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    tensor([[[2., 1.]]])
+    """
+    stride = _single(kernel_size if stride in (None, ()) else stride)
+    return avg_pool2d(input.unsqueeze(-2), (1, _single(kernel_size)), (1, stride),
+                      (0, _single(padding)), ceil_mode, count_include_pad).squeeze(-2)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Average pooling of (N, C, L) or (C, L) inputs to output_size (torch's windows): one product
+    with an averaging matrix.
+
+    >>> F.adaptive_avg_pool1d(ng.tensor([[[1.0, 3.0, 2.0]]]), 2)
+    tensor([[[2.0000, 2.5000]]])
+    """
+    from ..creation import as_tensor
+    size = input.shape[-1]
+    return input @ as_tensor(_adaptive_weights(size, _single(output_size), input.dtype).T.copy(),
+                             device=input.device)
+
+
+def _adaptive_max_positions(data, oh, ow):
+    """Flat positions of each window's first maximal element, windows as adaptive pooling's."""
+    planes, h, w = data.shape
+    flat = np.arange(planes * h * w).reshape(planes, h, w)
+    positions = np.empty((planes, oh, ow), np.int64)
+    for i in range(oh):
+        top, bottom = i * h // oh, -(-(i + 1) * h // oh)
+        for j in range(ow):
+            left, right = j * w // ow, -(-(j + 1) * w // ow)
+            window = data[:, top:bottom, left:right].reshape(planes, -1)
+            best = np.argmax(window, axis=1)
+            positions[:, i, j] = flat[:, top:bottom, left:right].reshape(planes, -1)[
+                np.arange(planes), best]
+    return positions
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, H, W) or (C, H, W) inputs to output_size (an int, or (h, w) where None
+    keeps that input size), windows as adaptive_avg_pool2d's; the gradient goes to each window's
+    first maximal element.
+
+    >>> F.adaptive_max_pool2d(ng.arange(16.0).reshape(1, 1, 4, 4), 1)
+    tensor([[[[15.]]]])
+    """
+    from ..ops.untracked import to_host
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
+                           f"{list(input.shape)}")
+    h, w = input.shape[-2:]
+    oh, ow = (output_size, output_size) if isinstance(output_size, (int, np.integer)) \
+        else output_size
+    oh, ow = h if oh is None else oh, w if ow is None else ow
+    lead = input.shape[:-2]
+    positions = _adaptive_max_positions(to_host(input.detach()._data).reshape(-1, h, w), oh, ow)
+    out = take(input, positions.reshape(*lead, oh, ow))
+    if not return_indices:
+        return out
+    planes = np.arange(positions.shape[0]).reshape(-1, 1, 1) * (h * w)
+    return out, Tensor._make((positions - planes).reshape(*lead, oh, ow), False)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    """The transpose of conv2d (its gradient with respect to the input): weight is (C_in,
+    C_out/groups, kh, kw), and the output (N, C_out, (H-1)*stride - 2*padding
+    + dilation*(kw-1) + output_padding + 1, ...).
+
+    Written as a convolution: the input spread out by stride (zeros between), padded by
+    dilation*(k-1) - padding on each side (output_padding more on the far side), convolved with the
+    flipped kernel whose in and out channels are swapped.
+
+    >>> F.conv_transpose2d(ng.ones(1, 1, 2, 2), ng.ones(1, 1, 2, 2), stride=2)
+    tensor([[[[1., 1., 1., 1.],
+              [1., 1., 1., 1.],
+              [1., 1., 1., 1.],
+              [1., 1., 1., 1.]]]])
+    """
+    from ..ops.shape import cat, pad
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    (sh, sw), (ph, pw), (oph, opw), (dh, dw) = (_pair(stride), _pair(padding),
+                                                _pair(output_padding), _pair(dilation))
+    if not (oph < sh or oph < dh) or not (opw < sw or opw < dw):
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but "
+                           f"got output_padding_height: {oph} output_padding_width: {opw} "
+                           f"stride_height: {sh} stride_width: {sw} dilation_height: {dh} "
+                           f"dilation_width: {dw}")
+    in_channels, per_group, kh, kw = weight.shape
+    if input.shape[1] != in_channels:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(input.shape)} to have {in_channels} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    n, c, h, w = input.shape
+    if sh > 1 or sw > 1:
+        # zeros between the rows and columns: each value followed by stride - 1 zeros
+        spread = pad(input.reshape(n, c, h, 1, w, 1), (0, sw - 1, 0, 0, 0, sh - 1))
+        input = spread.reshape(n, c, h * sh, w * sw)[:, :, :(h - 1) * sh + 1, :(w - 1) * sw + 1]
+    top, left = dh * (kh - 1) - ph, dw * (kw - 1) - pw
+    input = pad(input, (left, left + opw, top, top + oph))
+    step = in_channels // groups
+    flipped = weight.flip(2, 3)
+    kernel = cat([flipped[g * step:(g + 1) * step].transpose(0, 1) for g in range(groups)], 0) \
+        if groups > 1 else flipped.transpose(0, 1)
+    out = conv2d(input, kernel, bias, 1, 0, (dh, dw), groups)
+    return out.squeeze(0) if unbatched else out

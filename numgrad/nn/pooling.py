@@ -1,4 +1,4 @@
-"""Pooling layers: MaxPool2d, AvgPool2d and AdaptiveAvgPool2d."""
+"""Pooling layers: max, average and adaptive pooling over one or two dims."""
 from . import functional as F
 from .module import Module
 
@@ -71,6 +71,97 @@ class AdaptiveAvgPool2d(Module):
 
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class MaxPool1d(Module):
+    """The maximum over each kernel_size window of (N, C, L) inputs (stride defaults to
+    kernel_size).
+
+    >>> import numgrad as ng
+    >>> ng.nn.MaxPool1d(2)(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]))
+    tensor([[[3., 2.]]])
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
+                 ceil_mode=False):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.dilation = dilation
+        self.return_indices = return_indices
+        self.ceil_mode = ceil_mode
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
+
+    def extra_repr(self):
+        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
+                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+def _single(value):
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+class AvgPool1d(Module):
+    """The mean over each kernel_size window of (N, C, L) inputs (stride defaults to kernel_size).
+
+    >>> import numgrad as ng
+    >>> ng.nn.AvgPool1d(2)
+    AvgPool1d(kernel_size=(2,), stride=(2,), padding=(0,))
+    """
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True):
+        super().__init__()
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AdaptiveMaxPool2d(Module):
+    """The maximum over windows that tile the input into output_size.
+
+    >>> import numgrad as ng
+    >>> ng.nn.AdaptiveMaxPool2d((1, 2))(ng.ones(1, 3, 5, 5)).shape
+    numgrad.Size([1, 3, 1, 2])
+    """
+
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def forward(self, input):
+        return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(Module):
+    """The mean over windows that tile the last dim into output_size."""
+
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
