@@ -251,6 +251,11 @@ class MultiStepLR(LRScheduler):
         return [group["lr"] * self.gamma ** self.milestones[self.last_epoch]
                 for group in self.optimizer.param_groups]
 
+    def load_state_dict(self, state_dict):
+        super().load_state_dict(state_dict)
+        # numgrad.save keeps the milestones' counts but not their Counter type
+        self.milestones = Counter(self.milestones)
+
     def _get_closed_form_lr(self):
         milestones = sorted(self.milestones.elements())
         return [base * self.gamma ** bisect_right(milestones, self.last_epoch)
