@@ -831,6 +831,39 @@ def test_scheduler_state_round_trip_continues_the_sequence(name):
             other.step(3)
 
 
+# the keys of torch's scheduler state dicts: every LRScheduler's, and each one's own
+COMMON_STATE_KEYS = ["_get_lr_called_within_step", "_is_initial", "_last_lr", "_step_count",
+                     "base_lrs", "last_epoch"]
+CYCLIC_KEYS = ["_scale_fn_custom", "cycle_momentum", "gamma", "max_lrs", "mode", "scale_mode",
+               "step_ratio", "total_size"]
+OWN_STATE_KEYS = {
+    "LambdaLR": ["lr_lambdas"], "MultiplicativeLR": ["lr_lambdas"],
+    "StepLR": ["gamma", "step_size"], "MultiStepLR": ["gamma", "milestones"],
+    "ConstantLR": ["factor", "total_iters"],
+    "LinearLR": ["end_factor", "start_factor", "total_iters"], "ExponentialLR": ["gamma"],
+    "PolynomialLR": ["power", "total_iters"], "CosineAnnealingLR": ["T_max", "eta_min"],
+    "CosineAnnealingWarmRestarts": ["T_0", "T_cur", "T_i", "T_mult", "eta_min"],
+    "CyclicLR_triangular": CYCLIC_KEYS + ["base_momentums", "max_momentums", "use_beta1"],
+    "CyclicLR_triangular2": CYCLIC_KEYS + ["base_momentums", "max_momentums", "use_beta1"],
+    "CyclicLR_exp_range": CYCLIC_KEYS + ["base_momentums", "max_momentums", "use_beta1"],
+    "CyclicLR_nomomentum": CYCLIC_KEYS,
+    "OneCycleLR": ["_anneal_func_type", "_schedule_phases", "cycle_momentum", "total_steps",
+                   "use_beta1"],
+    "OneCycleLR_linear3": ["_anneal_func_type", "_schedule_phases", "cycle_momentum",
+                           "total_steps", "use_beta1"],
+}
+# the composites keep only these
+COMPOSITE_STATE_KEYS = {"SequentialLR": ["_last_lr", "_milestones", "_schedulers", "last_epoch"],
+                        "ChainedScheduler": ["_last_lr", "_schedulers"]}
+
+
+@pytest.mark.parametrize("name", list(LR_SEQUENCES))
+def test_scheduler_state_has_torchs_keys(name):
+    _, _, _, sched = run_schedule(name, 1)
+    want = COMPOSITE_STATE_KEYS.get(name) or COMMON_STATE_KEYS + OWN_STATE_KEYS[name]
+    assert sorted(sched.state_dict()) == sorted(want)
+
+
 PLATEAU_OPTIONS = {
     "min_rel": dict(mode="min", factor=0.5, patience=2, threshold=0.05),
     "min_abs_cooldown": dict(mode="min", factor=0.5, patience=1, threshold=0.1,

@@ -1,18 +1,6 @@
 """Adamax: Adam with an exponentially weighted infinity norm in place of the second moment."""
 from .. import maximum, zeros_like
-from .optimizer import Optimizer, check_flags, check_lr, plain, scalar_state
-
-
-def check_betas(eps, betas, weight_decay):
-    """torch's checks shared by the Adam family (Adamax, NAdam, RAdam)."""
-    if not 0.0 <= eps:
-        raise ValueError(f"Invalid epsilon value: {eps}")
-    if not 0.0 <= betas[0] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-    if not 0.0 <= betas[1] < 1.0:
-        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-    if not 0.0 <= weight_decay:
-        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+from .optimizer import Optimizer, check_betas, check_flags, check_lr, plain, scalar_state
 
 
 class Adamax(Optimizer):

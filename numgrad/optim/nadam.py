@@ -1,7 +1,6 @@
 """NAdam: Adam with Nesterov momentum, its momentum decaying on the schedule of Dozat's paper."""
 from .. import zeros_like
-from .adamax import check_betas
-from .optimizer import Optimizer, check_flags, check_lr, plain, scalar_state
+from .optimizer import Optimizer, check_betas, check_flags, check_lr, plain, scalar_state
 
 
 class NAdam(Optimizer):

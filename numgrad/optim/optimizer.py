@@ -230,12 +230,23 @@ def scalar_state(value):
 
 
 def check_lr(lr):
-    """torch's checks of a learning rate (a float or a one-element tensor); returns it."""
+    """torch's checks of a learning rate (a float or a one-element tensor)."""
     if isinstance(lr, Tensor) and lr.numel() != 1:
         raise ValueError("Tensor lr must be 1-element")
     if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
-    return lr
+
+
+def check_betas(eps, betas, weight_decay):
+    """torch's checks of the Adam family's other options (Adamax, NAdam, RAdam)."""
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
 def check_flags(differentiable):

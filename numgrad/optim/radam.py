@@ -1,7 +1,6 @@
 """RAdam: Adam whose adaptive rate is switched on, and rectified, once its variance is tractable."""
 from .. import zeros_like
-from .adamax import check_betas
-from .optimizer import Optimizer, check_flags, check_lr, plain, scalar_state
+from .optimizer import Optimizer, check_betas, check_flags, check_lr, plain, scalar_state
 
 
 class RAdam(Optimizer):

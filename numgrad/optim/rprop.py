@@ -1,6 +1,6 @@
 """Rprop: per-element step sizes that grow while the gradient keeps its sign and shrink when it
 flips; only the gradient's sign moves the parameters."""
-from .. import full_like, where
+from .. import full_like, where, zeros_like
 from .optimizer import Optimizer, check_flags, check_lr, plain, scalar_state
 
 
@@ -32,7 +32,7 @@ class Rprop(Optimizer):
         param, grad = plain(p)
         if not state:
             state["step"] = scalar_state(0.0)
-            state["prev"] = full_like(param, 0.0)
+            state["prev"] = zeros_like(param)
             state["step_size"] = full_like(grad, float(group["lr"]))
         etaminus, etaplus = group["etas"]
         step_size_min, step_size_max = group["step_sizes"]
