@@ -133,7 +133,7 @@ def test_gradcheck_float64(name):
     check_gradcheck(CASES[name])
 
 
-# ---- modules: training steps, eval mode, state dicts, reprs ---------------------------------------
+# ---- modules: training steps, eval mode, state dicts, reprs --------------------------------------
 def train_steps(module, shape, steps=2):
     for step in range(steps):
         module(ng.tensor(wave(shape, 2.0, 0.3 + step)))

@@ -104,7 +104,7 @@ def test_gradcheck_float64(name):
     check_gradcheck(CASES[name])
 
 
-# ---- loss modules ---------------------------------------------------------------------------------
+# ---- loss modules --------------------------------------------------------------------------------
 def test_loss_modules_are_their_functionals():
     x, y = ng.tensor(wave((2, 3))), ng.tensor(positive((2, 3), 1.0))
     signs = ng.tensor(SIGNS.array.reshape(2, 3))
@@ -205,7 +205,7 @@ def test_loss_errors_have_torch_messages(call, kind, message):
     assert first_line(call) == (kind, message)
 
 
-# ---- pooling, padding, resampling and dropout layers ----------------------------------------------
+# ---- pooling, padding, resampling and dropout layers ---------------------------------------------
 def test_layers_are_their_functionals():
     x1, x2 = ng.tensor(wave((2, 2, 7))), ng.tensor(wave((1, 2, 3, 4)))
     x3 = ng.tensor(wave((2, 3)))
@@ -331,7 +331,8 @@ LAYER_REPRS = [
     (lambda: nn.Upsample(size=(3, 4), mode="bilinear", align_corners=True),
      "Upsample(size=(3, 4), mode='bilinear')"),
     (lambda: nn.Upsample(size=5), "Upsample(size=5, mode='nearest')"),
-    (lambda: nn.ConvTranspose2d(2, 4, 3), "ConvTranspose2d(2, 4, kernel_size=(3, 3), stride=(1, 1))"),
+    (lambda: nn.ConvTranspose2d(2, 4, 3),
+     "ConvTranspose2d(2, 4, kernel_size=(3, 3), stride=(1, 1))"),
     (lambda: nn.ConvTranspose2d(2, 4, (3, 2), stride=2, padding=1, output_padding=1, groups=2,
                                 bias=False, dilation=2),
      "ConvTranspose2d(2, 4, kernel_size=(3, 2), stride=(2, 2), padding=(1, 1), dilation=(2, 2), "
@@ -377,9 +378,9 @@ LAYER_ERRORS = [
      "Got 3D input, but bilinear mode needs 4D input"),
     (lambda: F.conv_transpose2d(ng.ones(1, 2, 3, 3), ng.ones(2, 1, 3, 3), stride=2,
                                 output_padding=2), "RuntimeError",
-     "output padding must be smaller than either stride or dilation, but got output_padding_height: "
-     "2 output_padding_width: 2 stride_height: 2 stride_width: 2 dilation_height: 1 "
-     "dilation_width: 1"),
+     "output padding must be smaller than either stride or dilation, but got "
+     "output_padding_height: 2 output_padding_width: 2 stride_height: 2 stride_width: 2 "
+     "dilation_height: 1 dilation_width: 1"),
     (lambda: nn.ConvTranspose2d(2, 4, 3, padding_mode="reflect"), "ValueError",
      'Only "zeros" padding mode is supported for ConvTranspose2d'),
     (lambda: F.conv_transpose2d(ng.ones(1, 3, 3, 3), ng.ones(2, 1, 3, 3)), "RuntimeError",
@@ -393,6 +394,67 @@ LAYER_ERRORS = [
 @pytest.mark.parametrize("call, kind, message", LAYER_ERRORS)
 def test_layer_errors_have_torch_messages(call, kind, message):
     assert first_line(call) == (kind, message)
+
+
+# ---- parameter containers ------------------------------------------------------------------------
+class Owner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ps = nn.ParameterList([nn.Parameter(ng.ones(2))])
+        self.pd = nn.ParameterDict({"w": nn.Parameter(ng.ones(1))})
+
+    def forward(self, x):
+        return x * self.ps[0] * self.pd["w"]
+
+
+def test_parameter_list():
+    params = nn.ParameterList([nn.Parameter(ng.ones(2, 3)), ng.zeros(4)])
+    assert all(isinstance(p, nn.Parameter) and p.requires_grad for p in params)
+    assert repr(params) == ("ParameterList(\n    (0): Parameter containing: [numgrad.float32 of "
+                            "size 2x3]\n    (1): Parameter containing: [numgrad.float32 of size 4]"
+                            "\n)")
+    params.append(ng.ones(1))
+    params += [ng.ones(2)]
+    assert len(params) == 4 and list(params.state_dict()) == ["0", "1", "2", "3"]
+    assert [p.shape for p in params[1:3]] == [(4,), (1,)] and params[-1] is params[3]
+    params[0] = ng.full((5,), 2.0)
+    assert isinstance(params[0], nn.Parameter) and params[0].shape == (5,)
+    assert repr(nn.ParameterList()) == "ParameterList()"
+    assert first_line(lambda: params[10]) == ("IndexError", "index 10 is out of range")
+
+
+def test_parameter_dict():
+    params = nn.ParameterDict({"a": nn.Parameter(ng.ones(2)), "b": ng.zeros(2, 2,
+                                                                          dtype=ng.float64)})
+    assert repr(params) == ("ParameterDict(\n    (a): Parameter containing: [numgrad.float32 of "
+                            "size 2]\n    (b): Parameter containing: [numgrad.float64 of size 2x2]"
+                            "\n)")
+    assert list(params.state_dict()) == ["a", "b"] and list(params.keys()) == ["a", "b"]
+    assert isinstance(params["b"], nn.Parameter) and "a" in params and len(params) == 2
+    assert params.get("zz") is None and params.copy()["a"] is params["a"]
+    assert params.pop("a").shape == (2,) and list(params) == ["b"]
+    assert params.setdefault("c", ng.ones(3)).shape == (3,)
+    assert [k for k, _ in params.items()] == ["b", "c"]
+    assert first_line(lambda: params["zz"]) == ("AttributeError",
+                                                "'ParameterDict' object has no attribute 'zz'")
+    assert first_line(lambda: nn.ParameterDict({"a.b": ng.ones(1)})) == (
+        "KeyError", "'parameter name can\\'t contain \".\"'")
+    params.clear()
+    assert len(params) == 0 and repr(params) == "ParameterDict()"
+
+
+def test_parameter_containers_inside_a_module():
+    owner = Owner()
+    assert list(owner.state_dict()) == ["ps.0", "pd.w"]        # torch's keys
+    assert repr(owner) == ("Owner(\n  (ps): ParameterList(  (0): Parameter containing: "
+                           "[numgrad.float32 of size 2])\n  (pd): ParameterDict(  (w): Parameter "
+                           "containing: [numgrad.float32 of size 1])\n)")
+    owner(ng.ones(2)).sum().backward()
+    np.testing.assert_array_equal(owner.pd["w"].grad.numpy(), [2.0])
+    np.testing.assert_array_equal(owner.ps[0].grad.numpy(), [1.0, 1.0])
+    optimizer = ng.optim.SGD(owner.parameters(), lr=0.5)
+    optimizer.step()
+    np.testing.assert_array_equal(owner.pd["w"].detach().numpy(), [0.0])
 
 
 # ---- values computed with torch 2.13 (float64) from the inputs above: forward, then the

@@ -1,7 +1,10 @@
-"""Containers: Sequential, ModuleList, ModuleDict."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 from collections import OrderedDict
 
+from .. import dtypes
+from ..tensor import Tensor
 from .module import Module, _addindent
+from .parameter import Parameter
 
 
 class Sequential(Module):
@@ -201,3 +204,157 @@ class ModuleDict(Module):
         items = modules.items() if hasattr(modules, "items") else modules
         for key, module in items:
             self[key] = module
+
+
+def _as_parameter(value):
+    """torch's rule: a plain tensor put into a parameter container becomes a Parameter."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+def _describe(value):
+    if isinstance(value, Tensor):
+        size = "x".join(str(n) for n in value.shape)
+        device = f" ({value.device})" if value.device.type == "cuda" else ""
+        kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
+        return f"{kind} containing: [{dtypes.name(value.dtype)} of size {size}{device}]"
+    return f"Object of type: {type(value).__name__}"
+
+
+class ParameterList(Module):
+    """A list of parameters whose owner sees them (named "0", "1", ...); plain tensors put in
+    become Parameters.
+
+    >>> import numgrad as ng
+    >>> params = ng.nn.ParameterList([ng.nn.Parameter(ng.ones(2, 3)), ng.zeros(4)])
+    >>> params
+    ParameterList(
+        (0): Parameter containing: [numgrad.float32 of size 2x3]
+        (1): Parameter containing: [numgrad.float32 of size 4]
+    )
+    >>> [name for name, _ in params.named_parameters()]
+    ['0', '1']
+    """
+
+    def __init__(self, values=None):
+        super().__init__()
+        object.__setattr__(self, "_size", 0)
+        if values is not None:
+            self.extend(values)
+
+    def _index(self, index):
+        if not -self._size <= index < self._size:
+            raise IndexError(f"index {index} is out of range")
+        return str(index % self._size)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return ParameterList([self[i] for i in range(self._size)[index]])
+        return getattr(self, self._index(index))
+
+    def __setitem__(self, index, value):
+        setattr(self, self._index(index), _as_parameter(value))
+
+    def __len__(self):
+        return self._size
+
+    def __iter__(self):
+        return (self[i] for i in range(self._size))
+
+    def __iadd__(self, values):
+        return self.extend(values)
+
+    def append(self, value):
+        object.__setattr__(self, "_size", self._size + 1)
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values):
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self):
+        return "\n".join(f"  ({i}): {_describe(value)}" for i, value in enumerate(self))
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters whose owner sees them under their keys; plain tensors put in
+    become Parameters.
+
+    >>> import numgrad as ng
+    >>> params = ng.nn.ParameterDict({"scale": ng.ones(2)})
+    >>> params
+    ParameterDict(  (scale): Parameter containing: [numgrad.float32 of size 2])
+    >>> list(params.state_dict())
+    ['scale']
+    """
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        object.__setattr__(self, "_keys", {})
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return getattr(self, key)
+
+    def __setitem__(self, key, value):
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key):
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self):
+        return len(self._keys)
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __contains__(self, key):
+        return key in self._keys
+
+    def __or__(self, other):
+        return self.copy().update(other)
+
+    def keys(self):
+        return self._keys.keys()
+
+    def items(self):
+        return ((key, self[key]) for key in self._keys)
+
+    def values(self):
+        return (self[key] for key in self._keys)
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
+
+    def pop(self, key):
+        value = self[key]
+        del self[key]
+        return value
+
+    def setdefault(self, key, default=None):
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self):
+        for key in list(self._keys):
+            del self[key]
+
+    def copy(self):
+        """A new ParameterDict holding the same parameters."""
+        return ParameterDict(OrderedDict(self.items()))
+
+    def update(self, values):
+        items = values.items() if hasattr(values, "items") else values
+        for key, value in items:
+            self[key] = value
+        return self
+
+    def extra_repr(self):
+        return "\n".join(f"  ({key}): {_describe(value)}" for key, value in self.items())

@@ -1,7 +1,7 @@
 """numgrad.nn.functional: linear layers, distances, embedding, one_hot, pad; activations
 (functional_activation.py), normalisation (functional_norm.py), dropout (functional_dropout.py),
-convolution and pooling (functional_conv.py), resampling (functional_resample.py) and losses (functional_losses.py,
-functional_margin_losses.py).
+convolution and pooling (functional_conv.py), resampling (functional_resample.py) and losses
+(functional_losses.py, functional_margin_losses.py).
 
 Composites of numgrad ops where that is exact and fast; one fused node (numgrad.ops.nn_ops) where
 the composite would cost several.
@@ -44,8 +44,8 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "selu", "celu", "threshold", "tanhshrink", "softmin", "hardshrink", "softshrink",
            "group_norm", "instance_norm", "rms_norm", "local_response_norm", "normalize",
            "cosine_similarity", "pairwise_distance", "softmax",
-           "log_softmax", "linear", "bilinear", "dropout", "dropout1d", "dropout2d", "alpha_dropout",
-           "layer_norm", "batch_norm", "embedding",
+           "log_softmax", "linear", "bilinear", "dropout", "dropout1d", "dropout2d",
+           "alpha_dropout", "layer_norm", "batch_norm", "embedding",
            "one_hot", "pad", "conv1d", "conv2d", "conv_transpose2d", "max_pool1d", "max_pool2d",
            "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d",
            "adaptive_max_pool2d", "pixel_shuffle", "pixel_unshuffle", "interpolate",

@@ -31,7 +31,7 @@ def _maybe_inplace(fn, input, inplace):
     return apply_inplace(input, fn)
 
 
-# ---- activations ----------------------------------------------------------------------------------
+# ---- activations ---------------------------------------------------------------------------------
 def relu(input, inplace=False):
     """max(x, 0).
 
