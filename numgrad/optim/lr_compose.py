@@ -42,7 +42,21 @@ class _Composite:
 
 class SequentialLR(_Composite, LRScheduler):
     """Hands the optimizer from one scheduler to the next at each milestone epoch (the next one
-    starts from its epoch 0)."""
+    starts from its epoch 0).
+
+    >>> import numgrad as ng
+    >>> opt = ng.optim.SGD([ng.nn.Parameter(ng.ones(1))], lr=1.0)
+    >>> warmup = ng.optim.lr_scheduler.LinearLR(opt, start_factor=0.25, total_iters=3)
+    >>> decay = ng.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)
+    >>> sched = ng.optim.lr_scheduler.SequentialLR(opt, [warmup, decay], milestones=[3])
+    >>> lrs = [sched.get_last_lr()[0]]
+    >>> for _ in range(5):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(sched.get_last_lr()[0])
+    >>> lrs
+    [0.25, 0.5, 0.75, 1.0, 0.5, 0.25]
+    """
 
     def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
         name = type(self).__name__
@@ -85,7 +99,21 @@ class SequentialLR(_Composite, LRScheduler):
 
 
 class ChainedScheduler(_Composite, LRScheduler):
-    """Steps every scheduler in turn, so their changes compose."""
+    """Steps every scheduler in turn, so their changes compose.
+
+    >>> import numgrad as ng
+    >>> opt = ng.optim.SGD([ng.nn.Parameter(ng.ones(1))], lr=1.0)
+    >>> sched = ng.optim.lr_scheduler.ChainedScheduler([
+    ...     ng.optim.lr_scheduler.ConstantLR(opt, factor=0.5, total_iters=2),
+    ...     ng.optim.lr_scheduler.ExponentialLR(opt, gamma=0.5)])
+    >>> lrs = [sched.get_last_lr()[0]]
+    >>> for _ in range(3):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(sched.get_last_lr()[0])
+    >>> lrs
+    [0.5, 0.25, 0.25, 0.125]
+    """
 
     def __init__(self, schedulers, optimizer=None):
         name = type(self).__name__
@@ -107,7 +135,17 @@ class ChainedScheduler(_Composite, LRScheduler):
 class ReduceLROnPlateau(LRScheduler):
     """Multiply the rate by factor once the metric passed to step(metric) has not improved (by
     threshold, relative or absolute) for more than patience epochs; then wait cooldown epochs.
-    Rates never go below min_lr, and changes smaller than eps are skipped."""
+    Rates never go below min_lr, and changes smaller than eps are skipped.
+
+    >>> import numgrad as ng
+    >>> opt = ng.optim.SGD([ng.nn.Parameter(ng.ones(1))], lr=1.0)
+    >>> sched = ng.optim.lr_scheduler.ReduceLROnPlateau(opt, factor=0.5, patience=1)
+    >>> for loss in [1.0, 0.9, 0.9, 0.9, 0.8]:
+    ...     opt.step()
+    ...     sched.step(loss)
+    >>> sched.get_last_lr()
+    [0.5]
+    """
 
     def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):

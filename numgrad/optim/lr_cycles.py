@@ -35,7 +35,19 @@ class CyclicLR(LRScheduler):
     """Cyclical learning rates (Smith): the rate goes from base_lr up to max_lr over
     step_size_up batches and back over step_size_down, the amplitude scaled per cycle
     (triangular: 1, triangular2: halved each cycle) or per batch (exp_range: gamma^batch), or by
-    scale_fn; momentum cycles the other way. Step it after every batch."""
+    scale_fn; momentum cycles the other way. Step it after every batch.
+
+    >>> import numgrad as ng
+    >>> opt = ng.optim.SGD([ng.nn.Parameter(ng.ones(1))], lr=1.0, momentum=0.9)
+    >>> sched = ng.optim.lr_scheduler.CyclicLR(opt, base_lr=0.1, max_lr=0.5, step_size_up=2)
+    >>> lrs = [round(sched.get_last_lr()[0], 4)]
+    >>> for _ in range(5):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [0.1, 0.3, 0.5, 0.3, 0.1, 0.3]
+    """
 
     def __init__(self, optimizer, base_lr, max_lr, step_size_up=2000, step_size_down=None,
                  mode="triangular", gamma=1.0, scale_fn=None, scale_mode="cycle",
@@ -139,7 +151,19 @@ class CyclicLR(LRScheduler):
 class CosineAnnealingWarmRestarts(LRScheduler):
     """SGDR (Loshchilov & Hutter): cosine annealing from initial_lr to eta_min over T_i epochs,
     then a restart; T_i starts at T_0 and is multiplied by T_mult at each restart. step(epoch)
-    accepts fractional epochs."""
+    accepts fractional epochs.
+
+    >>> import numgrad as ng
+    >>> opt = ng.optim.SGD([ng.nn.Parameter(ng.ones(1))], lr=1.0)
+    >>> sched = ng.optim.lr_scheduler.CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)
+    >>> lrs = [sched.get_last_lr()[0]]
+    >>> for _ in range(6):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(round(sched.get_last_lr()[0], 4))
+    >>> lrs
+    [1.0, 0.5, 1.0, 0.8536, 0.5, 0.1464, 1.0]
+    """
 
     def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
         if T_0 <= 0 or not isinstance(T_0, int):

@@ -237,7 +237,19 @@ class StepLR(LRScheduler):
 
 class MultiStepLR(LRScheduler):
     """Multiply the rate by gamma at each milestone epoch (by gamma^k for a milestone given k
-    times)."""
+    times).
+
+    >>> import numgrad as ng
+    >>> opt = ng.optim.SGD([ng.nn.Parameter(ng.ones(1))], lr=1.0)
+    >>> sched = ng.optim.lr_scheduler.MultiStepLR(opt, milestones=[1, 3], gamma=0.5)
+    >>> lrs = [sched.get_last_lr()[0]]
+    >>> for _ in range(4):
+    ...     opt.step()
+    ...     sched.step()
+    ...     lrs.append(sched.get_last_lr()[0])
+    >>> lrs
+    [1.0, 0.5, 0.5, 0.25, 0.25]
+    """
 
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
         self.milestones = Counter(milestones)
