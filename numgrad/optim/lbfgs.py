@@ -147,10 +147,12 @@ class LBFGS(Optimizer):
         self._params = self.param_groups[0]["params"]
 
     def _gather_flat_grad(self):
+        """All the gradients in one flat tensor (zeros for a parameter without one)."""
         return cat([zeros(p.numel(), dtype=p.dtype, device=p.device) if p.grad is None
                     else p.grad.view(-1) for p in self._params], 0)
 
     def _add_grad(self, step_size, update):
+        """Parameters += step_size * update, a flat tensor laid out as _gather_flat_grad's."""
         offset = 0
         for p in self._params:
             numel = p.numel()
@@ -165,6 +167,7 @@ class LBFGS(Optimizer):
             p.copy_(data)
 
     def _directional_evaluate(self, closure, x, t, d):
+        """The loss and flat gradient at x + t d; the parameters are left at x."""
         self._add_grad(t, d)
         loss = float(closure())
         flat_grad = self._gather_flat_grad()
