@@ -376,6 +376,27 @@ def test_tensor_op_optimizers_run_on_the_gpu(name):
     np.testing.assert_allclose(results[1], results[0], rtol=1e-14)
 
 
+@pytest.mark.skipif(not ng.cuda.is_available(), reason="needs numba-cuda and a GPU or its "
+                                                      "simulator")
+def test_lbfgs_runs_on_the_gpu():
+    results = []
+    for device in ("cpu", "cuda"):
+        w = nn.Parameter(ng.tensor(np.array([1.0, -2.0, 0.5]), device=device))
+        scale = ng.tensor(np.array([1.0, 2.0, 3.0]), device=device)
+        opt = optim.LBFGS([w], max_iter=5, line_search_fn="strong_wolfe")
+
+        def closure():
+            opt.zero_grad()
+            loss = ((w - 0.3) ** 2 * scale).sum()
+            loss.backward()
+            return loss
+
+        opt.step(closure)
+        results.append(w.detach().cpu().numpy())
+    # the dot products' sums may run in another order on the device
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-12)
+
+
 # ---- lr schedulers ---------------------------------------------------------------------------
 def make_optimizer(kind):
     """Two groups, lr 0.1 and 0.05: SGD with momentum 0.9, or Adam."""
