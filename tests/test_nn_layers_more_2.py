@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 
 import numgrad as ng
+import numgrad.cuda
 import numgrad.nn.functional as F
 from numgrad import nn
+from numgrad.autograd import gradgradcheck
 
 from test_nn_layers_more import Const, check_against_torch, check_gradcheck, first_line, positive, \
     wave
@@ -92,16 +94,36 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+# float32 for one case of each family: every case compiles its ops' kernels once per dtype, and
+# im2col (avg_pool1d), conv2d (conv_transpose2d) and matmul (adaptive_avg_pool1d) take seconds
+FLOAT32 = ["kl_div_batchmean", "poisson_nll_full", "gaussian_nll", "margin_ranking",
+           "hinge_embedding", "soft_margin", "triplet_margin_swap", "multi_margin_p2_weight",
+           "max_pool1d", "adaptive_max_pool2d", "pad_reflect_2d", "pad_replicate_1d",
+           "pixel_shuffle", "interpolate_bilinear"]
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_forward_and_gradients_match_torch(name, dtype):
-    check_against_torch(CASES[name], EXPECTED[name], dtype)
+def test_forward_and_gradients_match_torch(name):
+    check_against_torch(CASES[name], EXPECTED[name], np.float64)
+
+
+@pytest.mark.parametrize("name", FLOAT32)
+def test_float32_within_tolerance(name):
+    check_against_torch(CASES[name], EXPECTED[name], np.float32)
 
 
 @pytest.mark.parametrize("name", sorted(n for n, case in CASES.items()
                                         if case[2:] == () or case[2]["gradcheck"]))
 def test_gradcheck_float64(name):
     check_gradcheck(CASES[name])
+
+
+@pytest.mark.parametrize("name", ["kl_div_batchmean", "poisson_nll_full", "gaussian_nll",
+                                  "cosine_embedding", "triplet_margin_swap", "multi_margin_p2_weight",
+                                  "multilabel_soft_margin", "interpolate_bilinear",
+                                  "pixel_shuffle", "pad_reflect_2d"])
+def test_second_derivatives_float64(name):
+    check_gradcheck(CASES[name], gradgradcheck)
 
 
 # ---- loss modules --------------------------------------------------------------------------------
@@ -455,6 +477,26 @@ def test_parameter_containers_inside_a_module():
     optimizer = ng.optim.SGD(owner.parameters(), lr=0.5)
     optimizer.step()
     np.testing.assert_array_equal(owner.pd["w"].detach().numpy(), [0.0])
+
+
+# ---- the GPU path (numba-cuda's simulator without a GPU): composites of ops that have it --------
+@pytest.mark.skipif(not numgrad.cuda.is_available(), reason="needs numba-cuda or its simulator")
+def test_new_layers_on_cuda_match_the_cpu():
+    def make():
+        ng.manual_seed(0)
+        return nn.Sequential(nn.ConvTranspose2d(1, 2, 2, stride=2, dtype=ng.float64),
+                             nn.GroupNorm(1, 2, dtype=ng.float64), nn.PReLU(2, dtype=ng.float64),
+                             nn.BatchNorm2d(2, dtype=ng.float64),
+                             nn.Upsample(scale_factor=0.5, mode="bilinear"),
+                             nn.AdaptiveMaxPool2d(1), nn.Flatten())
+    results = []
+    for model, device in ((make(), "cpu"), (make().cuda(), "cuda")):
+        out = model(ng.tensor(wave((2, 1, 2, 2)), device=device))
+        out.sum().backward()
+        results.append([p.grad.cpu().numpy() for p in model.parameters()]
+                       + [model[3].running_var.cpu().numpy()])
+    for on_cpu, on_gpu in zip(*results):
+        np.testing.assert_allclose(on_gpu, on_cpu, rtol=1e-9, atol=1e-12)
 
 
 # ---- values computed with torch 2.13 (float64) from the inputs above: forward, then the
