@@ -185,7 +185,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     >>> F.softmin(ng.tensor([0.0, 0.0]), dim=0)
     tensor([0.5000, 0.5000])
     """
-    return _rowwise(_N.softmax, -input if dtype is None else -input.to(dtype), dim, None)
+    return _rowwise(_N.softmax, -input, dim, dtype)
 
 
 def prelu(input, weight):
@@ -239,8 +239,7 @@ def threshold(input, threshold, value, inplace=False):
     >>> F.threshold(ng.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
-    return _maybe_inplace(lambda x: _E.where(x > threshold, x, x.detach() * 0.0 + value), input,
-                          inplace)
+    return _maybe_inplace(lambda x: _E.where(x > threshold, x, float(value)), input, inplace)
 
 
 def tanhshrink(input):
@@ -259,7 +258,7 @@ def hardshrink(input, lambd=0.5):
     >>> F.hardshrink(ng.tensor([-1.0, 0.25, 0.75]))
     tensor([-1.0000,  0.0000,  0.7500])
     """
-    return _E.where(_shrink_mask(input, lambd), input, input.detach() * 0.0)
+    return _E.where(_shrink_mask(input, lambd), input, 0.0)
 
 
 def softshrink(input, lambd=0.5):
@@ -273,4 +272,4 @@ def softshrink(input, lambd=0.5):
         raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype "
                            f"{_TORCH_DTYPE_NAMES[input.dtype]}, but found {lambd:g}")
     shifted = _E.where(input > 0.0, input - lambd, input + lambd)
-    return _E.where(_shrink_mask(input, lambd), shifted, input.detach() * 0.0)
+    return _E.where(_shrink_mask(input, lambd), shifted, 0.0)

@@ -291,9 +291,9 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if full:
         # the term is differentiable in target, as torch's; targets <= 1 read 1, where it is 0
         large = target.detach() > 1.0
-        safe = _E.where(large, target, target.detach() * 0.0 + 1.0)
+        safe = _E.where(large, target, 1.0)
         stirling = safe * _E.log(safe) - safe + 0.5 * _E.log(safe * (2 * math.pi))
-        loss = loss + _E.where(large, stirling, stirling.detach() * 0.0)
+        loss = loss + _E.where(large, stirling, 0.0)
     return _reduce(loss, reduction)
 
 

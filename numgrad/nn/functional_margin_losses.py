@@ -43,9 +43,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """
     reduction = _reduction(size_average, reduce, reduction)
     target = _as_tensor(target, input).detach()
-    zero = input.detach() * 0.0
-    loss = _E.where(target != 1.0, _hinge(margin - input), zero) \
-        + _E.where(target != -1.0, input, zero)
+    loss = _E.where(target != 1.0, _hinge(margin - input), 0.0) \
+        + _E.where(target != -1.0, input, 0.0)
     return _reduce(loss, reduction)
 
 
@@ -74,9 +73,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     squares = ((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)
     cos = dot / squares.sqrt()
     target = _as_tensor(target, cos).detach()
-    zero = cos.detach() * 0.0
-    loss = _E.where(target == 1.0, 1.0 - cos, zero) \
-        + _E.where(target == -1.0, _hinge(cos - margin), zero)
+    loss = _E.where(target == 1.0, 1.0 - cos, 0.0) \
+        + _E.where(target == -1.0, _hinge(cos - margin), 0.0)
     return _reduce(loss, reduction)
 
 
