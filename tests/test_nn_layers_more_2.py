@@ -273,6 +273,16 @@ def test_conv_transpose2d_module():
     np.testing.assert_array_equal(up(x).detach().numpy(), want.detach().numpy())
     unbatched = up(x[0])
     np.testing.assert_allclose(unbatched.detach().numpy(), want[0].detach().numpy())
+    # output_size picks output_padding within the stride's range, as torch
+    up = nn.ConvTranspose2d(2, 3, 3, stride=2, padding=1)
+    x = ng.ones(1, 2, 4, 5)
+    assert up(x, output_size=[8, 10]).shape == (1, 3, 8, 10)
+    assert up(x, output_size=(1, 3, 7, 9)).shape == (1, 3, 7, 9)
+    assert first_line(lambda: up(x, output_size=[11, 10])) == (
+        "ValueError", "requested an output size of [11, 10], but valid sizes range from [7, 9] to "
+        "[8, 10] (for an input of numgrad.Size([4, 5]))")
+    assert first_line(lambda: up(x, output_size=[11])) == (
+        "ValueError", "ConvTranspose2D: for 4D input, output_size must have 2 or 4 elements (got 1)")
 
 
 def test_channel_dropout_zeroes_whole_channels():

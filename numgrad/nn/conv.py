@@ -134,6 +134,26 @@ class ConvTranspose2d(_ConvNd):
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
                          groups, bias, padding_mode, dtype, True, output_padding)
 
-    def forward(self, input):
+    def forward(self, input, output_size=None):
+        output_padding = self.output_padding if output_size is None \
+            else self._output_padding(input, list(output_size))
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
-                                  self.output_padding, self.groups, self.dilation)
+                                  output_padding, self.groups, self.dilation)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that makes the output output_size (torch's range check): a strided
+        transposed convolution can end at any of stride sizes."""
+        lead = 2 if input.ndim == 4 else 1
+        if len(output_size) == lead + 2:
+            output_size = output_size[lead:]
+        if len(output_size) != 2:
+            raise ValueError(f"ConvTranspose2D: for {input.ndim}D input, output_size must have 2 "
+                             f"or {lead + 2} elements (got {len(output_size)})")
+        smallest = [(input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(2)]
+        largest = [size + stride - 1 for size, stride in zip(smallest, self.stride)]
+        if any(not low <= size <= high for size, low, high in zip(output_size, smallest, largest)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
+                             f"from {smallest} to {largest} (for an input of "
+                             f"numgrad.Size({list(input.shape[lead:])}))")
+        return tuple(size - low for size, low in zip(output_size, smallest))
