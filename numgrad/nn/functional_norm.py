@@ -45,6 +45,8 @@ def _update_running(running_mean, running_var, mean, var, momentum, count):
 
 
 def _normalized_dims(input, normalized_shape, separator):
+    """The trailing dims that normalized_shape names, checked; separator follows torch's message
+    (layer_norm writes [*, 2, 4], rms_norm [*2, 4])."""
     if isinstance(normalized_shape, int):
         normalized_shape = (normalized_shape,)
     size = len(normalized_shape)
