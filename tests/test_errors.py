@@ -248,3 +248,52 @@ def test_assigning_a_grad_of_another_dtype_or_size():
     x.grad = ng.full((3,), 2.0)
     (x * x).sum().backward()                        # accumulates into the assigned grad: 2 + 2x
     np.testing.assert_allclose(x.grad.numpy(), [4.0, 4.0, 4.0])
+
+
+@pytest.mark.parametrize("op", [lambda a, b: a + b, lambda a, b: a * b, lambda a, b: a.add_(b),
+                                lambda a, b: ng.where(a > 0, a, b), lambda a, b: ng.maximum(a, b)])
+def test_shapes_that_do_not_broadcast(op):
+    """torch's message, naming the first clash from the last dimension; nothing is recorded."""
+    a = ng.ones((2, 3), requires_grad=True) * 1.0
+    b = ng.ones((3, 2))
+    version = a._version
+    with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(2\) at non-singleton dimension 1$"):
+        op(a, b)
+    assert a._version == version
+    (a + ng.ones(3)).sum().backward()
+
+
+def test_copy_from_a_shape_that_does_not_broadcast():
+    target = ng.ones((1, 3))
+    with pytest.raises(RuntimeError, match=r"output with shape \[1, 3\] doesn't match the "
+                                           r"broadcast shape \[2, 3\]"):
+        target.copy_(ng.ones((2, 3)))
+    assert target.tolist() == [[1.0, 1.0, 1.0]] and target._version == 0
+
+
+@pytest.mark.parametrize("tensor, op, message", [
+    (ng.tensor([1, 2, 3]), lambda t: t.add_(0.5), "result type Float can't be cast to the desired output type Long"),
+    (ng.tensor([1, 2, 3]), lambda t: t.mul_(ng.ones(3)), "result type Float can't be cast to the desired output type Long"),
+    (ng.tensor([1, 2, 3]), lambda t: t.exp_(), "result type Float can't be cast to the desired output type Long"),
+    (ng.tensor([1, 2, 3], dtype=ng.int32), lambda t: t.div_(2), "result type Float can't be cast to the desired output type Int"),
+    (ng.tensor([True, False]), lambda t: t.add_(1), "result type Long can't be cast to the desired output type Bool"),
+])
+def test_in_place_results_of_a_higher_category_are_refused(tensor, op, message):
+    """float into an integer tensor (or an integer into a bool one) is torch's error, with nothing
+    written; within a category the result is cast (float64 into float32)."""
+    before = tensor.tolist()
+    with pytest.raises(RuntimeError, match=message):
+        op(tensor)
+    assert tensor.tolist() == before and tensor._version == 0
+    floats = ng.tensor([1.0, 2.0])
+    floats.add_(ng.tensor([0.5, 0.25], dtype=ng.float64))
+    assert floats.dtype == ng.float32 and floats.tolist() == [1.5, 2.25]
+
+
+@pytest.mark.parametrize("shape, rows", [((2, 5), 2), ((2, 2, 5), 4), ((5,), 1)])
+def test_linear_with_the_wrong_input_width(shape, rows):
+    layer = ng.nn.Linear(3, 4)
+    with pytest.raises(RuntimeError, match=rf"^mat1 and mat2 shapes cannot be multiplied "
+                                           rf"\({rows}x5 and 3x4\)$"):
+        layer(ng.ones(shape))

@@ -43,10 +43,12 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     if on_device:
         from ..cuda.dispatch import forward      # the numba.cuda twin of op.forward
         result = forward(op, arrays, attrs)
-    elif attrs:
-        result = op.forward(*arrays, **attrs)
     else:
-        result = op.forward(*arrays)
+        try:
+            result = op.forward(*arrays, **attrs) if attrs else op.forward(*arrays)
+        except ValueError:
+            _raise_if_not_broadcastable(op, arrays)
+            raise
     record = needs_grad and op.differentiable and _state.grad_enabled
     if op.n_out != 1:
         outs = tuple(o if type(o) is _ndarray or on_device else _asarray(o) for o in result)
@@ -67,6 +69,26 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     if op.view and type(inputs[0]) is not _ndarray:
         views.track(inputs[0], tensors, op, attrs)      # Note [views] in views.py
     return tensors[0] if op.n_out == 1 else tensors
+
+
+def _raise_if_not_broadcastable(op, arrays):
+    """torch's error for elementwise operands whose shapes do not broadcast, where NumPy raises a
+    ValueError of its own. The shapes are combined left to right, each new one against the
+    broadcast of those before it, and the first clash from the last dimension is named, as
+    torch's infer_size does."""
+    if not op.elementwise:
+        return
+    shape = ()
+    for a in arrays:
+        ndim = max(len(shape), a.ndim)
+        for i in range(ndim - 1, -1, -1):
+            offset = ndim - 1 - i
+            size_a = shape[len(shape) - 1 - offset] if offset < len(shape) else 1
+            size_b = a.shape[a.ndim - 1 - offset] if offset < a.ndim else 1
+            if size_a != size_b and size_a != 1 and size_b != 1:
+                raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor "
+                                   f"b ({size_b}) at non-singleton dimension {i}") from None
+        shape = np.broadcast_shapes(shape, a.shape)
 
 
 def _tensor(data, requires_grad, seg, node, vc, inference):

@@ -156,6 +156,11 @@ LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0
 
 def linear(x, w, b=None):
     """x (M, in) @ w (out, in).T + b (out,), one node."""
+    in_features = x._data.shape[-1] if x._data.ndim else 1
+    if w._data.ndim == 2 and in_features != w._data.shape[1]:
+        rows = x._data.size // in_features if in_features else 0
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_features} and "
+                           f"{w._data.shape[1]}x{w._data.shape[0]})")
     if b is None:
         return apply(LINEAR_NO_BIAS, (x, w))
     return apply(LINEAR, (x, w, b))
