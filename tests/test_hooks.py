@@ -213,3 +213,15 @@ def test_a_hook_that_records_under_enable_grad_does_not_disturb_the_backward():
     close(x.grad, 18 * np.array([1., 2.]))
     side[0].backward()                          # the recorded graph works on its own
     close(x.grad, 18 * np.array([1., 2.]) + 6 * np.array([1., 2.]))
+
+
+def test_retain_grad_follows_an_in_place_change():
+    """torch moves retain_grad's hook to the new history: .grad is the gradient of the modified
+    tensor. y = 3 * (2x), loss = sum(y^2): dloss/dy = 2y = [12, 24]."""
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 2
+    y.retain_grad()
+    y.mul_(3)
+    (y * y).sum().backward()
+    assert y.grad.tolist() == [12.0, 24.0]
+    assert x.grad.tolist() == [72.0, 144.0]

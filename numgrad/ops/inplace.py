@@ -6,9 +6,11 @@ out of place and recorded, the result is written into this tensor's memory, and 
 history moves to the new node, as in torch. A leaf that requires grad refuses, in grad mode, and
 so does a view of one. Through a view, the base's history changes too: Note [views] in views.py.
 """
+import weakref
+
 import numpy as np
 
-from .. import grad_mode
+from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from . import views
 from .apply import apply
@@ -91,7 +93,16 @@ def rebase(self, result):
     base._requires_grad = new_history._requires_grad
     self._bump_version()       # the counter is shared by the base and its views
     views.regenerate(base)
+    for t in (base, self) if base is not self else (self,):
+        _keep_retaining(t)
     return self
+
+
+def _keep_retaining(t):
+    """retain_grad follows the tensor to its new history, as torch moves its retains-grad hook:
+    .grad is then the gradient of the modified tensor."""
+    if t._extra and t._extra.get("retains_grad") and t._node >= 0:
+        t._seg.retained[(t._node, t._slot)] = weakref.ref(t)
 
 
 def _check_recordable(self):
@@ -105,15 +116,30 @@ def apply_inplace(self, fn, *others, saves_self=True):
     if _records(self, *others):
         _check_recordable(self)
         source = _snapshot(self) if saves_self else self
-        return rebase(self, fn(source, *others))
+        result = fn(source, *others)
+        _check_castable(result._data.dtype, self._data.dtype)
+        return rebase(self, result)
     with grad_mode.no_grad():
         result = fn(Tensor._make(self._data, False), *others)
+    _check_castable(result._data.dtype, self._data.dtype)
     if result._data.shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast "
                            f"shape {list(result._data.shape)}")
     np.copyto(self._data, result._data, casting="unsafe")
     self._bump_version()
     return self
+
+
+def _category(dtype):
+    return 2 if dtype.kind == "f" else 0 if dtype.kind == "b" else 1
+
+
+def _check_castable(result_dtype, dtype):
+    """torch writes an in-place result into the tensor's dtype only within or below its category
+    (bool < integer < float): float into an integer tensor is an error, float64 into float32 is not."""
+    if _category(result_dtype) > _category(dtype):
+        raise RuntimeError(f"result type {dtypes.scalar_type_name(result_dtype)} can't be cast to "
+                           f"the desired output type {dtypes.scalar_type_name(dtype)}")
 
 
 def _method(fn, saves_self=True):
@@ -174,7 +200,9 @@ def copy_(self, src):
         src_t = src if isinstance(src, Tensor) else Tensor._make(np.asarray(src), False)
         _check_broadcast_into(self._data.shape, src_t._data.shape)
         return rebase(self, apply(COPY, (self, _as_dtype(src_t, self._data.dtype))))
-    self._data[...] = src._data if isinstance(src, Tensor) else src
+    source = src._data if isinstance(src, Tensor) else np.asarray(src)
+    _check_broadcast_into(self._data.shape, source.shape)
+    self._data[...] = source
     self._bump_version()
     return self
 
