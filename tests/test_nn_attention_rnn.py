@@ -686,3 +686,17 @@ ENCODER_PRE_GRAD_LINEAR1_WEIGHT = np.array([
 ENCODER_PRE_GRAD_IN_PROJ_BIAS = np.array([
     0.00012955, -0.00056259, -0.00496736, 0.00631736, 0, 0, 0, 0, -0.07476926, -0.08467289,
     -0.03049776, 0.04675747]).reshape(12,)
+
+
+def test_public_names():
+    """The layers are reachable where torch users look for them."""
+    import numgrad.nn.attention as attention
+    import numgrad.nn.functional_attention as functional_attention
+    import numgrad.nn.rnn as rnn
+    import numgrad.nn.transformer as transformer
+    assert ng.nn.functional.scaled_dot_product_attention is functional_attention.scaled_dot_product_attention
+    assert ng.nn.MultiheadAttention is attention.MultiheadAttention
+    for name in ("RNN", "LSTM", "GRU", "RNNCell", "LSTMCell", "GRUCell", "RNNBase", "RNNCellBase"):
+        assert getattr(ng.nn, name) is getattr(rnn, name)
+    for name in ("TransformerEncoder", "TransformerEncoderLayer"):
+        assert getattr(ng.nn, name) is getattr(transformer, name)

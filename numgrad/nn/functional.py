@@ -27,6 +27,7 @@ from .functional_activation import (celu, elu, gelu, glu, hardshrink, hardsigmoi
 from .functional_conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_max_pool2d,
                               avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose2d, max_pool1d,
                               max_pool2d)
+from .functional_attention import scaled_dot_product_attention
 from .functional_dropout import alpha_dropout, dropout, dropout1d, dropout2d
 from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                 cross_entropy, gaussian_nll_loss, huber_loss, kl_div, l1_loss,
@@ -54,7 +55,7 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss", "multi_margin_loss",
-           "multilabel_soft_margin_loss"]
+           "multilabel_soft_margin_loss", "scaled_dot_product_attention"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------
