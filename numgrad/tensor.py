@@ -290,7 +290,10 @@ class Tensor:
 
     @property
     def data(self):
-        return self.detach()
+        """This tensor's data as a leaf outside the graph. Unlike detach() it has a version counter
+        of its own, as torch's .data does, so updates through it (p.data -= lr * g) are invisible
+        to the version checks of saved values."""
+        return Tensor._make(self._data, False, inference=self._inference)
 
     @data.setter
     def data(self, value):

@@ -279,3 +279,41 @@ def test_grad_fills_retained_grads_like_torch():
     close(g, 36.)                 # d(9x^2)/dx = 18x
     close(h.grad, 12.)            # torch's retains_grad also fills during autograd.grad
     assert x.grad is None
+
+
+def test_updates_through_data_are_invisible_to_version_checks():
+    """torch's .data shares the memory but not the version counter: `p.data.mul_(2)` after a
+    forward that saved p does not fail the backward (which then reads the new values)."""
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    x.data.mul_(2)
+    assert x._version == 0
+    y.backward()
+    assert x.grad.tolist() == [4.0, 8.0]
+
+
+def test_a_leaf_that_stopped_requiring_grad_gets_no_grad():
+    """AccumulateGrad checks requires_grad when it runs, as torch's does."""
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    w = ng.tensor([3.0, 4.0], requires_grad=True)
+    y = (x * w).sum()
+    x.requires_grad_(False)
+    y.backward()
+    assert x.grad is None and w.grad.tolist() == [1.0, 2.0]
+
+
+def test_grad_checks_the_outputs_before_the_inputs():
+    x = ng.tensor([1.0, 2.0])
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and does "
+                                           "not have a grad_fn$"):
+        ng.autograd.grad(x.sum(), x)
+
+
+@pytest.mark.parametrize("shape", [(), (3,)])
+def test_t_of_a_vector_is_a_new_view(shape):
+    """Below 2-D, t() is still a view with its own node, as in torch."""
+    w = ng.ones(shape, requires_grad=True)
+    t = w.t()
+    assert t is not w and not t.is_leaf and t.grad_fn.name() == "TBackward0" and t._base is w
+    (t * 2).sum().backward()
+    assert w.grad.tolist() == np.full(shape, 2.0).tolist()

@@ -241,7 +241,9 @@ def _accumulate(graph, read, inputs, wanted, create_graph):
         for k, seg in enumerate(graph.segments):
             for node, leaf in seg.leaves.items():
                 index = int(graph.starts[k]) + (node & 0xFFFFFFFF)
-                if graph.needed[index]:
+                # a leaf set to requires_grad=False after the graph was built gets nothing, as
+                # torch's AccumulateGrad checks at run time
+                if graph.needed[index] and leaf._requires_grad:
                     g = read(index, 0)
                     if g is not None:
                         _accumulate_into(leaf, g, create_graph)
@@ -320,6 +322,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     allow_unused = bool(allow_unused) or materialize_grads
     if len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    _check_roots(outputs)           # torch checks the outputs first
     _check_inputs(inputs)
     results = run_backward(outputs, _as_tuple(grad_outputs), retain_graph, create_graph, inputs,
                            accumulate=False, allow_unused=allow_unused, batched=is_grads_batched)

@@ -161,7 +161,9 @@ def transpose(x, dim0, dim1, op=TRANSPOSE):
 def t(x):
     if x._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
-    return transpose(x, 0, -1, op=T) if x._data.ndim == 2 else x
+    # below 2-D, a view of the same shape: a new tensor with its own node (TBackward0), as torch
+    return transpose(x, 0, -1, op=T) if x._data.ndim == 2 else \
+        permute(x, list(range(x._data.ndim)), op=T)
 
 
 # ---- basic indexing: an affine view ---------------------------------------------------------------
