@@ -526,3 +526,73 @@ def test_inf_and_nan_results_are_silent_as_in_torch():
     out = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c", script],
                          capture_output=True, text=True, check=True).stdout
     assert out.split() == ["2", "numpy", "warns"]
+
+
+# ---- gradients where an input is NaN, as torch 2.x gives them (CPU, float32 and float64) ------
+_NAN = math.nan
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+@pytest.mark.parametrize("op, x, y, want_x, want_y", [
+    # only a strictly beaten side gets 0: where a NaN is involved both sides get all of g
+    ("maximum", [_NAN, 1.0, 2.0, _NAN, 3.0], [1.0, _NAN, 2.0, _NAN, 3.0],
+     [1.0, 1.0, 0.5, 1.0, 0.5], [1.0, 1.0, 0.5, 1.0, 0.5]),
+    ("minimum", [_NAN, 1.0, 2.0, _NAN, 3.0], [1.0, _NAN, 2.0, _NAN, 3.0],
+     [1.0, 1.0, 0.5, 1.0, 0.5], [1.0, 1.0, 0.5, 1.0, 0.5]),
+    ("maximum", [1.0, _NAN, 2.0], [1.0, _NAN, 3.0], [0.5, 1.0, 0.0], [0.5, 1.0, 1.0]),
+    ("minimum", [1.0, _NAN, 2.0], [1.0, _NAN, 3.0], [0.5, 1.0, 1.0], [0.5, 1.0, 0.0]),
+    # fmax/fmin: the side that is the result, x at ties and where both are NaN
+    ("fmax", [_NAN, 1.0, 2.0, _NAN, 3.0], [1.0, _NAN, 2.0, _NAN, 3.0],
+     [0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0, 0.0]),
+    ("fmin", [_NAN, 1.0, 2.0, _NAN, 3.0], [1.0, _NAN, 2.0, _NAN, 3.0],
+     [0.0, 1.0, 1.0, 1.0, 1.0], [1.0, 0.0, 0.0, 0.0, 0.0]),
+    ("clamp_min", [_NAN, 1.0, 2.0, _NAN, 3.0], [1.0, _NAN, 2.0, _NAN, 3.0],
+     [0.0, 0.0, 1.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0, 0.0]),
+])
+def test_binary_gradients_at_nan_match_torch(op, x, y, want_x, want_y, dtype, create_graph):
+    a, b = leaf(x, dtype), leaf(y, dtype)
+    ga, gb = ng.autograd.grad(getattr(ng, op)(a, b).sum(), (a, b), create_graph=create_graph)
+    assert ga.dtype == gb.dtype == dtype
+    assert ga.tolist() == want_x and gb.tolist() == want_y
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_unary_gradients_at_nan_match_torch(dtype, create_graph):
+    values = [_NAN, -1.0, 0.0, 2.0, -0.0]
+    want = {
+        "relu": [1.0, 0.0, 0.0, 1.0, 0.0],           # threshold_backward: NaN <= 0 is false
+        "abs": [0.0, -1.0, 0.0, 1.0, 0.0],           # g * sgn(x), and sgn(NaN) = sgn(-0.0) = 0
+        "clamp": [0.0, 0.0, 1.0, 0.0, 1.0],          # clamp(0, 1): NaN is not inside the bounds
+    }
+    for op, expected in want.items():
+        x = leaf(values, dtype)
+        f = (lambda t: t.clamp(0.0, 1.0)) if op == "clamp" else getattr(ng, op)
+        (gx,) = ng.autograd.grad(f(x).sum(), (x,), create_graph=create_graph)
+        assert gx.tolist() == expected, op
+        zeros = gx.detach().numpy()[np.array(expected) == 0]
+        assert not np.signbit(zeros).any(), op
+    x = leaf(values, dtype)
+    (gx,) = ng.autograd.grad(ng.maximum(x, x).sum(), (x,), create_graph=create_graph)
+    assert gx.tolist() == [2.0, 1.0, 1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_sign_of_nan_and_negative_zero_is_zero_as_torch(dtype):
+    x = ng.tensor([_NAN, -1.0, 0.0, 2.0, -0.0], dtype=dtype)
+    for result in (x.sign(), x.sgn()):
+        assert result.dtype == dtype
+        assert result.tolist() == [0.0, -1.0, 0.0, 1.0, 0.0]
+        assert not np.signbit(result.numpy()[[0, 2, 4]]).any()
+    assert ng.tensor([-3, 0, 4]).sign().tolist() == [-1, 0, 1]
+
+
+def test_nan_rules_leave_ordinary_gradients_right():
+    x = leaf([0.3, -1.2, 2.0, 0.5, -0.7])
+    y = leaf([0.1, -0.4, 2.5, 0.2, -0.9])
+    for op in (ng.maximum, ng.minimum):
+        assert ng.autograd.gradcheck(op, (x, y))
+        assert ng.autograd.gradgradcheck(op, (x, y))
+    for op in (ng.relu, ng.abs):
+        assert ng.autograd.gradcheck(op, (x,))

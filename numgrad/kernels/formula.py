@@ -114,10 +114,11 @@ def _erf(x):
 
 @overload(fmath.sign)
 def _sign(x):
-    # sign(nan) is nan and sign(-0.0) is -0.0, as in NumPy and torch; float32 stays float32
+    # torch's sign: 0 at NaN and at -0.0 (NumPy's gives nan and -0.0); float32 stays float32
     if x == types.float32:
-        return lambda x: (np.float32(1.0) if x > 0 else (np.float32(-1.0) if x < 0 else x))
-    return lambda x: (1.0 if x > 0 else (-1.0 if x < 0 else x))
+        one, zero = np.float32(1.0), np.float32(0.0)
+        return lambda x: (one if x > 0 else (-one if x < 0 else zero))
+    return lambda x: (1.0 if x > 0 else (-1.0 if x < 0 else 0.0))
 
 
 @overload(fmath.select)

@@ -210,8 +210,8 @@ def pow(x, p):
 
 @_device
 def sign(x):
-    # sign(nan) is nan, as in NumPy and torch
-    return 1.0 if x > 0 else (-1.0 if x < 0 else x * 0.0 if x == x else x)
+    # torch's sign: 0 at NaN and at -0.0 (NumPy's gives nan and -0.0)
+    return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
 
 
 @_device

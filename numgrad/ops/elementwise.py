@@ -56,8 +56,9 @@ def d_cos(g, x): return -g * F.sin(x)
 def d_tan(g, out): return g * (1.0 + out * out)
 def d_tanh(g, out): return g * (1.0 - out * out)
 def d_sigmoid(g, out): return g * out * (1.0 - out)
-def d_relu(g, out): return F.select(out > 0.0, g, 0.0)
-def d_abs(g, x): return g * F.sign(x)
+# torch's threshold_backward: g is stopped only where out <= 0, so a NaN passes it
+def d_relu(g, out): return F.select(out <= 0.0, 0.0, g)
+def d_abs(g, x): return g * F.sign(x)      # torch's sgn: 0 at 0 and at NaN
 def d_atan(g, x): return g / (1.0 + x * x)
 # torch's atan2_backward: 1 / (x^2 + y^2) masked to 0 where it is inf, so atan2(0, 0) has
 # gradient 0, not nan
@@ -70,10 +71,12 @@ def d_atan2_y(g, x, y):
 def d_erf(g, x): return g * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
 def d_reciprocal(g, out): return -g * out * out
 def d_square(g, x): return 2.0 * g * x
-def d_max_x(g, x, y): return F.select(x > y, g, F.select(x == y, g * 0.5, 0.0))
-def d_max_y(g, x, y): return F.select(y > x, g, F.select(x == y, g * 0.5, 0.0))
-def d_min_x(g, x, y): return F.select(x < y, g, F.select(x == y, g * 0.5, 0.0))
-def d_min_y(g, x, y): return F.select(y < x, g, F.select(x == y, g * 0.5, 0.0))
+# torch's rule: ties share g, and only the side that is strictly beaten gets 0, so where a NaN
+# is involved (every comparison false) both sides get the whole g
+def d_max_x(g, x, y): return F.select(x < y, 0.0, F.select(x == y, g * 0.5, g))
+def d_max_y(g, x, y): return F.select(x > y, 0.0, F.select(x == y, g * 0.5, g))
+def d_min_x(g, x, y): return F.select(x > y, 0.0, F.select(x == y, g * 0.5, g))
+def d_min_y(g, x, y): return F.select(x < y, 0.0, F.select(x == y, g * 0.5, g))
 def d_clamp(g, x, lo, hi): return F.select((x >= lo) & (x <= hi), g, 0.0)
 # clamp(x, y, z) with tensor bounds, torch's rule: a bound gets g where it is the result
 def d_clamp_x(g, x, y, z): return F.select((x >= y) & (x <= z), g, 0.0)
@@ -177,7 +180,13 @@ ERF = _unary("erf", special_fn("erf"), d_erf)
 RECIPROCAL = _unary("reciprocal", np.reciprocal, d_reciprocal)
 SQUARE = _unary("square", np.square, d_square, node_name="PowBackward0")
 
-SIGN = _unary("sign", np.sign, d_zero)     # piecewise constant: differentiable, with zero gradient
+def torch_sign(x):
+    """torch's sign, (0 < x) - (x < 0): 0 at NaN and at -0.0, where NumPy's sign gives nan and
+    -0.0 (also abs's derivative, so abs'(NaN) is 0 as in torch)."""
+    return (x > 0).astype(x.dtype) - (x < 0).astype(x.dtype)
+
+
+SIGN = _unary("sign", torch_sign, d_zero)     # piecewise constant: a zero gradient
 
 # Not differentiable: no node is recorded, results never require grad.
 EQ = OpDef("eq", np.equal, n_in=2, differentiable=False)

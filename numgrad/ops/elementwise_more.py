@@ -16,7 +16,7 @@ from ..tensor import Tensor
 from . import fmath as F
 from .apply import apply
 from .elementwise import (_binary, _float_input, _float_operands, _quiet, _unary, _unary_fn,
-                          d_identity, d_zero, operands)
+                          d_identity, d_zero, operands, torch_sign)
 from .registry import OpDef
 from .untracked import untracked
 
@@ -106,7 +106,7 @@ CEIL = _unary("ceil", np.ceil, d_zero)
 ROUND = _unary("round", np.round, d_zero)       # half to even, as torch's nearbyint
 TRUNC = _unary("trunc", np.trunc, d_zero)
 FRAC = _unary("frac", lambda x: x - np.trunc(x), d_identity)
-SGN = _unary("sgn", np.sign, d_zero)
+SGN = _unary("sgn", torch_sign, d_zero)
 LOG10 = _unary("log10", _quiet(np.log10), d_log10)
 EXP2 = _unary("exp2", np.exp2, d_exp2)
 SINH = _unary("sinh", np.sinh, d_sinh)
