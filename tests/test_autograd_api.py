@@ -317,3 +317,20 @@ def test_t_of_a_vector_is_a_new_view(shape):
     assert t is not w and not t.is_leaf and t.grad_fn.name() == "TBackward0" and t._base is w
     (t * 2).sum().backward()
     assert w.grad.tolist() == np.full(shape, 2.0).tolist()
+
+
+@pytest.mark.parametrize("make_base", [lambda: ng.tensor([1.0, 2.0, 3.0], requires_grad=True) * 1,
+                                       lambda: ng.tensor([1.0, 2.0, 3.0], requires_grad=True)])
+def test_a_view_made_in_no_grad_mode_cannot_be_changed_in_place_in_grad_mode(make_base):
+    """torch refuses it whether the base is a leaf or not, and even though the view itself
+    records nothing; under no_grad the same change is allowed."""
+    base = make_base()
+    with ng.no_grad():
+        view = base[1:]
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and is being "
+                                           "modified inplace with grad mode enabled"):
+        view.mul_(2)
+    assert base.tolist() == [1.0, 2.0, 3.0]
+    with ng.no_grad():
+        view.mul_(2)
+    assert base.tolist() == [1.0, 4.0, 6.0]

@@ -124,17 +124,26 @@ def check_inplace(t):
         raise RuntimeError(f"Output {info.output} of {name} is a view and is being modified "
                            f"inplace. {_MULTI_OUTPUT}")
     if info.creation == NO_GRAD_MODE:
-        multi = info.producer in ("SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0")
-        raise RuntimeError(_NO_GRAD_ERROR + (_MULTI_OUTPUT if multi else _AMBIGUOUS))
+        raise _no_grad_error(info)
     if info.base._node < 0 and info.base._requires_grad:
         raise RuntimeError(_VIEW_OF_LEAF_ERROR)
 
 
+def _no_grad_error(info):
+    multi = info.producer in ("SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0")
+    return RuntimeError(_NO_GRAD_ERROR + (_MULTI_OUTPUT if multi else _AMBIGUOUS))
+
+
 def check_view_of_leaf(t):
-    """An in-place op through a view of a leaf that requires grad is refused in grad mode."""
+    """In grad mode, an in-place op through a view of a tensor that requires grad is refused when
+    the view was made in no_grad mode (whether or not the op would be recorded: torch's view
+    reports its base's requires_grad) and when the base is a leaf."""
     info = view_info(t)
-    if (info is not None and grad_mode.state.grad_enabled and info.base._node < 0
-            and info.base._requires_grad):
+    if info is None or not grad_mode.state.grad_enabled or not info.base._requires_grad:
+        return
+    if info.creation == NO_GRAD_MODE:
+        raise _no_grad_error(info)
+    if info.base._node < 0:
         raise RuntimeError(_VIEW_OF_LEAF_ERROR)
 
 
