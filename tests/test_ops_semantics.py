@@ -596,3 +596,70 @@ def test_nan_rules_leave_ordinary_gradients_right():
         assert ng.autograd.gradgradcheck(op, (x, y))
     for op in (ng.relu, ng.abs):
         assert ng.autograd.gradcheck(op, (x,))
+
+
+# ---- matrix products never promote: torch's messages, per kernel --------------------------------
+@pytest.mark.parametrize("fn, a, b, dtypes_, error, message", [
+    (ng.matmul, (2, 3), (3, 2), ("float32", "float64"), RuntimeError,
+     "expected m1 and m2 to have the same dtype, but got: float != double"),
+    (ng.mm, (2, 3), (3, 2), ("int64", "float32"), RuntimeError,
+     "expected m1 and m2 to have the same dtype, but got: long int != float"),
+    (ng.matmul, (3,), (3, 2), ("int32", "int64"), RuntimeError,
+     "expected m1 and m2 to have the same dtype, but got: int != long int"),
+    (ng.matmul, (2, 2, 3), (3, 2), ("float64", "float32"), RuntimeError,
+     "expected m1 and m2 to have the same dtype, but got: double != float"),
+    (ng.dot, (3,), (3,), ("float32", "float64"), RuntimeError,
+     "dot : expected both vectors to have same dtype, but found Float and Double"),
+    (ng.matmul, (3,), (2,), ("bool", "float32"), RuntimeError,      # dtypes before sizes
+     "dot : expected both vectors to have same dtype, but found Bool and Float"),
+    (ng.mv, (2, 3), (3,), ("float32", "float64"), RuntimeError,
+     "addmv input tensors must have the same dtype, but got Double, Float, and Double"),
+    (ng.matmul, (2, 2, 3), (3,), ("float32", "int64"), RuntimeError,
+     "addmv input tensors must have the same dtype, but got Long, Float, and Long"),
+    (ng.bmm, (2, 2, 3), (2, 3, 2), ("float32", "float64"), RuntimeError,
+     "expected scalar type Float but found Double"),
+    (ng.matmul, (2, 3), (2, 3, 2), ("int64", "float32"), RuntimeError,
+     "expected scalar type Long but found Float"),
+    (ng.mm, (2, 3), (2, 2), ("float32", "float64"), RuntimeError,    # sizes before dtypes
+     "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x2)"),
+    (ng.mm, (2, 3), (3, 2), ("bool", "bool"), NotImplementedError,
+     "\"addmm_impl_cpu_\" not implemented for 'Bool'"),
+    (ng.matmul, (2, 3), (3,), ("bool", "bool"), NotImplementedError,
+     "\"addmv_impl_cpu\" not implemented for 'Bool'"),
+    (ng.dot, (3,), (3,), ("bool", "bool"), NotImplementedError,
+     "\"dot\" not implemented for 'Bool'"),
+    (ng.bmm, (2, 2, 3), (2, 3, 2), ("bool", "float32"), NotImplementedError,
+     "\"bmm\" not implemented for 'Bool'"),
+    (ng.mm, (3,), (3, 2), ("float32", "float32"), RuntimeError, "self must be a matrix"),
+    (ng.bmm, (2, 2, 3), (3, 2), ("float32", "float32"), RuntimeError,
+     "batch2 must be a 3D tensor"),
+])
+def test_matrix_products_of_two_dtypes_raise_as_torch(fn, a, b, dtypes_, error, message):
+    x, y = (ng.ones(shape, dtype=getattr(ng, d)) for shape, d in zip((a, b), dtypes_))
+    with pytest.raises(error, match=re.escape(message)):
+        fn(x, y)
+
+
+def test_addmm_and_baddbmm_of_two_dtypes_raise_as_torch():
+    f32, f64 = ng.float32, ng.float64
+    with pytest.raises(RuntimeError, match="self and mat2 must have the same dtype, but got "
+                                           "Float and Double"):
+        ng.addmm(ng.ones(2, 2), ng.ones(2, 3), ng.ones(3, 2, dtype=f64))
+    with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype, but got "
+                                           "Double and Float"):
+        ng.addmm(ng.ones(2, 2), ng.ones(2, 3, dtype=f64), ng.ones(3, 2))
+    with pytest.raises(RuntimeError, match="Input dtypes must be the same, got: input double, "
+                                           "batch1: float, batch2: float"):
+        ng.baddbmm(ng.ones(1, 2, 2, dtype=f64), ng.ones(1, 2, 3), ng.ones(1, 3, 2))
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
+        ng.baddbmm(ng.ones(1, 2, 2), ng.ones(1, 2, 3, dtype=f32), ng.ones(1, 3, 2, dtype=f64))
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64, ng.int64, ng.int32])
+def test_matrix_products_of_one_dtype_keep_it(dtype):
+    x = ng.tensor([[1, 2], [3, 4]], dtype=dtype)
+    v = ng.tensor([1, -1], dtype=dtype)
+    for result, want in ((x @ x, [[7, 10], [15, 22]]), (x @ v, [-1, -1]), (v @ x, [-2, -2]),
+                         (ng.dot(v, v), 2), (ng.bmm(x[None], x[None]), [[[7, 10], [15, 22]]])):
+        assert result.dtype == dtype and result.tolist() == want
+

@@ -4,7 +4,6 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from .apply import apply
-from .elementwise import operands
 from .registry import OpDef
 from .untracked import untracked
 from .shape import UNSAFE_VIEW
@@ -50,6 +49,43 @@ def _check(x, y):
                            f"{x._data.ndim}D and {y._data.ndim}D")
 
 
+# torch names dtypes two ways in these messages: C++ type names ("long int") and ScalarType names
+_C_TYPE_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+                 np.dtype(np.int32): "int", np.dtype(np.int64): "long int",
+                 np.dtype(np.bool_): "bool"}
+
+# the kernel torch names when it has no bool version of a product
+_BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "bmm": "bmm", "dot": "dot", "mv": "addmv_impl_cpu"}
+
+
+def _form(x, y):
+    """Which of torch's kernels computes x @ y: its dtype messages differ (a batched x with a
+    matrix y is folded into one mm, as torch does)."""
+    xd, yd = x._data.ndim, y._data.ndim
+    if xd == 1 and yd == 1:
+        return "dot"
+    if yd == 1:
+        return "mv"
+    return "mm" if yd == 2 else "bmm"
+
+
+def _check_dtypes(form, x, y):
+    """torch multiplies only tensors of one dtype (it never promotes here), and no bools."""
+    dx, dy = x._data.dtype, y._data.dtype
+    if dx == np.bool_ and (dy == np.bool_ or form == "bmm"):     # bmm looks at x's dtype first
+        raise NotImplementedError(f'"{_BOOL_KERNELS[form]}" not implemented for \'Bool\'')
+    if dx != dy:
+        sx, sy = dtypes.scalar_type_name(dx), dtypes.scalar_type_name(dy)
+        raise RuntimeError({
+            "mm": f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES[dx]} != "
+                  f"{_C_TYPE_NAMES[dy]}",
+            "bmm": f"expected scalar type {sx} but found {sy}",
+            "dot": f"dot : expected both vectors to have same dtype, but found {sx} and {sy}",
+            # addmv(result, mat, vec): the result takes the vector's dtype
+            "mv": f"addmv input tensors must have the same dtype, but got {sy}, {sx}, and {sy}",
+        }[form])
+
+
 def _shape_error(x, y):
     raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied "
                        f"({_rows(x)}x{x._data.shape[-1]} and {y._data.shape[0] if y._data.ndim else 1}x"
@@ -62,35 +98,42 @@ def _rows(x):
 
 def mm(x, y):
     """(m, k) @ (k, n)."""
-    if x._data.ndim != 2 or y._data.ndim != 2:
-        raise RuntimeError("mm: both arguments must be 2D")
+    for name, t in (("self", x), ("mat2", y)):
+        if t._data.ndim != 2:
+            raise RuntimeError(f"{name} must be a matrix")
     if x._data.shape[1] != y._data.shape[0]:
         _shape_error(x, y)
-    return apply(MM, operands(x, y))
+    _check_dtypes("mm", x, y)
+    return apply(MM, (x, y))
 
 
 def bmm(x, y):
     """(B, m, k) @ (B, k, n)."""
-    if x._data.ndim != 3 or y._data.ndim != 3:
-        raise RuntimeError("batch1 and batch2 must be 3D tensors")
+    for name, t in (("batch1", x), ("batch2", y)):
+        if t._data.ndim != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
     if x._data.shape[0] != y._data.shape[0] or x._data.shape[2] != y._data.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{x._data.shape[0]}, {x._data.shape[2]}] but got: "
                            f"[{y._data.shape[0]}, {y._data.shape[1]}].")
-    return apply(BMM, operands(x, y))
+    _check_dtypes("bmm", x, y)
+    return apply(BMM, (x, y))
 
 
 def matmul(x, y):
     """torch.matmul: dot, matrix-vector, matrix-matrix and broadcast batched products."""
     _check(x, y)
-    x, y = operands(x, y)
     xd, yd = x._data.ndim, y._data.ndim
+    form = _form(x, y)
+    if form == "dot" and x._data.dtype != y._data.dtype:
+        _check_dtypes(form, x, y)          # torch's dot compares dtypes before sizes
     if x._data.shape[-1] != y._data.shape[-2 if yd > 1 else 0]:
         if xd == 1 and yd == 1:
             _dot_error(x, y)
         if yd == 1 and xd == 2:
             _mv_error(x, y)
         _shape_error(x, y)
+    _check_dtypes(form, x, y)
     if not dtypes.is_floating(x._data.dtype):
         return untracked(np.matmul, x._data, y._data)
     if xd == 1 and yd == 1:
@@ -152,11 +195,24 @@ def outer(x, y):
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
     """beta * input + alpha * (mat1 @ mat2); beta=0 ignores input (nan and inf included)."""
+    # torch compares dtypes first (before shapes), input with mat2 before mat1 with mat2
+    for first, name in ((input, "self"), (mat1, "mat1")):
+        if first.dtype != mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
+                               f"{dtypes.scalar_type_name(first._data.dtype)} and "
+                               f"{dtypes.scalar_type_name(mat2._data.dtype)}")
     return _scaled_sum(input, mm(mat1, mat2), beta, alpha)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
+    if input.dtype != batch1.dtype:
+        raise RuntimeError(f"Input dtypes must be the same, got: input "
+                           f"{_C_TYPE_NAMES[input._data.dtype]}, batch1: "
+                           f"{_C_TYPE_NAMES[batch1._data.dtype]}, batch2: "
+                           f"{_C_TYPE_NAMES[batch2._data.dtype]}")
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError('"baddbmm" not implemented for \'Bool\'')
     return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
 
 
