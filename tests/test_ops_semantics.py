@@ -663,3 +663,40 @@ def test_matrix_products_of_one_dtype_keep_it(dtype):
                          (ng.dot(v, v), 2), (ng.bmm(x[None], x[None]), [[[7, 10], [15, 22]]])):
         assert result.dtype == dtype and result.tolist() == want
 
+
+# ---- integer and bool tensors keep their dtype where torch keeps it ----------------------------
+def test_tril_and_triu_keep_integer_and_bool_dtypes():
+    i = ng.tensor([[1, 2], [3, 4]])
+    assert i.tril().dtype == ng.int64 and i.tril(-1).tolist() == [[0, 0], [3, 0]]
+    assert i.int().triu().dtype == ng.int32 and i.int().triu().tolist() == [[1, 2], [0, 4]]
+    mask = (i > 1).triu(1)
+    assert mask.dtype == ng.bool and mask.tolist() == [[False, True], [False, False]]
+
+
+@pytest.mark.parametrize("clamp, dtype, want", [
+    (lambda i: i.clamp(min=ng.tensor(2)), ng.int64, [2, 5, 9]),
+    (lambda i: i.clamp(max=ng.tensor([2, 3, 4])), ng.int64, [1, 3, 4]),
+    (lambda i: i.clamp(ng.tensor(2), ng.tensor(6)), ng.int64, [2, 5, 6]),
+    (lambda i: i.int().clamp(min=ng.tensor([2, 3, 4])), ng.int64, [2, 5, 9]),
+    (lambda i: i.int().clamp(min=ng.tensor(2)), ng.int32, [2, 5, 9]),    # a 0-d bound
+    (lambda i: i.clamp(min=ng.tensor([2.0, 3.0, 4.0])), ng.float32, [2.0, 5.0, 9.0]),
+    (lambda i: i.clamp(ng.tensor(2), 2.5), ng.float32, [2.0, 2.5, 2.5]),
+    (lambda i: (i > 4).clamp(min=ng.tensor(True)), ng.bool, [True, True, True]),
+])
+def test_clamp_with_tensor_bounds_promotes_only_what_it_is_given(clamp, dtype, want):
+    result = clamp(ng.tensor([1, 5, 9]))
+    assert result.dtype == dtype and result.tolist() == want
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_clamp_with_one_tensor_bound_has_torchs_gradients(dtype):
+    for bounds, want in (((True, False), [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]]),
+                         ((False, True), [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])):
+        x = leaf([1.0, 2.0, _NAN], dtype)
+        lo, hi = leaf([1.5, 1.0, 0.0], dtype), leaf([3.0, 1.5, 1.0], dtype)
+        given = [t if use else None for t, use in zip((lo, hi), bounds)]
+        result = ng.clamp(x, *given)
+        assert result.dtype == dtype and name(result) == "ClampBackward0"
+        grads = ng.autograd.grad(result.sum(), [x] + [t for t in given if t is not None])
+        assert [g.tolist() for g in grads] == want
+

@@ -498,16 +498,26 @@ def clamp(x, min=None, max=None):
 
 
 def _clamp_tensor(x, min, max):
-    """clamp with tensor bounds: one node (ClampBackward0); a missing bound is infinite."""
-    lo = -math.inf if min is None else min
-    hi = math.inf if max is None else max
-    x, lo = operands(x, lo)
-    x, hi = operands(x, hi)
-    lo, _ = operands(lo, x)
+    """clamp with tensor bounds: one node (ClampBackward0); a missing bound is infinite. The
+    result's dtype is promoted from x and the given bounds only: an infinity standing in for a
+    missing one would make an integer clamp float."""
+    for bound in (min, max):
+        if bound is not None:
+            x, _ = operands(x, bound)
+    lo = None if min is None else operands(min, x)[0]
+    hi = None if max is None else operands(max, x)[0]
     if not dtypes.is_floating(x._data.dtype):
-        data = [v if isinstance(v, np.ndarray) else v._data for v in (x, lo, hi)]
-        return untracked(lambda v, low, high: np.minimum(np.maximum(v, low), high), *data)
+        data = [None if v is None else v if isinstance(v, np.ndarray) else v._data
+                for v in (x, lo, hi)]
+        return untracked(_clamp_integers, *data)
+    lo = operands(x, -math.inf)[1] if lo is None else lo
+    hi = operands(x, math.inf)[1] if hi is None else hi
     return apply(CLAMP_TENSOR, (x, lo, hi))
+
+
+def _clamp_integers(x, lo, hi):
+    result = x if lo is None else np.maximum(x, lo)
+    return result if hi is None else np.minimum(result, hi)
 
 
 clip = clamp

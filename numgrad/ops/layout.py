@@ -14,8 +14,10 @@ from .untracked import to_host
 def _triangle(x, keep, name):
     if x._data.ndim < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    # where, not a product with a 0/1 mask: inf outside the triangle must become 0, not nan
-    return where(Tensor._make(keep(np.ones(x._data.shape[-2:], np.bool_)), False), x, 0.0)
+    # where, not a product with a 0/1 mask: inf outside the triangle must become 0, not nan. The
+    # zero is of x's dtype, so that integer and bool triangles keep it, as in torch.
+    zero = x._data.dtype.type(0)
+    return where(Tensor._make(keep(np.ones(x._data.shape[-2:], np.bool_)), False), x, zero)
 
 
 def tril(x, diagonal=0):
