@@ -24,11 +24,11 @@ from .split import chunk, split, unbind
 from .einsum import einsum
 from ..creation import as_tensor
 # Families that list their own names (PUBLIC, METHODS, INPLACE) instead of appearing above.
-from . import (composite, elementwise_gamma, elementwise_more, elementwise_special, inplace_more,
-               order_stats, sampling, scatter, statistics)
+from . import (composite, decompositions, elementwise_gamma, elementwise_more, elementwise_special,
+               inplace_more, order_stats, sampling, scatter, statistics)
 
-FAMILIES = (composite, elementwise_gamma, elementwise_more, elementwise_special, inplace_more,
-            order_stats, sampling, scatter, statistics)
+FAMILIES = (composite, decompositions, elementwise_gamma, elementwise_more, elementwise_special,
+            inplace_more, order_stats, sampling, scatter, statistics)
 for _family in FAMILIES:
     globals().update({name: getattr(_family, name) for name in _family.PUBLIC})
 
