@@ -248,3 +248,145 @@ def test_in_place_through_a_view_of_a_base_laid_out_in_fortran_order():
     close(y, [[0.5, 1.5], [-5.0, 1.25], [2.0, -0.75]])
     (y * y).sum().backward()                        # 2 w, times 25 where y was scaled by 5
     close(w.grad, [[1.0, -50.0, 4.0], [3.0, 12.5, -1.5]])
+
+
+# ---- indexing as torch indexes (values and messages from torch 2.x) ------------------------------
+def test_an_empty_list_index_selects_nothing():
+    x = ng.zeros(2, 3)
+    assert x[[]].shape == (0, 3) and x[:, []].shape == (2, 0) and x[[], []].shape == (0,)
+    assert (x * 1).requires_grad_()[[]].shape == (0, 3)
+    x[[]] = 1.0
+    assert x.tolist() == [[0.0] * 3] * 2
+
+
+def test_ints_among_index_arrays_are_applied_first_as_in_torch():
+    # NumPy counts the ints among the arrays, which moves the result's dims
+    x = ng.arange(24.0, dtype=ng.float64).reshape(2, 3, 4)
+    assert x[:, 0, [1, 3]].tolist() == [[1.0, 3.0], [13.0, 15.0]]
+    assert x[0, :, [[1], [2]]].tolist() == [[[1.0], [2.0]], [[5.0], [6.0]], [[9.0], [10.0]]]
+    assert ng.zeros(2, 3, 4, 5)[:, 0, :, [0]].shape == (2, 4, 1)
+    x = leaf(np.arange(24.0).reshape(2, 3, 4))
+    value = leaf([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    y = x * 1
+    y[1, :, [0, 2]] = value                         # the place is (3, 2) in torch, (2, 3) in NumPy
+    assert y[1].tolist() == [[1.0, 13.0, 2.0, 15.0], [3.0, 17.0, 4.0, 19.0], [5.0, 21.0, 6.0, 23.0]]
+    (y * ng.arange(24.0, dtype=ng.float64).reshape(2, 3, 4)).sum().backward()
+    assert value.grad.tolist() == [[12.0, 14.0], [16.0, 18.0], [20.0, 22.0]]
+    assert x.grad[1].tolist() == [[0.0, 13.0, 0.0, 15.0], [0.0, 17.0, 0.0, 19.0],
+                                  [0.0, 21.0, 0.0, 23.0]]
+    z = ng.zeros(2, 3, 4)
+    z[1, :, [0, 2]] = value.detach()
+    assert z[1].tolist() == [[1.0, 0.0, 2.0, 0.0], [3.0, 0.0, 4.0, 0.0], [5.0, 0.0, 6.0, 0.0]]
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_index_errors_are_torchs(requires_grad):
+    value = ng.ones((), requires_grad=requires_grad)
+    x = ng.zeros(2, 3)
+    y = ng.zeros(2, 3, 4)
+    for error, message, index in [
+            (ValueError, "step must be greater than zero", slice(None, None, -1)),
+            (ValueError, "step must be greater than zero", ([0], slice(None, None, -1))),
+            (IndexError, "index 5 is out of bounds for dimension 0 with size 2", 5),
+            (IndexError, "index -3 is out of bounds for dimension 0 with size 2", -3),
+            (IndexError, "index 3 is out of bounds for dimension 1 with size 3", (slice(None), 3)),
+            (IndexError, "index 5 is out of bounds for dimension 0 with size 2", [5]),
+            (IndexError, "index 7 is out of bounds for dimension 1 with size 3", ([0], [7])),
+            # an index array's dimension counts the index arrays before it
+            (IndexError, "index 9 is out of bounds for dimension 0 with size 3", (slice(None), [9])),
+            (IndexError, "too many indices for tensor of dimension 2", (0, 0, 0)),
+            (IndexError, "too many indices for tensor of dimension 2", ([0], 0, 0)),
+            (IndexError, "tensors used as indices must be long, int, byte or bool tensors",
+             ng.tensor([1.0])),
+            (IndexError, r"The shape of the mask \[3\] at index 0 does not match the shape of the "
+                         r"indexed tensor \[2, 3\] at index 0", ng.tensor([True, False, True])),
+            (IndexError, r"shape mismatch: indexing tensors could not be broadcast together with "
+                         r"shapes \[2\], \[3\]", ([0, 1], [0, 1, 2]))]:
+        with pytest.raises(error, match=message):
+            x[index] = value
+        if not isinstance(index, slice):
+            with pytest.raises(error, match=message):
+                x[index]
+    assert x.tolist() == [[0.0] * 3] * 2 and x._version == 0
+    for message, index in [
+            ("index 9 is out of bounds for dimension 0 with size 4", (0, slice(None), [9])),
+            ("index 9 is out of bounds for dimension 1 with size 4", ([0], 0, [9])),
+            ("index 7 is out of bounds for dimension 1 with size 3", ([0], 7, [1])),
+            ("index 9 is out of bounds for dimension 2 with size 4",
+             (ng.ones(2, 3, dtype=ng.bool), [9])),
+            (r"The shape of the mask \[3, 5\] at index 1 does not match the shape of the indexed "
+             r"tensor \[2, 3, 4\] at index 2", (slice(None), ng.ones(3, 5, dtype=ng.bool))),
+            (r"The shape of the mask \[2\] at index 0 does not match the shape of the indexed "
+             r"tensor \[1, 2, 3, 4\] at index 2", (None, slice(None), ng.ones(2, dtype=ng.bool)))]:
+        with pytest.raises(IndexError, match=message):
+            y[index]
+        with pytest.raises(IndexError, match=message):
+            y[index] = value
+
+
+# ---- writes into places: the new value replaces the old one --------------------------------------
+def test_setitem_over_inf_and_nan_writes_the_new_value():
+    # y[~y.isfinite()] = 0: the old inf must not leak in (as old * 0 + new would, NaN)
+    a = leaf([1.0, 0.0, 2.0])
+    y = 1 / a
+    y[~y.isfinite()] = 0.0
+    assert y.tolist() == [1.0, 0.0, 0.5] and y.grad_fn.name() == "IndexPutBackward0"
+    y.sum().backward()
+    assert a.grad[0].item() == -1.0 and a.grad[2].item() == -0.25   # torch: NaN at 0 (1/a's own)
+    x = leaf([float("inf"), 1.0, float("nan"), 3.0])
+    value = leaf([5.0, 6.0])
+    t = x * 2
+    t[ng.tensor([0, 2])] = value
+    assert t.tolist() == [5.0, 2.0, 6.0, 6.0]
+    (t * ng.tensor([1.0, 2.0, 3.0, 4.0], dtype=ng.float64)).sum().backward()
+    assert x.grad.tolist() == [0.0, 4.0, 0.0, 8.0] and value.grad.tolist() == [1.0, 3.0]
+    x = leaf([[float("inf"), 1.0], [float("nan"), -float("inf")]])
+    t = x * 1
+    t[:, 0] = leaf([7.0, 8.0])
+    assert t.tolist() == [[7.0, 1.0], [8.0, -float("inf")]]
+    assert t.grad_fn.name() == "torch::autograd::CopySlices"
+    t.sum().backward()
+    assert x.grad.tolist() == [[0.0, 1.0], [0.0, 1.0]]
+    x = ng.tensor([float("inf"), 1.0, -float("inf")])
+    scalar = ng.tensor(3.0, requires_grad=True)
+    x[x.isinf()] = scalar
+    assert x.tolist() == [3.0, 1.0, 3.0]
+    x.sum().backward()
+    assert scalar.grad.item() == 2.0
+    w = ng.tensor([float("nan"), 2.0])
+    w[0] = ng.tensor(5.0, requires_grad=True)
+    assert w.tolist() == [5.0, 2.0]
+
+
+def test_setitem_drops_the_values_leading_size_one_dims():
+    for requires_grad in (False, True):
+        for index, shape, want in [(slice(0, 2), (1, 2), [1.0, 1.0, 0.0]),
+                                   (slice(0, 2), (1, 1, 2), [1.0, 1.0, 0.0]),
+                                   ([0, 2], (1, 2), [1.0, 0.0, 1.0]),
+                                   (ng.tensor([True, False, True]), (1, 1, 2), [1.0, 0.0, 1.0]),
+                                   (1, (1, 1), [0.0, 1.0, 0.0])]:
+            t = ng.zeros(3)
+            value = ng.ones(*shape, requires_grad=requires_grad)
+            t[index] = value
+            assert t.tolist() == want
+            if requires_grad:
+                t.sum().backward()
+                assert value.grad.shape == shape and (value.grad == 1).all()
+        for index, shape, message in [
+                (slice(0, 2), (2, 2), r"expand\(torch.FloatTensor\{\[2, 2\]\}, size=\[2\]\): the "
+                                      r"number of sizes provided \(1\) must be greater or equal "
+                                      r"to the number of dimensions in the tensor \(2\)"),
+                (slice(0, 2), (1, 3), r"The expanded size of the tensor \(2\) must match the "
+                                      r"existing size \(3\) at non-singleton dimension 0.  Target "
+                                      r"sizes: \[2\].  Tensor sizes: \[3\]"),
+                ([0, 2], (2, 2), r"shape mismatch: value tensor of shape \[2, 2\] cannot be "
+                                 r"broadcast to indexing result of shape \[2\]")]:
+            with pytest.raises(RuntimeError, match=message):
+                ng.zeros(3)[index] = ng.ones(*shape, requires_grad=requires_grad)
+
+    def write(t, v):
+        out = t * 1
+        out[0:2] = v
+        out[ng.tensor([2, 0])] = v * 3
+        return out
+    assert gradcheck(write, (leaf([1.0, 2.0, 3.0]), leaf([[4.0, 5.0]])))

@@ -59,22 +59,134 @@ def _normalize(index):
         if isinstance(i, Tensor):
             i = i._data.item() if i._data.ndim == 0 and i._data.dtype.kind in "iu" else to_host(i._data)
         elif isinstance(i, list):
-            i = np.asarray(i)
+            # an empty list selects nothing; NumPy would read it as a float array
+            i = np.asarray(i) if i else np.zeros(0, np.int64)
+        elif isinstance(i, (bool, np.bool_)):
+            i = np.asarray(i)           # a new dim of size 1 (or 0), as a 0-d mask gives
         out.append(i)
     return tuple(out) if isinstance(index, tuple) or len(out) != 1 else out[0]
+
+
+def _consumed_dims(item):
+    """How many of the indexed tensor's dims an index item stands for."""
+    if item is None or item is Ellipsis:
+        return 0
+    if isinstance(item, np.ndarray) and item.dtype == np.bool_:
+        return item.ndim
+    return 1
+
+
+def _basic_part(shape, items):
+    """torch applies None, ints and slices first (in that order of the items), then indexes the
+    result with the arrays: the sizes of that intermediate result, and each array with the dim of
+    the result it starts at. Raises torch's errors for the basic items."""
+    sizes, arrays, d = [], [], 0
+    spread = len(shape) - sum(_consumed_dims(i) for i in items)
+    for item in items:
+        if item is None:
+            sizes.append(1)
+        elif item is Ellipsis:
+            sizes.extend(shape[d:d + spread])
+            d += spread
+        elif isinstance(item, slice):
+            start, stop, step = item.indices(shape[d])
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            sizes.append(len(range(start, stop, step)))
+            d += 1
+        elif isinstance(item, np.ndarray):
+            if item.dtype.kind not in "iub":
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            arrays.append((item, len(sizes)))
+            sizes.extend(shape[d:d + _consumed_dims(item)])
+            d += _consumed_dims(item)
+        else:
+            if not isinstance(item, (int, np.integer)):
+                raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
+                                 f"byte Variables are valid indices (got {type(item).__name__})")
+            size, i = shape[d], int(item)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            d += 1
+    return sizes + list(shape[d:]), arrays
+
+
+def _check_arrays(sizes, arrays):
+    """torch's errors for the index arrays, after the basic items: masks that do not fit, arrays
+    that do not broadcast, indices out of bounds (its dimension counts the index arrays before it,
+    a k-dim mask as k)."""
+    for array, at in arrays:
+        if array.dtype == np.bool_:
+            for j, (m, s) in enumerate(zip(array.shape, sizes[at:at + array.ndim])):
+                if m != s:
+                    raise IndexError(f"The shape of the mask {list(array.shape)} at index {j} does "
+                                     f"not match the shape of the indexed tensor {sizes} at index "
+                                     f"{at + j}")
+    shapes = []
+    for array, _ in arrays:
+        shapes += [(int(array.sum()),)] * array.ndim if array.dtype == np.bool_ else [array.shape]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with "
+                         "shapes " + ", ".join(str(list(s)) for s in shapes)) from None
+    position = 0
+    for array, at in arrays:
+        if array.dtype == np.bool_:
+            position += array.ndim
+            continue
+        size = sizes[at]
+        bad = (array < -size) | (array >= size)
+        if bad.any():
+            raise IndexError(f"index {int(array[bad].reshape(-1)[0])} is out of bounds for "
+                             f"dimension {position} with size {size}")
+        position += 1
+
+
+def check_index(shape, index):
+    """torch's refusals of x[index] (a normalized, non-basic index) for x of this shape, with its
+    messages; NumPy's differ, and it takes negative steps."""
+    items = index if isinstance(index, tuple) else (index,)
+    if sum(_consumed_dims(i) for i in items) > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    _check_arrays(*_basic_part(shape, items))
+
+
+def torch_order(index):
+    """A normalized, non-basic index as two that applied one after the other index as torch
+    does: first the None, int and slice items, then the arrays. NumPy alone would count the ints
+    among the arrays, which moves the result's dims (x[:, 0, :, [0]])."""
+    basic, rest = [], []
+    for item in index if isinstance(index, tuple) else (index,):
+        if isinstance(item, np.ndarray):
+            basic += [slice(None)] * _consumed_dims(item)
+            rest.append(item)
+        elif item is None or isinstance(item, slice):
+            basic.append(item)
+            rest.append(slice(None))
+        elif item is Ellipsis:
+            basic.append(item)
+            rest.append(item)
+        else:
+            basic.append(item)
+    return tuple(basic), tuple(rest)
+
+
+def index_positions(shape, index):
+    """The flat positions of x[index] (a normalized, non-basic index), laid out as torch's."""
+    check_index(shape, index)
+    basic, rest = torch_order(index)
+    return _positions(shape, basic)[rest]
 
 
 def getitem(x, index):
     index = _normalize(index)
     if is_basic_index(index):
         return basic_getitem(x, index)
-    try:
-        positions = _positions(x._data.shape, index)
-    except IndexError as error:
-        raise IndexError(str(error)) from None
-    if not x._requires_grad:
-        return Tensor._make(np.asarray(x._data[index]), False)
-    return take(x, positions)
+    positions = index_positions(x._data.shape, index)
+    if x._requires_grad or type(x._data) is not np.ndarray:
+        return take(x, positions)       # a device array has no NumPy indexing
+    return Tensor._make(x._data.reshape(-1)[positions], False)
 
 
 def _index_array(index):

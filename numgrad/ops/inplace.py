@@ -207,41 +207,81 @@ def copy_(self, src):
     return self
 
 
+def _without_leading_ones(shape):
+    """torch drops a written value's leading size-1 dims (broadcasting puts back what the target
+    needs), so a (1, 2) value fits a (2,) place."""
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return tuple(shape[k:])
+
+
+def _check_value_fits(self, value_shape, target_shape, basic):
+    """torch's errors when the value does not broadcast to the indexed place: a basic index copies
+    into a view (expand's errors), any other is index_put_."""
+    try:
+        fits = np.broadcast_shapes(value_shape, target_shape) == tuple(target_shape)
+    except ValueError:
+        fits = False
+    if fits:
+        return
+    if not basic:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(value_shape)} cannot be "
+                           f"broadcast to indexing result of shape {list(target_shape)}")
+    if len(value_shape) > len(target_shape):
+        from .. import dtypes
+        device = "" if type(self._data) is np.ndarray else "cuda."
+        raise RuntimeError(f"expand(torch.{device}{dtypes.scalar_type_name(self._data.dtype)}Tensor"
+                           f"{{{list(value_shape)}}}, size={list(target_shape)}): the number of "
+                           f"sizes provided ({len(target_shape)}) must be greater or equal to the "
+                           f"number of dimensions in the tensor ({len(value_shape)})")
+    lead = len(target_shape) - len(value_shape)
+    d = next(k for k, size in enumerate(value_shape) if size not in (1, target_shape[lead + k]))
+    raise RuntimeError(f"The expanded size of the tensor ({target_shape[lead + d]}) must match the "
+                       f"existing size ({value_shape[d]}) at non-singleton dimension {lead + d}.  "
+                       f"Target sizes: {list(target_shape)}.  Tensor sizes: {list(value_shape)}")
+
+
 def setitem(self, index, value):
     """self[index] = value: differentiable for both self (outside the index) and value."""
-    from .index import _normalize, _positions, put_add
-    from .shape import is_basic_index
+    from .index import _normalize, _positions, check_index, index_positions, torch_order
+    from .inplace_more import _write
+    from .shape import basic_index_map, is_basic_index
     index = _normalize(index)
+    basic = is_basic_index(index)
+    shape = self._data.shape
+    if basic:
+        basic_index_map(shape, index)          # torch's refusals of the index
+    else:
+        check_index(shape, index)
+    if isinstance(value, Tensor):
+        value_shape = _without_leading_ones(value._data.shape)
+        if value_shape != value._data.shape:
+            value = value.reshape(value_shape)
+    else:
+        value = np.asarray(value, self._data.dtype)
+        value = value.reshape(_without_leading_ones(value.shape))
+    _check_can_write(self)
     if not _records(self, value):
-        _check_can_write(self)
-        self._data[index] = value._data if isinstance(value, Tensor) else value
+        data = value._data if isinstance(value, Tensor) else value
+        try:
+            if basic or type(self._data) is not np.ndarray:
+                self._data[index] = data
+            else:
+                before, arrays = torch_order(index)
+                self._data[before][arrays] = data     # a view of self, then written into
+        except ValueError:
+            target = basic_index_map(shape, index)[0] if basic else index_positions(shape, index).shape
+            _check_value_fits(self, data.shape, target, basic)
+            raise
         self._bump_version()
         return
-    _check_can_write(self)
     _check_recordable(self)
-    from . import elementwise as E
-    positions = np.ascontiguousarray(_positions(self._data.shape, index), np.int64)
-    value_t = value if isinstance(value, Tensor) else Tensor._make(np.asarray(value, self._data.dtype), False)
-    value_t = E.cast(value_t, self._data.dtype) if value_t._data.dtype != self._data.dtype else value_t
-    from .reduce import expand
-    value_t = expand(value_t, positions.shape)
-    # self outside the index, plus value at the index: keep = self - self[index] at those places.
-    # The product reads self's values only for the mask's derivative, never computed: no copy of
-    # self is needed before the write.
-    mask = np.ones(self._data.size, self._data.dtype)
-    mask[positions.reshape(-1)] = 0
-    kept = E.mul(self, Tensor._make(mask.reshape(self._data.shape), False).to(self.device))
-    on_host = type(self._data) is np.ndarray
-    placed = put_add(value_t, positions, self._data.shape) if value_t._requires_grad or not on_host \
-        else Tensor._make(_place(value_t._data, positions, self._data), False)
-    rebase(self, apply(COPY_SLICES if is_basic_index(index) else INDEX_PUT, (kept, placed)))
-    if on_host and positions.size != np.unique(positions).size:
-        # a position written twice holds the last value written, as in torch (the recorded sum
-        # placed both; its gradient, g at the position for each value, is torch's too)
-        self._data[index] = value_t._data
-
-
-def _place(values, positions, like):
-    out = np.zeros(like.size, like.dtype)
-    out[positions.reshape(-1)] = values.reshape(-1)
-    return out.reshape(like.shape)
+    positions = _positions(shape, index) if basic else index_positions(shape, index)
+    _check_value_fits(self, tuple(value.shape), positions.shape, basic)
+    if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
+        from . import elementwise as E
+        value = E.cast(value, self._data.dtype)
+    # the written places are replaced (masked_fill), never multiplied by zero: an inf or a NaN
+    # there must not leak into the result or into the gradient
+    rebase(self, _write(self, positions, value, COPY_SLICES if basic else INDEX_PUT))
