@@ -293,7 +293,8 @@ def test_index_errors_are_torchs(requires_grad):
             (IndexError, "index 5 is out of bounds for dimension 0 with size 2", [5]),
             (IndexError, "index 7 is out of bounds for dimension 1 with size 3", ([0], [7])),
             # an index array's dimension counts the index arrays before it
-            (IndexError, "index 9 is out of bounds for dimension 0 with size 3", (slice(None), [9])),
+            (IndexError, "index 9 is out of bounds for dimension 0 with size 3",
+             (slice(None), [9])),
             (IndexError, "too many indices for tensor of dimension 2", (0, 0, 0)),
             (IndexError, "too many indices for tensor of dimension 2", ([0], 0, 0)),
             (IndexError, "tensors used as indices must be long, int, byte or bool tensors",

@@ -271,7 +271,8 @@ def setitem(self, index, value):
                 before, arrays = torch_order(index)
                 self._data[before][arrays] = data     # a view of self, then written into
         except ValueError:
-            target = basic_index_map(shape, index)[0] if basic else index_positions(shape, index).shape
+            target = (basic_index_map(shape, index)[0] if basic
+                      else index_positions(shape, index).shape)
             _check_value_fits(self, data.shape, target, basic)
             raise
         self._bump_version()
