@@ -25,6 +25,36 @@ def test_median_of_all_is_the_lower_median():
     assert np.array_equal(x.grad.numpy(), [0, 0, 0, 1])
 
 
+def test_median_of_all_shares_the_gradient_among_ties_as_torch():
+    # torch's evenly_distribute_backward: every element equal to the median (every NaN, for a NaN
+    # median) gets an even share; values from torch 2.x
+    inf = float("inf")
+    for values, dtype, median, grad in [
+            ([3.0, 1.0, 1.0, 2.0], ng.float64, 1.0, [0.0, 0.5, 0.5, 0.0]),
+            ([2.0, 2.0, 2.0], ng.float32, 2.0, [0.3333333432674408] * 3),
+            ([0.1, 0.1, 0.1, 0.3, 0.1], ng.float32, 0.10000000149011612,
+             [0.25, 0.25, 0.25, 0.0, 0.25]),
+            ([1.0, inf, inf, 0.0], ng.float64, 1.0, [1.0, 0.0, 0.0, 0.0]),
+            ([1.0, NAN, 3.0, NAN], ng.float64, NAN, [0.0, 0.5, 0.0, 0.5])]:
+        x = ng.tensor(values, dtype=dtype, requires_grad=True)
+        m = x.median()
+        m.backward()
+        assert m.shape == () and (m.item() == median or np.isnan(median) and np.isnan(m.item()))
+        assert x.grad.tolist() == grad
+    assert gradcheck(ng.median, (f64(3, 4),))
+
+
+def test_median_of_all_is_a_new_tensor_not_a_view():
+    x = ng.tensor([3.0, 1.0, 2.0])
+    m = x.median()
+    x.mul_(10)
+    assert m.item() == 2.0
+    y = ng.tensor([3.0, 1.0, 2.0])
+    y.median().add_(100)
+    assert y.tolist() == [3.0, 1.0, 2.0] and y._version == 0
+    assert ng.tensor([[1, 2], [2, 3]]).median().shape == () and ng.tensor(4.0).median().shape == ()
+
+
 def test_median_along_dim():
     x = ng.tensor([[3.0, 1.0, 2.0, 9.0], [NAN, 5.0, 4.0, 0.0]])
     values, indices = ng.median(x, 1)

@@ -2,10 +2,13 @@
 unique, bincount, searchsorted, bucketize (counts and indices: no gradient, computed by NumPy on
 the host for CUDA tensors too, untracked.py).
 
-median's gradient goes to the one element picked, as torch's MedianBackward does; it is recorded
-as the node of the pick (SelectBackward0 without dim; with dim GatherBackward0, then
-SqueezeBackward1 without keepdim). nanmean and nansum zero the NaNs with masked_fill before
-summing, so NaNs get a zero gradient as in torch; nanmean ends in DivBackward0, as torch's does.
+median's values are copies of the elements picked, never views of the input. Without dim the
+gradient is shared evenly by the elements equal to the median, as torch's MedianBackward0 does
+(evenly_distribute_backward): the median is amax of those elements (AmaxBackward0, then
+IndexBackward0), which shares it; a NaN median is the mean of the NaNs (MeanBackward0). With dim
+it goes to the element at the index, as torch's does (GatherBackward0, then SqueezeBackward1
+without keepdim). nanmean and nansum zero the NaNs with masked_fill before summing, so NaNs get a
+zero gradient as in torch; nanmean ends in DivBackward0, as torch's does.
 """
 import collections
 
@@ -13,7 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
-from .index import gather
+from .index import gather, take
 from .predicates import isnan
 from .reduce import sum as _sum
 from .select import _return_type, amax, amin, return_types
@@ -51,7 +54,12 @@ def median(input, dim=None, keepdim=False):
     if dim is None:
         if data.size == 0:
             raise RuntimeError("median() input tensor cannot be empty")
-        return input.reshape(-1)[int(_median_index(data.reshape(-1), 0)[0])]
+        flat = data.reshape(-1)
+        value = flat[int(_median_index(flat, 0)[0])]
+        if value != value:
+            # NaN: the mean of the NaNs is NaN, and gives each its even share of the gradient
+            return take(input, np.flatnonzero(np.isnan(flat))).mean()
+        return amax(take(input, np.flatnonzero(flat == value)))
     nd = data.ndim
     d = _wrap_dim(dim, nd)
     if nd == 0:
