@@ -108,6 +108,20 @@ def test_kthvalue_gradient_and_errors():
         ng.kthvalue(ng.zeros(0), 1)
 
 
+def test_topk_with_ties_takes_the_earlier_index():
+    # torch's values; its indices among ties come from std::nth_element / std::partial_sort and
+    # follow no rule (it returns [[2, 0], [5, 1]] here), so numgrad keeps a stable order
+    x = ng.tensor([[2.0, 1.0, 2.0, 1.0, 0.5, 2.0], [1.0, 1.0, 1.0, 0.0, 0.0, 3.0]],
+                  requires_grad=True)
+    values, indices = x.topk(2)
+    assert values.tolist() == [[2.0, 2.0], [3.0, 1.0]] and indices.tolist() == [[0, 2], [5, 0]]
+    smallest = x.topk(2, largest=False)
+    assert smallest.values.tolist() == [[0.5, 1.0], [0.0, 0.0]]
+    assert smallest.indices.tolist() == [[4, 1], [3, 4]]
+    (values * ng.tensor([0.0, 1.0])).sum().backward()
+    assert x.grad.tolist() == [[0.0, 0.0, 1.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]]
+
+
 def test_mode_picks_the_smallest_most_frequent_value_at_its_last_index():
     out = ng.mode(ng.tensor([[1, 2, 2, 1, 3], [4, 4, 1, 1, 1]]))
     assert type(out) is ng.return_types.mode

@@ -206,7 +206,11 @@ def argsort(x, dim=-1, descending=False, stable=False):
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
     """(values, indices) of the k largest (or smallest) elements along dim, in sorted order.
-    Among equal values, the earlier index comes first."""
+    Among equal values, the earlier index comes first. torch's CPU kernel may return another of
+    the tied elements (and so send the gradient there): it selects with std::nth_element, or
+    std::partial_sort when k is small beside the size, which are not stable, so which tie it
+    returns follows no rule to imitate (ones(4).topk(1) gives index 2, ones(8).topk(3) [6, 5, 4],
+    ones(200).topk(3) [0, 1, 2])."""
     nd = x._data.ndim
     size = x._data.shape[_wrap_dim(dim, nd)] if nd else 1
     if not 0 <= k <= size:
