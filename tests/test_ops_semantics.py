@@ -700,3 +700,30 @@ def test_clamp_with_one_tensor_bound_has_torchs_gradients(dtype):
         grads = ng.autograd.grad(result.sum(), [x] + [t for t in given if t is not None])
         assert [g.tolist() for g in grads] == want
 
+
+@pytest.mark.parametrize("condition, dtype_name", [
+    (ng.tensor([1, 0]), "Long"), (ng.tensor([1, 0], dtype=ng.int32), "Int"),
+    (ng.tensor([1.0, 0.0]), "Float"), (ng.tensor([1.0, 0.0], dtype=ng.float64), "Double"),
+])
+def test_where_refuses_a_condition_that_is_not_bool(condition, dtype_name):
+    message = ("where expected condition to be a boolean tensor, but got a tensor with dtype "
+               + dtype_name)
+    for call in (lambda: ng.where(condition, ng.ones(2), ng.zeros(2)),
+                 lambda: ng.where(condition, ng.tensor([1, 2]), ng.tensor([3, 4])),
+                 lambda: ng.where(condition, 1.0, 0.0),
+                 lambda: ng.ones(2).where(condition, 0.0)):
+        with pytest.raises(RuntimeError, match=message):
+            call()
+    assert ng.where(condition > 0, ng.ones(2), ng.zeros(2)).tolist() == [1.0, 0.0]
+
+
+def test_relu_refuses_bool_and_sgn_of_bool_is_itself_as_torch():
+    b = ng.tensor([True, False])
+    for call in (lambda: ng.relu(b), lambda: b.relu(), lambda: ng.nn.functional.relu(b),
+                 lambda: b.clone().relu_()):
+        with pytest.raises(RuntimeError, match="Boolean inputs not supported for relu"):
+            call()
+    assert ng.relu(ng.tensor([-1, 2])).tolist() == [0, 2]
+    assert b.sgn().dtype == ng.bool and b.sgn().tolist() == [True, False]
+    with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported"):
+        ng.positive(b)

@@ -525,6 +525,10 @@ clip = clamp
 
 def where(condition, x, y):
     """x where condition else y; condition is a bool tensor, never differentiated."""
+    if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:
+        # torch reads no truth into numbers: an integer or float condition is refused
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
+                           f"with dtype {dtypes.scalar_type_name(condition._data.dtype)}")
     a, b = operands(x, y)
     dt = (a if isinstance(a, np.ndarray) else a._data).dtype
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
@@ -584,7 +588,16 @@ def abs(x):
     _refuse_bool(x, "abs_cpu")
     return _abs(x)
 
-relu = _same_dtype_unary(RELU)
+
+_relu = _same_dtype_unary(RELU)
+
+
+def relu(x):
+    if x._data.dtype == np.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return _relu(x)
+
+
 square = _same_dtype_unary(SQUARE)
 _sign = _same_dtype_unary(SIGN)
 

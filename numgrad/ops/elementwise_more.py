@@ -196,7 +196,10 @@ def frac(x):
 
 
 def sgn(x):
-    """sign, for real tensors (keeps integer dtypes); zero derivative (SgnBackward0)."""
+    """sign, for real tensors (keeps integer dtypes; a bool tensor is its own sign); zero
+    derivative (SgnBackward0)."""
+    if x._data.dtype == np.bool_:
+        return untracked(np.copy, x._data)
     return apply(SGN, (x,))
 
 
