@@ -18,6 +18,7 @@ warnings.filterwarnings("ignore", r"(divide by zero|invalid value|overflow|under
 
 from .tensor import Size, Tensor  # noqa: E402,I001  (first: the ops attach their methods to it)
 from . import autograd, dtypes
+from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
                        randn_like, randperm, tensor, zeros, zeros_like)

@@ -1,9 +1,11 @@
 """Gradient clipping: scale or clamp the .grad of parameters in place."""
 import math
+import types
+import warnings
 
 import numpy as np
 
-from ... import grad_mode
+from ... import dtypes, grad_mode
 from ...ops import stack
 from ...tensor import Tensor
 
@@ -12,6 +14,53 @@ def _grads(parameters):
     if isinstance(parameters, Tensor):
         parameters = [parameters]
     return [p._grad for p in parameters if p._grad is not None]
+
+
+def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """The norm of the norms of tensors (the norm of all their elements as one vector), taken in
+    float64 and returned in the first tensor's dtype. foreach is accepted for torch's signature:
+    there is one way here.
+
+    >>> import numgrad as ng
+    >>> ng.nn.utils.get_total_norm([ng.tensor([3.0]), ng.tensor([4.0])])
+    tensor(5.)
+    """
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    if not tensors:
+        return Tensor._make(np.array(0.0, dtypes.get_default_dtype()), False)
+    norm_type = float(norm_type)
+    with grad_mode.no_grad():
+        # numgrad ops, so the norms are taken where the tensors live (CPU or GPU)
+        total_norm = stack([t.double().norm(norm_type) for t in tensors]).norm(norm_type)
+        if error_if_nonfinite and not math.isfinite(total_norm.item()):
+            raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
+                               "`parameters` is non-finite, so it cannot be clipped. To disable "
+                               "this error and scale the gradients by the non-finite norm anyway, "
+                               "set `error_if_nonfinite=False`")
+        return total_norm.to(tensors[0].dtype)
+
+
+def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
+    """Scale the gradients by max_norm / (total_norm + 1e-6) when that is below 1 (torch's
+    rule); total_norm is given, from get_total_norm say.
+
+    >>> import numgrad as ng
+    >>> w = ng.tensor([3.0, 4.0], requires_grad=True)
+    >>> w.grad = ng.tensor([3.0, 4.0])
+    >>> ng.nn.utils.clip_grads_with_norm_([w], 1.0, ng.tensor(5.0))
+    >>> w.grad
+    tensor([0.6000, 0.8000])
+    """
+    grads = _grads(parameters)
+    if not grads:
+        return
+    total = total_norm.item() if isinstance(total_norm, Tensor) else float(total_norm)
+    coef = float(max_norm) / (total + 1e-6)
+    # a NaN norm scales by NaN, as torch's clamp(coef, max=1) lets NaN through
+    if coef < 1.0 or math.isnan(coef):
+        with grad_mode.no_grad():
+            for g in grads:
+                g.mul_(coef)
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
@@ -27,26 +76,23 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     >>> w.grad
     tensor([0.6000, 0.8000])
     """
-    grads = _grads(parameters)
-    if not grads:
-        return Tensor._make(np.array(0.0, np.float32), False)
-    norm_type = float(norm_type)
-    with grad_mode.no_grad():
-        # numgrad ops, so the norms are taken where the gradients live (CPU or GPU), in float64;
-        # only the total crosses to the host, to decide whether to scale
-        norms = [g.double().norm(norm_type) for g in grads]
-        total_norm = stack(norms).norm(norm_type)
-        total = total_norm.item()
-        if error_if_nonfinite and not math.isfinite(total):
-            raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
-                               "`parameters` is non-finite, so it cannot be clipped. To disable "
-                               "this error and scale the gradients by the non-finite norm anyway, "
-                               "set `error_if_nonfinite=False`")
-        coef = max_norm / (total + 1e-6)
-        if coef < 1.0:
-            for g in grads:
-                g.mul_(coef)
-        return total_norm.to(grads[0].dtype)
+    if isinstance(parameters, types.GeneratorType):
+        parameters = list(parameters)       # read twice below
+        if not parameters:
+            warnings.warn("`parameters` is an empty generator, no gradient clipping will occur.",
+                          stacklevel=2)
+    elif not isinstance(parameters, Tensor):
+        parameters = list(parameters)
+    total_norm = get_total_norm(_grads(parameters), norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
+    return total_norm
+
+
+def clip_grad_norm(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
+    """Deprecated name of clip_grad_norm_ (torch warns the same)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of "
+                  "`torch.nn.utils.clip_grad_norm_`.", FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
 
 
 def clip_grad_value_(parameters, clip_value, foreach=None):
