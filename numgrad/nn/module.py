@@ -1,5 +1,6 @@
 """Module: the base class of layers; it registers parameters, buffers and submodules by assignment."""
 import itertools
+import warnings
 from collections import OrderedDict, namedtuple
 
 import numpy as np
@@ -9,6 +10,7 @@ from ..device import device as _device
 from ..hooks import RemovableHandle
 from ..tensor import Tensor
 from .parameter import Parameter
+from .utils.hooks import BackwardHook
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 _hook_ids = itertools.count()
@@ -43,26 +45,82 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_forward_hooks", {})
-        object.__setattr__(self, "_forward_pre_hooks", {})
+        # OrderedDicts: prepend=True moves a hook to the front
+        for table in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
+                      "_backward_pre_hooks"):
+            object.__setattr__(self, table, OrderedDict())
+        # the ids of all hooks registered here, so that a call without hooks tests one attribute
+        object.__setattr__(self, "_registered_hook_ids", set())
+        # the ids of the hooks registered with these options
+        object.__setattr__(self, "_forward_hooks_with_kwargs", set())
+        object.__setattr__(self, "_forward_hooks_always_called", set())
+        object.__setattr__(self, "_forward_pre_hooks_with_kwargs", set())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
                                   '"forward" function')
 
     def __call__(self, *args, **kwargs):
-        if not self._forward_pre_hooks and not self._forward_hooks:
+        # every forward passes here: without hooks, one empty-set test and nothing else
+        if not self._registered_hook_ids:
             return self.forward(*args, **kwargs)
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
-        output = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks.values()):
-            result = hook(self, args, output)
-            if result is not None:
-                output = result
-        return output
+        return self._call_with_hooks(args, kwargs)
+
+    def _call_with_hooks(self, args, kwargs):
+        """forward between the hooks, in torch's order: forward pre-hooks, backward hooks set
+        up on the arguments, forward, forward hooks, backward hooks set up on the result. Forward
+        hooks registered with always_call=True also run when something here raises."""
+        called = set()
+        result = None
+        try:
+            for key, hook in list(self._forward_pre_hooks.items()):
+                if key in self._forward_pre_hooks_with_kwargs:
+                    new = hook(self, args, kwargs)
+                    if new is not None:
+                        if not (isinstance(new, tuple) and len(new) == 2):
+                            raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                               f"(new_args, new_kwargs), but got {new}.")
+                        args, kwargs = new
+                else:
+                    new = hook(self, args)
+                    if new is not None:
+                        args = new if isinstance(new, tuple) else (new,)
+            backward_hook = None
+            if self._backward_hooks or self._backward_pre_hooks:
+                # the hooks of this call are those registered now, as in torch
+                backward_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                                             list(self._backward_pre_hooks.values()))
+                args = backward_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            if backward_hook:
+                backward_hook.check_inputs_unmodified()
+            for key, hook in list(self._forward_hooks.items()):
+                called.add(key)
+                new = (hook(self, args, kwargs, result) if key in self._forward_hooks_with_kwargs
+                       else hook(self, args, result))
+                if new is not None:
+                    result = new
+            if backward_hook:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a "
+                                  "Tensor or a tuple of Tensors but received "
+                                  f"{type(result)}", stacklevel=3)
+                result = backward_hook.setup_output_hook(result)
+            return result
+        except Exception:
+            for key, hook in list(self._forward_hooks.items()):
+                if key not in self._forward_hooks_always_called or key in called:
+                    continue
+                try:
+                    new = (hook(self, args, kwargs, result)
+                           if key in self._forward_hooks_with_kwargs else hook(self, args, result))
+                    if new is not None:
+                        result = new
+                except Exception as e:
+                    warnings.warn("module forward hook with ``always_call=True`` raised an "
+                                  f"exception that was silenced as another error was raised in "
+                                  f"forward: {e}", stacklevel=3)
+            raise
 
     # ---- registration ---------------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -350,17 +408,65 @@ class Module:
         return _IncompatibleKeys(missing, unexpected)
 
     # ---- hooks ----------------------------------------------------------------------------------
-    def register_forward_pre_hook(self, hook):
-        """hook(module, args) runs before forward; a returned value replaces args."""
-        key = next(_hook_ids)
-        self._forward_pre_hooks[key] = hook
-        return RemovableHandle(self._forward_pre_hooks, key)
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """hook(module, args) runs before forward; a returned value replaces args (a non-tuple
+        becomes a 1-tuple). with_kwargs: hook(module, args, kwargs) returns None or
+        (new_args, new_kwargs). prepend: run before the hooks already registered."""
+        options = [(self._forward_pre_hooks_with_kwargs, with_kwargs)]
+        return self._register(self._forward_pre_hooks, hook, prepend, options)
 
-    def register_forward_hook(self, hook):
-        """hook(module, args, output) runs after forward; a returned value replaces output."""
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """hook(module, args, output) runs after forward; a returned value replaces output.
+        with_kwargs: hook(module, args, kwargs, output). always_call: it also runs (with the
+        output so far, None when forward failed) when forward or another hook raises."""
+        options = [(self._forward_hooks_with_kwargs, with_kwargs),
+                   (self._forward_hooks_always_called, always_call)]
+        return self._register(self._forward_hooks, hook, prepend, options)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) runs when the gradients of the module's outputs are known,
+        once per backward through each call of the module; a returned tuple replaces grad_output
+        (None for outputs that received no gradient).
+
+        >>> import numgrad as ng
+        >>> lin = ng.nn.Linear(1, 1)
+        >>> _ = lin.register_full_backward_pre_hook(lambda m, grad_output: (grad_output[0] * 0,))
+        >>> x = ng.ones(1, 1, requires_grad=True)
+        >>> lin(x).sum().backward()
+        >>> x.grad
+        tensor([[0.]])
+        """
+        return self._register(self._backward_pre_hooks, hook, prepend, [])
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) runs when the gradients of the module's
+        positional arguments are known, once per backward through each call of the module. One
+        grad_input entry per argument: None for non-tensors, zeros for tensors that need no
+        gradient; a returned tuple replaces grad_input. When no argument requires grad the hook
+        runs from the outputs' side with grad_input all None (torch's warning says so).
+
+        >>> import numgrad as ng
+        >>> lin = ng.nn.Linear(2, 1)
+        >>> double = lambda module, grad_input, grad_output: (grad_input[0] * 2,)
+        >>> _ = lin.register_full_backward_hook(double)
+        >>> x = ng.ones(1, 2, requires_grad=True)
+        >>> lin(x).sum().backward()
+        >>> bool((x.grad == 2 * lin.weight).all())
+        True
+        """
+        return self._register(self._backward_hooks, hook, prepend, [])
+
+    def _register(self, table, hook, prepend, options):
+        """Add hook to table (first when prepend), and its id to the ids of each (ids, on) option
+        that is on."""
         key = next(_hook_ids)
-        self._forward_hooks[key] = hook
-        return RemovableHandle(self._forward_hooks, key)
+        table[key] = hook
+        if prepend:
+            table.move_to_end(key, last=False)
+        id_sets = [self._registered_hook_ids] + [ids for ids, on in options if on]
+        for ids in id_sets:
+            ids.add(key)
+        return _HookHandle(table, key, id_sets)
 
     # ---- printing -------------------------------------------------------------------------------
     def _get_name(self):
@@ -387,6 +493,19 @@ class Module:
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
+
+
+class _HookHandle(RemovableHandle):
+    """A module hook's handle: removing the hook also takes its id out of the module's sets."""
+
+    def __init__(self, table, key, id_sets):
+        super().__init__(table, key)
+        self._id_sets = id_sets
+
+    def remove(self):
+        super().remove()
+        for ids in self._id_sets:
+            ids.discard(self._key)
 
 
 def _typename(value):
