@@ -163,8 +163,12 @@ def test_cholesky_gradients():
     check_grads(lambda x: ng.cholesky(x + x.mT), f64(spd(2, 2) / 2), second=False)
 
 
-def test_qr_gradients_tall_and_square():
+def test_qr_gradients_tall_square_and_wide():
     check_grads(lambda a: tuple(ng.linalg.qr(a)), f64(rect(2, 4, 3)))
+    wide = rect(2, 3, 5)
+    Q, R = ng.linalg.qr(ng.tensor(wide))
+    assert np.allclose(Q.numpy(), np.linalg.qr(wide)[0]) and np.allclose(R.numpy(), np.linalg.qr(wide)[1])
+    check_grads(lambda a: tuple(ng.linalg.qr(a)), f64(wide), second=False)
     check_grads(lambda a: ng.linalg.qr(a).R, f64(general(3, 3)), second=False)
     check_grads(lambda a: tuple(ng.linalg.qr(a, "complete")), f64(general(3, 3)), second=False)
 

@@ -293,9 +293,6 @@ class LinalgQr(Function):
         if ctx.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
                                "and nrows > ncols.")
-        if m < n:
-            raise NotImplementedError("linalg.qr: the gradient of a wide matrix (rows < columns) is "
-                                      "not implemented")
         # gA = [Q copyltu(M) + gQ] R^-T with M = triu(gR R^T - Q^T gQ) (torch's linalg_qr_backward)
         if gR is not None:
             M = matmul(gR, R.mT) - (matmul(Q.mT, gQ) if gQ is not None else 0)
@@ -319,6 +316,11 @@ def qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
+    m, n = A.shape[-2:]
+    if m < n and mode != "r":
+        # A = [X | Y] = Q [U | Q^T Y] with X = Q U square: the gradient torch derives this way
+        Q, U = LinalgQr.apply(A[..., :m], mode)
+        return linalg_qr(Q, cat([U, matmul(Q.mT, A[..., m:])], -1))
     Q, R = LinalgQr.apply(A, mode)
     if mode == "r":
         Q = creation.empty(0, dtype=A.dtype, device=A.device)
