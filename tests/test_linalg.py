@@ -145,6 +145,15 @@ def test_inv_det_slogdet_logdet_gradients():
     check_grads(ng.inverse, f64(general(2, 2)))
 
 
+def test_det_gradient_of_singular_matrices_is_the_adjugate():
+    # torch's create_graph value; its first-order fast path gives zeros for exactly singular A
+    A = f64([[1., 2.], [2., 4.]])
+    ng.det(A).backward()
+    assert np.allclose(A.grad.numpy(), [[4., -2.], [-2., 1.]])
+    check_grads(ng.linalg.det, f64([[[1., 2, 3], [4, 5, 6], [7, 8, 9]], [[2., 0, 0], [0, 1, 0],
+                                                                          [0, 0, 3]]]))
+
+
 def test_solve_gradients_with_broadcast_and_vectors():
     A, B = f64(general(2, 3, 3)), f64(RNG.standard_normal((3, 2)))
     check_grads(ng.linalg.solve, A, B)

@@ -18,8 +18,8 @@ from .elementwise import where
 from .layout import diagonal, tril, triu
 from .linalg import matmul
 from .order_stats import diag_embed
-from .reduce import norm
-from .shape import cat
+from .reduce import norm, prod
+from .shape import cat, stack
 from .untracked import to_host
 
 PUBLIC = ("det", "logdet", "slogdet", "inverse", "cholesky", "pinverse", "dist")
@@ -124,9 +124,23 @@ class LinalgDet(Function):
 
     @staticmethod
     def backward(ctx, g):
-        # d det = det tr(A^-1 dA); torch falls back to an SVD for singular A, numgrad does not
+        # d det = tr(adj(A) dA), and adj(A)^T = det A^-T where A is invertible
         A, d = ctx.saved_tensors
-        return (g * d).unsqueeze(-1).unsqueeze(-1) * inv(A).mT
+        eps = np.finfo(A._data.dtype).eps
+        if np.all(np.abs(_host(d)) >= 100 * eps):      # torch's test for "singular"
+            return (g * d).unsqueeze(-1).unsqueeze(-1) * inv(A).mT
+        return _det_backward_singular(A, g)
+
+
+def _det_backward_singular(A, g):
+    """adj(A)^T from an SVD, which exists for singular A too: with A = U diag(S) Vh,
+    adj(A)^T = det(U) det(Vh) U diag(prod_{j != i} S_j) Vh (torch's formula)."""
+    U, S, Vh = LinalgSvd.apply(A)
+    orientation = np.linalg.det(_host(U)) * np.linalg.det(_host(Vh))    # +-1: no gradient
+    n = S.shape[-1]
+    others = stack([prod(cat([S[..., :i], S[..., i + 1:]], -1), -1) for i in range(n)], -1)
+    scale = g * _on_device(orientation, A)
+    return matmul(U * (scale.unsqueeze(-1) * others).unsqueeze(-2), Vh)
 
 
 def det(A):
