@@ -44,7 +44,7 @@ def select(input, dim, index):
 
 def stride(self, dim=None):
     """Steps in elements between neighbours along each dim (one dim's when dim is given)."""
-    steps = tuple(s // self._data.itemsize for s in self._data.strides)
+    steps = tuple(s // self._data.dtype.itemsize for s in self._data.strides)
     return steps if dim is None else steps[_wrap_dim(dim, self.ndim)]
 
 
