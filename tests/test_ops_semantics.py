@@ -727,3 +727,25 @@ def test_relu_refuses_bool_and_sgn_of_bool_is_itself_as_torch():
     assert b.sgn().dtype == ng.bool and b.sgn().tolist() == [True, False]
     with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported"):
         ng.positive(b)
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_maximum_minimum_and_relu_give_x_at_signed_zero_ties_as_torch(dtype):
+    # torch returns x where x and the other side compare equal, NumPy returns the other side
+    x = ng.tensor([-0.0, 0.0, -1.0, _NAN, -math.inf], dtype=dtype)
+
+    def signs(t):
+        return [math.copysign(1.0, v) if v == 0 else v for v in t.tolist()]
+
+    zeros, negative_zeros = ng.zeros(5, dtype=dtype), ng.full((5,), -0.0, dtype=dtype)
+    want_max_0 = [-1.0, 1.0, 1.0, _NAN, 1.0]
+    want_max_neg0 = [-1.0, 1.0, -1.0, _NAN, -1.0]
+    want_min = [-1.0, 1.0, -1.0, _NAN, -math.inf]
+    for result, want in ((ng.relu(x), want_max_0), (ng.clamp_min(x, 0.0), want_max_0),
+                         (ng.maximum(x, zeros), want_max_0), (x.clamp(min=zeros), want_max_0),
+                         (ng.clamp_min(x, negative_zeros), want_max_neg0),
+                         (ng.maximum(x, negative_zeros), want_max_neg0),
+                         (ng.clamp_max(x, -0.0), want_min), (ng.minimum(x, zeros), want_min),
+                         (ng.clamp_max(x, zeros), want_min), (x.clamp(max=negative_zeros), want_min)):
+        assert result.dtype == dtype
+        np.testing.assert_array_equal(signs(result), want)

@@ -120,7 +120,8 @@ FORWARD = {
     "tan": lambda x: F.tan(x),
     "tanh": lambda x: F.tanh(x),
     "sigmoid": lambda x: F.sigmoid(x),
-    "relu": lambda x: F.select(x > 0, x, x * 0),
+    # x * 0 would make relu(-inf) nan and relu(-1.0) -0.0; x itself at -0.0 and NaN, as torch
+    "relu": lambda x: F.select(x < 0, F.cast_like(0.0, x), x),
     "abs": lambda x: abs(x),
     "atan": lambda x: F.atan(x),
     "erf": lambda x: F.erf(x),

@@ -221,13 +221,13 @@ def select(cond, a, b):
 
 @_device
 def maximum(x, y):
-    # NaN wins, as in np.maximum
-    return x if x > y or x != x else y
+    # NaN wins, as in np.maximum; x at ties (0.0 and -0.0), as in torch
+    return y if y > x or y != y else x
 
 
 @_device
 def minimum(x, y):
-    return x if x < y or x != x else y
+    return y if y < x or y != y else x
 
 
 @_device

@@ -97,6 +97,16 @@ def _quiet(fn):
     return forward
 
 
+# torch's maximum and minimum give x where x and y are equal (as 0.0 and -0.0 are), NumPy's give y:
+# relu(-0.0) and clamp_min(-0.0, 0.0) are -0.0 in torch. NaN wins either way.
+def torch_maximum(x, y):
+    return np.maximum(y, x)
+
+
+def torch_minimum(x, y):
+    return np.minimum(y, x)
+
+
 @_quiet
 def _remainder(x, y):
     """torch's remainder: fmod, moved into the divisor's sign (fmod keeps -0.0, as torch does;
@@ -141,8 +151,8 @@ REMAINDER_SCALAR = _unary("remainder_scalar", lambda x, s: _remainder(x, x.dtype
                           d_identity, node_name="RemainderBackward0")
 FMOD_SCALAR = _unary("fmod_scalar", _quiet(lambda x, s: np.fmod(x, x.dtype.type(s))),
                      d_identity, node_name="FmodBackward0")
-MAXIMUM = _binary("maximum", np.maximum, d_max_x, d_max_y)
-MINIMUM = _binary("minimum", np.minimum, d_min_x, d_min_y)
+MAXIMUM = _binary("maximum", torch_maximum, d_max_x, d_max_y)
+MINIMUM = _binary("minimum", torch_minimum, d_min_x, d_min_y)
 WHERE = OpDef("where", lambda c, a, b: np.where(c != 0, a, b), n_in=3,
               grads=(None, d_where_x, d_where_y))
 # masked_fill(x, mask, value) is where(mask, value, x): the condition comes first here too
@@ -158,8 +168,9 @@ POW_BASE = _unary("pow_base", lambda x, base, log_base: np.power(x.dtype.type(ba
 RSUB = _unary("rsub", lambda x, s: np.subtract(s, x), d_negate, node_name="RsubBackward1")
 CLAMP = _unary("clamp", lambda x, lo, hi: np.clip(x, x.dtype.type(lo), x.dtype.type(hi)), d_clamp,
                node_name="ClampBackward1", meta=lambda lo, hi: ((), (lo, hi)))
-CLAMP_TENSOR = OpDef("clamp_tensor", lambda x, lo, hi: np.minimum(np.maximum(x, lo), hi), n_in=3,
-                     grads=(d_clamp_x, d_clamp_min, d_clamp_max), node_name="ClampBackward0")
+CLAMP_TENSOR = OpDef("clamp_tensor", lambda x, lo, hi: torch_minimum(torch_maximum(x, lo), hi),
+                     n_in=3, grads=(d_clamp_x, d_clamp_min, d_clamp_max),
+                     node_name="ClampBackward0")
 NEG = _unary("neg", np.negative, d_negate)
 EXP = _unary("exp", np.exp, d_exp)
 EXPM1 = _unary("expm1", np.expm1, d_expm1)
@@ -173,7 +184,7 @@ COS = _unary("cos", np.cos, d_cos)
 TAN = _unary("tan", np.tan, d_tan)
 TANH = _unary("tanh", np.tanh, d_tanh)
 SIGMOID = _unary("sigmoid", lambda x: _sigmoid(x), d_sigmoid)
-RELU = _unary("relu", lambda x: np.maximum(x, x.dtype.type(0)), d_relu)
+RELU = _unary("relu", lambda x: torch_maximum(x, x.dtype.type(0)), d_relu)
 ABS = _unary("abs", np.abs, d_abs)
 ATAN = _unary("atan", np.arctan, d_atan)
 ERF = _unary("erf", special_fn("erf"), d_erf)

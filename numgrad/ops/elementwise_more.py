@@ -16,7 +16,8 @@ from ..tensor import Tensor
 from . import fmath as F
 from .apply import apply
 from .elementwise import (_binary, _float_input, _float_operands, _quiet, _unary, _unary_fn,
-                          d_identity, d_zero, operands, torch_sign)
+                          d_identity, d_zero, operands, torch_maximum, torch_minimum,
+                          torch_sign)
 from .registry import OpDef
 from .untracked import untracked
 
@@ -126,13 +127,13 @@ ADDCMUL = OpDef("addcmul", _addcmul, n_in=3, grads=(d_input, d_addcmul_y, d_addc
                 meta=lambda value: ((), (value,)))
 ADDCDIV = OpDef("addcdiv", _addcdiv, n_in=3, grads=(d_input, d_addcdiv_y, d_addcdiv_z),
                 meta=lambda value: ((), (value,)))
-CLAMP_MIN = _unary("clamp_min", lambda x, lo: np.maximum(x, x.dtype.type(lo)), d_clamp_min,
+CLAMP_MIN = _unary("clamp_min", lambda x, lo: torch_maximum(x, x.dtype.type(lo)), d_clamp_min,
                    node_name="ClampMinBackward0", meta=lambda lo: ((), (lo,)))
-CLAMP_MAX = _unary("clamp_max", lambda x, hi: np.minimum(x, x.dtype.type(hi)), d_clamp_max,
+CLAMP_MAX = _unary("clamp_max", lambda x, hi: torch_minimum(x, x.dtype.type(hi)), d_clamp_max,
                    node_name="ClampMaxBackward0", meta=lambda hi: ((), (hi,)))
-CLAMP_MIN_TENSOR = _binary("clamp_min_tensor", np.maximum, d_clamp_min_x, d_clamp_min_y,
+CLAMP_MIN_TENSOR = _binary("clamp_min_tensor", torch_maximum, d_clamp_min_x, d_clamp_min_y,
                            node_name="ClampMinBackward1")
-CLAMP_MAX_TENSOR = _binary("clamp_max_tensor", np.minimum, d_clamp_max_x, d_clamp_max_y,
+CLAMP_MAX_TENSOR = _binary("clamp_max_tensor", torch_minimum, d_clamp_max_x, d_clamp_max_y,
                            node_name="ClampMaxBackward1")
 NAN_TO_NUM = _unary("nan_to_num", lambda x, nan, posinf, neginf: np.nan_to_num(
     x, nan=nan, posinf=posinf, neginf=neginf), d_nan_to_num, node_name="NanToNumBackward0")
