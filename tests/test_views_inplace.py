@@ -19,6 +19,7 @@ def leaf(values, dtype=ng.float64):
     return ng.tensor(np.asarray(values, np.float64), dtype=dtype, requires_grad=True)
 
 
+NAN = float("nan")
 W23 = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]]
 
 
@@ -357,6 +358,29 @@ def test_setitem_over_inf_and_nan_writes_the_new_value():
     w = ng.tensor([float("nan"), 2.0])
     w[0] = ng.tensor(5.0, requires_grad=True)
     assert w.tolist() == [5.0, 2.0]
+
+
+def test_an_overridden_inf_written_twice_does_not_leak_into_the_last_write():
+    # values from torch 2.x: the last write to a place holds, the earlier inf / NaN leave no NaN
+    inf = float("inf")
+    value = leaf([inf, 1.0, NAN, 2.0])
+    index = ng.tensor([0, 0, 1, 1])
+    x = ng.zeros(3, dtype=ng.float64)
+    x[index] = value
+    assert x.tolist() == [1.0, 2.0, 0.0]
+    x.sum().backward()
+    # torch gives every write the gradient at its place, [1, 1, 1, 1]; an overridden inf or NaN
+    # gets none here (it is zeroed outright, since subtracting it from itself gives NaN)
+    assert value.grad.tolist() == [0.0, 1.0, 0.0, 1.0]
+    zeros = ng.zeros(3, dtype=ng.float64)
+    assert zeros.scatter(0, index, value).tolist() == [1.0, 2.0, 0.0]
+    assert zeros.index_copy(0, index, value).tolist() == [1.0, 2.0, 0.0]
+    finite = leaf([3.0, 1.0, 4.0, 2.0])
+    y = ng.zeros(3, dtype=ng.float64)
+    y[index] = finite
+    assert y.tolist() == [1.0, 2.0, 0.0]
+    y.sum().backward()
+    assert finite.grad.tolist() == [1.0, 1.0, 1.0, 1.0]
 
 
 def test_setitem_drops_the_values_leading_size_one_dims():

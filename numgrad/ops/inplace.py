@@ -244,8 +244,10 @@ def _check_value_fits(self, value_shape, target_shape, basic):
 
 def setitem(self, index, value):
     """self[index] = value: differentiable for both self (outside the index) and value."""
-    from .index import _normalize, _positions, check_index, index_positions, torch_order
-    from .inplace_more import _write
+    from .index import _normalize, _positions, check_index, index_positions, masked_fill, put_add, \
+        torch_order
+    from .reduce import expand
+    from .scatter import _mask, _on_device_of, keep_last_writes
     from .shape import basic_index_map, is_basic_index
     index = _normalize(index)
     basic = is_basic_index(index)
@@ -283,6 +285,11 @@ def setitem(self, index, value):
     if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
         from . import elementwise as E
         value = E.cast(value, self._data.dtype)
+    if not isinstance(value, Tensor):
+        value = _on_device_of(self, value)
     # the written places are replaced (masked_fill), never multiplied by zero: an inf or a NaN
     # there must not leak into the result or into the gradient
-    rebase(self, _write(self, positions, value, COPY_SLICES if basic else INDEX_PUT))
+    kept = masked_fill(self, _mask(self, positions), 0)
+    placed = put_add(keep_last_writes(self, positions, expand(value, positions.shape)), positions,
+                     shape)
+    rebase(self, apply(COPY_SLICES if basic else INDEX_PUT, (kept, placed)))

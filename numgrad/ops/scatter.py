@@ -16,7 +16,7 @@ from .. import grad_mode
 from ..tensor import Tensor, _wrap_dim
 from .index import SCATTER_ADD, _check_bounds, _index_array, _positions, _scatter_add, \
     _scatter_positions, index_select, masked_fill
-from .untracked import untracked
+from .untracked import to_host, untracked
 
 
 def _on_device_of(x, array):
@@ -41,6 +41,23 @@ def _last_writes(positions):
     return last.reshape(positions.shape)
 
 
+def keep_last_writes(x, positions, src):
+    """src (positions' shape) with every write that a later write to the same position overrides
+    made 0 in value but not in gradient, so that adding all the writes at their positions leaves
+    the last one, and each still gets the gradient at its position, as in torch."""
+    last = _last_writes(positions)
+    if last.all():
+        return src
+    overridden = ~last
+    values = to_host(src._data)
+    if values.dtype.kind == "f" and not np.isfinite(values[overridden]).all():
+        # an overridden inf or NaN minus itself would be NaN: it is zeroed outright, and so gets
+        # no gradient (torch's gets the gradient at its position)
+        src = masked_fill(src, _on_device_of(x, overridden & ~np.isfinite(values)), 0)
+    # the correction is detached: the overridden values subtract themselves in value only
+    return src - masked_fill(src, _on_device_of(x, last), 0).detach()
+
+
 def _records(*tensors):
     return grad_mode.state.grad_enabled and any(isinstance(t, Tensor) and t._requires_grad
                                                 for t in tensors)
@@ -58,13 +75,7 @@ def _place(x, positions, src):
         src = _on_device_of(x, np.asarray(src, x._data.dtype))
     if src._data.dtype != x._data.dtype:
         src = src.to(x._data.dtype)
-    src = src.expand(positions.shape)
-    last = _last_writes(positions)
-    if not last.all():
-        # Earlier writes to a position must not add to the value, but do get the gradient there:
-        # their values become 0 through a detached correction, which leaves src's gradient alone.
-        drop = masked_fill(src, _on_device_of(x, last), 0).detach()
-        src = src - drop
+    src = keep_last_writes(x, positions, src.expand(positions.shape))
     return _scatter_add(SCATTER_ADD, masked_fill(x, _mask(x, positions), 0), src, positions)
 
 
