@@ -306,3 +306,10 @@ def test_torch_errors():
     with pytest.raises(RuntimeError, match="^The QR decomposition is not differentiable when "
                                            "mode='complete' and nrows > ncols.$"):
         Q.sum().backward()
+
+
+def test_module_docstring_example():
+    import doctest
+    import numgrad.linalg
+    result = doctest.testmod(numgrad.linalg, extraglobs={"ng": ng})
+    assert result.attempted and not result.failed
