@@ -200,3 +200,21 @@ def test_a_network_trains_the_same_on_both_devices():
     np.testing.assert_allclose(gpu_losses, cpu_losses, rtol=1e-5)
     for c, g in zip(cpu_params, gpu_params):
         np.testing.assert_allclose(g, c, rtol=1e-4, atol=1e-6)
+
+
+def test_a_backward_whose_root_is_a_custom_function_output():
+    """No kernel node runs, only the Function's Python backward and the leaf's accumulation."""
+    class SumOfSquares(Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return (x * x).sum()
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 2 * x * g
+
+    x = cuda([1.0, 2.0], requires_grad=True)
+    SumOfSquares.apply(x).backward()
+    np.testing.assert_array_equal(host(x.grad), [2.0, 4.0])

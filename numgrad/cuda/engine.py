@@ -142,10 +142,11 @@ def execute(graph, seeds):
     args_dev, starts_dev = to_device(args), to_device(starts)
     buffers.keep += [mt, fm, args_dev, starts_dev]
 
-    # batches: runs of one (level, kind) in `order`
+    # batches: runs of one (level, kind) in `order` (none when only custom Functions run)
     order_level, order_kind = level[order], graph.kind[order]
     cut = np.flatnonzero((np.diff(order_level) != 0) | (np.diff(order_kind) != 0)) + 1
-    bounds = np.concatenate(([0], cut, [len(order)])).astype(np.int64)
+    bounds = np.concatenate(([0], cut, [len(order)])).astype(np.int64) if len(order) else \
+        np.zeros(1, np.int64)
     batch = 0
     for lv in np.unique(level[ran]).tolist():
         for index in ran[(level[ran] == lv) & hooked[ran] & ~python[ran]].tolist():
