@@ -243,3 +243,23 @@ def test_a_view_made_after_the_change_of_its_base_is_right():
     h.mul_(2)
     h[1].sum().backward()
     close(x.grad, [[0., 0., 0.], [2., 2., 2.]])
+
+
+@pytest.mark.parametrize("op", ["exp_", "sigmoid_", "tanh_", "sqrt_", "relu_"])
+def test_an_in_place_op_saves_the_tensor_it_changed(op):
+    """torch saves the changed tensor itself as the op's output: its backward works, and after a
+    second in-place change it is torch's version error naming the op."""
+    x = ng.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x * 1
+    getattr(y, op)()
+    y.sum().backward()
+    reference = ng.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    getattr(ng, op[:-1])(reference).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), reference.grad.numpy(), rtol=1e-6)
+    y = x * 1
+    getattr(y, op)()
+    y.add_(1)
+    name = {"exp_": "Exp", "sigmoid_": "Sigmoid", "tanh_": "Tanh", "sqrt_": "Sqrt", "relu_": "Relu"}[op]
+    with pytest.raises(RuntimeError, match=f"which is output 0 of {name}, is at version 2; "
+                                           f"expected version 1 instead"):
+        y.sum().backward()

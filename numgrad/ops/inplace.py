@@ -92,10 +92,28 @@ def rebase(self, result):
     base._seg, base._node, base._slot = new_history._seg, new_history._node, new_history._slot
     base._requires_grad = new_history._requires_grad
     self._bump_version()       # the counter is shared by the base and its views
+    _saved_result_is_self(self, result)
     views.regenerate(base)
     for t in (base, self) if base is not self else (self,):
         _keep_retaining(t)
     return self
+
+
+def _saved_result_is_self(self, result):
+    """An op that saves its output (exp_, tanh_, sigmoid_, ...) saves, in torch, the tensor it
+    changed: a later in-place change of that tensor is a version error at backward. Here the node
+    saved its out-of-place result under the result's own counter; that entry (among the last the
+    segment saved: only the dtype cast or the view's copy_slices record after it) now holds the
+    tensor's counter at the version this op left it."""
+    saved_vc = result._vc
+    if saved_vc is None or result._seg is None:
+        return
+    seg = result._seg
+    vc = self._shared_vc()
+    for i in range(len(seg.s_vc) - 1, max(len(seg.s_vc) - 8, 0) - 1, -1):
+        if seg.s_vc[i] is saved_vc:
+            seg.s_vc[i] = vc
+            seg.versions[i] = vc[0]
 
 
 def _keep_retaining(t):
