@@ -2,6 +2,8 @@
 swapdims_, squeeze_, unsqueeze_), in-place forms (addmm_, tril_, cumprod_, logical_not_, ...) and
 writes into places (fill_diagonal_, index_put(_), put(_), masked_scatter(_)). Values, gradients,
 node names, version counters and errors are torch 2.x's, checked against torch by hand."""
+import math
+
 import numpy as np
 import pytest
 
@@ -518,3 +520,12 @@ def test_cuda_matches_the_cpu():
                                rtol=1e-6)
     np.testing.assert_allclose(src_grad, [-1.44, -0.18, -0.47, -0.3, 0.0, 0.0], rtol=1e-6)
     assert flags.tolist() == [1.0, 0.0, 0.0] and version == 12 and block_shape == (3, 2)
+
+
+def test_index_put_over_a_place_written_twice_keeps_the_last_write_even_after_inf():
+    """An overridden inf must not leak into the kept write (inf - inf would be NaN)."""
+    x = ng.zeros(3)
+    assert x.index_put((ng.tensor([0, 0]),), ng.tensor([math.inf, 1.0])).tolist() == [1.0, 0.0, 0.0]
+    values = ng.tensor([2.0, 1.0], requires_grad=True)
+    ng.zeros(3).index_put((ng.tensor([0, 0]),), values).sum().backward()
+    assert values.grad.tolist() == [1.0, 1.0]       # both writes get the gradient at their place

@@ -32,7 +32,7 @@ from .layout import tril, triu
 from .linalg import addmm, baddbmm
 from .reduce import expand
 from .scan import cumprod
-from .scatter import _last_writes, _mask, _on_device_of
+from .scatter import _mask, _on_device_of, keep_last_writes
 from .shape import PERMUTE, SQUEEZE, SQUEEZE_DIM, SQUEEZE_DIMS, T, TRANSPOSE, UNSQUEEZE, VIEW, \
     permute, reshape
 from .untracked import to_host
@@ -197,11 +197,7 @@ def _write(x, positions, values, op, accumulate=False):
     if accumulate:
         kept = x
     else:
-        last = _last_writes(positions)
-        if not last.all():
-            # an earlier write to a place must not add to its value, but gets its gradient (the
-            # correction is detached), as in scatter.py
-            values = values - masked_fill(values, _on_device_of(x, last), 0).detach()
+        values = keep_last_writes(x, positions, values)     # only the last write to a place stays
         kept = masked_fill(x, _mask(x, positions), 0)
     return apply(op, (kept, put_add(values, positions, x._data.shape)))
 
