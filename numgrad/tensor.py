@@ -423,6 +423,8 @@ class Tensor:
         return _ops.matmul(_ops.as_tensor(other), self)
 
     def __pos__(self):
+        if self._data.dtype == np.bool_:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
         return self
 
     def __abs__(self):

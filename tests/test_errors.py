@@ -297,3 +297,22 @@ def test_linear_with_the_wrong_input_width(shape, rows):
     with pytest.raises(RuntimeError, match=rf"^mat1 and mat2 shapes cannot be multiplied "
                                            rf"\({rows}x5 and 3x4\)$"):
         layer(ng.ones(shape))
+
+
+def test_addmm_input_must_expand_to_the_products_shape():
+    """torch never widens the product to the input's shape."""
+    with pytest.raises(RuntimeError, match=r"^The expanded size of the tensor \(1\) must match the "
+                                           r"existing size \(3\) at non-singleton dimension 1"):
+        ng.addmm(ng.ones(2, 3), ng.ones(2, 2), ng.ones(2, 1))
+    bias = ng.ones(3, requires_grad=True)
+    out = ng.addmm(bias, ng.ones(2, 2), ng.ones(2, 3))
+    assert out.shape == (2, 3) and out.sum().item() == 18.0
+    out.sum().backward()
+    assert bias.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_unary_plus_refuses_bool():
+    with pytest.raises(RuntimeError, match="The `\\+` operator, on a bool tensor is not supported"):
+        +ng.tensor([True])
+    x = ng.ones(2)
+    assert +x is x

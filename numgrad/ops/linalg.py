@@ -217,10 +217,12 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 def _scaled_sum(input, product, beta, alpha):
+    """The result has the product's shape: input must expand to it (torch's expand error), it
+    never widens the product."""
+    if tuple(input.shape) != tuple(product.shape):
+        input = input.expand(*product.shape)
     if alpha != 1:
         product = product * alpha
     if beta == 0:
-        # torch ignores input then (its nan and inf too), but broadcasts to its shape
-        shape = np.broadcast_shapes(tuple(input.shape), tuple(product.shape))
-        return product if tuple(product.shape) == shape else product.expand(*shape)
+        return product          # torch ignores input then, its nan and inf too
     return product + (input if beta == 1 else input * beta)
