@@ -462,3 +462,14 @@ def test_double_backward_through_a_small_network(rng):
         h = F.max_pool2d(F.gelu(F.conv2d(x, w, padding=1)), 2)
         return F.cross_entropy(h.flatten(1)[:, :3], target)
     assert gradgradcheck(loss, (x, w), fast_mode=True)
+
+
+@pytest.mark.parametrize("loss, value", [(F.mse_loss, 0.5), (F.l1_loss, 0.5), (F.smooth_l1_loss, 0.25)])
+def test_elementwise_losses_promote_a_wider_target_as_torch(loss, value):
+    """float32 input, float64 target: torch computes and returns float64; the input's gradient
+    stays float32."""
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    out = loss(x, ng.tensor([1.0, 3.0], dtype=ng.float64))
+    assert out.dtype == ng.float64 and out.item() == value
+    out.backward()
+    assert x.grad.dtype == ng.float32

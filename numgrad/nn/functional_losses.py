@@ -151,7 +151,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 
 def _pair_up(input, target):
-    target = _as_tensor(target, input)
+    """The target of an elementwise loss; a tensor target keeps its dtype, and the difference
+    promotes as torch's does (float32 input, float64 target: a float64 loss)."""
+    if not isinstance(target, Tensor):
+        target = _as_tensor(target, input)
     if tuple(target.shape) != tuple(input.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size "
                       f"({input.shape}). This will likely lead to incorrect results due to "
