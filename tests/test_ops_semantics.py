@@ -749,3 +749,21 @@ def test_maximum_minimum_and_relu_give_x_at_signed_zero_ties_as_torch(dtype):
                          (ng.clamp_max(x, zeros), want_min), (x.clamp(max=negative_zeros), want_min)):
         assert result.dtype == dtype
         np.testing.assert_array_equal(signs(result), want)
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+@pytest.mark.parametrize("fn, values, want", [
+    (lambda x: x.max(), [math.nan, 1.0, math.nan, 2.0], [0.5, 0.0, 0.5, 0.0]),
+    (lambda x: x.min(), [math.nan, 1.0, math.nan, 2.0], [0.5, 0.0, 0.5, 0.0]),
+    (lambda x: x.max(), [1.0, 3.0, 3.0, 2.0], [0.0, 0.5, 0.5, 0.0]),
+    (lambda x: x.reshape(2, 2).amax(1).sum(), [math.nan, 1.0, 3.0, 2.0], [math.nan, math.nan, 1.0, 0.0]),
+])
+def test_max_and_amax_gradients_at_nan_follow_torch(fn, values, want, dtype):
+    """max()/min() share a NaN result among the NaNs (torch's evenly_distribute_backward);
+    amax/amin give NaN to a whole group whose result is NaN (scale_grad_by_count). Values from
+    torch 2.13; the compiled kernel and create_graph's ops agree."""
+    x = ng.tensor(values, dtype=dtype, requires_grad=True)
+    fn(x).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(want, x.grad.numpy().dtype))
+    (grad,) = ng.autograd.grad(fn(x), x, create_graph=True)
+    np.testing.assert_array_equal(grad.detach().numpy(), x.grad.numpy())

@@ -331,7 +331,26 @@ def prod_bwd(addr, dt):
 
 @njit
 def amax_bwd(addr, dt):
-    """amax/amin (and max/min without dim): the elements equal to the result share g evenly."""
+    """amax/amin: the elements equal to the result share g evenly."""
+    _share_among_ties(addr, dt, False)
+
+
+@njit
+def max_all_bwd(addr, dt):
+    """max()/min() without dim: as amax, except that a NaN result's ties are the NaNs."""
+    _share_among_ties(addr, dt, True)
+
+
+@njit(inline="always")
+def _ties(value, result, nans_tie):
+    return value == result or (nans_tie and value != value and result != result)
+
+
+@njit
+def _share_among_ties(addr, dt, nans_tie):
+    """torch's (g / count) * tie: a group where nothing ties (amax's NaN result: NaN never equals
+    itself) gets NaN throughout, as torch's scale_grad_by_count gives; with nans_tie (torch's
+    evenly_distribute_backward) a NaN result is shared among the NaNs."""
     a = args_block(addr)
     if gin(a, 0) == 0:
         return
@@ -346,11 +365,11 @@ def amax_bwd(addr, dt):
     group = _groups(m, 1)
     count = np.zeros(n_out, np.int64)
     for i in range(n):
-        if x[i] == out[group[i]]:
+        if _ties(x[i], out[group[i]], nans_tie):
             count[group[i]] += 1
     for i in range(n):
         k = group[i]
-        v = g[k] / count[k] if x[i] == out[k] else g[k] * 0
+        v = g[k] / count[k] * (1.0 if _ties(x[i], out[k], nans_tie) else 0.0)
         gx[i] = gx[i] + v if add else v
 
 

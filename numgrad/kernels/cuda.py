@@ -556,6 +556,23 @@ def prod_bwd(args, starts, first, count, w):
 
 @cuda.jit(cache=True)
 def amax_bwd(args, starts, first, count, w):
+    _share_among_ties(args, starts, first, count, w, False)
+
+
+@cuda.jit(cache=True)
+def max_all_bwd(args, starts, first, count, w):
+    _share_among_ties(args, starts, first, count, w, True)
+
+
+@cuda.jit(device=True)
+def _ties(value, result, nans_tie):
+    return value == result or (nans_tie and value != value and result != result)
+
+
+@cuda.jit(device=True)
+def _share_among_ties(args, starts, first, count, w, nans_tie):
+    """kernels/cpu.py's: (g / count) * tie, NaN throughout a group where nothing ties; with
+    nans_tie a NaN result is shared among the NaNs."""
     sh = cuda.shared.array(BLOCK, np.float64)
     for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
         a = node_args(args, starts, first, j)
@@ -574,12 +591,12 @@ def amax_bwd(args, starts, first, count, w):
         for k in range(cuda.blockIdx.x, n_out, cuda.gridDim.x):
             ties = 0.0
             for r in range(cuda.threadIdx.x, size, cuda.blockDim.x):
-                if x[group_member(m, 0, pk, k, r)] == out[k]:
+                if _ties(x[group_member(m, 0, pk, k, r)], out[k], nans_tie):
                     ties += 1.0
             ties = block_sum(sh, ties)
             for r in range(cuda.threadIdx.x, size, cuda.blockDim.x):
                 i = group_member(m, 0, pk, k, r)
-                put(gx, i, g[k] / ties if x[i] == out[k] else g[k] * 0, how)
+                put(gx, i, g[k] / ties * (1.0 if _ties(x[i], out[k], nans_tie) else 0.0), how)
 
 
 @cuda.jit(device=True)
@@ -1158,8 +1175,8 @@ def conv2d_bwd(args, starts, first, count, w):
 
 
 # Kernels whose blocks work group by group (or line, row, tile) rather than element by element.
-GROUP_KERNELS = frozenset(("matmul_bwd", "linear_bwd", "prod_bwd", "amax_bwd", "var_bwd",
-                           "std_bwd", "norm_bwd", "softmax_bwd", "log_softmax_bwd",
+GROUP_KERNELS = frozenset(("matmul_bwd", "linear_bwd", "prod_bwd", "amax_bwd", "max_all_bwd",
+                           "var_bwd", "std_bwd", "norm_bwd", "softmax_bwd", "log_softmax_bwd",
                            "cross_entropy_bwd"))
 
 

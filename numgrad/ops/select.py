@@ -32,11 +32,21 @@ return_types = types.SimpleNamespace(**{name: _return_type(name) for name in ("m
 
 
 # ---- amax / amin: the extreme's gradient shared by ties ------------------------------------------
-def _extreme_vjp(ctx, g):
+def _extreme_vjp(ctx, g, nans_tie=False):
+    """The kernels' rule (amax_bwd, max_all_bwd in kernels/cpu.py) in differentiable ops."""
     x, out = ctx.saved
-    ties = (x._data == _spread(out, ctx)._data).astype(x._data.dtype)
-    share = ties / np.sum(ties, axis=_reduced_dims(ctx), keepdims=True)
+    result = _spread(out, ctx)._data
+    ties = x._data == result
+    if nans_tie:
+        ties |= np.isnan(x._data) & np.isnan(result)
+    ties = ties.astype(x._data.dtype)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = ties / np.sum(ties, axis=_reduced_dims(ctx), keepdims=True)
     return (_spread(g, ctx) * Tensor._make(np.asarray(share), False),)
+
+
+def _max_all_vjp(ctx, g):
+    return _extreme_vjp(ctx, g, nans_tie=True)
 
 
 def _amax_forward(x, dims, keepdim, kshape):
@@ -47,11 +57,14 @@ def _amin_forward(x, dims, keepdim, kshape):
     return np.amin(x, axis=dims, keepdims=keepdim)
 
 
+# amax's ties are the elements equal to the result (none when it is NaN: NaN throughout, as
+# torch); max()/min() without dim share a NaN result among the NaNs (evenly_distribute_backward)
 _EXTREME = dict(saves=("x", "out"), kernel="amax_bwd", vjp=_extreme_vjp, meta=_kept_meta)
+_EXTREME_ALL = dict(_EXTREME, kernel="max_all_bwd", vjp=_max_all_vjp)
 AMAX = OpDef("amax", _amax_forward, node_name="AmaxBackward0", **_EXTREME)
 AMIN = OpDef("amin", _amin_forward, node_name="AminBackward0", **_EXTREME)
-MAX_ALL = OpDef("max_all", _amax_forward, node_name="MaxBackward1", **_EXTREME)
-MIN_ALL = OpDef("min_all", _amin_forward, node_name="MinBackward1", **_EXTREME)
+MAX_ALL = OpDef("max_all", _amax_forward, node_name="MaxBackward1", **_EXTREME_ALL)
+MIN_ALL = OpDef("min_all", _amin_forward, node_name="MinBackward1", **_EXTREME_ALL)
 
 
 def _check_nonempty(name, x, dims, dim_given):
