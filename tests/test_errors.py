@@ -316,3 +316,23 @@ def test_unary_plus_refuses_bool():
         +ng.tensor([True])
     x = ng.ones(2)
     assert +x is x
+
+
+def test_negating_a_bool_tensor():
+    with pytest.raises(RuntimeError, match="^Negation, the `-` operator, on a bool tensor is not "
+                                           "supported"):
+        -ng.tensor([True])
+    assert (-ng.tensor([1, 2])).tolist() == [-1, -2]
+
+
+def test_cross_entropy_target_rules_follow_torch():
+    """Class probabilities exactly when the target has the input's shape; otherwise class
+    indices, with torch's checks on their rank and dtype."""
+    logits = ng.ones((2, 3))
+    with pytest.raises(RuntimeError, match="^0D or 1D target tensor expected, multi-target not "
+                                           "supported$"):
+        ng.nn.functional.cross_entropy(logits, ng.ones((2, 4)))
+    with pytest.raises(RuntimeError, match="^expected target dtype to be Long or Byte, but got "
+                                           "Float$"):
+        ng.nn.functional.cross_entropy(logits, ng.ones(2))
+    assert abs(ng.nn.functional.cross_entropy(ng.ones(3), ng.tensor([1])).item() - 1.0986123) < 1e-6

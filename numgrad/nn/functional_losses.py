@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes
 from ..creation import as_tensor
 from ..ops import elementwise as _E
 from ..ops import elementwise_special as _S
@@ -55,8 +56,11 @@ def _class_rows(input, target):
     """input (N, C, d1, ...) or (C,) as rows (M, C), and target as (M,) int64, with the shape a
     reduction='none' result takes."""
     index = np.asarray(target._data if isinstance(target, Tensor) else target)
+    if input.ndim <= 2 and index.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if index.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {index.dtype}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{dtypes.scalar_type_name(index.dtype)}")
     if input.ndim == 1:
         return input.unsqueeze(0), index.reshape(1).astype(np.int64), ()
     classes = input.shape[1]
@@ -94,7 +98,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     reduction = _reduction(size_average, reduce, reduction)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    if isinstance(target, Tensor) and target.is_floating_point():
+    # class probabilities exactly when the target has the input's shape, as torch decides
+    if isinstance(target, Tensor) and tuple(target.shape) == tuple(input.shape):
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     rows, index, shape = _class_rows(input, target)
     w = _class_weights(weight, rows.shape[1], rows.dtype)
@@ -106,8 +111,6 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
     class_dim = 0 if input.ndim == 1 else 1
     classes = input.shape[class_dim]
-    if tuple(target.shape) != tuple(input.shape):
-        raise RuntimeError("Expected target size to match input size for class probabilities")
     logp = _N.log_softmax(input, class_dim)
     target = _as_tensor(target, input)
     if label_smoothing > 0.0:

@@ -105,7 +105,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         count = input.numel() // input.shape[1]
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input "
-                             f"size {list(input.shape)}")
+                             f"size {input.shape}")
         mean, centred, var = _moments(input, dims)
         if running_mean is not None:
             _update_running(running_mean, running_var, mean, var, momentum, count)
