@@ -27,16 +27,20 @@ from .dtypes import (bool_ as bool, double, float, float32, float64, get_default
                      int64, long, set_default_dtype)
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
-from .ops import (abs, add, addmm, all, amax, amin, any, argmax, argmin, argsort, as_strided, atan,
+from .ops import (abs, absolute, add, addmm, all, amax, amin, any, arctan, argmax, argmin, argsort,
+                  as_strided, atan,
                   atan2, baddbmm, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, bmm,
                   count_nonzero, isfinite, isinf, isnan, nonzero,
                   broadcast_to, cat, chunk, clamp, clip, clone, cos, cumprod, cumsum, diag,
                   diagonal, div, dot, einsum, eq, erf, exp, expand, expm1, flatten, flip,
-                  floor_divide, fmod, gather, ge, gt, index_add, index_select, le, log, log1p, log2,
+                  floor_divide, fmod, gather, ge, greater, gt, index_add, index_select, le, less,
+                  less_equal, log, log1p, log2,
                   logical_and, logical_not, logical_or, logical_xor, logsumexp, lt, masked_fill,
                   masked_select, matmul, max, maximum, mean, min, minimum, mm, mul, mv, ne, neg,
+                  negative,
                   norm, outer, pad, permute, pow, prod, reciprocal, relu, remainder, repeat,
-                  reshape, return_types, roll, rsqrt, scatter_add, sigmoid, sign, sin, sort, split,
+                  reshape, return_types, roll, rsqrt, rsub, scatter_add, sigmoid, sign, sin, sort,
+                  split,
                   sqrt, square, squeeze, stack, std, std_mean, sub, sum, t, tan, tanh, topk,
                   transpose, tril, triu, unbind, unsqueeze, var, var_mean, where)
 from .ops import FAMILIES as _FAMILIES

@@ -591,7 +591,15 @@ def _same_dtype_unary(op):
     return fn
 
 
-neg = _same_dtype_unary(NEG)
+def neg(x):
+    """-x, keeping integer dtypes; refused for bool tensors with torch's message."""
+    if x._data.dtype == np.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you "
+                           "are trying to invert a mask, use the `~` or `logical_not()` operator "
+                           "instead.")
+    return apply(NEG, (x,))
+
+
 _abs = _same_dtype_unary(ABS)
 
 
