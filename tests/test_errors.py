@@ -336,3 +336,17 @@ def test_cross_entropy_target_rules_follow_torch():
                                            "Float$"):
         ng.nn.functional.cross_entropy(logits, ng.ones(2))
     assert abs(ng.nn.functional.cross_entropy(ng.ones(3), ng.tensor([1])).item() - 1.0986123) < 1e-6
+
+
+@pytest.mark.parametrize("write", [lambda x: x[1:].add_(x[:2]), lambda x: x[1:].copy_(x[:2]),
+                                   lambda x: x.reshape(2, 2).add_(x.reshape(2, 2).t())])
+def test_an_operand_overlapping_the_written_memory_in_part(write):
+    x = ng.arange(4.0)
+    with pytest.raises(RuntimeError, match="^unsupported operation: some elements of the input "
+                                           "tensor and the written-to tensor refer to a single "
+                                           "memory location"):
+        write(x)
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    x.add_(x)                                   # the very same elements are fine
+    x[::2].add_(x[1::2])                        # and so is the same memory without overlap
+    assert x.tolist() == [2.0, 2.0, 10.0, 6.0]

@@ -131,6 +131,7 @@ def _check_recordable(self):
 def apply_inplace(self, fn, *others, saves_self=True):
     """self = fn(self, *others), in place."""
     _check_can_write(self)
+    _check_no_partial_overlap(self, others)
     if _records(self, *others):
         _check_recordable(self)
         source = _snapshot(self) if saves_self else self
@@ -146,6 +147,26 @@ def apply_inplace(self, fn, *others, saves_self=True):
     np.copyto(self._data, result._data, casting="unsafe")
     self._bump_version()
     return self
+
+
+def _check_no_partial_overlap(self, others):
+    """torch refuses an operand that shares part of the written memory (x[1:].add_(x[:2])): the
+    result would depend on the order elements are written in. The very same view is fine."""
+    target = self._data
+    for other in others:
+        if not isinstance(other, Tensor) or type(other._data) is not np.ndarray:
+            continue
+        source = other._data
+        if (type(target) is np.ndarray and np.may_share_memory(target, source)
+                and not _same_elements(target, source) and np.shares_memory(target, source)):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the "
+                               "written-to tensor refer to a single memory location. Please clone() "
+                               "the tensor before performing the operation.")
+
+
+def _same_elements(a, b):
+    return (a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+            and a.shape == b.shape and a.strides == b.strides)
 
 
 def _category(dtype):
@@ -213,6 +234,7 @@ def _as_dtype(t, dtype):
 
 def copy_(self, src):
     _check_can_write(self)
+    _check_no_partial_overlap(self, (src,))
     if _records(self, src):
         _check_recordable(self)
         src_t = src if isinstance(src, Tensor) else Tensor._make(np.asarray(src), False)
