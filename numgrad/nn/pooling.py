@@ -3,13 +3,9 @@ from . import functional as F
 from .module import Module
 
 
-class MaxPool2d(Module):
-    """The maximum over each kernel_size window (stride defaults to kernel_size).
-
-    >>> import numgrad as ng
-    >>> ng.nn.MaxPool2d(2)(ng.ones(1, 3, 8, 8)).shape
-    numgrad.Size([1, 3, 4, 4])
-    """
+class _MaxPoolNd(Module):
+    """The settings both max poolings share, as torch's _MaxPoolNd (so their state and repr
+    match torch's)."""
 
     def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
                  ceil_mode=False):
@@ -21,13 +17,22 @@ class MaxPool2d(Module):
         self.return_indices = return_indices
         self.ceil_mode = ceil_mode
 
-    def forward(self, input):
-        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
-                            self.ceil_mode, self.return_indices)
-
     def extra_repr(self):
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
+
+
+class MaxPool2d(_MaxPoolNd):
+    """The maximum over each kernel_size window (stride defaults to kernel_size).
+
+    >>> import numgrad as ng
+    >>> ng.nn.MaxPool2d(2)(ng.ones(1, 3, 8, 8)).shape
+    numgrad.Size([1, 3, 4, 4])
+    """
+
+    def forward(self, input):
+        return F.max_pool2d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            self.ceil_mode, self.return_indices)
 
 
 class AvgPool2d(Module):
@@ -76,7 +81,7 @@ class AdaptiveAvgPool2d(Module):
         return f"output_size={self.output_size}"
 
 
-class MaxPool1d(Module):
+class MaxPool1d(_MaxPoolNd):
     """The maximum over each kernel_size window of (N, C, L) inputs (stride defaults to
     kernel_size).
 
@@ -85,23 +90,9 @@ class MaxPool1d(Module):
     tensor([[[3., 2.]]])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, return_indices=False,
-                 ceil_mode=False):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.dilation = dilation
-        self.return_indices = return_indices
-        self.ceil_mode = ceil_mode
-
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             self.ceil_mode, self.return_indices)
-
-    def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
-                f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
 def _single(value):
