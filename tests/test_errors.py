@@ -350,3 +350,17 @@ def test_an_operand_overlapping_the_written_memory_in_part(write):
     x.add_(x)                                   # the very same elements are fine
     x[::2].add_(x[1::2])                        # and so is the same memory without overlap
     assert x.tolist() == [2.0, 2.0, 10.0, 6.0]
+
+
+@pytest.mark.parametrize("fn, x, dim, message", [
+    (ng.softmax, ng.ones((2, 3), dtype=ng.int64), 0, '"softmax_kernel_impl" not implemented for \'Long\''),
+    (ng.softmax, ng.ones((2, 3), dtype=ng.int64), 1, '"softmax_lastdim_kernel_impl" not implemented for \'Long\''),
+    (ng.nn.functional.log_softmax, ng.tensor([True]), 0,
+     '"log_softmax_lastdim_kernel_impl" not implemented for \'Bool\''),
+])
+def test_softmax_of_an_integer_tensor(fn, x, dim, message):
+    """torch has no integer softmax; dtype= converts first, as torch."""
+    with pytest.raises(NotImplementedError, match=message):
+        fn(x, dim)
+    np.testing.assert_allclose(ng.softmax(ng.tensor([1, 2]), 0, dtype=ng.float32).numpy(),
+                               [0.26894142, 0.73105858], rtol=1e-6)

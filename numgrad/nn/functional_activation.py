@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .. import dtypes
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..tensor import _wrap_dim
@@ -156,8 +157,14 @@ def _rowwise(op, input, dim, dtype):
     if dtype is not None:
         input = input.to(dtype)
     if input.ndim == 0:
-        return op(input.reshape(1), 0).reshape(())
-    return op(input, _softmax_dim(input.ndim, dim))
+        return _rowwise(op, input.reshape(1), 0, None).reshape(())
+    dim = _softmax_dim(input.ndim, dim)
+    if not input.is_floating_point():
+        # torch has no integer softmax: its kernel's refusal, named by the dim it would run along
+        where = "lastdim_kernel_impl" if dim in (-1, input.ndim - 1) else "kernel_impl"
+        raise NotImplementedError(f'"{op.__name__}_{where}" not implemented for '
+                                  f"'{dtypes.scalar_type_name(input.dtype)}'")
+    return op(input, dim)
 
 
 def softmax(input, dim=None, dtype=None):
