@@ -18,7 +18,6 @@ _recorder = tape._recorder
 _epoch = tape._inplace_epoch
 _new = object.__new__
 _FLOAT64, _CUDA = tape.FLOAT64, tape.CUDA
-_MAX_NODES, _MAX_SAVED_BYTES = tape.MAX_NODES, tape.MAX_SAVED_BYTES
 
 
 def apply(op, inputs, attrs=_NO_ATTRS):
@@ -134,41 +133,8 @@ def _record(op, inputs, arrays, outs, attrs):
         counts |= len(arrays)
     if op.n_out is None:
         counts |= n_out << tape.OUT_BITS
-    # the edges, straight into the segment's columns; a leaf's AccumulateGrad node is appended
-    # to the node columns first, so this node's id is taken after them
-    e_node, e_slot = seg.e_node, seg.e_slot
-    first_edge = len(e_node)
-    wanted = 0          # bit k: input k wants a gradient
-    bit = 1
-    for t in inputs:
-        if type(t) is _ndarray:
-            e_node.append(-1)
-            e_slot.append(0)
-        else:
-            if t._inference:
-                _check_inference(op, inputs, seg, first_edge)
-            if t._requires_grad:
-                wanted |= bit
-                node = t._node
-                if node >= 0:
-                    if t._seg is not seg:
-                        seg.deps.add(t._seg)
-                    e_node.append(node)
-                    e_slot.append(t._slot)
-                else:
-                    e_node.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
-                    e_slot.append(0)
-            else:
-                e_node.append(-1)
-                e_slot.append(0)
-        bit <<= 1
-    # Segment.add_node, inline
-    local = len(seg.kind)
-    seg.kind.append(kind)
-    seg.counts.append(counts)
-    node = seg.base | local
-    if local >= _MAX_NODES or seg.saved_bytes >= _MAX_SAVED_BYTES:
-        tape.close_segment(seg)
+    wanted = _append_edges(op, inputs, seg)
+    node = seg.add_node(kind, counts)
     if on_record is not None:
         on_record(seg, node)
     seg.mt.extend(meta)
@@ -208,16 +174,10 @@ def _record(op, inputs, arrays, outs, attrs):
     return tuple(Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs))
 
 
-def _record_scalar(op, inputs, arrays, out):
-    """_record for the commonest node of scalar code: an elementwise op without attributes whose
-    output is a 0-d host float array. Its kind, meta and counts are constants of the op and every
-    value it saves is a float scalar, kept by value; this is _record with what cannot vary taken
-    out, and it returns the output Tensor itself. Scalar programs record one node per Python
-    operator, so each line here is paid per op."""
-    ref = _recorder.current
-    seg = ref() if ref is not None else None
-    if seg is None:
-        seg = tape.current_segment()
+def _append_edges(op, inputs, seg):
+    """The node's edges, straight into the segment's columns (a leaf's AccumulateGrad node is
+    appended to the node columns first, so the node's own id is taken after them). Returns the
+    bit mask of the inputs that want a gradient."""
     e_node, e_slot = seg.e_node, seg.e_slot
     first_edge = len(e_node)
     wanted = 0
@@ -242,14 +202,22 @@ def _record_scalar(op, inputs, arrays, out):
         e_node.append(-1)
         e_slot.append(0)
         bit <<= 1
+    return wanted
+
+
+def _record_scalar(op, inputs, arrays, out):
+    """_record for the commonest node of scalar code: an elementwise op without attributes whose
+    output is a 0-d host float array. Its kind, meta and counts are constants of the op and every
+    value it saves is a float scalar, kept by value; this is _record with what cannot vary taken
+    out, and it returns the output Tensor itself. Scalar programs record one node per Python
+    operator, so each line here is paid per op."""
+    ref = _recorder.current
+    seg = ref() if ref is not None else None
+    if seg is None:
+        seg = tape.current_segment()
+    wanted = _append_edges(op, inputs, seg)
     is64 = out.dtype.itemsize == 8
-    kinds = seg.kind
-    local = len(kinds)
-    kinds.append(op.scalar_kinds[is64])
-    seg.counts.append(op.scalar_counts)
-    node = seg.base | local
-    if local >= _MAX_NODES or seg.saved_bytes >= _MAX_SAVED_BYTES:
-        tape.close_segment(seg)
+    node = seg.add_node(op.scalar_kinds[is64], op.scalar_counts)
     if on_record is not None:
         on_record(seg, node)
     seg.mt.extend(op.scalar_meta)
