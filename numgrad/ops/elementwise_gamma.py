@@ -18,7 +18,6 @@ from .. import dtypes
 from . import fmath as F
 from .apply import apply
 from .elementwise import _float_input, _quiet, _unary, _unary_fn, special_fn
-from .elementwise_special import _into_own_dtype
 
 _LOG_PI = math.log(math.pi)
 
@@ -128,6 +127,6 @@ _mvlgamma_into_own_dtype.__name__ = _mvlgamma_into_own_dtype.__qualname__ = "mvl
 PUBLIC = ("lgamma", "digamma", "polygamma", "mvlgamma")
 METHODS = PUBLIC
 # In-place forms: whether the op saves its input (then the in-place write must not clobber it)
-INPLACE = {"lgamma_": (_into_own_dtype(lgamma), True), "digamma_": (_into_own_dtype(digamma), True),
-           "polygamma_": (_into_own_dtype(_polygamma_of), True),
+INPLACE = {"lgamma_": (lgamma, True), "digamma_": (digamma, True),
+           "polygamma_": (_polygamma_of, True),
            "mvlgamma_": (_mvlgamma_into_own_dtype, True)}

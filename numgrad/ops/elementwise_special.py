@@ -238,19 +238,6 @@ greater_equal = ge
 
 
 # ---- in-place forms -----------------------------------------------------------------------------
-def _into_own_dtype(fn):
-    """fn for an in-place form: a result of another dtype (a float from an integer tensor) is
-    torch's error, raised before anything is written."""
-    def checked(self, *args, **kwargs):
-        result = fn(self, *args, **kwargs)
-        if result._data.dtype != self._data.dtype:
-            got, want = (dtypes.scalar_type_name(t._data.dtype) for t in (result, self))
-            raise RuntimeError(f"result type {got} can't be cast to the desired output type {want}")
-        return result
-    checked.__name__ = checked.__qualname__ = fn.__name__
-    return checked
-
-
 def float_power_(self, exponent):
     """In-place float_power: only a float64 tensor can hold its result."""
     if self._data.dtype != dtypes.float64:
@@ -264,14 +251,15 @@ PUBLIC = ("sinc", "xlogy", "logaddexp2", "float_power", "copysign", "fmax", "fmi
           "rad2deg", "erfc", "erfinv", "nextafter", "signbit", "heaviside", "multiply",
           "subtract", "divide", "true_divide", "not_equal", "greater_equal", "positive")
 METHODS = PUBLIC + ("where", "float_power_")
-# In-place forms: whether the op saves its input (then the in-place write must not clobber it)
-INPLACE = {"sinc_": (_into_own_dtype(sinc), True), "xlogy_": (_into_own_dtype(xlogy), True),
-           "copysign_": (_into_own_dtype(copysign), True),
-           "deg2rad_": (_into_own_dtype(deg2rad), False),
-           "rad2deg_": (_into_own_dtype(rad2deg), False),
-           "erfc_": (_into_own_dtype(erfc), True), "erfinv_": (_into_own_dtype(erfinv), False),
-           "nextafter_": (_into_own_dtype(nextafter), True),
-           "heaviside_": (_into_own_dtype(heaviside), False),
-           "multiply_": (_into_own_dtype(mul), True), "subtract_": (_into_own_dtype(sub), False),
-           "divide_": (_into_own_dtype(div), True),
-           "true_divide_": (_into_own_dtype(true_divide), True), "negative_": (neg, False)}
+# In-place forms: whether the op saves its input (then the in-place write must not clobber it).
+# A result of a higher dtype category than the tensor's is refused by inplace.apply_inplace.
+INPLACE = {"sinc_": (sinc, True), "xlogy_": (xlogy, True),
+           "copysign_": (copysign, True),
+           "deg2rad_": (deg2rad, False),
+           "rad2deg_": (rad2deg, False),
+           "erfc_": (erfc, True), "erfinv_": (erfinv, False),
+           "nextafter_": (nextafter, True),
+           "heaviside_": (heaviside, False),
+           "multiply_": (mul, True), "subtract_": (sub, False),
+           "divide_": (div, True),
+           "true_divide_": (true_divide, True), "negative_": (neg, False)}
