@@ -53,5 +53,7 @@ from . import cuda, distributed  # noqa: E402  (GPU and MPI: their heavy imports
 
 for _family in _FAMILIES:
     globals().update({name: getattr(_family, name) for name in _family.PUBLIC})
+# torch's top-level forms of nn functions (torch.conv2d, torch.batch_norm, ...)
+globals().update({name: getattr(nn.aten_forms, name) for name in nn.aten_forms.PUBLIC})
 
 __version__ = "0.1.0"

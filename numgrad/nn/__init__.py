@@ -7,7 +7,7 @@
 >>> net[0].weight.grad.shape
 numgrad.Size([8, 2])
 """
-from . import functional, init, utils
+from . import aten_forms, functional, init, utils
 from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh,
                          LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, Sigmoid, SiLU,
                          Softmax, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink,

@@ -39,6 +39,11 @@ from .functional_margin_losses import (cosine_embedding_loss, hinge_embedding_lo
 from .functional_resample import interpolate, pixel_shuffle, pixel_unshuffle
 from .functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                               local_response_norm, rms_norm)
+from .functional_fold import fold, unfold
+from .functional_pdist import pdist
+from .functional_pooling_more import (adaptive_max_pool1d, lp_pool1d, lp_pool2d, max_unpool1d,
+                                      max_unpool2d)
+from .functional_rrelu import rrelu
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "logsigmoid",
            "hardtanh", "relu6", "softsign", "mish", "hardsigmoid", "hardswish", "glu", "prelu",
@@ -55,7 +60,9 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "poisson_nll_loss", "gaussian_nll_loss", "margin_ranking_loss", "hinge_embedding_loss",
            "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss", "multi_margin_loss",
-           "multilabel_soft_margin_loss", "scaled_dot_product_attention"]
+           "multilabel_soft_margin_loss", "scaled_dot_product_attention", "rrelu", "pdist",
+           "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
+           "fold", "unfold"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------

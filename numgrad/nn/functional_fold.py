@@ -1,0 +1,69 @@
+"""unfold and fold: the sliding windows of an image as columns, and their sum back into an image
+(each the other's adjoint), on the im2col/col2im nodes the convolutions use."""
+from ..ops import nn_ops as _N
+from ..ops.apply import apply
+from .functional_conv import _pair
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The kernel_size windows of an (N, C, H, W) or (C, H, W) input as the columns of
+    (N, C * kh * kw, L), L windows, row-major.
+
+    >>> import numgrad as ng
+    >>> import numgrad.nn.functional as F
+    >>> F.unfold(ng.arange(4.0).reshape(1, 1, 2, 2), 1)
+    tensor([[[0., 1., 2., 3.]]])
+    """
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+                           f"other non-zero dimensions for input, but got: {list(input.shape)}")
+    unbatched = input.ndim == 3
+    if unbatched:
+        input = input.unsqueeze(0)
+    kernel = _pair(kernel_size)
+    windows = _N.im2col(input, kernel, _pair(stride), _pair(padding), _pair(dilation), _N.POOL)
+    n, c, oh, ow = windows.shape[:4]
+    columns = windows.permute(0, 1, 4, 5, 2, 3).reshape(n, c * kernel[0] * kernel[1], oh * ow)
+    return columns.squeeze(0) if unbatched else columns
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """The columns of (N, C * kh * kw, L) (unfold's layout) summed into an (N, C, H, W) image of
+    output_size, overlapping windows adding up.
+
+    >>> F.fold(ng.ones(1, 4, 4), (3, 3), 2)
+    tensor([[[[1., 2., 1.],
+              [2., 4., 2.],
+              [1., 2., 1.]]]])
+    """
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
+                           f"batch size and non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
+    unbatched = input.ndim == 2
+    if unbatched:
+        input = input.unsqueeze(0)
+    kernel, stride, padding, dilation = (_pair(kernel_size), _pair(stride), _pair(padding),
+                                         _pair(dilation))
+    height, width = _pair(output_size)
+    oh, ow = (_N.out_size(size, k, s, p, d)
+              for size, k, s, p, d in zip((height, width), kernel, stride, padding, dilation))
+    n, rows, length = input.shape
+    per_channel = kernel[0] * kernel[1]
+    if rows % per_channel:
+        raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
+                           f"of kernel_size, but got input.size(1)={rows} and "
+                           f"kernel_size=({kernel[0]}, {kernel[1]})")
+    if length != oh * ow:
+        raise RuntimeError(f"Given output_size=({height}, {width}), kernel_size=({kernel[0]}, "
+                           f"{kernel[1]}), dilation=({dilation[0]}, {dilation[1]}), padding="
+                           f"({padding[0]}, {padding[1]}), stride=({stride[0]}, {stride[1]}), "
+                           f"expected size of input's dimension 2 to match the calculated number "
+                           f"of sliding blocks {oh} * {ow} = {oh * ow}, but got input.size(2)="
+                           f"{length}.")
+    c = rows // per_channel
+    windows = input.reshape(n, c, kernel[0], kernel[1], oh, ow).permute(0, 1, 4, 5, 2, 3)
+    image = apply(_N.COL2IM, (windows,),
+                  {"kernel": kernel, "stride": stride, "padding": padding, "dilation": dilation,
+                   "layout": _N.POOL, "in_shape": (n, c, height, width)})
+    return image.squeeze(0) if unbatched else image

@@ -1,0 +1,104 @@
+"""More pooling for numgrad.nn.functional: adaptive max pooling over one dim, power-average
+(LP) pooling and max unpooling, composed from the pooling of functional_conv.py and scatter."""
+import numpy as np
+
+from .. import creation
+from ..ops.scatter import scatter
+from .functional_conv import _pair, adaptive_max_pool2d, avg_pool1d, avg_pool2d
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, L) or (C, L) inputs to output_size, windows as adaptive_avg_pool1d's.
+
+    >>> import numgrad as ng
+    >>> import numgrad.nn.functional as F
+    >>> F.adaptive_max_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    tensor([[[3., 2.]]])
+    """
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for "
+                           f"adaptive_max_pool1d)")
+    size = output_size if isinstance(output_size, (int, np.integer)) else output_size[0]
+    result = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
+    if return_indices:
+        return result[0].squeeze(-2), result[1].squeeze(-2)
+    return result.squeeze(-2)
+
+
+def _root_of_sum(means, count, norm_type):
+    # torch's formula: sign(mean) * relu(|mean|) (the mean of an odd power can be negative),
+    # times the window size, to the power 1 / norm_type
+    return (means.sign() * means.abs().relu() * count) ** (1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum of x^p over each window)^(1/p) of (N, C, L) inputs.
+
+    >>> F.lp_pool1d(ng.tensor([[[3.0, 4.0]]]), 2, 2)
+    tensor([[[5.]]])
+    """
+    means = avg_pool1d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
+    return _root_of_sum(means, kernel_size, norm_type)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum of x^p over each window)^(1/p) of (N, C, H, W) inputs."""
+    kh, kw = _pair(kernel_size)
+    means = avg_pool2d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
+    return _root_of_sum(means, kh * kw, norm_type)
+
+
+def _ints(value, dims):
+    return tuple(int(v) for v in np.broadcast_to(np.ravel(value), (dims,)))
+
+
+def _unpooled_size(input, kernel_size, stride, padding, output_size, dims):
+    """max_pool's input size that gives input's size (or output_size, checked against it)."""
+    kernel = _ints(kernel_size, dims)
+    stride = kernel if stride is None else _ints(stride, dims)
+    padding = _ints(padding, dims)
+    default = tuple((input.shape[input.ndim - dims + k] - 1) * stride[k] - 2 * padding[k]
+                    + kernel[k] for k in range(dims))
+    if output_size is None:
+        return default
+    size = tuple(output_size)[-dims:]
+    for k in range(dims):
+        low, high = default[k] - stride[k], default[k] + stride[k]
+        if not low < size[k] < high:
+            raise ValueError(f'invalid output_size "{list(output_size)}" (dim {k} must be between '
+                             f"{low} and {high})")
+    return size
+
+
+def _max_unpool(input, indices, size):
+    """input's values written into zeros of spatial size at each plane's flat indices."""
+    lead = input.shape[:input.ndim - len(size)]
+    flat_input = input.reshape(*lead, -1)
+    flat_indices = indices.reshape(*lead, -1)
+    planes = int(np.prod(size))
+    index = np.asarray(flat_indices._data)
+    invalid = index[(index < 0) | (index >= planes)]
+    if invalid.size:
+        # the first one in order, as torch's loop meets it
+        raise RuntimeError(f"Found an invalid max index: {int(invalid[0])} (output volumes are "
+                           f"of size {'x'.join(map(str, size if len(size) > 1 else size + (1,)))})")
+    zeros = creation.zeros(*lead, planes, dtype=input.dtype, device=input.device)
+    return scatter(zeros, -1, flat_indices, flat_input).reshape(*lead, *size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool1d: each value put back where max_pool1d's indices say, zeros
+    elsewhere.
+
+    >>> F.max_unpool1d(ng.tensor([[[3.0, 2.0]]]), ng.tensor([[[1, 2]]]), 2)
+    tensor([[[0., 3., 2., 0.]]])
+    """
+    return _max_unpool(input, indices,
+                       _unpooled_size(input, kernel_size, stride, padding, output_size, 1))
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool2d: each value put back where max_pool2d's indices say."""
+    return _max_unpool(input, indices,
+                       _unpooled_size(input, kernel_size, stride, padding, output_size, 2))
