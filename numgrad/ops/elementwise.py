@@ -43,7 +43,11 @@ def d_div_y(g, x, y): return -g * x / (y * y)
 def d_pow_x(g, x, y): return F.select(y == 0.0, 0.0, g * y * F.pow(x, y - 1.0))
 def d_pow_y(g, x, y, out): return F.select((x == 0.0) & (y >= 0.0), 0.0, g * out * F.log(x))
 def d_pow_scalar(g, x, p): return F.select(p == 0.0, 0.0, g * p * F.pow(x, p - 1.0))
-def d_pow_base(g, out, log_base): return g * out * log_base
+# torch's pow_backward_exponent for a scalar base, term for term (its double backward too): it
+# reads the exponent (masking 0 ** x for x >= 0, where out * log(0) is nan), so the exponent is
+# saved and version-checked
+def d_pow_base(g, x, out, base, log_base):
+    return g * F.select((base == 0.0) & (x >= 0.0), 0.0, out * log_base)
 def d_exp(g, out): return g * out
 def d_expm1(g, out): return g * (out + 1.0)
 def d_log(g, x): return g / x
@@ -162,9 +166,10 @@ MASKED_FILL_TENSOR = OpDef("masked_fill_tensor", lambda c, x, v: np.where(c != 0
                            grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward1")
 POW_SCALAR = _unary("pow_scalar", lambda x, p: np.power(x, x.dtype.type(p)), d_pow_scalar,
                     node_name="PowBackward0", meta=lambda p: ((), (p,)))
-# base ** x for a nonzero Python scalar base (a zero base takes POW, which masks log(0))
-POW_BASE = _unary("pow_base", lambda x, base, log_base: np.power(x.dtype.type(base), x), d_pow_base,
-                  node_name="PowBackward2", meta=lambda base, log_base: ((), (log_base,)))
+# base ** x for a Python scalar base
+POW_BASE = _unary("pow_base", _quiet(lambda x, base, log_base: np.power(x.dtype.type(base), x)),
+                  d_pow_base, node_name="PowBackward2",
+                  meta=lambda base, log_base: ((), (base, log_base)))
 RSUB = _unary("rsub", lambda x, s: np.subtract(s, x), d_negate, node_name="RsubBackward1")
 CLAMP = _unary("clamp", lambda x, lo, hi: np.clip(x, x.dtype.type(lo), x.dtype.type(hi)), d_clamp,
                node_name="ClampBackward1", meta=lambda lo, hi: ((), (lo, hi)))
@@ -475,8 +480,8 @@ def _int_power(base, exponent):
 def rpow(x, base):
     """base ** x for a scalar base."""
     a, b = operands(x, base)
-    if isinstance(a, Tensor) and not isinstance(b, Tensor) and b != 0 and dtypes.is_floating(b.dtype):
-        log_base = math.log(b) if b > 0 else math.nan
+    if isinstance(a, Tensor) and not isinstance(b, Tensor) and dtypes.is_floating(b.dtype):
+        log_base = math.log(b) if b > 0 else -math.inf if b == 0 else math.nan
         return apply(POW_BASE, (a,), {"base": float(b), "log_base": log_base})
     return _int_or_float_power(b, a)
 
