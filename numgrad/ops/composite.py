@@ -466,7 +466,8 @@ def broadcast_tensors(*tensors):
                 raise RuntimeError(f"The size of tensor a ({a[k]}) must match the size of tensor b "
                                    f"({b[k]}) at non-singleton dimension {k}")
         shape = tuple(builtins.max(m, n) if m and n else 0 for m, n in zip(a, b))
-    return tuple(expand(t, shape) for t in tensors)
+    # a tensor that has the shape already is returned itself, as torch does
+    return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in tensors)
 
 
 def meshgrid(*tensors, indexing=None):

@@ -56,8 +56,18 @@ def _expand_vjp(ctx, g):
     return (sum_to(g, ctx.in_shapes[0]),)
 
 
-EXPAND = OpDef("expand", lambda x, shape: np.broadcast_to(x, shape), node_name="ExpandBackward0",
-               kernel="expand_bwd", vjp=_expand_vjp, view=True)
+def _expand_forward(x, shape):
+    """x broadcast to shape. Where no element is repeated (only new leading dims of size 1) the
+    view stays writable, as torch lets in-place ops write through it; a real broadcast is
+    read-only, and writes into it are refused (inplace._check_can_write)."""
+    lead = len(shape) - x.ndim
+    if shape[lead:] == x.shape and all(size == 1 for size in shape[:lead]):
+        return x[(None,) * lead]
+    return np.broadcast_to(x, shape)
+
+
+EXPAND = OpDef("expand", _expand_forward, node_name="ExpandBackward0", kernel="expand_bwd",
+               vjp=_expand_vjp, view=True)
 
 
 def _dims(x, dim):
@@ -124,7 +134,8 @@ def sum_to(x, shape):
 
 
 def expand(x, *shape):
-    """A broadcast view of x with the given shape (-1 keeps a dim)."""
+    """A broadcast view of x with the given shape (-1 keeps a dim): a new tensor even when the
+    shape is x's, as in torch."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     lead = len(shape) - x._data.ndim
@@ -136,8 +147,6 @@ def expand(x, *shape):
             raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
                                f"non-existing dimension {d}")
     full = tuple(x._data.shape[d - lead] if s == -1 else s for d, s in enumerate(shape))
-    if full == tuple(x._data.shape):
-        return x
     for d in range(x._data.ndim):
         size = x._data.shape[d]
         if size != 1 and size != full[lead + d]:

@@ -1,0 +1,76 @@
+"""Differences from torch 2.x found by differential testing, each pinned by torch's own numbers,
+node names and messages (torch 2.13, hard-coded: torch is not a test dependency)."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+
+VERSION_ERROR = "one of the variables needed for gradient computation has been modified by an inplace"
+OVERLAP_ERROR = "unsupported operation: more than one element of the written-to tensor refers to a single"
+
+
+def values(t):
+    return np.asarray(t.detach())
+
+
+# ---- scalar ** tensor ---------------------------------------------------------------------------
+def test_scalar_base_power_saves_its_exponent():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    exponent = x * 1
+    z = 2.0 ** exponent
+    exponent.add_(1)                       # torch saves the exponent: backward must refuse
+    with pytest.raises(RuntimeError, match=VERSION_ERROR):
+        z.sum().backward()
+
+
+def test_zero_base_power_is_pow_backward2_with_torchs_gradient():
+    x = ng.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    z = 0.0 ** x
+    assert z.grad_fn.name() == "PowBackward2"
+    z.sum().backward()
+    np.testing.assert_array_equal(values(z), [np.inf, 1.0, 0.0])
+    # out * log(0) where x < 0; masked to 0 where x >= 0 (where it would be nan)
+    np.testing.assert_array_equal(values(x.grad), [-np.inf, 0.0, 0.0])
+
+
+# ---- expand -------------------------------------------------------------------------------------
+def test_expand_to_the_same_shape_is_a_new_view():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    same = y.expand(y.shape)
+    assert same is not y and same.grad_fn.name() == "ExpandBackward0" and same._base is y
+    y.add_(1)
+    assert same._version == 1                           # the base's counter
+    assert x.expand(2) is not x and not x.expand(-1).is_leaf
+
+
+def test_broadcast_tensors_returns_a_tensor_of_the_common_shape_itself():
+    x = ng.ones(3, requires_grad=True)
+    a, b = ng.broadcast_tensors(x, ng.ones(2, 1))
+    assert a is not x and b.shape == (2, 3)
+    assert ng.broadcast_tensors(x, x)[0] is x
+
+
+def test_in_place_through_an_expand_that_repeats_nothing():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 1
+    e = y.expand(1, 2)                     # a new leading dim of size 1: no element repeated
+    e.add_(3)
+    assert e.grad_fn.name() == "AsStridedBackward0" and type(y.grad_fn).__name__ == "CopySlices"
+    np.testing.assert_array_equal(values(y), [4.0, 5.0])
+    e.sum().backward()
+    np.testing.assert_array_equal(values(x.grad), [1.0, 1.0])
+    plain = ng.zeros(2)
+    view = plain.expand(1, 2)
+    view.copy_(ng.ones(1, 2))
+    view[0, 1] = 5
+    np.testing.assert_array_equal(values(plain), [1.0, 5.0])
+
+
+def test_in_place_through_an_expand_that_repeats_elements_is_refused():
+    y = ng.zeros(2, 1)
+    with pytest.raises(RuntimeError, match=OVERLAP_ERROR):
+        y.expand(2, 3).add_(1)
+    with pytest.raises(RuntimeError, match=OVERLAP_ERROR):
+        ng.zeros(2).unsqueeze(0).expand(3, 2).mul_(3)
+    np.testing.assert_array_equal(values(y), [[0.0], [0.0]])
