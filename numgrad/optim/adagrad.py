@@ -5,7 +5,7 @@ import numpy as np
 from numba import njit
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, next_step, on_device_of
+from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of, scalar_state
 
 
 @njit(cache=True)
@@ -22,6 +22,7 @@ def adagrad_update(param, grad, state_sum, clr, eps, weight_decay, maximize):
 
 class Adagrad(Optimizer):
     """Adagrad (Duchi et al.), torch's update rule; the rate decays as lr / (1 + (step-1) lr_decay).
+    foreach and fused are accepted and ignored.
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
@@ -34,9 +35,8 @@ class Adagrad(Optimizer):
     """
 
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
-                 eps=1e-10, *, maximize=False):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
+        check_lr(lr)
         if lr_decay < 0.0:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
         if weight_decay < 0.0:
@@ -45,13 +45,15 @@ class Adagrad(Optimizer):
             raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
         if eps < 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
+        check_flags(differentiable, foreach, fused)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                        initial_accumulator_value=initial_accumulator_value, maximize=maximize)
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
         # torch creates the state up front, the accumulators filled with initial_accumulator_value
         for group in self.param_groups:
             for p in group["params"]:
-                self.state[p]["step"] = Tensor._make(np.array(0.0, np.float32), False)
+                self.state[p]["step"] = scalar_state(0.0)
                 self.state[p]["sum"] = Tensor._make(np.full_like(
                     p._data, group["initial_accumulator_value"], order="C"), False)
 

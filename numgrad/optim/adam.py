@@ -3,7 +3,7 @@ import math
 
 from numba import njit
 
-from .optimizer import Optimizer, next_step, on_device_of, state_zeros
+from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of, state_zeros
 
 
 @njit(cache=True)
@@ -31,8 +31,7 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, bet
 
 
 def _check(lr, betas, eps, weight_decay):
-    if lr < 0.0:
-        raise ValueError(f"Invalid learning rate: {lr}")
+    check_lr(lr)
     if eps < 0.0:
         raise ValueError(f"Invalid epsilon value: {eps}")
     if not 0.0 <= betas[0] < 1.0:
@@ -44,7 +43,9 @@ def _check(lr, betas, eps, weight_decay):
 
 
 class Adam(Optimizer):
-    """Adam (Kingma & Ba), torch's update rule; weight_decay is an L2 term added to the gradient.
+    """Adam (Kingma & Ba), torch's update rule; weight_decay is an L2 term added to the gradient,
+    or with decoupled_weight_decay=True shrinks the weights as AdamW does. foreach, fused and
+    capturable are accepted and ignored.
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
@@ -56,22 +57,25 @@ class Adam(Optimizer):
     tensor([0.9000], requires_grad=True)
     """
 
-    _decoupled = False
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
-                 amsgrad=False, *, maximize=False):
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
         _check(lr, betas, eps, weight_decay)
+        check_flags(differentiable, foreach, fused)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                        amsgrad=amsgrad, maximize=maximize)
+                        amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable, fused=fused,
+                        decoupled_weight_decay=decoupled_weight_decay)
         super().__init__(params, defaults)
 
     def _update(self, param, grad, state, group, p):
-        if not state:
+        fresh = not state
+        step = next_step(state)   # first, so that the state's keys come in torch's order
+        if fresh:
             state["exp_avg"] = state_zeros(p)
             state["exp_avg_sq"] = state_zeros(p)
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = state_zeros(p)
-        step = next_step(state)
         exp_avg = state["exp_avg"]._data.reshape(-1)
         exp_avg_sq = state["exp_avg_sq"]._data.reshape(-1)
         amsgrad = bool(group["amsgrad"])
@@ -79,7 +83,8 @@ class Adam(Optimizer):
         beta1, beta2 = group["betas"]
         update = on_device_of(param, adam_update)
         update(param, grad, exp_avg, exp_avg_sq, most, float(group["lr"]), float(beta1),
-               float(beta2), float(group["eps"]), float(group["weight_decay"]), self._decoupled,
+               float(beta2), float(group["eps"]), float(group["weight_decay"]),
+               bool(group["decoupled_weight_decay"]),
                amsgrad, bool(group["maximize"]), step)
 
 
@@ -97,8 +102,9 @@ class AdamW(Adam):
     tensor([0.8500], requires_grad=True)
     """
 
-    _decoupled = True
-
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
-                 amsgrad=False, *, maximize=False):
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable, differentiable=differentiable,
+                         fused=fused, decoupled_weight_decay=True)

@@ -2,6 +2,7 @@
 live in one file each (sgd.py, adam.py, ...), compiled with Numba, with CUDA twins in
 numgrad/cuda/optim.py for parameters on the GPU (state lives on its parameter's device)."""
 import copy
+import warnings
 from collections import defaultdict
 
 import numpy as np
@@ -35,7 +36,7 @@ class Optimizer:
         self.param_groups = []
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
-                            f"Tensors or dicts, but got {type(params).__name__}")
+                            f"Tensors or dicts, but got {_typename(params)}")
         groups = list(params)
         if not groups:
             raise ValueError("optimizer got an empty parameter list")
@@ -45,7 +46,9 @@ class Optimizer:
             self.add_param_group(group)
 
     def add_param_group(self, param_group):
-        """Add a group of parameters with its own hyperparameters (the defaults fill the rest)."""
+        """Add a group of parameters with its own hyperparameters (the defaults fill the rest).
+        Its params may be (name, tensor) pairs, as model.named_parameters() gives: the names are
+        kept in the group's "param_names"."""
         group = dict(param_group)
         params = group["params"]
         if isinstance(params, Tensor):
@@ -54,18 +57,35 @@ class Optimizer:
             raise TypeError("optimizer parameters need to be organized in ordered collections, but "
                             "the ordering of tensors in sets will change between runs. Please use a "
                             "list instead.")
-        group["params"] = list(params)
+        params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        group["params"] = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param "
+                                 "names are missing")
+            group["param_names"] = names
         for p in group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + type(p).__name__)
-            if not p.is_leaf:
+                                + _typename(p))
+            if not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in group:
                 raise ValueError(f"parameter group didn't specify a value of required "
                                  f"optimization parameter {name}")
             group.setdefault(name, default)
+        if len({id(p) for p in group["params"]}) != len(group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in "
+                          "future, this will cause an error; see "
+                          "github.com/pytorch/pytorch/issues/40967 for more information",
+                          stacklevel=3)
+        for other in self.param_groups:
+            if ("param_names" in group) != ("param_names" in other):
+                kind = "with names" if "param_names" in group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -151,13 +171,24 @@ class Optimizer:
                     group[key] = tuple(value) if key == "betas" else value
 
     def __repr__(self):
-        lines = [type(self).__name__ + " ("]
+        # torch's layout: a blank line between groups
+        text = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            text += f"\nParameter Group {i}\n"
             for key in sorted(k for k in group if k != "params"):
-                lines.append(f"    {key}: {group[key]}")
-        lines.append(")")
-        return "\n".join(lines)
+                text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+
+def _typename(obj):
+    """torch.typename: a tensor's legacy type name (torch.FloatTensor, torch.cuda.LongTensor,
+    ...), else the qualified name of obj's class."""
+    if isinstance(obj, Tensor):
+        kind = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
+                "bool": "Bool"}.get(str(obj.dtype), "")
+        return f"torch.{'cuda.' if obj.is_cuda else ''}{kind}Tensor"
+    cls = type(obj)
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
 def _cast_state(key, value, param):
@@ -197,11 +228,11 @@ def state_zeros(p):
 
 
 def next_step(state):
-    """Count one more step in state["step"] (a float32 0-d tensor on the CPU, as torch keeps it);
-    returns it."""
+    """Count one more step in state["step"] (a 0-d tensor on the CPU in torch's scalar dtype, as
+    torch keeps it); returns it."""
     step = state.get("step")
     if step is None:
-        step = state["step"] = Tensor._make(np.array(0.0, np.float32), False)
+        step = state["step"] = scalar_state(0.0)
     step._data += 1
     return float(step._data)
 
@@ -249,9 +280,14 @@ def check_betas(eps, betas, weight_decay):
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
 
 
-def check_flags(differentiable):
-    """foreach and capturable change only how torch schedules the same arithmetic, so they are
-    accepted and ignored; differentiable=True (autograd through step) is not available."""
+def check_flags(differentiable, foreach=None, fused=None):
+    """foreach, fused and capturable change only how torch schedules the same arithmetic, so they
+    are accepted and ignored (after torch's checks of their combinations); differentiable=True
+    (autograd through step) is not available."""
+    if fused and foreach:
+        raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+    if fused and differentiable:
+        raise RuntimeError("`fused` does not support `differentiable`")
     if differentiable:
         raise NotImplementedError("differentiable=True is not supported by numgrad's optimizers: "
                                   "step() is not recorded by autograd")

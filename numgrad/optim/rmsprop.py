@@ -3,7 +3,7 @@ import math
 
 from numba import njit
 
-from .optimizer import Optimizer, next_step, on_device_of, state_zeros
+from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of, state_zeros
 
 
 @njit(cache=True)
@@ -30,7 +30,7 @@ def rmsprop_update(param, grad, square_avg, grad_avg, buf, lr, alpha, eps, weigh
 
 
 class RMSprop(Optimizer):
-    """RMSprop (Hinton), torch's update rule.
+    """RMSprop (Hinton), torch's update rule. foreach and capturable are accepted and ignored.
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
@@ -43,9 +43,9 @@ class RMSprop(Optimizer):
     """
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
-                 centered=False, *, maximize=False):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        check_lr(lr)
         if eps < 0.0:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if momentum < 0.0:
@@ -54,18 +54,21 @@ class RMSprop(Optimizer):
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if alpha < 0.0:
             raise ValueError(f"Invalid alpha value: {alpha}")
-        defaults = dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                        centered=centered, maximize=maximize)
+        check_flags(differentiable, foreach)
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                        weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable)
         super().__init__(params, defaults)
 
     def _update(self, param, grad, state, group, p):
-        if not state:
+        fresh = not state
+        next_step(state)   # first, so that the state's keys come in torch's order
+        if fresh:
             state["square_avg"] = state_zeros(p)
             if group["momentum"] > 0:
                 state["momentum_buffer"] = state_zeros(p)
             if group["centered"]:
                 state["grad_avg"] = state_zeros(p)
-        next_step(state)
         square_avg = state["square_avg"]._data.reshape(-1)
         # unused buffers are passed as square_avg: the kernel never touches them
         grad_avg = state["grad_avg"]._data.reshape(-1) if "grad_avg" in state else square_avg

@@ -1,7 +1,7 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
 from numba import njit
 
-from .optimizer import Optimizer, on_device_of, required, state_zeros
+from .optimizer import Optimizer, check_flags, check_lr, on_device_of, required, state_zeros
 
 
 @njit(cache=True)
@@ -20,7 +20,8 @@ def sgd_update(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov
 
 
 class SGD(Optimizer):
-    """Stochastic gradient descent, torch's update rule.
+    """Stochastic gradient descent, torch's update rule. foreach and fused are accepted and
+    ignored.
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
@@ -33,17 +34,19 @@ class SGD(Optimizer):
     """
 
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
-                 *, maximize=False):
-        if lr is not required and lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+                 *, maximize=False, foreach=None, differentiable=False, fused=None):
+        if lr is not required:
+            check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        check_flags(differentiable, foreach, fused)
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                        nesterov=nesterov, maximize=maximize)
+                        nesterov=nesterov, maximize=maximize, foreach=foreach,
+                        differentiable=differentiable, fused=fused)
         super().__init__(params, defaults)
 
     def _update(self, param, grad, state, group, p):
