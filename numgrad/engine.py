@@ -10,11 +10,12 @@ import threading
 import numpy as np
 
 from . import tape
-from .hooks import run_hooks
+from .hooks import run_hooks, run_node_post_hooks, run_node_pre_hooks
 from .kernels import scheduler, table
 from .kernels.plan import saved_value_addresses
 from .kernels.abi import address_of
 from .lower import _column
+from .ops import registry
 from .tensor import Tensor
 
 _WS_DTYPES = (np.float32, np.float64, np.float32, np.float64)
@@ -157,21 +158,72 @@ def execute(graph, seeds, python_node):
 
 
 def serve_python_node(graph, buffers, index, reason):
-    """Hooks of a node's outputs (before it runs), or the backward of a custom Function: the
-    scheduler says which (`reason`), and is resumed with the matching phase."""
+    """The hooks of a node and of its outputs' gradients (before it runs), or the node itself when
+    it runs in Python (a custom Function, or a node with hooks after it): the scheduler says which
+    (`reason`), and is resumed with the matching phase."""
     seg, node = graph.locate(index)
     if reason == scheduler.HOOKS:
-        for j in range(int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
-            hooks = seg.hooks.get((node, j))
-            slot = buffers.slot(index, j)
-            if hooks and buffers.written[slot]:
-                shape = output_shape(graph, index, j)
-                grad = Tensor._make(buffers.view(slot, shape).copy(), False)
-                buffers.view(slot, shape)[...] = run_hooks(hooks, grad)._data
+        _run_pre_hooks(graph, buffers, index, seg, node)
         return scheduler.HOOKS_DONE
-    from .autograd.function import run_backward_of_node
-    run_backward_of_node(graph, buffers, index, seg, node)
+    _run_in_python(graph, buffers, index, seg, node)
     return scheduler.PYTHON_DONE
+
+
+def _output_grads(graph, buffers, index):
+    """The gradients that reached a node's outputs, copied out of the buffers (None: none)."""
+    grads = []
+    for j in range(int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
+        slot = buffers.slot(index, j)
+        grads.append(Tensor._make(buffers.view(slot, output_shape(graph, index, j)).copy(), False)
+                     if buffers.written[slot] else None)
+    return grads
+
+
+def _run_pre_hooks(graph, buffers, index, seg, node):
+    """Tensor hooks of each output, then the node's pre-hooks (torch's order); what they return
+    replaces the gradients in the buffers."""
+    for j in range(int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
+        hooks = seg.hooks.get((node, j))
+        slot = buffers.slot(index, j)
+        if hooks and buffers.written[slot]:
+            shape = output_shape(graph, index, j)
+            grad = Tensor._make(buffers.view(slot, shape).copy(), False)
+            buffers.view(slot, shape)[...] = run_hooks(hooks, grad)._data
+    pre_hooks = seg.python.get(("pre_hooks", node))
+    if not pre_hooks:
+        return
+    grads = _output_grads(graph, buffers, index)
+    for j, (old, new) in enumerate(zip(grads, run_node_pre_hooks(pre_hooks, grads))):
+        slot = buffers.slot(index, j)
+        if new is None:
+            buffers.written[slot] = False
+        elif new is not old:      # (run_node_pre_hooks refuses a gradient where there was none)
+            buffers.view(slot, output_shape(graph, index, j))[...] = new._data
+            buffers.written[slot] = True
+
+
+def _run_in_python(graph, buffers, index, seg, node):
+    """A node's backward in Python, through its differentiable VJP (a custom Function's own
+    backward), then its hooks, then delivery into the input slots."""
+    from .autograd.differentiable import node_vjp
+    grads_out = _output_grads(graph, buffers, index)
+    i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
+    wanted = [int(graph.e_node[e]) >= 0 and bool(graph.needed[graph.e_node[e]]) for e in range(i0, i1)]
+    grads_in = [None] * (i1 - i0)
+    # as the scheduler: a custom Function runs with zeros when no gradient reached its outputs
+    if graph.op[index] == registry.PYTHON_FUNCTION.code or any(g is not None for g in grads_out):
+        computed = node_vjp(graph, index, seg, node, grads_out)
+        grads_in = [g if k < len(computed) and wanted[k] else None
+                    for k, g in enumerate(list(computed) + [None] * (i1 - i0 - len(computed)))]
+    post_hooks = seg.python.get(("post_hooks", node))
+    if post_hooks:
+        grads_in = run_node_post_hooks(post_hooks, grads_in, grads_out)
+    for k, g in enumerate(grads_in):
+        dst = int(graph.e_node[i0 + k])
+        if g is None or dst < 0 or not graph.needed[dst]:
+            continue
+        out = int(graph.e_slot[i0 + k])
+        buffers.add(int(graph.out_ptr[dst]) + out, output_shape(graph, dst, out), g._data)
 
 
 def release(graph):

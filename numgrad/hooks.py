@@ -1,4 +1,4 @@
-"""Tensor hooks and their removable handles."""
+"""Hooks on tensors and on graph nodes, and their removable handles."""
 import itertools
 
 
@@ -41,6 +41,16 @@ def register_post_accumulate_hook(tensor, hook):
     return RemovableHandle(table, key)
 
 
+def register_node_hook(table_owner, key, hook):
+    """A hook on a graph node, kept in a dict under `key` of `table_owner` (a segment's python
+    table, or a leaf's extras for its AccumulateGrad). Lowering flags the node while the dict
+    is not empty (LoweredGraph.__init__)."""
+    table = table_owner.setdefault(key, {})
+    handle_key = next(_ids)
+    table[handle_key] = hook
+    return RemovableHandle(table, handle_key)
+
+
 def run_hooks(hooks, grad):
     """Call each hook in registration order; a returned tensor replaces the gradient, and must
     keep its shape and dtype (torch's checks)."""
@@ -49,16 +59,62 @@ def run_hooks(hooks, grad):
         result = hook(grad)
         if result is None:
             continue
-        name = getattr(hook, "__name__", type(hook).__name__)
         if not isinstance(result, Tensor):
             raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
-        if result._data.shape != grad._data.shape:
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
-        if result._data.dtype != grad._data.dtype:
-            raise RuntimeError(f"hook '{name}' has changed the type of value (was "
-                               f"{_type_name(grad)} got {_type_name(result)})")
+        _check_replacement(hook, grad, result)
         grad = result
     return grad
+
+
+def run_node_pre_hooks(hooks, grad_outputs):
+    """A node's pre-hooks, in registration order: each sees the gradients of the node's outputs
+    (None where none arrived) and may return a tuple replacing them."""
+    grad_outputs = tuple(grad_outputs)
+    for hook in list(hooks.values()):
+        grad_outputs = _replaced(hook, grad_outputs, hook(grad_outputs))
+    return grad_outputs
+
+
+def run_node_post_hooks(hooks, grad_inputs, grad_outputs):
+    """A node's hooks after it ran: each sees (grad_inputs, grad_outputs) and may return a tuple
+    replacing grad_inputs."""
+    grad_inputs, grad_outputs = tuple(grad_inputs), tuple(grad_outputs)
+    for hook in list(hooks.values()):
+        grad_inputs = _replaced(hook, grad_inputs, hook(grad_inputs, grad_outputs))
+    return grad_inputs
+
+
+def _replaced(hook, values, result):
+    """What a node hook returned, checked as torch checks it: None keeps `values`."""
+    from .tensor import Tensor
+    if result is None:
+        return values
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != len(values):
+        raise RuntimeError(f"hook '{_name(hook)}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {len(values)})")
+    for old, new in zip(values, result):
+        if new is not None and not isinstance(new, Tensor):
+            raise TypeError(f"expected Variable or None, but hook returned "
+                            f"'{type(new).__name__}'")
+        if old is None and new is not None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
+        if new is not None:
+            _check_replacement(hook, old, new)
+    return result
+
+
+def _check_replacement(hook, old, new):
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{_name(hook)}' has changed the size of value")
+    if new._data.dtype != old._data.dtype:
+        raise RuntimeError(f"hook '{_name(hook)}' has changed the type of value (was "
+                           f"{_type_name(old)} got {_type_name(new)})")
+
+
+def _name(hook):
+    return getattr(hook, "__name__", type(hook).__name__)
 
 
 def _type_name(t):

@@ -13,6 +13,7 @@ from . import tape
 from .kernels.plan import plan, runnable_nodes, share_buffers, unpack
 from .ops import registry
 
+_NODE_HOOK_FLAGS = {"pre_hooks": tape.PRE_HOOKS, "post_hooks": tape.PYTHON}
 _COLUMNS = (("kind", np.int32), ("counts", np.int64), ("e_node", np.int64), ("e_slot", np.int64),
             ("s_ref", np.int64), ("mt", np.int64), ("fm", np.float64))
 
@@ -59,6 +60,16 @@ class LoweredGraph:
             for (node, _), hooks in seg.hooks.items():
                 if hooks:
                     self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= tape.PRE_HOOKS
+            if seg.python:
+                self._flag_node_hooks(k, seg)
+
+    def _flag_node_hooks(self, k, seg):
+        """A node with pre-hooks is handed back to Python before it runs, as for tensor hooks; a
+        node with hooks after it runs in Python altogether (engine.serve_python_node), so that
+        they see and may replace its input gradients before they are delivered."""
+        for key, hooks in seg.python.items():
+            if hooks and type(key) is tuple and key[0] in _NODE_HOOK_FLAGS:
+                self.flags[self.starts[k] + (key[1] & 0xFFFFFFFF)] |= _NODE_HOOK_FLAGS[key[0]]
 
     def saved_epochs(self):
         """The in-place epoch each value was saved under (Note [version checks])."""
@@ -129,7 +140,7 @@ class LoweredGraph:
         """Positions of the runnable custom Function nodes."""
         if not self.may_have_python:
             return ()
-        return np.flatnonzero(self.runnable & ((self.flags & tape.PYTHON) != 0)).tolist()
+        return np.flatnonzero(self.runnable & (self.op == registry.PYTHON_FUNCTION.code)).tolist()
 
     def saved_owner_of(self):
         """For each saved value, the position of the node that saved it."""

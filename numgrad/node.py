@@ -1,6 +1,7 @@
 """grad_fn objects: light views of tape nodes, made on demand, one per node while referenced."""
 import weakref
 
+from .hooks import register_node_hook
 from .ops import registry
 from .tape import ACCUMULATE
 
@@ -46,7 +47,22 @@ class Node:
         return self._seg.python.setdefault(("metadata", self._id), {})
 
     def register_hook(self, hook):
-        raise NotImplementedError("hooks on grad_fn nodes are not supported; use Tensor.register_hook")
+        """hook(grad_inputs, grad_outputs) runs after this node computed its input gradients
+        (None for an input that gets none) and may return a tuple replacing grad_inputs. An
+        AccumulateGrad node calls it after .grad was updated, with grad_inputs = ()."""
+        return register_node_hook(*self._hook_place("post_hooks"), hook)
+
+    def register_prehook(self, hook):
+        """hook(grad_outputs) runs before this node, after the tensor hooks of its outputs, and
+        may return a tuple replacing grad_outputs."""
+        return register_node_hook(*self._hook_place("pre_hooks"), hook)
+
+    def _hook_place(self, kind):
+        """A leaf's AccumulateGrad keeps its hooks on the leaf, as torch keeps one AccumulateGrad
+        per leaf: a later graph's AccumulateGrad of the same leaf runs them too."""
+        if self._seg.op_of(self._local) == ACCUMULATE:
+            return self.variable._extras(), "accumulate_" + kind
+        return self._seg.python, (kind, self._id)
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"

@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import grad_mode, tape
 from ..engine import execute, output_shape, release, serve_python_node
-from ..hooks import run_hooks
+from ..hooks import run_hooks, run_node_post_hooks, run_node_pre_hooks
 from ..lower import LoweredGraph, segments_of
 from ..tensor import Tensor
 from . import differentiable
@@ -216,6 +216,11 @@ def _accumulate_into(t, grad, create_graph):
     create_graph, so the old .grad's graph is kept; otherwise in place, as torch does even when
     .grad has a graph of its own (its version counter tells the saved-value checks)."""
     grad = _leaf_hooks(t, grad)
+    extra = t._extra or {}
+    if extra.get("accumulate_pre_hooks"):
+        grad, = run_node_pre_hooks(extra["accumulate_pre_hooks"], (grad,))
+        if grad is None:
+            return
     if t._grad is None:
         t._grad = grad
     elif create_graph:
@@ -223,10 +228,10 @@ def _accumulate_into(t, grad, create_graph):
     else:
         t._grad._data += grad._data
         t._grad._bump_version()
-    post = t._extra.get("post_accumulate_hooks") if t._extra else None
-    if post:
-        for hook in list(post.values()):
-            hook(t)
+    for hook in list(extra.get("post_accumulate_hooks", {}).values()):
+        hook(t)
+    if extra.get("accumulate_post_hooks"):
+        run_node_post_hooks(extra["accumulate_post_hooks"], (), (grad,))
 
 
 def _sum(grads):

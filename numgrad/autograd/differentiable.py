@@ -13,7 +13,7 @@ import numpy as np
 from .. import tape
 from ..creation import full
 from ..engine import shape_of
-from ..hooks import run_hooks
+from ..hooks import run_hooks, run_node_post_hooks, run_node_pre_hooks
 from ..ops import registry
 from ..ops.reduce import sum_to
 from ..tensor import Tensor
@@ -153,14 +153,27 @@ def execute(graph, seeds):
                 hooks = seg.hooks.get((node, j))
                 if hooks and (o0 + j) in grads:
                     grads[o0 + j] = run_hooks(hooks, grads[o0 + j])
+            pre_hooks = seg.python.get(("pre_hooks", node))
+            if pre_hooks:
+                outs = run_node_pre_hooks(pre_hooks, [grads.get(s) for s in range(o0, o1)])
+                for s, g in zip(range(o0, o1), outs):
+                    if g is None:
+                        grads.pop(s, None)
+                    else:
+                        grads[s] = g
         i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
         if graph.op[index] != tape.ACCUMULATE:
             outs = [grads.get(s) for s in range(o0, o1)]
-            wanted = any(graph.e_node[e] >= 0 and graph.needed[graph.e_node[e]] for e in range(i0, i1))
+            wanted = [graph.e_node[e] >= 0 and graph.needed[graph.e_node[e]] for e in range(i0, i1)]
             # as the scheduler: a custom Function runs with zeros when no gradient reached it
-            python_node = graph.flags[index] & tape.PYTHON
-            if wanted and (python_node or any(g is not None for g in outs)):
-                in_grads = node_vjp(graph, index, seg, node, outs)
+            python_node = graph.op[index] == registry.PYTHON_FUNCTION.code
+            if any(wanted) and (python_node or any(g is not None for g in outs)):
+                in_grads = list(node_vjp(graph, index, seg, node, outs))
+                post_hooks = seg.python.get(("post_hooks", node))
+                if post_hooks:
+                    in_grads += [None] * (i1 - i0 - len(in_grads))
+                    in_grads = run_node_post_hooks(post_hooks, [g if w else None for g, w in
+                                                                zip(in_grads, wanted)], outs)
                 for k in range(i1 - i0):
                     dst = int(graph.e_node[i0 + k])
                     g = in_grads[k] if k < len(in_grads) else None

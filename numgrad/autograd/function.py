@@ -332,27 +332,6 @@ def _expandable(shape, target):
         return False
 
 
-def run_backward_of_node(graph, buffers, index, seg, node):
-    """Called by the engine when the scheduler hands back a custom Function node."""
-    from ..engine import output_shape
-    ctx = seg.python[node]
-    n_out = int(graph.out_ptr[index + 1] - graph.out_ptr[index])
-    grads_out = []
-    for j in range(n_out):
-        slot = buffers.slot(index, j)
-        grads_out.append(Tensor._make(buffers.view(slot, output_shape(graph, index, j)).copy(), False)
-                         if buffers.written[slot] else None)
-    with grad_mode.no_grad():
-        grads = _call_backward(ctx, grads_out)
-    i0 = int(graph.in_ptr[index])
-    for k, g in enumerate(grads):
-        dst = int(graph.e_node[i0 + k])
-        if g is None or dst < 0 or not graph.needed[dst]:
-            continue
-        out = int(graph.e_slot[i0 + k])
-        buffers.add(int(graph.out_ptr[dst]) + out, output_shape(graph, dst, out), g._data)
-
-
 def differentiable_backward(graph, index, seg, node, grads_out):
     """create_graph=True: backward runs with grad mode on, so its ops are recorded."""
     return _call_backward(seg.python[node], grads_out)

@@ -1,0 +1,129 @@
+"""Hooks on graph nodes: grad_fn.register_prehook / register_hook, as torch runs them.
+
+Expected values are torch 2.13's for the same programs."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+
+
+def _mul_graph(dtype=ng.float32):
+    x = ng.tensor([1., 2.], dtype=dtype, requires_grad=True)
+    w = ng.tensor([3., 4.], dtype=dtype, requires_grad=True)
+    return x, w, x * w
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_tensor_hooks_then_pre_hooks_then_the_node_then_its_hooks(dtype):
+    x, w, y = _mul_graph(dtype)
+    log = []
+    y.register_hook(lambda g: log.append(("tensor", g.tolist())) or g + 1)
+    y.grad_fn.register_prehook(lambda go: log.append(("pre", go[0].tolist())) or (go[0] * 10,))
+    y.grad_fn.register_hook(lambda gi, go: log.append(("post", [g.tolist() for g in gi],
+                                                       go[0].tolist())) or (gi[0], None))
+    y.sum().backward()
+    assert log == [("tensor", [1., 1.]), ("pre", [2., 2.]),
+                   ("post", [[60., 80.], [20., 40.]], [20., 20.])]
+    np.testing.assert_array_equal(x.grad.numpy(), [60., 80.])
+    assert x.grad.dtype == dtype
+    assert w.grad is None          # the hook's None replaced w's gradient
+
+
+def test_removed_node_hooks_do_not_run():
+    x, w, y = _mul_graph()
+    handles = [y.grad_fn.register_prehook(lambda go: (go[0] * 10,)),
+               y.grad_fn.register_hook(lambda gi, go: (gi[0] * 10, gi[1]))]
+    for h in handles:
+        h.remove()
+        h.remove()
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3., 4.])
+    np.testing.assert_array_equal(w.grad.numpy(), [1., 2.])
+
+
+def test_accumulate_grad_hooks_run_around_the_accumulation_and_not_in_autograd_grad():
+    x, w, y = _mul_graph()
+    z = y.sum()
+    acc = y.grad_fn.next_functions[0][0]
+    assert acc.name() == "torch::autograd::AccumulateGrad"
+    log = []
+    acc.register_prehook(lambda go: log.append(("pre", go[0].tolist(), x.grad)) or (go[0] * 2,))
+    acc.register_hook(lambda gi, go: log.append(("post", gi, go[0].tolist(), x.grad.tolist())))
+    z.backward(retain_graph=True)
+    assert log == [("pre", [3., 4.], None), ("post", (), [6., 8.], [6., 8.])]
+    log.clear()
+    (g,) = ng.autograd.grad(z, x, retain_graph=True)
+    np.testing.assert_array_equal(g.numpy(), [3., 4.])
+    assert log == []
+    # the leaf keeps its AccumulateGrad's hooks for a later graph
+    (x * 1.0).sum().backward()
+    assert [entry[0] for entry in log] == ["pre", "post"]
+    np.testing.assert_array_equal(x.grad.numpy(), [8., 10.])
+
+
+def test_hooks_of_a_multi_output_node_see_undefined_gradients_as_none():
+    a = ng.arange(4., requires_grad=True)
+    p, q = a.split(2)
+    log = []
+    p.grad_fn.register_prehook(lambda go: log.append([None if g is None else g.tolist() for g in go]))
+    p.grad_fn.register_hook(lambda gi, go: log.append([g.tolist() for g in gi]))
+    (p * 2).sum().backward()
+    assert log == [[[2., 2.], None], [[2., 2., 0., 0.]]]
+
+
+def test_node_hooks_in_a_create_graph_backward_are_differentiable():
+    x = ng.tensor([1., 2.], dtype=ng.float64, requires_grad=True)
+    y = x ** 3
+    y.grad_fn.register_hook(lambda gi, go: (gi[0] * 2,))
+    y.grad_fn.register_prehook(lambda go: (go[0] + 1,))
+    (g,) = ng.autograd.grad(y.sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [12., 48.])      # 3 x^2 (1 + 1) * 2
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [24., 48.])  # 12 x
+
+
+def test_a_hook_on_a_custom_function_node():
+    class Square(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            (a,) = ctx.saved_tensors
+            return 2 * a * g
+
+    x = ng.tensor([1., 2.], dtype=ng.float64, requires_grad=True)
+    z = Square.apply(x)
+    z.grad_fn.register_hook(lambda gi, go: (gi[0] + 100,))
+    z.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [102., 104.])
+
+
+@pytest.mark.parametrize("register, hook, error, message", [
+    ("register_hook", lambda gi, go: (gi[0],), RuntimeError,
+     r"hook '<lambda>' has returned an incorrect number of values \(got 1, but expected 2\)"),
+    ("register_prehook", lambda go: (go[0], go[0]), RuntimeError,
+     r"hook '<lambda>' has returned an incorrect number of values \(got 2, but expected 1\)"),
+    ("register_prehook", lambda go: 5, TypeError, "expected tuple, but hook returned 'int'"),
+    ("register_hook", lambda gi, go: (gi[0][:1], None), RuntimeError,
+     "hook '<lambda>' has changed the size of value"),
+    ("register_hook", lambda gi, go: (gi[0].double(), None), RuntimeError,
+     "hook '<lambda>' has changed the type of value"),
+])
+def test_a_wrong_hook_result_raises_torch_errors_and_changes_no_grad(register, hook, error, message):
+    x, w, y = _mul_graph()
+    getattr(y.grad_fn, register)(hook)
+    with pytest.raises(error, match=message):
+        y.sum().backward()
+    assert x.grad is None and w.grad is None
+
+
+def test_a_hook_cannot_give_a_gradient_where_none_arrived():
+    a = ng.arange(4., requires_grad=True)
+    p, q = a.split(2)
+    p.grad_fn.register_prehook(lambda go: (go[0], ng.ones(2)))
+    with pytest.raises(RuntimeError, match="can't replace a None gradient with a non-None value"):
+        (p * 2).sum().backward()
+    assert a.grad is None
