@@ -25,10 +25,12 @@ from .einsum import einsum
 from ..creation import as_tensor
 # Families that list their own names (PUBLIC, METHODS, INPLACE) instead of appearing above.
 from . import (composite, decompositions, elementwise_gamma, elementwise_more, elementwise_special,
-               inplace_more, order_stats, sampling, scatter, stacking, statistics)
+               inplace_more, order_stats, sampling, scatter, scatter_reduce, stacking, statistics,
+               value_queries)
 
 FAMILIES = (composite, decompositions, elementwise_gamma, elementwise_more, elementwise_special,
-            inplace_more, order_stats, sampling, scatter, stacking, statistics)
+            inplace_more, order_stats, sampling, scatter, scatter_reduce, stacking, statistics,
+            value_queries)
 for _family in FAMILIES:
     globals().update({name: getattr(_family, name) for name in _family.PUBLIC})
 
