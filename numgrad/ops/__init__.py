@@ -25,11 +25,13 @@ from .einsum import einsum
 from ..creation import as_tensor
 # Families that list their own names (PUBLIC, METHODS, INPLACE) instead of appearing above.
 from . import (composite, decompositions, elementwise_gamma, elementwise_more, elementwise_special,
-               inplace_more, order_stats, sampling, scatter, scatter_reduce, stacking, statistics,
-               value_queries)
+               inplace_more, linalg_more, nanmedian, order_stats, sampling, scatter,
+               scatter_reduce, scatter_views, shape_more, stacking, statistics, tensor_info,
+               torch_aliases, value_queries)
 
 FAMILIES = (composite, decompositions, elementwise_gamma, elementwise_more, elementwise_special,
-            inplace_more, order_stats, sampling, scatter, scatter_reduce, stacking, statistics,
+            inplace_more, linalg_more, nanmedian, order_stats, sampling, scatter, scatter_reduce,
+            scatter_views, shape_more, stacking, statistics, tensor_info, torch_aliases,
             value_queries)
 for _family in FAMILIES:
     globals().update({name: getattr(_family, name) for name in _family.PUBLIC})

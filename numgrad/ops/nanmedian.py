@@ -1,0 +1,53 @@
+"""nanmedian: the lower median of the values that are not NaN (NaN where all are), with
+median's gradients (statistics.py): shared evenly by the elements equal to it without dim, to
+the element at the index with dim."""
+import numpy as np
+
+from ..tensor import Tensor, _wrap_dim
+from .index import gather, take
+from .select import _return_type, amax, return_types
+from .untracked import to_host
+
+return_types.nanmedian = _return_type("nanmedian")
+
+
+def _nanmedian_index(values, axis):
+    """Along axis: the index of the lower median of the non-NaN values (argsort puts NaNs last),
+    or of the first NaN where all are NaN."""
+    present = ~np.isnan(values) if values.dtype.kind == "f" else np.ones(values.shape, np.bool_)
+    k = np.maximum(present.sum(axis=axis, keepdims=True) - 1, 0) // 2
+    order = np.argsort(values, axis=axis, kind="stable")
+    return np.take_along_axis(order, k, axis=axis).astype(np.int64)
+
+
+def nanmedian(input, dim=None, keepdim=False):
+    """nanmedian(x): the lower median of the non-NaN elements. nanmedian(x, dim): (values,
+    indices) along dim."""
+    data = to_host(input._data)
+    if dim is None:
+        flat = data.reshape(-1)
+        if flat.size == 0:
+            return Tensor._make(np.array(np.nan, data.dtype), False).to(input.device)
+        value = flat[int(_nanmedian_index(flat, 0)[0])]
+        if value != value:
+            # all NaN: the mean of the NaNs is NaN, and shares the gradient evenly, as torch's
+            return take(input, np.flatnonzero(np.isnan(flat))).mean()
+        return amax(take(input, np.flatnonzero(flat == value)))
+    d = _wrap_dim(dim, data.ndim)
+    if data.ndim == 0:
+        return return_types.nanmedian(input.clone(), Tensor._make(np.zeros((), np.int64), False))
+    if data.shape[d] == 0:
+        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+    idx = _nanmedian_index(data, d)
+    values = gather(input, d, idx)
+    indices = Tensor._make(idx, False)
+    if type(input._data) is not np.ndarray:
+        indices = indices.to(input.device)
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return return_types.nanmedian(values, indices)
+
+
+PUBLIC = ("nanmedian",)
+METHODS = PUBLIC
+INPLACE = {}

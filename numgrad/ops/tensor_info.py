@@ -1,0 +1,156 @@
+"""What a tensor is and where it lives, as torch's Tensor answers: ndimension, nbytes, itemsize,
+is_cpu, is_signed, is_complex, data_ptr, storage_offset, get_device, type, typename; the legacy
+constructors new / new_empty_strided; the real-tensor identities of the complex API (conj,
+resolve_conj, ...); and apply_ / map_, which run a Python function per element (CPU only, no
+gradient, as torch's)."""
+import builtins
+
+import numpy as np
+
+from .. import creation, dtypes
+from ..tensor import Size, Tensor
+from .inplace import _check_can_write
+
+# the legacy tensor type names, as torch spells them
+_TYPE_NAMES = {dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor",
+               dtypes.int64: "LongTensor", dtypes.int32: "IntTensor", dtypes.bool_: "BoolTensor"}
+_TYPES_BY_NAME = {name: dtype for dtype, name in _TYPE_NAMES.items()}
+
+
+def ndimension(self):
+    return self.ndim
+
+
+nbytes = property(lambda self: self._data.nbytes)
+itemsize = property(lambda self: self._data.itemsize)
+is_cpu = property(lambda self: builtins.type(self._data) is np.ndarray)
+
+
+def is_signed(self):
+    """Whether the dtype holds negative numbers (bool does not)."""
+    return self._data.dtype != dtypes.bool_
+
+
+def is_complex(self):
+    return False
+
+
+def _address(data):
+    if builtins.type(data) is np.ndarray:
+        return data.ctypes.data
+    return data.__cuda_array_interface__["data"][0]
+
+
+def data_ptr(self):
+    """The address of the first element."""
+    return _address(self._data)
+
+
+def storage_offset(self):
+    """Where the first element sits in the memory of the tensor this one views, in elements (0
+    for a tensor that is no view)."""
+    base = self._base
+    if base is None:
+        return 0
+    return (_address(self._data) - _address(base._data)) // self._data.itemsize
+
+
+def get_device(self):
+    """-1 on the CPU, else the GPU's index."""
+    return -1 if self.device.type == "cpu" else (self.device.index or 0)
+
+
+def typename(obj):
+    """torch.typename: 'numgrad.FloatTensor' for tensors, the qualified class name otherwise."""
+    if isinstance(obj, Tensor):
+        return f"numgrad.{_TYPE_NAMES[obj._data.dtype]}"
+    module = builtins.type(obj).__module__
+    name = builtins.type(obj).__qualname__
+    return name if module in ("builtins", None) else f"{module}.{name}"
+
+
+# (Tensor.type's name hides the builtin in this module: the code above and below says builtins.type)
+def type(self, dtype=None, non_blocking=False):
+    """The type name ('numgrad.FloatTensor') without dtype; with one (a dtype or a type name, torch's
+    or numgrad's spelling), this tensor cast to it."""
+    if dtype is None:
+        return typename(self)
+    if isinstance(dtype, str):
+        prefix, _, name = dtype.rpartition(".")
+        if prefix not in ("torch", "numgrad") or name not in _TYPES_BY_NAME:
+            raise ValueError(f"invalid type: '{dtype}'")
+        dtype = _TYPES_BY_NAME[name]
+    return self.to(dtype)
+
+
+def new(self, *args):
+    """torch's legacy constructor in this tensor's dtype: new() is empty, new(2, 3) or
+    new(Size) uninitialised of that shape, new(data) a tensor of the data."""
+    if len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)):
+        return creation.tensor(args[0], dtype=self.dtype, device=self.device)
+    shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args or (0,)
+    return creation.empty(*shape, dtype=self.dtype, device=self.device)
+
+
+def new_empty_strided(self, size, stride, *, dtype=None, device=None, requires_grad=False):
+    """An uninitialised tensor of size (numgrad's tensors are laid out contiguously: stride is
+    not kept)."""
+    return creation.empty(*size, dtype=dtype or self.dtype, device=device or self.device,
+                          requires_grad=requires_grad)
+
+
+def _identity(self):
+    return self
+
+
+def _false(self):
+    return False
+
+
+# real tensors: conjugation is the identity, and no tensor carries a lazy conjugate or negation
+conj = conj_physical = resolve_conj = resolve_neg = _identity
+is_conj = is_neg = _false
+real = property(_identity)
+
+
+def _check_elementwise_write(self, name):
+    if builtins.type(self._data) is not np.ndarray:
+        raise TypeError(f"{name}() is only implemented on CPU tensors")
+    if self._requires_grad:
+        raise RuntimeError(f"Can't call {name}() on Variable that requires grad. Use "
+                           f"var.detach().{name}() instead.")
+    _check_can_write(self)
+
+
+def apply_(self, callable):
+    """Replace each element x by callable(x), in place (slow: a Python call per element)."""
+    _check_elementwise_write(self, "apply_")
+    flat = self._data.reshape(-1)
+    for k, value in enumerate(flat.tolist()):
+        flat[k] = callable(value)
+    if not self._data.flags.c_contiguous:
+        self._data[...] = flat.reshape(self._data.shape)
+    self._bump_version()
+    return self
+
+
+def map_(self, tensor, callable):
+    """Replace each element x by callable(x, y), y the element of tensor broadcast to self."""
+    _check_elementwise_write(self, "map_")
+    others = np.broadcast_to(tensor._data, self._data.shape).reshape(-1).tolist()
+    flat = self._data.reshape(-1)
+    for k, (value, other) in enumerate(zip(flat.tolist(), others)):
+        flat[k] = callable(value, other)
+    if not self._data.flags.c_contiguous:
+        self._data[...] = flat.reshape(self._data.shape)
+    self._bump_version()
+    return self
+
+
+PUBLIC = ("typename", "conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj",
+          "is_neg")
+METHODS = ("ndimension", "nbytes", "itemsize", "is_cpu", "is_signed", "is_complex", "data_ptr",
+           "storage_offset", "get_device", "type", "new", "new_empty_strided", "conj",
+           "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "real", "apply_",
+           "map_")
+INPLACE = {}
