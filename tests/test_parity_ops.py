@@ -74,3 +74,45 @@ def test_in_place_through_an_expand_that_repeats_elements_is_refused():
     with pytest.raises(RuntimeError, match=OVERLAP_ERROR):
         ng.zeros(2).unsqueeze(0).expand(3, 2).mul_(3)
     np.testing.assert_array_equal(values(y), [[0.0], [0.0]])
+
+
+# ---- strided views: diagonal, unfold, as_strided ----------------------------------------------------
+def test_diagonal_and_unfold_of_a_non_contiguous_tensor_are_views_of_its_memory():
+    y = ng.zeros(3, 4)
+    y.t().diagonal().fill_(1)
+    y[:, 1:].unfold(1, 1, 2).fill_(2)
+    np.testing.assert_array_equal(values(y), [[1, 2, 0, 2], [0, 2, 0, 2], [0, 2, 1, 2]])
+    seen = y.t().diagonal(1)
+    y.add_(1)
+    np.testing.assert_array_equal(values(seen), [1, 3])
+
+
+def test_overlapping_unfold_is_a_view_that_reads_its_base_after_an_in_place_op():
+    x = ng.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x * 1
+    windows = y.unfold(1, 2, 1)
+    assert windows._base is y
+    y.mul_(2)
+    np.testing.assert_array_equal(values(windows), [[[2, 4], [4, 6]], [[8, 10], [10, 12]]])
+    assert windows.grad_fn.name() == "AsStridedBackward0"
+    windows.sum().backward()
+    np.testing.assert_array_equal(values(x.grad), [[2, 4, 2], [2, 4, 2]])   # y = 2x: 2 per window
+
+
+def test_create_graph_through_an_overlapping_as_strided_sums_the_shared_places():
+    x = ng.arange(4.0, requires_grad=True)
+    g, = ng.autograd.grad((x.as_strided((3, 2), (1, 1)) ** 2).sum(), x, create_graph=True)
+    np.testing.assert_array_equal(values(g), [0.0, 4.0, 8.0, 6.0])
+    h, = ng.autograd.grad((g * ng.tensor([1.0, 2.0, 3.0, 4.0])).sum(), x)
+    np.testing.assert_array_equal(values(h), [2.0, 8.0, 12.0, 8.0])
+
+
+def test_in_place_through_an_empty_view_gives_the_base_a_new_history():
+    x = ng.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    y = x * 1
+    empty = y.narrow(0, 0, 0)
+    empty.relu_()
+    assert type(y.grad_fn).__name__ == "CopySlices" and empty.grad_fn.name() == "AsStridedBackward0"
+    assert y._version == 1
+    (y * 2).sum().backward()
+    np.testing.assert_array_equal(values(x.grad), np.full((2, 3), 2.0))

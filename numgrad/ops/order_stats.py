@@ -228,9 +228,9 @@ def argwhere(input):
 
 # ---- unfold: sliding windows ---------------------------------------------------------------------
 def unfold(self, dimension, size, step):
-    """The windows of `size` elements along dimension, `step` apart, as a new last dim. When they
-    do not overlap this is a view, as in torch; overlapping windows are a gathered copy, since the
-    strided view's backward writes each gradient element once and overlaps must accumulate."""
+    """The windows of `size` elements along dimension, `step` apart, as a new last dim: a view,
+    as in torch. On the GPU, overlapping windows are a gathered copy, since the device kernel of
+    the strided view's backward writes each gradient element once and overlaps must accumulate."""
     data = self._data
     nd = data.ndim
     d = _wrap_dim(dimension, builtins.max(nd, 1))
@@ -249,7 +249,8 @@ def unfold(self, dimension, size, step):
     shape = data.shape[:d] + (count,) + data.shape[d + 1:] + (size,)
     strides = tuple(cstrides[:d]) + (cstrides[d] * step,) + tuple(cstrides[d + 1:]) + \
         (cstrides[d],)
-    if step >= size:
+    overlapping = step < size and count > 1
+    if not overlapping or type(data) is np.ndarray:
         return apply(STRIDED, (self,), {"offset": 0, "strides": strides, "in_shape": data.shape,
                                         "out_shape": shape})
     flat = np.arange(data.size, dtype=np.int64)

@@ -191,15 +191,69 @@ def _strided_forward(x, offset, strides, in_shape, out_shape, index=None):
         # from returning a scalar copy)
         items = index if isinstance(index, tuple) else (index,)
         return x[items if Ellipsis in items else items + (Ellipsis,)]
-    flat = x.reshape(-1) if x.flags.c_contiguous else np.ascontiguousarray(x).reshape(-1)
-    item = flat.itemsize
-    return np.lib.stride_tricks.as_strided(flat[offset:], out_shape, [s * item for s in strides])
+    if x.flags.c_contiguous:
+        flat = x.reshape(-1)
+        item = flat.itemsize
+        return np.lib.stride_tricks.as_strided(flat[offset:], out_shape, [s * item for s in strides])
+    view = _memory_view(x, offset, strides, out_shape)
+    return view if view is not None else _strided_forward(np.ascontiguousarray(x), offset, strides,
+                                                          in_shape, out_shape)
+
+
+def _c_digits(position, shape):
+    """A flat C-order position as one count per dim of shape (the first dim takes any excess)."""
+    digits = []
+    for d in range(len(shape) - 1, 0, -1):
+        position, digit = divmod(position, shape[d])
+        digits.append(digit)
+    digits.append(position)
+    return digits[::-1] if shape else []
+
+
+def _memory_view(x, offset, strides, out_shape):
+    """The view of non-contiguous x's own memory whose elements are x's C-order elements offset +
+    sum(i_k * strides_k), so that writes through it reach x (diagonal and unfold of a transposed
+    or sliced tensor are views, as in torch). That is an affine map of x's memory when each
+    step moves along x's dims without carrying from one dim into the next; None otherwise."""
+    if 0 in out_shape:
+        return np.empty(out_shape, x.dtype)
+    start = _c_digits(offset, x.shape)
+    reach = list(start)
+    byte_strides = []
+    for size, stride in zip(out_shape, strides):
+        digits = _c_digits(stride, x.shape) if size > 1 else [0] * x.ndim
+        reach = [r + (size - 1) * d for r, d in zip(reach, digits)]
+        byte_strides.append(sum(d * s for d, s in zip(digits, x.strides)))
+    if any(r >= n for r, n in zip(reach, x.shape)):
+        return None
+    corner = x[tuple(slice(i, i + 1) for i in start)]
+    return np.lib.stride_tricks.as_strided(corner, out_shape, byte_strides)
+
+
+def _overlaps(shape, strides):
+    """Whether two elements of a strided view may be one place: sorted by stride, each dim must
+    step past the whole span of the dims below it (a sufficient test of no overlap)."""
+    span = 0
+    for size, stride in sorted(((n, s) for n, s in zip(shape, strides) if n > 1),
+                               key=lambda pair: pair[1]):
+        if stride <= span:
+            return True
+        span += (size - 1) * stride
+    return False
 
 
 def _scatter_forward(g, offset, strides, in_shape):
     out = np.zeros(in_shape, g.dtype)
     item = out.itemsize
-    target = np.lib.stride_tricks.as_strided(out.reshape(-1)[offset:], g.shape, [s * item for s in strides])
+    flat = out.reshape(-1)
+    if _overlaps(g.shape, strides):
+        # places shared by several elements (as_strided, unfold windows) get their sum
+        numbers = np.arange(flat.size, dtype=np.int64)
+        places = np.lib.stride_tricks.as_strided(numbers[offset:], g.shape,
+                                                 [s * numbers.itemsize for s in strides])
+        np.add.at(flat, places, g)
+        return out
+    target = np.lib.stride_tricks.as_strided(flat[offset:], g.shape, [s * item for s in strides])
     target[...] = g
     return out
 

@@ -171,9 +171,14 @@ def _bounds(a):
 
 def _region(base, view):
     """The _Region of `view` inside `base` (ndarrays), or None when view's memory is not base's."""
-    if (type(base) is not np.ndarray or type(view) is not np.ndarray or view.dtype != base.dtype
-            or view.size == 0 or base.size == 0):
+    if type(base) is not np.ndarray or type(view) is not np.ndarray or view.dtype != base.dtype:
         return None
+    if view.size == 0:
+        # no element to place: an empty region, and in-place ops through it still give the base
+        # and its views new histories, as in torch
+        if base.flags.c_contiguous:
+            return _Region(None, (0, (0,) * view.ndim))
+        return _Region(np.zeros(view.shape, np.int64), None)
     item = base.itemsize
     lo, hi = _bounds(base)
     v_lo, v_hi = _bounds(view)
