@@ -22,6 +22,14 @@ from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
                        randn_like, randperm, tensor, zeros, zeros_like)
+from .creation_more import asarray, range, scalar_tensor
+from .dtype_info import can_cast, finfo, iinfo, promote_types, result_type
+from .random_state import get_rng_state, initial_seed, seed, set_rng_state
+from .settings_more import (are_deterministic_algorithms_enabled, get_default_device,
+                            is_deterministic_algorithms_warn_only_enabled, set_anomaly_enabled,
+                            set_default_device, use_deterministic_algorithms)
+from .threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, \
+    set_num_threads
 from .device import device
 from .dtypes import (bool_ as bool, double, float, float32, float64, get_default_dtype, int32,
                      int64, long, set_default_dtype)
@@ -55,5 +63,19 @@ for _family in _FAMILIES:
     globals().update({name: getattr(_family, name) for name in _family.PUBLIC})
 # torch's top-level forms of nn functions (torch.conv2d, torch.batch_norm, ...)
 globals().update({name: getattr(nn.aten_forms, name) for name in nn.aten_forms.PUBLIC})
+Tensor.hardshrink = nn.aten_forms.hardshrink
+Tensor.prelu = nn.aten_forms.prelu
+# functions torch has at top level that are Tensor methods with the tensor first: torch.exp_(x),
+# torch.detach(x), ...
+_TENSOR_FIRST = (
+    "abs_", "acos_", "acosh_", "arccos_", "arccosh_", "arcsin_", "arcsinh_", "arctan_",
+    "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_", "clamp_", "clamp_max_",
+    "clamp_min_", "clip_", "cos_", "cosh_", "deg2rad_", "detach_", "erf_", "erfc_", "exp2_",
+    "exp_", "expm1_", "fill_", "fix_", "floor_", "frac_", "index_put_", "log10_", "log1p_",
+    "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
+    "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_",
+    "tanh_", "trunc_", "xlogy_", "zero_", "detach", "is_floating_point", "is_inference",
+    "is_nonzero", "is_same_size", "is_signed", "is_complex")
+globals().update({name: getattr(Tensor, name) for name in _TENSOR_FIRST})
 
 __version__ = "0.1.0"
