@@ -1,0 +1,100 @@
+"""The nested containers the transforms look through, as torch's pytrees see them: tuples
+(namedtuples too), lists and dicts are nodes, None an empty one; anything else is a leaf."""
+
+
+class Spec:
+    """The shape of a tree: its node type, dict keys and children's specs (a leaf has none)."""
+
+    def __init__(self, kind=None, keys=None, children=()):
+        self.kind, self.keys, self.children = kind, keys, tuple(children)
+
+    @property
+    def is_leaf(self):
+        return self.kind is None
+
+    @property
+    def num_leaves(self):
+        return 1 if self.is_leaf else sum(c.num_leaves for c in self.children)
+
+    def __eq__(self, other):
+        return (isinstance(other, Spec) and self.kind is other.kind and self.keys == other.keys
+                and self.children == other.children)
+
+    def __repr__(self):
+        if self.is_leaf:
+            return "*"
+        if self.kind is type(None):
+            return "None"
+        if self.kind is dict:
+            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.keys, self.children)) + "}"
+        inner = ", ".join(map(repr, self.children))
+        if self.kind is list:
+            return f"[{inner}]"
+        if self.kind is tuple:
+            return f"({inner}{',' if len(self.children) == 1 else ''})"
+        return f"{self.kind.__name__}({inner})"
+
+
+def _children(tree):
+    if tree is None:
+        return type(None), None, ()
+    if isinstance(tree, dict):
+        return dict, tuple(tree), tuple(tree.values())
+    if isinstance(tree, (tuple, list)):
+        return type(tree), None, tuple(tree)
+    return None, None, None
+
+
+def tree_flatten(tree):
+    """(leaves in order, spec)."""
+    kind, keys, children = _children(tree)
+    if kind is None:
+        return [tree], Spec()
+    leaves, specs = [], []
+    for child in children:
+        child_leaves, spec = tree_flatten(child)
+        leaves += child_leaves
+        specs.append(spec)
+    return leaves, Spec(kind, keys, specs)
+
+
+def tree_unflatten(leaves, spec):
+    """The tree of `spec` holding `leaves` (inverse of tree_flatten)."""
+    leaves = iter(leaves)
+
+    def build(spec):
+        if spec.is_leaf:
+            return next(leaves)
+        children = [build(c) for c in spec.children]
+        if spec.kind is type(None):
+            return None
+        if spec.kind is dict:
+            return dict(zip(spec.keys, children))
+        if spec.kind is list or spec.kind is tuple:
+            return spec.kind(children)
+        if hasattr(spec.kind, "_fields"):        # a namedtuple takes its fields positionally
+            return spec.kind(*children)
+        return spec.kind(children)
+    return build(spec)
+
+
+def broadcast_prefix(prefix, spec):
+    """One value per leaf of `spec`, where `prefix` is a tree whose leaves stand for whole
+    subtrees (vmap's in_dims, out_dims; None among them is a leaf); None when its structure does
+    not fit."""
+    kind, keys, children = _children(prefix)
+    if kind is None or prefix is None:
+        return [prefix] * spec.num_leaves
+    if spec.is_leaf or kind is not spec.kind or len(children) != len(spec.children):
+        return None
+    if kind is dict:
+        if set(keys) != set(spec.keys):
+            return None
+        children = [prefix[k] for k in spec.keys]
+    result = []
+    for child, child_spec in zip(children, spec.children):
+        part = broadcast_prefix(child, child_spec)
+        if part is None:
+            return None
+        result += part
+    return result
