@@ -116,3 +116,45 @@ def test_in_place_through_an_empty_view_gives_the_base_a_new_history():
     assert y._version == 1
     (y * 2).sum().backward()
     np.testing.assert_array_equal(values(x.grad), np.full((2, 3), 2.0))
+
+
+# ---- refusals of in-place ops through views: torch's order and wording ------------------------------
+NO_GRAD_VIEW = "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
+MULTI = "This view is the output of a function that returns multiple views."
+AMBIGUOUS = "Given that this use case is ambiguous and error-prone, it is forbidden."
+
+
+def refusal(write):
+    with pytest.raises(RuntimeError) as caught:
+        write()
+    return str(caught.value)
+
+
+def test_autograd_refusals_come_before_the_overlap_refusal():
+    x = ng.ones(2, 1, requires_grad=True)
+    assert refusal(lambda: x.expand(2, 3).add_(1)).startswith("a view of a leaf Variable")
+    assert refusal(lambda: x.split(1)[0].mul_(2)).startswith(
+        f"Output 0 of Split is a view and is being modified inplace. {MULTI}")
+    w = ng.tensor(1.0, requires_grad=True)
+    assert refusal(lambda: ng.zeros(2, 1).split(1)[0].expand(1, 3).copy_(w)) \
+        .startswith(f"{NO_GRAD_VIEW} {MULTI}")
+    assert refusal(lambda: ng.zeros(2, 1).expand(2, 3).add_(1)).startswith(OVERLAP_ERROR)
+
+
+def test_no_grad_view_refusals_name_the_view_op_and_its_reason():
+    w = ng.tensor(2.0, requires_grad=True)
+    y = ng.ones(4, requires_grad=True) * 1
+    with ng.no_grad():
+        made_without_grad = y.split(2)[0]
+    # split in no_grad mode is an ambiguous no_grad view, not a multi-output one
+    assert refusal(lambda: made_without_grad.mul_(2)) == f"{NO_GRAD_VIEW} {AMBIGUOUS}" + (
+        " You can clarify your code by moving both the view and the inplace either both inside "
+        "the no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
+        "want the inplace to be tracked).")
+    # split of a tensor without grad, in grad mode: multi-output, also for a view of it
+    piece = ng.ones(4).split(2)[0]
+    assert refusal(lambda: piece[1:].mul_(w)).startswith(f"{NO_GRAD_VIEW} {MULTI}")
+    # a view made with grad mode on from a no_grad one has a grad_fn, which torch names
+    assert refusal(lambda: made_without_grad[1:].mul_(2)).startswith(
+        "Output 0 of Slice is a view of a view which was created in no_grad mode and is being "
+        f"modified inplace with grad mode enabled. {AMBIGUOUS}")

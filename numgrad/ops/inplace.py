@@ -49,15 +49,20 @@ def _records(self, *others):
     return self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
 
 
-def _check_can_write(self):
-    """torch's refusals, before anything is written or recorded."""
+def _check_can_write(self, *others):
+    """torch's refusals, before anything is written or recorded, in torch's order: autograd's
+    (a view's creation, a leaf) before the kernel's (memory written twice). `others`: the op's
+    other operands, which make it recorded when one requires grad."""
+    if grad_mode.state.grad_enabled:
+        if _records(self, *others):
+            views.check_inplace(self)
+        views.check_view_of_leaf(self)
+        if self._node < 0 and self._requires_grad:
+            raise RuntimeError(_LEAF_ERROR)
     if not self._data.flags.writeable and 0 in self._data.strides:
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
-    if self._node < 0 and self._requires_grad and grad_mode.state.grad_enabled:
-        raise RuntimeError(_LEAF_ERROR)
-    views.check_view_of_leaf(self)
     if type(self._data) is not np.ndarray:
         views.check_device_write(self)
     if self._inference and not grad_mode.state.inference:
@@ -123,17 +128,11 @@ def _keep_retaining(t):
         t._seg.retained[(t._node, t._slot)] = weakref.ref(t)
 
 
-def _check_recordable(self):
-    """torch's refusals of a recorded in-place op through some views, before anything is done."""
-    views.check_inplace(self)
-
-
 def apply_inplace(self, fn, *others, saves_self=True):
     """self = fn(self, *others), in place."""
-    _check_can_write(self)
+    _check_can_write(self, *others)
     _check_no_partial_overlap(self, others)
     if _records(self, *others):
-        _check_recordable(self)
         source = _snapshot(self) if saves_self else self
         result = fn(source, *others)
         _check_castable(result._data.dtype, self._data.dtype)
@@ -192,7 +191,6 @@ def _method(fn, saves_self=True):
 def zero_(self):
     _check_can_write(self)
     if _records(self):
-        _check_recordable(self)
         return rebase(self, apply(ZERO, (self,)))
     self._data[...] = 0
     self._bump_version()
@@ -200,9 +198,8 @@ def zero_(self):
 
 
 def fill_(self, value):
-    _check_can_write(self)
+    _check_can_write(self, value)
     if _records(self, value):
-        _check_recordable(self)
         if isinstance(value, Tensor):
             if value._data.ndim:
                 raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
@@ -233,10 +230,9 @@ def _as_dtype(t, dtype):
 
 
 def copy_(self, src):
-    _check_can_write(self)
+    _check_can_write(self, src)
     _check_no_partial_overlap(self, (src,))
     if _records(self, src):
-        _check_recordable(self)
         src_t = src if isinstance(src, Tensor) else Tensor._make(np.asarray(src), False)
         _check_broadcast_into(self._data.shape, src_t._data.shape)
         return rebase(self, apply(COPY, (self, _as_dtype(src_t, self._data.dtype))))
@@ -303,7 +299,7 @@ def setitem(self, index, value):
     else:
         value = np.asarray(value, self._data.dtype)
         value = value.reshape(_without_leading_ones(value.shape))
-    _check_can_write(self)
+    _check_can_write(self, value)
     if not _records(self, value):
         data = value._data if isinstance(value, Tensor) else value
         try:
@@ -319,7 +315,6 @@ def setitem(self, index, value):
             raise
         self._bump_version()
         return
-    _check_recordable(self)
     positions = _positions(shape, index) if basic else index_positions(shape, index)
     _check_value_fits(self, tuple(value.shape), positions.shape, basic)
     if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:

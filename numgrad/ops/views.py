@@ -35,8 +35,7 @@ DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT = 0, 1, 2
 
 _VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an in-place "
                        "operation.")
-_NO_GRAD_ERROR = ("A view was created in no_grad mode and is being modified inplace with grad "
-                  "mode enabled. ")
+_NO_GRAD_ERROR = "no_grad mode and is being modified inplace with grad mode enabled. "
 _AMBIGUOUS = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "
               "clarify your code by moving both the view and the inplace either both inside the "
               "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
@@ -49,13 +48,16 @@ _MULTI_OUTPUT = ("This view is the output of a function that returns multiple vi
 class ViewInfo:
     """What a view knows of its base (held in the view's `_extra["view"]`)."""
 
-    __slots__ = ("base", "creation", "producer", "output", "chain", "positions")
+    __slots__ = ("base", "creation", "multi_output", "producer", "output", "own_node", "chain",
+                 "positions")
 
-    def __init__(self, base, creation, producer, output, chain):
+    def __init__(self, base, creation, multi_output, producer, output, own_node, chain):
         self.base = base              # the base Tensor: kept alive by its views, as in torch
         self.creation = creation      # DEFAULT, NO_GRAD_MODE or MULTI_OUTPUT
-        self.producer = producer      # node name of the view op, for the multi-output error
+        self.multi_output = multi_output    # made by (or from) split/unbind in grad mode
+        self.producer = producer      # node name of the view op, for the refusals' messages
         self.output = output          # which of its outputs this view is
+        self.own_node = own_node      # whether torch gives it a grad_fn (its messages name it)
         self.chain = chain            # device views: view ops from the base (Note [device views])
         self.positions = None         # device views: (base shape, their region), made when needed
 
@@ -75,18 +77,27 @@ def track(source, outputs, op, attrs):
     if type(source._data) is not np.ndarray:
         parent_chain = info.chain if info is not None else ()
     vc = source._shared_vc()
+    grad_enabled = grad_mode.state.grad_enabled
+    # multi_output: torch's CreationMeta MULTI_OUTPUT_NODE, which names the refusal's reason even
+    # where no history is recorded (a base that does not require grad)
     if op.n_out != 1:        # split, unbind: several views
-        recorded = grad_mode.state.grad_enabled and base._requires_grad
-        creation = MULTI_OUTPUT if recorded else NO_GRAD_MODE
-    elif info is not None and info.creation != DEFAULT:
-        creation = info.creation      # a view of such a view inherits the restriction
+        recorded = grad_enabled and base._requires_grad
+        creation, multi_output = MULTI_OUTPUT if recorded else NO_GRAD_MODE, grad_enabled
+    elif not grad_enabled:
+        creation, multi_output = NO_GRAD_MODE, False
+    elif info is not None:
+        # a view of such a view inherits the restriction
+        creation, multi_output = info.creation, info.multi_output
     else:
-        creation = DEFAULT if grad_mode.state.grad_enabled else NO_GRAD_MODE
+        creation, multi_output = DEFAULT, False
+    # recorded in torch, where a view requires grad when its base does
+    own_node = grad_enabled and (base._requires_grad or source._requires_grad)
     views = base._extras().setdefault("views", _LiveViews())
     for k, out in enumerate(outputs):
         out._vc = vc
         chain = None if parent_chain is None else parent_chain + ((op, attrs, k),)
-        out._extras()["view"] = ViewInfo(base, creation, op.node_name, k, chain)
+        out._extras()["view"] = ViewInfo(base, creation, multi_output, op.node_name, k, own_node,
+                                         chain)
         views.add(out)
 
 
@@ -115,36 +126,39 @@ class _LiveViews:
 
 
 def check_inplace(t):
-    """torch's refusals of a recorded in-place op through the view t (Note [views])."""
+    """torch's refusals of a recorded in-place op through the view t (Note [views]): how the view
+    was made first, then whether its base is a leaf (torch's check_inplace)."""
     info = view_info(t)
     if info is None:
         return
     if info.creation == MULTI_OUTPUT:
-        name = info.producer.removesuffix("Backward0")
-        raise RuntimeError(f"Output {info.output} of {name} is a view and is being modified "
-                           f"inplace. {_MULTI_OUTPUT}")
+        raise RuntimeError(f"Output {info.output} of {_short(info.producer)} is a view and is being "
+                           f"modified inplace. {_MULTI_OUTPUT}")
     if info.creation == NO_GRAD_MODE:
         raise _no_grad_error(info)
     if info.base._node < 0 and info.base._requires_grad:
         raise RuntimeError(_VIEW_OF_LEAF_ERROR)
 
 
+def _short(node_name):
+    return node_name.removesuffix("Backward0")
+
+
 def _no_grad_error(info):
-    multi = info.producer in ("SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0")
-    return RuntimeError(_NO_GRAD_ERROR + (_MULTI_OUTPUT if multi else _AMBIGUOUS))
+    # a view made with grad mode on of one made without has a grad_fn of its own, which torch names
+    start = (f"Output {info.output} of {_short(info.producer)} is a view of a view which was "
+             "created in" if info.own_node else "A view was created in")
+    return RuntimeError(f"{start} {_NO_GRAD_ERROR}"
+                        + (_MULTI_OUTPUT if info.multi_output else _AMBIGUOUS))
 
 
 def check_view_of_leaf(t):
-    """In grad mode, an in-place op through a view of a tensor that requires grad is refused when
-    the view was made in no_grad mode (whether or not the op would be recorded: torch's view
-    reports its base's requires_grad) and when the base is a leaf."""
+    """In grad mode, an in-place op through a view of a tensor that requires grad is refused as a
+    recorded one is (check_inplace), whether or not it would be recorded: torch's view reports
+    its base's requires_grad."""
     info = view_info(t)
-    if info is None or not grad_mode.state.grad_enabled or not info.base._requires_grad:
-        return
-    if info.creation == NO_GRAD_MODE:
-        raise _no_grad_error(info)
-    if info.base._node < 0:
-        raise RuntimeError(_VIEW_OF_LEAF_ERROR)
+    if info is not None and grad_mode.state.grad_enabled and info.base._requires_grad:
+        check_inplace(t)
 
 
 class _Region:
