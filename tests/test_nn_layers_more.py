@@ -237,11 +237,12 @@ def test_state_dict_keys_match_torch(make, keys):
 
 
 REPRS = [
-    (lambda: nn.GroupNorm(2, 4), "GroupNorm(2, 4, eps=1e-05, affine=True)"),
+    (lambda: nn.GroupNorm(2, 4), "GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)"),
     (lambda: nn.InstanceNorm1d(3), "InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, "
-                                   "track_running_stats=False)"),
+                                   "bias=False, track_running_stats=False)"),
     (lambda: nn.BatchNorm3d(3, momentum=None), "BatchNorm3d(3, eps=1e-05, momentum=None, "
-                                               "affine=True, track_running_stats=True)"),
+                                               "affine=True, bias=True, "
+                                               "track_running_stats=True)"),
     (lambda: nn.RMSNorm([2, 3], eps=1e-6), "RMSNorm((2, 3), eps=1e-06, elementwise_affine=True)"),
     (lambda: nn.RMSNorm(4), "RMSNorm((4,), eps=None, elementwise_affine=True)"),
     (lambda: nn.LocalResponseNorm(3), "LocalResponseNorm(3, alpha=0.0001, beta=0.75, k=1.0)"),

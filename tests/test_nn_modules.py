@@ -165,8 +165,8 @@ def test_repr():
   (3): Flatten(start_dim=1, end_dim=-1)
   (4): Linear(in_features=8, out_features=3, bias=False)
   (5): Dropout(p=0.1, inplace=False)
-  (6): LayerNorm((3,), eps=1e-05, elementwise_affine=True)
-  (7): BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True)
+  (6): LayerNorm((3,), eps=1e-05, elementwise_affine=True, bias=True)
+  (7): BatchNorm1d(3, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
   (8): Embedding(10, 3, padding_idx=0)
   (9): ModuleList(
     (0-1): 2 x Tanh()

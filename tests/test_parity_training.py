@@ -99,3 +99,112 @@ def test_optimizer_repr_separates_groups_with_a_blank_line():
              "    weight_decay: 0\n")
     assert repr(opt) == ("SGD (\nParameter Group 0\n" + group.format(0.1) + "\nParameter Group 1\n"
                          + group.format(0.01) + ")")
+
+
+def test_norm_layers_print_their_bias_flag_as_torch():
+    assert repr(nn.BatchNorm2d(4, bias=False)) == ("BatchNorm2d(4, eps=1e-05, momentum=0.1, "
+                                                   "affine=True, bias=False, "
+                                                   "track_running_stats=True)")
+    assert nn.BatchNorm2d(4, bias=False).bias is None
+    assert repr(nn.LayerNorm(3)) == "LayerNorm((3,), eps=1e-05, elementwise_affine=True, bias=True)"
+    assert repr(nn.GroupNorm(1, 3, affine=False)) == "GroupNorm(1, 3, eps=1e-05, affine=False, bias=False)"
+    assert repr(nn.InstanceNorm2d(3, affine=True, bias=False)) == (
+        "InstanceNorm2d(3, eps=1e-05, momentum=0.1, affine=True, bias=False, "
+        "track_running_stats=False)")
+
+
+def test_batch_norm_loads_a_checkpoint_without_num_batches_tracked():
+    bn = nn.BatchNorm1d(3)
+    bn(ng.ones(4, 3))
+    saved = {"weight": ng.ones(3), "bias": ng.zeros(3), "running_mean": ng.full((3,), 2.0),
+             "running_var": ng.full((3,), 4.0)}
+    assert repr(bn.load_state_dict(saved)) == "<All keys matched successfully>"
+    assert "num_batches_tracked" not in saved
+    assert bn.num_batches_tracked.item() == 1
+    assert bn.running_mean.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_batch_norm_refuses_statistics_of_the_wrong_size():
+    with pytest.raises(RuntimeError, match="^running_mean should contain 4 elements not 3$"):
+        nn.BatchNorm1d(3)(ng.ones(2, 4))
+    with pytest.raises(RuntimeError, match="^bias should contain 4 elements not 3$"):
+        nn.functional.batch_norm(ng.ones(2, 4), ng.ones(4), ng.ones(4), ng.ones(4), ng.ones(3),
+                                 True)
+
+
+def test_load_state_dict_result_and_module_lookups_are_torchs():
+    model = nn.Sequential(nn.Linear(2, 3), nn.BatchNorm1d(3))
+    result = nn.Sequential(nn.Linear(2, 3)).load_state_dict({"0.weight": ng.ones(3, 2)},
+                                                            strict=False)
+    assert repr(result) == "_IncompatibleKeys(missing_keys=['0.bias'], unexpected_keys=[])"
+    assert model.get_parameter("0.bias") is model[0].bias
+    assert model.get_buffer("1.running_var") is model[1].running_var
+    with pytest.raises(AttributeError, match="^`running_var` is not an nn.Parameter$"):
+        model.get_parameter("1.running_var")
+    with pytest.raises(AttributeError, match="^`weight` is not a buffer$"):
+        model.get_buffer("1.weight")
+    with pytest.raises(AttributeError, match="^BatchNorm1d has no attribute `nope`$"):
+        model.get_buffer("1.nope")
+    with pytest.raises(KeyError, match='contain ".", got: a.b'):
+        model.add_module("a.b", nn.ReLU())
+
+
+def test_named_parameters_can_keep_duplicates():
+    model = nn.Module()
+    model.first = nn.Linear(2, 2)
+    model.second = model.first
+    assert [n for n, _ in model.named_parameters()] == ["first.weight", "first.bias"]
+    assert [n for n, _ in model.named_parameters(remove_duplicate=False)] == [
+        "first.weight", "first.bias", "second.weight", "second.bias"]
+
+
+def test_sequential_insert_pop_add_and_repeat():
+    relu, tanh, gelu = nn.ReLU(), nn.Tanh(), nn.GELU()
+    seq = nn.Sequential(relu, tanh)
+    assert list(seq.insert(-1, gelu)) == [relu, gelu, tanh]
+    assert list(seq._modules) == ["0", "1", "2"]
+    assert seq.pop(0) is relu and list(seq) == [gelu, tanh]
+    assert list(seq + nn.Sequential(relu)) == [gelu, tanh, relu]
+    assert list(2 * seq) == [gelu, tanh, gelu, tanh]
+    seq *= 2
+    assert list(seq._modules) == ["0", "1", "2", "3"]
+    with pytest.raises(ValueError, match="add operator supports only objects of Sequential class"):
+        seq + nn.ReLU()
+    with pytest.raises(ValueError, match="Non-positive multiplication factor 0"):
+        seq * 0
+    with pytest.raises(IndexError, match="Index out of range: 9"):
+        seq.insert(9, relu)
+
+
+def test_conv_errors_are_torchs():
+    with pytest.raises(ValueError, match="^in_channels must be divisible by groups$"):
+        nn.Conv2d(3, 2, 3, groups=2)
+    with pytest.raises(ValueError, match="^out_channels must be divisible by groups$"):
+        nn.Conv2d(4, 3, 3, groups=2)
+    with pytest.raises(ValueError, match="^groups must be a positive integer$"):
+        nn.Conv2d(3, 3, 3, groups=0)
+    with pytest.raises(ValueError, match="padding='same' is not supported for strided"):
+        nn.Conv2d(3, 2, 3, padding="same", stride=2)
+    with pytest.raises(ValueError, match="^Invalid padding string 'full', should be one of"):
+        nn.Conv1d(3, 2, 3, padding="full")
+    with pytest.raises(RuntimeError, match=r"^Calculated padded input size per channel: \(4 x 4\)\. "
+                                           r"Kernel size: \(7 x 7\)\. Kernel size can't be "
+                                           r"greater than actual input size$"):
+        nn.Conv2d(3, 2, 3, dilation=3)(ng.ones(1, 3, 4, 4))
+    with pytest.raises(RuntimeError, match=r"input size per channel: \(4\)\. Kernel size: \(5\)\."):
+        nn.Conv1d(3, 2, 5, padding=1)(ng.ones(1, 3, 2))
+
+
+def test_losses_take_torchs_positional_and_legacy_arguments():
+    logits = ng.tensor([[1.0, 2.0, 0.5], [0.1, -1.0, 0.3]])
+    target = ng.tensor([1, 2])
+    # CrossEntropyLoss(weight, size_average, ignore_index): class 2 ignored
+    assert nn.CrossEntropyLoss(None, None, 2).ignore_index == 2
+    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+        loss = nn.CrossEntropyLoss(size_average=False)
+    assert loss.reduction == "sum"
+    # torch: 0.4643687903881073 + 0.7377679944038391
+    np.testing.assert_allclose(loss(logits, target).item(), 1.202136754989624, rtol=1e-6)
+    with pytest.warns(UserWarning):
+        assert nn.MSELoss(reduce=False).reduction == "none"
+    assert nn.BCEWithLogitsLoss(None, None, None, "sum").reduction == "sum"

@@ -74,6 +74,54 @@ class Sequential(Module):
             self.append(module)
         return self
 
+    def insert(self, index, module):
+        """Put module at index, shifting the later ones along (names stay 0..n, as torch's)."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        size = len(self._modules)
+        if not -size <= index <= size:
+            raise IndexError(f"Index out of range: {index}")
+        if index < 0:
+            index += size
+        for i in range(size, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError("add operator supports only objects of Sequential class, but "
+                             f"{type(other)} is given.")
+        return self.extend(list(other))
+
+    def __mul__(self, times):
+        """The modules repeated `times` times: the same objects, so their parameters are shared."""
+        self._check_factor(times)
+        return Sequential(*(list(self) * times))
+
+    __rmul__ = __mul__
+
+    def __imul__(self, times):
+        self._check_factor(times)
+        return self.extend(list(self) * (times - 1))
+
+    def _check_factor(self, times):
+        if not isinstance(times, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(times)}")
+        if times <= 0:
+            raise ValueError(f"Non-positive multiplication factor {times} for {type(self)}")
+
 
 class ModuleList(Module):
     """A list of modules whose parameters the owner sees.

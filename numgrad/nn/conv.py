@@ -8,19 +8,31 @@ from . import init
 from .module import Module
 from .parameter import Parameter
 
-_PAD_MODES = ("zeros", "reflect", "replicate", "circular")
+# sets, as torch's, so that the errors print them as torch does
+_PAD_MODES = {"zeros", "reflect", "replicate", "circular"}
+_PAD_STRINGS = {"same", "valid"}
 
 
 class _ConvNd(Module):
     def __init__(self, rank, in_channels, out_channels, kernel_size, stride, padding, dilation,
                  groups, bias, padding_mode, dtype, transposed=False, output_padding=0):
         super().__init__()
-        if in_channels % groups or out_channels % groups:
-            raise ValueError("in_channels and out_channels must be divisible by groups")
+        if groups <= 0:
+            raise ValueError("groups must be a positive integer")
+        if in_channels % groups:
+            raise ValueError("in_channels must be divisible by groups")
+        if out_channels % groups:
+            raise ValueError("out_channels must be divisible by groups")
+        as_tuple = lambda v: (v,) * rank if isinstance(v, int) else tuple(v)  # noqa: E731
+        if isinstance(padding, str):
+            if padding not in _PAD_STRINGS:
+                raise ValueError(f"Invalid padding string {padding!r}, should be one of "
+                                 f"{_PAD_STRINGS}")
+            if padding == "same" and any(s != 1 for s in as_tuple(stride)):
+                raise ValueError("padding='same' is not supported for strided convolutions")
         if padding_mode not in _PAD_MODES:
             raise ValueError(f"padding_mode must be one of {_PAD_MODES}, but got "
                              f"padding_mode='{padding_mode}'")
-        as_tuple = lambda v: (v,) * rank if isinstance(v, int) else tuple(v)  # noqa: E731
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = as_tuple(kernel_size)

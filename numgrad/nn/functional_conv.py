@@ -43,7 +43,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         padding = (0, 0)
     elif padding == "same":
         if stride != (1, 1):
-            raise ValueError("padding='same' is not supported for strided convolutions")
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
         sides = _same_padding((kh, kw), dilation)
         if any(left != right for left, right in sides):
             from .functional import pad
@@ -52,6 +52,8 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         else:
             padding = (sides[0][0], sides[1][0])
     padding = _pair(padding)
+    _check_kernel_fits([size + 2 * p for size, p in zip(input.shape[2:], padding)],
+                       [d * (k - 1) + 1 for k, d in zip((kh, kw), dilation)])
     if input.shape[1] != per_group * groups:
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
                            f"input{list(input.shape)} to have {per_group * groups} channels, but "
@@ -72,13 +74,16 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 
 def _conv_group(input, weight, bias, stride, padding, dilation):
-    _, _, h, w = input.shape
-    kh, kw = weight.shape[2:]
-    if _N.out_size(h, kh, stride[0], padding[0], dilation[0]) <= 0 or \
-            _N.out_size(w, kw, stride[1], padding[1], dilation[1]) <= 0:
-        raise RuntimeError(f"Calculated output size is too small for input size {list(input.shape)}"
-                           f" and kernel size {list(weight.shape[2:])}")
     return _N.conv2d(input, weight, bias, stride, padding, dilation)
+
+
+def _check_kernel_fits(padded, kernel):
+    """torch's refusal of a (dilated) kernel larger than the padded input, per spatial dim."""
+    if any(k > size for size, k in zip(padded, kernel)):
+        raise RuntimeError(f"Calculated padded input size per channel: "
+                           f"({' x '.join(map(str, padded))}). Kernel size: "
+                           f"({' x '.join(map(str, kernel))}). Kernel size can't be greater than "
+                           f"actual input size")
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -90,10 +95,13 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     unbatched = input.ndim == 2
     if unbatched:
         input = input.unsqueeze(0)
-    if not isinstance(padding, str):
-        padding = (0, padding if isinstance(padding, int) else padding[0])
     stride = stride if isinstance(stride, int) else stride[0]
     dilation = dilation if isinstance(dilation, int) else dilation[0]
+    if not isinstance(padding, str):
+        padding = padding if isinstance(padding, int) else padding[0]
+        # checked here, so that the message speaks of one dim, as torch's conv1d does
+        _check_kernel_fits([input.shape[2] + 2 * padding], [dilation * (weight.shape[2] - 1) + 1])
+        padding = (0, padding)
     out = conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, stride), padding,
                  (1, dilation), groups).squeeze(2)
     return out.squeeze(0) if unbatched else out

@@ -99,6 +99,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     tensor([[-1.0000],
             [ 1.0000]])
     """
+    channels = input.shape[1]
+    for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
+                         ("weight", weight), ("bias", bias)):
+        if tensor is not None and tensor.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
     dims = (0,) + tuple(range(2, input.ndim))
     shape = _channel_shape(input)
     if training:

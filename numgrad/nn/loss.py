@@ -5,14 +5,19 @@ from .module import Module
 
 
 class _Loss(Module):
-    def __init__(self, reduction="mean"):
+    """torch's (size_average, reduce, reduction) constructor: the legacy pair, when given, decides
+    the reduction (with torch's deprecation warning)."""
+
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = _reduction(size_average, reduce, reduction)
         self.reduction = reduction
 
 
 class _WeightedLoss(_Loss):
-    def __init__(self, weight=None, reduction="mean"):
-        super().__init__(reduction)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
@@ -38,8 +43,8 @@ class L1Loss(_Loss):
 class SmoothL1Loss(_Loss):
     """Quadratic below beta, linear above."""
 
-    def __init__(self, reduction="mean", beta=1.0):
-        super().__init__(reduction)
+    def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
+        super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
     def forward(self, input, target):
@@ -50,7 +55,7 @@ class HuberLoss(_Loss):
     """Quadratic below delta, delta-times-linear above."""
 
     def __init__(self, reduction="mean", delta=1.0):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.delta = delta
 
     def forward(self, input, target):
@@ -65,8 +70,9 @@ class CrossEntropyLoss(_WeightedLoss):
     tensor(0.6931)
     """
 
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-        super().__init__(weight, reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean", label_smoothing=0.0):
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
 
@@ -78,8 +84,9 @@ class CrossEntropyLoss(_WeightedLoss):
 class NLLLoss(_WeightedLoss):
     """Negative log likelihood of log-probabilities."""
 
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean"):
-        super().__init__(weight, reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
@@ -97,8 +104,9 @@ class BCELoss(_WeightedLoss):
 class BCEWithLogitsLoss(_WeightedLoss):
     """Binary cross entropy of logits (sigmoid included, computed stably)."""
 
-    def __init__(self, weight=None, reduction="mean", pos_weight=None):
-        super().__init__(weight, reduction)
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
+                 pos_weight=None):
+        super().__init__(weight, size_average, reduce, reduction)
         self.register_buffer("pos_weight", pos_weight)
 
     def forward(self, input, target):
@@ -107,18 +115,7 @@ class BCEWithLogitsLoss(_WeightedLoss):
                                                   pos_weight=self.pos_weight)
 
 
-class _LegacyLoss(Module):
-    """torch's (size_average, reduce, reduction) constructor: the legacy pair, when given, decides
-    the reduction (with torch's deprecation warning)."""
-
-    def __init__(self, size_average=None, reduce=None, reduction="mean"):
-        super().__init__()
-        if size_average is not None or reduce is not None:
-            reduction = _reduction(size_average, reduce, reduction)
-        self.reduction = reduction
-
-
-class KLDivLoss(_LegacyLoss):
+class KLDivLoss(_Loss):
     """Kullback-Leibler divergence of log-probabilities from a target distribution.
 
     >>> import numgrad as ng
@@ -134,7 +131,7 @@ class KLDivLoss(_LegacyLoss):
         return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)
 
 
-class PoissonNLLLoss(_LegacyLoss):
+class PoissonNLLLoss(_Loss):
     """Poisson negative log likelihood of counts given (log) rates."""
 
     def __init__(self, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
@@ -153,7 +150,7 @@ class GaussianNLLLoss(_Loss):
     """Gaussian negative log likelihood of targets given means and variances."""
 
     def __init__(self, *, full=False, eps=1e-6, reduction="mean"):
-        super().__init__(reduction)
+        super().__init__(reduction=reduction)
         self.full = full
         self.eps = eps
 
@@ -162,7 +159,7 @@ class GaussianNLLLoss(_Loss):
                                    reduction=self.reduction)
 
 
-class MarginRankingLoss(_LegacyLoss):
+class MarginRankingLoss(_Loss):
     """max(0, -target * (input1 - input2) + margin)."""
 
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
@@ -174,7 +171,7 @@ class MarginRankingLoss(_LegacyLoss):
                                      reduction=self.reduction)
 
 
-class HingeEmbeddingLoss(_LegacyLoss):
+class HingeEmbeddingLoss(_Loss):
     """input where target is 1, max(0, margin - input) where it is -1."""
 
     def __init__(self, margin=1.0, size_average=None, reduce=None, reduction="mean"):
@@ -185,14 +182,14 @@ class HingeEmbeddingLoss(_LegacyLoss):
         return F.hinge_embedding_loss(input, target, margin=self.margin, reduction=self.reduction)
 
 
-class SoftMarginLoss(_LegacyLoss):
+class SoftMarginLoss(_Loss):
     """log(1 + exp(-target * input))."""
 
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
 
 
-class CosineEmbeddingLoss(_LegacyLoss):
+class CosineEmbeddingLoss(_Loss):
     """1 - cos(input1, input2) for target 1, max(0, cos - margin) for target -1."""
 
     def __init__(self, margin=0.0, size_average=None, reduce=None, reduction="mean"):
@@ -204,7 +201,7 @@ class CosineEmbeddingLoss(_LegacyLoss):
                                        reduction=self.reduction)
 
 
-class TripletMarginLoss(_LegacyLoss):
+class TripletMarginLoss(_Loss):
     """max(0, d(anchor, positive) - d(anchor, negative) + margin)."""
 
     def __init__(self, margin=1.0, p=2.0, eps=1e-6, swap=False, size_average=None, reduce=None,
@@ -223,7 +220,7 @@ class TripletMarginLoss(_LegacyLoss):
                                      eps=self.eps, swap=self.swap, reduction=self.reduction)
 
 
-class MultiMarginLoss(_LegacyLoss):
+class MultiMarginLoss(_Loss):
     """The multi-class hinge: mean over the other classes of max(0, margin - x[y] + x[j])^p."""
 
     def __init__(self, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
@@ -243,7 +240,7 @@ class MultiMarginLoss(_LegacyLoss):
                                    weight=self.weight, reduction=self.reduction)
 
 
-class MultiLabelSoftMarginLoss(_LegacyLoss):
+class MultiLabelSoftMarginLoss(_Loss):
     """Binary cross entropy of sigmoid(input) per label, averaged over the labels."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):

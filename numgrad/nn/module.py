@@ -12,7 +12,21 @@ from ..tensor import Tensor
 from .parameter import Parameter
 from .utils.hooks import BackwardHook
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns; printed as torch prints it."""
+
+    __slots__ = ()
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
 _hook_ids = itertools.count()
 
 
@@ -209,6 +223,8 @@ class Module:
         """Add a child module (or None) under name."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if isinstance(name, str) and "." in name:
+            raise KeyError(f'module name can\'t contain ".", got: {name}')
         _check_name(name, self, "module")
         self._modules[name] = module
 
@@ -222,6 +238,27 @@ class Module:
                 raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
             module = module._modules[item]
         return module
+
+    def get_parameter(self, target):
+        """The parameter at a dotted path such as "encoder.0.weight"."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target):
+        """The buffer at a dotted path such as "bn.running_mean"."""
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{module._get_name()} has no attribute `{name}`")
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(module, name)
 
     # ---- iteration ------------------------------------------------------------------------------
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
@@ -256,7 +293,8 @@ class Module:
 
     def _named_members(self, table, prefix, recurse, remove_duplicate=True):
         seen = set()
-        modules = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) \
+            if recurse else [(prefix, self)]
         for module_prefix, module in modules:
             for name, value in getattr(module, table).items():
                 if value is None or (remove_duplicate and id(value) in seen):
@@ -375,6 +413,9 @@ class Module:
         strict: every key must match. Shapes must match in any case. Returns the
         (missing_keys, unexpected_keys) named tuple.
         """
+        state_dict = OrderedDict(state_dict)   # the upgrades below must not touch the caller's
+        for prefix, module in self.named_modules():
+            module._upgrade_state_dict(state_dict, prefix + "." if prefix else "")
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -406,6 +447,10 @@ class Module:
             raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
                                + "\n\t".join(errors))
         return _IncompatibleKeys(missing, unexpected)
+
+    def _upgrade_state_dict(self, state_dict, prefix):
+        """Fill in, for this module's keys under prefix, what checkpoints of older versions of
+        the module lack (torch's versioned _load_from_state_dict); nothing by default."""
 
     # ---- hooks ----------------------------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):

@@ -17,7 +17,7 @@ class LayerNorm(Module):
 
     >>> import numgrad as ng
     >>> ng.nn.LayerNorm(4)
-    LayerNorm((4,), eps=1e-05, elementwise_affine=True)
+    LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
     """
 
     def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None):
@@ -40,7 +40,7 @@ class LayerNorm(Module):
 
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
-                f"elementwise_affine={self.elementwise_affine}")
+                f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
 
 
 class RMSNorm(Module):
@@ -76,7 +76,7 @@ class GroupNorm(Module):
 
     >>> import numgrad as ng
     >>> ng.nn.GroupNorm(2, 4)
-    GroupNorm(2, 4, eps=1e-05, affine=True)
+    GroupNorm(2, 4, eps=1e-05, affine=True, bias=True)
     """
 
     def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None, dtype=None,
@@ -98,7 +98,8 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")
 
 
 class LocalResponseNorm(Module):
@@ -163,9 +164,17 @@ class _NormBase(Module):
             with grad_mode.no_grad():
                 self.bias.zero_()
 
+    def _upgrade_state_dict(self, state_dict, prefix):
+        # checkpoints from before num_batches_tracked existed load with the current count, as
+        # torch loads a state dict that carries no version
+        key = prefix + "num_batches_tracked"
+        if self.track_running_stats and key not in state_dict:
+            state_dict[key] = self.num_batches_tracked
+
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
-                f"affine={self.affine}, track_running_stats={self.track_running_stats}")
+                f"affine={self.affine}, bias={self.bias is not None}, "
+                f"track_running_stats={self.track_running_stats}")
 
 
 class _BatchNorm(_NormBase):
@@ -235,9 +244,9 @@ class _InstanceNorm(_NormBase):
     expected_dims = ()
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=False,
-                 track_running_stats=False, device=None, dtype=None):
+                 track_running_stats=False, device=None, dtype=None, *, bias=True):
         super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype,
-                         True)
+                         bias)
 
     def forward(self, input):
         unbatched, batched = self.expected_dims
@@ -266,8 +275,9 @@ class InstanceNorm1d(_InstanceNorm):
     """Instance normalisation of (N, C, L) or unbatched (C, L) inputs.
 
     >>> import numgrad as ng
-    >>> ng.nn.InstanceNorm1d(3)
-    InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, track_running_stats=False)
+    >>> ng.nn.InstanceNorm1d(3)  # doctest: +NORMALIZE_WHITESPACE
+    InstanceNorm1d(3, eps=1e-05, momentum=0.1, affine=False, bias=False,
+                   track_running_stats=False)
     """
 
     expected_dims = (2, 3)
