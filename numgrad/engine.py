@@ -117,6 +117,9 @@ def saved_addresses(graph, keep):
             columns.append(address_of(values) if values.size else 0)
         saved_value_addresses(graph.s_ref[lo:hi], use[lo:hi], is64[lo:hi], columns[0], columns[1],
                               _column(seg.array_addr, np.int64), addr[lo:hi])
+    if graph.may_have_python:
+        from .autograd.saved_hooks import point_at_unpacked
+        point_at_unpacked(graph, addr, keep)
     return addr
 
 
@@ -236,8 +239,9 @@ def release(graph):
         refs = graph.s_ref[s0:s1]
         for ref in refs[mine & (refs < 0)].tolist():
             array = seg.arrays[~ref]
-            seg.saved_bytes -= array.nbytes
-            seg.arrays[~ref] = None
+            if array is not None:       # None: saved_tensors_hooks packed it
+                seg.saved_bytes -= array.nbytes
+                seg.arrays[~ref] = None
         if s1 > s0:
             column = np.frombuffer(seg.s_ref, np.int64)
             column[:s1 - s0][mine] = tape.FREED     # values saved after lowering stay
@@ -246,3 +250,6 @@ def release(graph):
     for index in graph.python_nodes():
         seg, node = graph.locate(index)
         seg.python[node].release()
+    if graph.may_have_python:
+        from .autograd.saved_hooks import release_packed
+        release_packed(graph)

@@ -19,6 +19,10 @@ class _ModeState(threading.local):
         # Whether ops record the graph: grad mode on and inference mode off. Inference mode wins
         # even over enable_grad inside it, as in torch. The ops read this one flag.
         self.grad_enabled = True
+        # (pack, unpack) of the innermost saved_tensors_hooks block, and the message of an
+        # enclosing disable_saved_tensors_hooks (autograd/saved_hooks.py)
+        self.saved_hooks = None
+        self.saved_hooks_disabled = None
 
 
 state = _ModeState()

@@ -1,11 +1,22 @@
 """The lowered arrays of small graphs, exactly: nodes, edges (destination, input_nr), pending
 counts per edge, which nodes are needed; and the scheduler's run order."""
 import numpy as np
+import pytest
 
 import numgrad as ng
+from numgrad import tape
 from numgrad.autograd import api
 from numgrad.lower import LoweredGraph, segments_of
 from numgrad.node import node_name
+
+
+@pytest.fixture(autouse=True)
+def fresh_segment():
+    """Positions below count from a segment's start: record each graph into a new segment, not
+    after what an earlier test left alive in the current one."""
+    seg = tape._recorder.current() if tape._recorder.current is not None else None
+    if seg is not None:
+        tape.close_segment(seg)
 
 
 def lowered(*roots, inputs=()):

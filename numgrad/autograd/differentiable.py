@@ -17,6 +17,7 @@ from ..hooks import run_hooks, run_node_post_hooks, run_node_pre_hooks
 from ..ops import registry
 from ..ops.reduce import sum_to
 from ..tensor import Tensor
+from .saved_hooks import unpacked
 
 
 class SavedContext:
@@ -48,10 +49,12 @@ def _saved_tensors(graph, index, seg, node):
     op = registry.OPS[int(graph.op[index])]
     dtype = np.float64 if graph.dt[index] == 1 else np.float32
     first = int(graph.sv_ptr[index])
+    packed = seg.python.get(("packed", node)) or {}       # Note [packed saved values]
     saved = []
     for pos, where in enumerate(op.save_index):
         _, local_s = graph.local_saved(index, first + pos)
-        value = _value(seg, local_s, dtype)
+        # an unpacked value takes the saved tensor's place in the graph, as in torch
+        value = unpacked(packed[pos])._data if pos in packed else _value(seg, local_s, dtype)
         if where >= 0:
             e = int(graph.in_ptr[index]) + where
             producer = int(graph.e_node[e])
@@ -59,7 +62,9 @@ def _saved_tensors(graph, index, seg, node):
                 saved.append(Tensor._make(value, False))
             elif graph.op[producer] == tape.ACCUMULATE:
                 pseg, pid = graph.locate(producer)
-                saved.append(pseg.leaves[pid])
+                # the leaf itself; an unpacked value, on the leaf's AccumulateGrad
+                saved.append(Tensor._make(value, True, pseg, pid, 0) if pos in packed
+                             else pseg.leaves[pid])
             else:
                 pseg, pid = graph.locate(producer)
                 saved.append(Tensor._make(value, True, pseg, pid, int(graph.e_slot[e])))

@@ -14,6 +14,7 @@ from .. import grad_mode, tape
 from ..node import node_name
 from ..ops.registry import PYTHON_FUNCTION
 from ..tensor import Tensor, new_version_counter
+from .saved_hooks import pack_one, unpacked
 
 
 class _SavedTensor:
@@ -21,10 +22,15 @@ class _SavedTensor:
     cycle through the tape), version-checked when unpacked."""
 
     __slots__ = ("data", "vc", "version", "requires_grad", "seg", "node", "slot", "leaf", "output",
-                 "producer")
+                 "producer", "packed", "shape")
 
     def __init__(self, t, output_index):
         self.data = t._data
+        self.shape = t._data.shape
+        self.packed = None
+        if grad_mode.state.saved_hooks is not None and type(t._data) is np.ndarray:
+            self.packed = pack_one(t)       # Note [packed saved values]
+            self.data = None
         self.vc = t._shared_vc()
         self.version = self.vc[0]
         self.requires_grad = t._requires_grad
@@ -45,7 +51,7 @@ class _SavedTensor:
                 owner = f", which is output {self.slot} of {forward_name(self.producer)},"
             else:
                 owner = ""
-            shape = list(self.data.shape)
+            shape = list(self.shape)
             raise RuntimeError(
                 "one of the variables needed for gradient computation has been modified by an "
                 f"inplace operation: [numgrad.{_kind(self.data)} {shape}]{owner} is "
@@ -55,6 +61,13 @@ class _SavedTensor:
 
     def unpack(self, ctx):
         self.check(ctx)
+        if self.packed is not None:
+            # the unpacked value in the saved tensor's place in the graph; a leaf's stands alone
+            data = unpacked(self.packed)._data
+            if self.leaf is not None:
+                return Tensor._make(data, False)
+        else:
+            data = self.data
         if self.leaf is not None:
             return self.leaf
         seg = self.seg() if self.seg is not None else None
@@ -62,7 +75,7 @@ class _SavedTensor:
             seg, node, slot = ctx._seg_ref(), ctx._node, self.output
         else:
             node, slot = self.node, self.slot
-        return Tensor._make(self.data, self.requires_grad and seg is not None, seg,
+        return Tensor._make(data, self.requires_grad and seg is not None, seg,
                             node if seg is not None else -1, slot, vc=self.vc)
 
 

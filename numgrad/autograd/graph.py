@@ -14,6 +14,18 @@ from ..engine import output_shape
 from ..node import node_name
 from . import api
 from .api import _as_tuple, _check_roots, _targets
+# torch.autograd.graph's public names that live elsewhere in numgrad
+from ..node import Node  # noqa: F401
+from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401
+
+
+
+def increment_version(tensor):
+    """Bump the version counter of `tensor` (or of each tensor of an iterable) as an in-place
+    change would, for code that changes data behind numgrad's back."""
+    for t in (tensor,) if not isinstance(tensor, (list, tuple)) else tensor:
+        t._bump_version()
+
 
 _WORKSPACES = ("float32", "float64", "leaf float32", "leaf float64")
 _FLAG_NOTES = ((tape.PYTHON, "python"), (tape.PRE_HOOKS, "hooks"), (tape.RELEASED, "released"))

@@ -170,8 +170,13 @@ def _record(op, inputs, arrays, outs, attrs):
         else:
             seg.save(value, is64, vc, version)
     if n_out == 1:
-        return (_tensor(out, True, seg, node, out_vcs[0], False),)
-    return tuple(Tensor._make(o, True, seg, node, j, False, out_vcs[j]) for j, o in enumerate(outs))
+        tensors = (_tensor(out, True, seg, node, out_vcs[0], False),)
+    else:
+        tensors = tuple(Tensor._make(o, True, seg, node, j, False, out_vcs[j])
+                        for j, o in enumerate(outs))
+    if _state.saved_hooks is not None:
+        _pack_saved(seg, node, op, inputs, tensors)
+    return tensors
 
 
 def _append_edges(op, inputs, seg):
@@ -248,7 +253,16 @@ def _record_scalar(op, inputs, arrays, out):
             seg.s_ref.append(len(column))
             column.append(value)
             seg.s_vc.append(vc)
-    return _tensor(out, True, seg, node, out_vc, False)
+    result = _tensor(out, True, seg, node, out_vc, False)
+    if _state.saved_hooks is not None:
+        _pack_saved(seg, node, op, inputs, (result,))
+    return result
+
+
+def _pack_saved(seg, node, op, inputs, outputs):
+    """A saved_tensors_hooks block is active: Note [packed saved values]."""
+    from ..autograd.saved_hooks import pack_saved
+    pack_saved(seg, node, op.save_index, inputs, outputs)
 
 
 def _check_inference(op, inputs, seg, edges_start):

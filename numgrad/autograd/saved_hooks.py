@@ -1,0 +1,129 @@
+"""saved_tensors_hooks: the user decides what the graph keeps of each tensor saved for backward.
+
+Note [packed saved values]
+While a `saved_tensors_hooks(pack, unpack)` block is active, every tensor an op saves for its
+backward goes through `pack`, and the graph keeps what pack returned instead of the tensor: the
+tape drops its own reference to the array (a kept 0-d value costs nothing and stays). When a
+backward runs the node, `unpack` turns the packed object back into the tensor the derivative
+reads: `engine.saved_addresses` points the compiled kernels at it, the create_graph walk and
+custom Functions read it too. Packed objects live in the segment's python table under
+("packed", node) and go when the backward frees the node's saved values. Tensors on the GPU and
+constants (Python numbers an op took) are not packed.
+"""
+import numpy as np
+
+from .. import grad_mode
+from ..kernels.abi import address_of
+from ..tensor import Tensor
+
+
+class saved_tensors_hooks:
+    """Context manager: `pack_hook(tensor) -> object` runs on every tensor saved for backward
+    inside the block, `unpack_hook(object) -> Tensor` when a backward needs it. Blocks nest; the
+    innermost applies.
+
+    >>> with numgrad.autograd.graph.saved_tensors_hooks(lambda t: t.tolist(), numgrad.tensor):
+    ...     y = x * x
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        state = grad_mode.state
+        if state.saved_hooks_disabled is not None:
+            raise RuntimeError(state.saved_hooks_disabled)
+        self._outer = state.saved_hooks
+        state.saved_hooks = (self.pack_hook, self.unpack_hook)
+        return self
+
+    def __exit__(self, *exc):
+        grad_mode.state.saved_hooks = self._outer
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Keep saved tensors in host memory, moving them back to their device for the backward
+    (pin_memory is accepted and has no effect: numgrad's host memory is NumPy's)."""
+
+    def __init__(self, pin_memory=False, device_type="cuda"):
+        super().__init__(lambda t: (t.device, t.cpu()), lambda packed: packed[1].to(packed[0]))
+
+
+class disable_saved_tensors_hooks:
+    """Context manager: entering saved_tensors_hooks inside it raises RuntimeError(error_message)."""
+
+    def __init__(self, error_message):
+        self.error_message = error_message
+
+    def __enter__(self):
+        state = grad_mode.state
+        self._outer = state.saved_hooks_disabled
+        state.saved_hooks_disabled = self.error_message
+        return self
+
+    def __exit__(self, *exc):
+        grad_mode.state.saved_hooks_disabled = self._outer
+
+
+def pack_one(t):
+    """(unpack hook, what the pack hook made of t) under the innermost hooks; what the pack hook
+    itself computes is not packed."""
+    hooks = grad_mode.state.saved_hooks
+    grad_mode.state.saved_hooks = None
+    try:
+        return hooks[1], hooks[0](t)
+    finally:
+        grad_mode.state.saved_hooks = hooks
+
+
+def pack_saved(seg, node, save_index, inputs, outputs):
+    """Pack the values the node just recorded saved (Note [packed saved values]). save_index:
+    per saved value, input k as k or output j as ~j."""
+    first = len(seg.s_ref) - len(save_index)
+    packed = {}
+    for position, where in enumerate(save_index):
+        t = inputs[where] if where >= 0 else outputs[~where]
+        if not isinstance(t, Tensor) or type(t._data) is not np.ndarray:
+            continue
+        packed[position] = pack_one(t)
+        ref = seg.s_ref[first + position]
+        if ref < 0:
+            seg.saved_bytes -= seg.arrays[~ref].nbytes
+            seg.arrays[~ref] = None
+    if packed:
+        seg.python[("packed", node)] = packed
+
+
+def unpacked(packed_entry):
+    """The Tensor a packed saved value stands for, from its unpack hook."""
+    unpack, packed = packed_entry
+    t = unpack(packed)
+    if not isinstance(t, Tensor):
+        raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result "
+                        f"of type {type(t).__name__}")
+    return t
+
+
+def point_at_unpacked(graph, addr, keep):
+    """Saved-value addresses of the runnable nodes whose values were packed, redirected to what
+    their unpack hooks return (kept alive in `keep` while the kernels run)."""
+    for k, seg in enumerate(graph.segments):
+        for key, packed in list(seg.python.items()):
+            if type(key) is not tuple or key[0] != "packed":
+                continue
+            index = int(graph.starts[k]) + (key[1] & 0xFFFFFFFF)
+            if not graph.runnable[index]:
+                continue
+            for position, entry in packed.items():
+                data = np.ascontiguousarray(unpacked(entry)._data)
+                keep.append(data)
+                addr[int(graph.sv_ptr[index]) + position] = address_of(data)
+
+
+def release_packed(graph):
+    """Forget the packed values of the nodes a backward ran and freed."""
+    for k, seg in enumerate(graph.segments):
+        for key in [key for key in seg.python if type(key) is tuple and key[0] == "packed"]:
+            if graph.runnable[int(graph.starts[k]) + (key[1] & 0xFFFFFFFF)]:
+                del seg.python[key]

@@ -1,0 +1,119 @@
+"""autograd.graph.saved_tensors_hooks: what the graph keeps of saved tensors, chosen by the user.
+
+Expected values are torch 2.13's for the same programs."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad.autograd.graph import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_pack_runs_per_saved_tensor_and_unpack_per_backward(dtype):
+    log = []
+
+    def pack(t):
+        log.append(("pack", tuple(t.shape), t.grad_fn.name() if t.grad_fn else None))
+        return t * 2            # what the graph keeps; recorded, not packed again
+
+    def unpack(p):
+        log.append(("unpack", tuple(p.shape)))
+        return p
+
+    x = ng.tensor([1., 2., 3.], dtype=dtype, requires_grad=True)
+    with saved_tensors_hooks(pack, unpack):
+        w = (x * x).exp().sum()      # mul saves x twice, exp its result
+    assert log == [("pack", (3,), None), ("pack", (3,), None), ("pack", (3,), "ExpBackward0")]
+    log.clear()
+    w.backward(retain_graph=True)
+    assert log == [("unpack", (3,))] * 3
+    # d/dx with every saved value doubled: 8 x exp(x^2)
+    expected = np.array([2.1746e+01, 8.7357e+02, 1.9447e+05])
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-4)
+    assert x.grad.dtype == dtype
+    w.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * expected, rtol=1e-4)
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        w.backward()
+
+
+def test_packed_values_replace_what_the_tape_keeps_for_scalars_too():
+    x = ng.tensor(2., requires_grad=True)
+    with saved_tensors_hooks(lambda t: t.item(), lambda v: ng.tensor(v)):
+        y = (x * x).sin()
+    y.backward()
+    np.testing.assert_allclose(x.grad.item(), -2.6146, rtol=1e-4)     # 2 x cos(x^2)
+
+
+def test_an_unpacked_value_takes_the_saved_tensors_place_under_create_graph():
+    x = ng.tensor([1., 2., 3.], dtype=ng.float64, requires_grad=True)
+    with saved_tensors_hooks(lambda t: t * 2, lambda t: t):
+        y = (x * x).exp().sum()
+    (g,) = ng.autograd.grad(y, x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [2.1746e+01, 8.7357e+02, 1.9447e+05], rtol=1e-4)
+    g.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [9.7858e+01, 7.2070e+03, 2.3661e+06], rtol=1e-4)
+
+
+@pytest.mark.parametrize("hooks", [(lambda t: t, lambda t: t),
+                                   (lambda t: t.detach().clone(), lambda t: t),
+                                   (lambda t: t.tolist(), lambda v: ng.tensor(v, dtype=ng.float64))])
+def test_hooks_that_keep_the_values_change_no_derivative(hooks):
+    x = ng.tensor([1., 2., 3.], dtype=ng.float64, requires_grad=True)
+    with saved_tensors_hooks(*hooks):
+        y = (x * x).exp().sum() + (x.sin() * x).sum()
+    (g,) = ng.autograd.grad(y, x, create_graph=True)
+    g.sum().backward()
+    np.testing.assert_allclose(g.detach().numpy(), [6.818336947594126, 218.46960388630833,
+                                                    48615.67470797057], rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), [16.548824597682653, 980.1158120698506,
+                                                307914.7859028473], rtol=1e-12)
+
+
+def test_custom_function_saved_tensors_are_packed():
+    log = []
+
+    class Twice(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            ctx.save_for_backward(a, a * 1.0)
+            return a * a
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return a * g + b * g
+
+    x = ng.tensor([1., 2.], requires_grad=True)
+    with saved_tensors_hooks(lambda t: log.append("pack") or t.tolist(),
+                             lambda v: log.append("unpack") or ng.tensor(v) * 10):
+        z = Twice.apply(x)
+    z.sum().backward()
+    assert log == ["pack", "pack", "unpack", "unpack"]
+    np.testing.assert_array_equal(x.grad.numpy(), [20., 40.])
+
+
+def test_errors_and_disabling():
+    with saved_tensors_hooks(lambda t: t, lambda t: 5):
+        x = ng.tensor([1., 2.], requires_grad=True)
+        y = (x * x).sum()
+    with pytest.raises(TypeError, match="unpack_hook expected to be a Tensor but got result of "
+                                        "type int"):
+        y.backward()
+    assert x.grad is None
+    with disable_saved_tensors_hooks("no hooks here"):
+        with pytest.raises(RuntimeError, match="no hooks here"):
+            with saved_tensors_hooks(lambda t: t, lambda t: t):
+                pass
+    with saved_tensors_hooks(lambda t: t, lambda t: t):       # usable again after the block
+        y = (x * x).sum()
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2., 4.])
+
+
+def test_save_on_cpu_keeps_host_values():
+    x = ng.tensor([1., 2.], requires_grad=True)
+    with save_on_cpu():
+        y = (x * x * x).sum()
+    y.backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3., 12.])
