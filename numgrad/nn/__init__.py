@@ -39,5 +39,6 @@ from .pooling_more import AdaptiveMaxPool1d, LPPool1d, LPPool2d, MaxUnpool1d, Ma
 from .resample import PixelShuffle, PixelUnshuffle, Upsample
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
-from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
 from . import parallel
