@@ -158,3 +158,19 @@ def test_no_grad_view_refusals_name_the_view_op_and_its_reason():
     assert refusal(lambda: made_without_grad[1:].mul_(2)).startswith(
         "Output 0 of Slice is a view of a view which was created in no_grad mode and is being "
         f"modified inplace with grad mode enabled. {AMBIGUOUS}")
+
+
+def test_as_strided_of_a_no_grad_view_is_refused_as_a_view_of_it():
+    x = ng.ones(4, requires_grad=True)
+    with ng.no_grad():
+        broadcast = x.expand(2, 4)
+    assert refusal(lambda: broadcast.as_strided((2,), (2,), 0).mul_(2)).startswith(
+        "Output 0 of AsStrided is a view of a view which was created in no_grad mode")
+
+
+def test_refusals_name_a_numbered_node_as_torch_does():
+    y = ng.ones(2, 1, 3, requires_grad=True) * 1
+    assert refusal(lambda: y.split(1, 0)[0].squeeze(1).mul_(2)).startswith(
+        "Output 0 of Squeeze1 is a view and is being modified inplace.")
+    assert refusal(lambda: y.split(1, 0)[0].squeeze().mul_(2)).startswith(
+        "Output 0 of Squeeze is a view and is being modified inplace.")

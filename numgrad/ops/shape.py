@@ -275,7 +275,7 @@ def as_strided(x, size, stride, storage_offset=None):
     tensor([[1., 3.],
             [2., 4.]])
     """
-    from .views import storage_of
+    from .views import restrict_like, storage_of
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
@@ -291,8 +291,11 @@ def as_strided(x, size, stride, storage_offset=None):
                            f"{offset}, and itemsize {item} requiring a storage size of "
                            f"{needed * item} are out of bounds for storage of size "
                            f"{storage._data.size * item}")
-    return apply(AS_STRIDED, (storage,), {"offset": offset, "strides": stride,
+    view = apply(AS_STRIDED, (storage,), {"offset": offset, "strides": stride,
                                           "in_shape": storage._data.shape, "out_shape": size})
+    if storage is not x:
+        restrict_like(view, x)
+    return view
 
 
 def _scatter_meta(offset, strides, in_shape):

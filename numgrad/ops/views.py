@@ -23,6 +23,7 @@ torch's refusals are kept: an in-place op through a view of a leaf that requires
 view made in no_grad mode and through an output of an op that returns several views all raise
 when the op would be recorded.
 """
+import re
 import weakref
 
 import numpy as np
@@ -141,7 +142,8 @@ def check_inplace(t):
 
 
 def _short(node_name):
-    return node_name.removesuffix("Backward0")
+    """The op as torch's refusals name it: SplitBackward0 -> Split, SqueezeBackward1 -> Squeeze1."""
+    return re.sub(r"Backward(0$)?", "", node_name)
 
 
 def _no_grad_error(info):
@@ -229,6 +231,15 @@ def _read_region(base, region, shape):
         return apply(AS_STRIDED, (base,), {"offset": offset, "strides": strides,
                                            "in_shape": base._data.shape, "out_shape": tuple(shape)})
     return take(base, region.positions)
+
+
+def restrict_like(view, source):
+    """view, made from source's base directly (as_strided over its storage), is refused in-place
+    ops as a view of source would be: it inherits source's creation, as in torch."""
+    parent = view_info(source)
+    info = view_info(view)
+    if parent is not None and info is not None and grad_mode.state.grad_enabled:
+        info.creation, info.multi_output = parent.creation, parent.multi_output
 
 
 def storage_of(t):
