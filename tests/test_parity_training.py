@@ -208,3 +208,18 @@ def test_losses_take_torchs_positional_and_legacy_arguments():
     with pytest.warns(UserWarning):
         assert nn.MSELoss(reduce=False).reduction == "none"
     assert nn.BCEWithLogitsLoss(None, None, None, "sum").reduction == "sum"
+
+
+def test_clip_grad_norm_scales_in_float32_as_torch():
+    w, b = nn.Parameter(ng.ones(2, 2)), nn.Parameter(ng.ones(2))
+    w.grad = ng.tensor([[0.3, -1.7], [2.2, 0.9]])
+    b.grad = ng.tensor([0.1, -0.4])
+    assert nn.utils.clip_grad_norm_([w, b], 1.0).item() == 2.966479539871216
+    # torch's values, bit for bit: the scale is reciprocal(norm + 1e-6) * max_norm in float32
+    assert w.grad.tolist() == [[0.10112994909286499, -0.57306969165802],
+                               [0.7416196465492249, 0.3033898174762726]]
+    assert b.grad.tolist() == [0.03370998427271843, -0.13483993709087372]
+    w.grad = ng.ones(2, 2)
+    b.grad = ng.ones(2)
+    nn.utils.clip_grad_norm_([w, b], 0.5)
+    assert w.grad[0, 0].item() == 0.2041240632534027

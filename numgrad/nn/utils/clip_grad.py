@@ -54,13 +54,16 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
     grads = _grads(parameters)
     if not grads:
         return
-    total = total_norm.item() if isinstance(total_norm, Tensor) else float(total_norm)
-    coef = float(max_norm) / (total + 1e-6)
-    # a NaN norm scales by NaN, as torch's clamp(coef, max=1) lets NaN through
-    if coef < 1.0 or math.isnan(coef):
-        with grad_mode.no_grad():
+    if not isinstance(total_norm, Tensor):
+        total_norm = Tensor._make(np.array(float(total_norm)), False).to(grads[0].dtype)
+    with grad_mode.no_grad():
+        # torch's arithmetic in the norm's dtype (max_norm / t is reciprocal(t) * max_norm
+        # there): in float32 its rounding reaches the gradients
+        coef = total_norm.detach().add(1e-6).reciprocal().mul(float(max_norm))
+        # a NaN norm scales by NaN, as torch's clamp(coef, max=1) lets NaN through
+        if coef.item() < 1.0 or math.isnan(coef.item()):
             for g in grads:
-                g.mul_(coef)
+                g.mul_(coef.to(device=g.device))
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
