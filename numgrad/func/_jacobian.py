@@ -142,7 +142,7 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     return (out, tangents_out, aux) if has_aux else (out, tangents_out)
 
 
-def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None, _preallocate_and_copy=False):
+def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
     """The Jacobian of func with respect to argument(s) `argnums`, as a new function: for each
     output tensor (in the output's layout) the Jacobian with respect to each differentiated
     tensor (in argnums' layout), shaped output.shape + input.shape. With has_aux, func returns

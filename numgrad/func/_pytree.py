@@ -1,5 +1,5 @@
 """The nested containers the transforms look through, as torch's pytrees see them: tuples
-(namedtuples too), lists and dicts are nodes, None an empty one; anything else is a leaf."""
+(namedtuples too), lists and dicts are nodes; anything else (None too) is a leaf."""
 
 
 class Spec:
@@ -23,8 +23,6 @@ class Spec:
     def __repr__(self):
         if self.is_leaf:
             return "*"
-        if self.kind is type(None):
-            return "None"
         if self.kind is dict:
             return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.keys, self.children)) + "}"
         inner = ", ".join(map(repr, self.children))
@@ -36,8 +34,6 @@ class Spec:
 
 
 def _children(tree):
-    if tree is None:
-        return type(None), None, ()
     if isinstance(tree, dict):
         return dict, tuple(tree), tuple(tree.values())
     if isinstance(tree, (tuple, list)):
@@ -66,8 +62,6 @@ def tree_unflatten(leaves, spec):
         if spec.is_leaf:
             return next(leaves)
         children = [build(c) for c in spec.children]
-        if spec.kind is type(None):
-            return None
         if spec.kind is dict:
             return dict(zip(spec.keys, children))
         if spec.kind is list or spec.kind is tuple:
@@ -80,10 +74,9 @@ def tree_unflatten(leaves, spec):
 
 def broadcast_prefix(prefix, spec):
     """One value per leaf of `spec`, where `prefix` is a tree whose leaves stand for whole
-    subtrees (vmap's in_dims, out_dims; None among them is a leaf); None when its structure does
-    not fit."""
+    subtrees (vmap's in_dims, out_dims); None when its structure does not fit."""
     kind, keys, children = _children(prefix)
-    if kind is None or prefix is None:
+    if kind is None:
         return [prefix] * spec.num_leaves
     if spec.is_leaf or kind is not spec.kind or len(children) != len(spec.children):
         return None
