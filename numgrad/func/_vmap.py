@@ -130,11 +130,13 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     """func mapped over a batch dimension of its arguments, as torch.func.vmap: in_dims gives per
     argument the dimension to map over (None: pass it whole to every sample; a tuple per
     argument, nesting into tuple/list/dict arguments); out_dims says where the batch dimension
-    goes in each output (None: an output every sample returns alike, returned once).
+    goes in each output (None: an output every sample returns alike, returned once; a loop cannot
+    see batching, so "alike" is checked by value).
 
     Implemented by looping over the batch and stacking the results (see the module docstring):
-    gradients flow through it, and chunk_size, which only bounds torch's memory, is checked and
-    otherwise has no effect. randomness: 'error' raises if func draws random numbers,
+    gradients flow through it, a batch of size 0 runs func once on zeros to learn the outputs'
+    shapes, and chunk_size, which only bounds torch's memory, is checked and otherwise has no
+    effect. randomness: 'error' raises if func draws random numbers,
     'different' draws independently per sample, 'same' gives every sample the same draws.
 
     >>> numgrad.func.vmap(lambda x, y: x @ y, in_dims=(0, None))(numgrad.ones(3, 2),
