@@ -187,7 +187,10 @@ class LoweredGraph:
         if where >= 0:
             e = int(self.in_ptr[index]) + where
             producer = int(self.e_node[e])
-            if producer >= 0 and self.op[producer] != tape.ACCUMULATE:
+            now = _owner_now(vc, seg, local_s, shape)
+            if now is not None:
+                owner = now
+            elif producer >= 0 and self.op[producer] != tape.ACCUMULATE:
                 pseg, pid = self.locate(producer)
                 owner = f", which is output {int(self.e_slot[e])} of {_forward_name(pseg, pid)},"
         else:
@@ -216,7 +219,39 @@ def lower(root_ids, root_segments, target_ids=()):
     return graph
 
 
+def _owner_now(vc, seg, local_s, shape):
+    """torch names the node a saved input has when the check fails, not the one it had when it
+    was saved: after x.add_(1), x's AddBackward0. The notes of the tensor changed in place last
+    and of its base (tensor._changed_note, kept by the version counter) tell it: the one holding
+    the saved data is the saved tensor, whose node is named (AsStrided for a view, whose node
+    torch regenerates); a saved tensor holding neither is a view of them: AsStrided too. None
+    (the producer is named) when the saved data was changed through a tensor outside the graph
+    (a leaf, a detached alias), whose node stays, or when the node's segment is gone."""
+    notes = vc[2] if len(vc) > 2 else ()
+    ref = seg.s_ref[local_s]
+    saved = seg.arrays[~ref] if ref < 0 else None
+    for data_id, data_shape, owns_data, seg_ref, node, slot, is_view in notes:
+        if saved is not None:
+            held = data_id == id(saved)
+        else:           # kept by value (a scalar) or packed: alike when the shapes are
+            held = tuple(data_shape) == tuple(shape) and owns_data
+        if not held:
+            continue
+        if is_view:
+            return ", which is output 0 of AsStrided,"
+        node_seg = seg_ref() if seg_ref is not None else None
+        if node < 0 or node_seg is None:
+            return None
+        from .node import node_view
+        return f", which is output {slot} of {_forward_name_of(node_view(node_seg, node).name())},"
+    return ", which is output 0 of AsStrided," if notes and saved is not None else None
+
+
 def _forward_name(seg, node):
     """torch names the forward op in this message: MulBackward0 -> Mul."""
     from .node import node_name
-    return re.sub(r"Backward\d*$", "", node_name(seg, node))
+    return _forward_name_of(node_name(seg, node))
+
+
+def _forward_name_of(name):
+    return re.sub(r"Backward\d*$", "", name)

@@ -6,6 +6,7 @@ which of the node's outputs it is (`_slot`, the input_nr of edges that reach it)
 """
 
 import numbers
+import weakref
 
 import numpy as np
 
@@ -18,11 +19,20 @@ def new_version_counter():
     tensor is saved for backward or shared.
 
     [version, shared]: a list is the cheapest mutable box (recording makes one per saved output),
-    and holding only ints it can never be part of a reference cycle. `shared` is false only for
-    a counter that an in-place change made on a tensor nothing saved or aliased (Note [version
-    checks] in tape.py).
+    and holding only ints (later also notes on the tensor changed last: _changed_note) it can
+    never be part of a reference cycle. `shared` is false only for a counter that an in-place
+    change made on a tensor nothing saved or aliased (Note [version checks] in tape.py).
     """
     return [0, True]
+
+
+def _changed_note(t, is_view):
+    """What a version error needs of a tensor just changed in place (lower._owner_now): which
+    data it holds (the id of its array: the saved value compared against is alive, so the id
+    is not reused), and its node now, weakly; a view's own node torch regenerates."""
+    seg = weakref.ref(t._seg) if t._seg is not None else None
+    return (id(t._data), t._data.shape, getattr(t._data, "base", None) is None, seg, t._node,
+            t._slot, is_view)
 
 
 _DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy "
@@ -257,6 +267,15 @@ class Tensor:
             return
         if vc[1]:
             bump_epoch()
+            # the version error names the saved tensor's node as it is now, which the tensor
+            # changed last and its base tell (lower._owner_now)
+            view = self._extra.get("view") if self._extra else None
+            changed = (_changed_note(self, view is not None),) if view is None else \
+                (_changed_note(self, True), _changed_note(view.base, False))
+            if len(vc) == 2:
+                vc.append(changed)
+            else:
+                vc[2] = changed
         vc[0] += 1
 
     def _shared_vc(self):
