@@ -223,3 +223,39 @@ def test_clip_grad_norm_scales_in_float32_as_torch():
     b.grad = ng.ones(2)
     nn.utils.clip_grad_norm_([w, b], 0.5)
     assert w.grad[0, 0].item() == 0.2041240632534027
+
+
+def test_layers_take_torchs_device_argument():
+    modules = [nn.Linear(2, 3, device="cpu"), nn.Bilinear(2, 2, 3, device="cpu"),
+               nn.Conv1d(2, 3, 3, device="cpu"), nn.Conv2d(2, 3, 3, device="cpu"),
+               nn.ConvTranspose2d(2, 3, 3, device="cpu"), nn.Embedding(4, 2, device="cpu"),
+               nn.LayerNorm(3, device="cpu"), nn.MultiheadAttention(4, 2, device="cpu"),
+               nn.LSTM(2, 3, device="cpu"), nn.GRUCell(2, 3, device="cpu"),
+               # RNN(input, hidden, num_layers, nonlinearity, bias, batch_first, dropout,
+               # bidirectional, device, dtype): torch's positional order
+               nn.RNN(2, 3, 1, "relu", True, False, 0.0, False, "cpu", ng.float64)]
+    for module in modules:
+        assert all(p.device.type == "cpu" for p in module.parameters())
+    assert modules[-1].weight_ih_l0.dtype == ng.float64
+
+
+def test_embedding_from_pretrained_and_scale_grad_by_freq():
+    table = ng.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    frozen = nn.Embedding.from_pretrained(table, padding_idx=0, norm_type=1.0,
+                                          scale_grad_by_freq=True)
+    assert repr(frozen) == "Embedding(3, 2, padding_idx=0, norm_type=1.0, scale_grad_by_freq=True)"
+    assert not frozen.weight.requires_grad and frozen.weight[0].tolist() == [1.0, 2.0]
+    assert nn.Embedding.from_pretrained(table, freeze=False).weight.requires_grad
+    with pytest.raises(AssertionError, match="Shape of weight does not match"):
+        nn.Embedding(2, 2, _weight=table)
+
+    embedding = nn.Embedding(5, 3, padding_idx=1, scale_grad_by_freq=True)
+    with ng.no_grad():
+        embedding.weight.copy_(ng.arange(15.0).reshape(5, 3) / 10)
+    out = embedding(ng.tensor([[1, 0, 3, 3], [4, 0, 0, 1]]))
+    (out * ng.arange(24.0).reshape(2, 4, 3)).sum().backward()
+    # torch: each row's gradient divided by its count in the batch (row 0 thrice, row 3 twice)
+    np.testing.assert_allclose(embedding.weight.grad.numpy(),
+                               [[12.0, 13.000000953674316, 14.0], [0.0, 0.0, 0.0],
+                                [0.0, 0.0, 0.0], [7.5, 8.5, 9.5], [12.0, 13.0, 14.0]],
+                               rtol=1e-6)

@@ -15,7 +15,8 @@ _PAD_STRINGS = {"same", "valid"}
 
 class _ConvNd(Module):
     def __init__(self, rank, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                 groups, bias, padding_mode, dtype, transposed=False, output_padding=0):
+                 groups, bias, padding_mode, device, dtype, transposed=False,
+                 output_padding=0):
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -49,6 +50,8 @@ class _ConvNd(Module):
         self.weight = Parameter(creation.empty(*shape, *self.kernel_size, dtype=dtype))
         self.bias = Parameter(creation.empty(out_channels, dtype=dtype)) if bias else None
         self.reset_parameters()
+        if device is not None:   # made on the CPU, where nn.init fills them
+            self.to(device)
 
     def reset_parameters(self):
         # torch's default: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for the weight and the bias
@@ -94,9 +97,9 @@ class Conv1d(_ConvNd):
     """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", dtype=None):
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, dtype)
+                         groups, bias, padding_mode, device, dtype)
 
     def forward(self, input):
         input, padding = self._padded(input)
@@ -116,9 +119,9 @@ class Conv2d(_ConvNd):
     """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", dtype=None):
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, dtype)
+                         groups, bias, padding_mode, device, dtype)
 
     def forward(self, input):
         input, padding = self._padded(input)
@@ -140,11 +143,11 @@ class ConvTranspose2d(_ConvNd):
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 dtype=None):
+                 device=None, dtype=None):
         if padding_mode != "zeros":
             raise ValueError('Only "zeros" padding mode is supported for ConvTranspose2d')
         super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, dtype, True, output_padding)
+                         groups, bias, padding_mode, device, dtype, True, output_padding)
 
     def forward(self, input, output_size=None):
         output_padding = self.output_padding if output_size is None \

@@ -144,8 +144,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     tensor([[2., 3.],
             [0., 1.]])
     """
-    if scale_grad_by_freq or sparse:
-        raise NotImplementedError("embedding: scale_grad_by_freq and sparse are not supported")
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not supported")
     index = np.asarray(input._data if isinstance(input, Tensor) else input)
     if index.dtype.kind not in "iu":
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
@@ -161,6 +161,12 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     # flat positions of the picked rows' elements: no index grid the size of the table
     positions = index[..., None] * dim + np.arange(dim)
     out = take(weight, positions)
+    if scale_grad_by_freq and out.requires_grad:
+        _, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
+        scale = (1.0 / counts[inverse.reshape(index.shape)])[..., None].astype(weight._data.dtype)
+        # the same values (out - out.detach() is zero), with each row's gradient divided by how
+        # often the batch picks it, as torch's
+        out = out.detach() + (out - out.detach()) * Tensor._make(scale, False)
     if padding_idx is not None and out.requires_grad:
         keep = Tensor._make(np.broadcast_to((index != padding_idx)[..., None], out.shape), False)
         out = _E.where(keep, out, out.detach())

@@ -31,13 +31,15 @@ class Linear(Module):
     numgrad.Size([5, 2])
     """
 
-    def __init__(self, in_features, out_features, bias=True, dtype=None):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))
         self.bias = Parameter(creation.empty(out_features, dtype=dtype)) if bias else None
         self.reset_parameters()
+        if device is not None:   # made on the CPU, where nn.init fills them
+            self.to(device)
 
     def reset_parameters(self):
         # kaiming_uniform_ with a = sqrt(5) is U(-1/sqrt(fan_in), 1/sqrt(fan_in)), torch's default
@@ -62,7 +64,8 @@ class Bilinear(Module):
     numgrad.Size([5, 4])
     """
 
-    def __init__(self, in1_features, in2_features, out_features, bias=True, dtype=None):
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None,
+                 dtype=None):
         super().__init__()
         self.in1_features = in1_features
         self.in2_features = in2_features
@@ -71,6 +74,8 @@ class Bilinear(Module):
                                                dtype=dtype))
         self.bias = Parameter(creation.empty(out_features, dtype=dtype)) if bias else None
         self.reset_parameters()
+        if device is not None:   # made on the CPU, where nn.init fills them
+            self.to(device)
 
     def reset_parameters(self):
         bound = 1 / math.sqrt(self.in1_features)

@@ -20,7 +20,8 @@ class LayerNorm(Module):
     LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)
     """
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, dtype=None):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+                 device=None, dtype=None):
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = (normalized_shape,)
@@ -28,8 +29,9 @@ class LayerNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
-            self.weight = Parameter(creation.ones(*self.normalized_shape, dtype=dtype))
-            self.bias = Parameter(creation.zeros(*self.normalized_shape, dtype=dtype)) \
+            place = {"dtype": dtype, "device": device}
+            self.weight = Parameter(creation.ones(*self.normalized_shape, **place))
+            self.bias = Parameter(creation.zeros(*self.normalized_shape, **place)) \
                 if bias else None
         else:
             self.weight = None

@@ -79,7 +79,7 @@ class RNNBase(Module):
     """
 
     def __init__(self, mode, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, proj_size=0, dtype=None):
+                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__()
         if not isinstance(dropout, numbers.Number) or isinstance(dropout, bool) \
                 or not 0 <= dropout <= 1:
@@ -132,6 +132,8 @@ class RNNBase(Module):
                     setattr(self, name, Parameter(creation.empty(*shape, dtype=dtype)))
                 self._all_weights.append(list(shapes))
         self.reset_parameters()
+        if device is not None:   # made on the CPU, where nn.init fills them
+            self.to(device)
 
     @property
     def all_weights(self):
@@ -260,10 +262,10 @@ class RNN(_SingleStateRNN):
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, dtype=None):
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
         self.nonlinearity = nonlinearity
         super().__init__(_nonlinearity_mode(nonlinearity), input_size, hidden_size, num_layers,
-                         bias, batch_first, dropout, bidirectional, dtype=dtype)
+                         bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
 
 
 class GRU(_SingleStateRNN):
@@ -277,9 +279,9 @@ class GRU(_SingleStateRNN):
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None):
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, dtype=dtype)
+                         bidirectional, device=device, dtype=dtype)
 
 
 class LSTM(RNNBase):
@@ -293,9 +295,9 @@ class LSTM(RNNBase):
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, proj_size=0, dtype=None):
+                 dropout=0.0, bidirectional=False, proj_size=0, device=None, dtype=None):
         super().__init__("LSTM", input_size, hidden_size, num_layers, bias, batch_first, dropout,
-                         bidirectional, proj_size, dtype=dtype)
+                         bidirectional, proj_size, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
         input, batched = self._prepare(input, [] if hx is None else list(hx), "hx and cx")
@@ -319,7 +321,7 @@ class RNNCellBase(Module):
     """One step of a recurrence: weight_ih (chunks * hidden, in), weight_hh (chunks * hidden,
     hidden), bias_ih and bias_hh, all U(-1/sqrt(hidden_size), 1/sqrt(hidden_size))."""
 
-    def __init__(self, input_size, hidden_size, bias, num_chunks, dtype=None):
+    def __init__(self, input_size, hidden_size, bias, num_chunks, device=None, dtype=None):
         super().__init__()
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -334,6 +336,8 @@ class RNNCellBase(Module):
             self.register_parameter("bias_ih", None)
             self.register_parameter("bias_hh", None)
         self.reset_parameters()
+        if device is not None:   # made on the CPU, where nn.init fills them
+            self.to(device)
 
     def reset_parameters(self):
         bound = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
@@ -397,8 +401,9 @@ class RNNCell(RNNCellBase):
     numgrad.Size([2, 4])
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=1, dtype=dtype)
+    def __init__(self, input_size, hidden_size, bias=True, nonlinearity="tanh", device=None,
+                 dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def forward(self, input, hx=None):
@@ -416,8 +421,9 @@ class GRUCell(RNNCellBase):
     numgrad.Size([4])
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=3, dtype=dtype)
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=3, device=device,
+                         dtype=dtype)
 
     def forward(self, input, hx=None):
         return self._step(_gru_step, input, [hx], "hidden")[0]
@@ -432,8 +438,9 @@ class LSTMCell(RNNCellBase):
     (numgrad.Size([2, 4]), numgrad.Size([2, 4]))
     """
 
-    def __init__(self, input_size, hidden_size, bias=True, dtype=None):
-        super().__init__(input_size, hidden_size, bias, num_chunks=4, dtype=dtype)
+    def __init__(self, input_size, hidden_size, bias=True, device=None, dtype=None):
+        super().__init__(input_size, hidden_size, bias, num_chunks=4, device=device,
+                         dtype=dtype)
 
     def forward(self, input, hx=None):
         return self._step(_lstm_step, input, [None, None] if hx is None else list(hx), "hx")
