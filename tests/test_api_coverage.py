@@ -1,0 +1,385 @@
+"""torch API that numgrad gained to cover what CPU autograd users reach for: top-level nn forms,
+scatter_reduce/index_reduce, the *_scatter ops, value queries, tensor facts, dtype questions,
+random state, and more nn layers and functional ops. Expected numbers come from torch 2.13
+(api_coverage_expected.py); gradients are checked by finite differences in float64."""
+import warnings
+
+import numpy as np
+import pytest
+
+import numgrad as ng
+import numgrad.nn.functional as F
+from numgrad.autograd import gradcheck, gradgradcheck
+
+from api_coverage_expected import EXPECTED
+
+FLOATS = [ng.float32, ng.float64]
+
+
+def close(actual, expected, atol=1e-5):
+    np.testing.assert_allclose(np.asarray(actual.detach() if isinstance(actual, ng.Tensor)
+                                          else actual, np.float64),
+                               np.asarray(expected, np.float64), atol=atol, rtol=1e-5)
+
+
+def t(values, dtype=ng.float64, grad=False):
+    return ng.tensor(np.asarray(values, np.float64), dtype=dtype, requires_grad=grad)
+
+
+X = np.array([[1.0, 2.0, 0.0], [4.0, 2.0, 6.0], [3.0, 3.0, 3.0]])
+SRC = np.array([[2.0, 2.0, 5.0], [0.0, 2.0, 1.0], [3.0, 0.0, 3.0], [1.0, 7.0, 3.0]])
+INDEX = ng.tensor([[0, 1, 0], [1, 1, 0], [0, 2, 2], [0, 1, 2]])
+WEIGHTS = np.arange(9.0).reshape(3, 3) / 4 - 1
+XS = np.linspace(-1, 1, 2 * 3 * 5).reshape(2, 3, 5)
+TABLE = np.arange(12.0).reshape(4, 3)
+
+
+# ---- scatter_reduce and index_reduce ------------------------------------------------------------
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_values_and_gradients_match_torch(reduce, include_self):
+    # ties (amax/amin share the gradient) and zeros (prod) on purpose
+    value, input_grad, src_grad = EXPECTED[f"scatter_reduce/{reduce}/{include_self}"]
+    for dtype in FLOATS:
+        a, s = t(X, dtype, True), t(SRC, dtype, True)
+        out = a.scatter_reduce(0, INDEX, s, reduce, include_self=include_self)
+        (out * t(WEIGHTS, dtype)).sum().backward()
+        assert out.dtype == dtype
+        close(out, value)
+        close(a.grad, input_grad)
+        close(s.grad, src_grad)
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+def test_scatter_reduce_second_derivatives(reduce):
+    # distinct values: finite differences are smooth there
+    a = t(np.arange(9.0).reshape(3, 3) / 3 + 0.5, grad=True)
+    s = t(np.arange(12.0).reshape(4, 3) / 5 - 0.9, grad=True)
+    fn = lambda a, s: a.scatter_reduce(0, INDEX, s, reduce, include_self=False)  # noqa: E731
+    assert gradcheck(fn, (a, s))
+    assert gradgradcheck(lambda a, s: ng.scatter_reduce(a, 0, INDEX, s, reduce), (a, s))
+
+
+def test_scatter_reduce_integers_and_in_place():
+    out = ng.tensor([1, 2, 3]).scatter_reduce(0, ng.tensor([0, 0, 1]), ng.tensor([4, 5, 6]),
+                                              "mean")
+    assert out.tolist() == [3, 4, 3] and out.dtype == ng.int64    # floor division, as torch
+    a = t(X, grad=True) * 1
+    a.scatter_reduce_(0, INDEX, t(SRC), "prod")
+    close(a, EXPECTED["scatter_reduce/prod/True"][0])
+
+
+def test_scatter_reduce_errors():
+    a, s = t(X), t(SRC)
+    with pytest.raises(RuntimeError, match="reduce argument must be either sum, prod, mean, "
+                                           "amax or amin, got foo"):
+        a.scatter_reduce(0, INDEX, s, "foo")
+    with pytest.raises(RuntimeError, match="Expected self.dtype to be equal to src.dtype"):
+        a.scatter_reduce(0, INDEX, s.float(), "sum")
+    with pytest.raises(RuntimeError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        a.scatter_reduce(0, INDEX + 5, s, "sum")
+    with pytest.raises(RuntimeError, match=r"index_reduce\(\): Expected reduce to be one of prod"):
+        a.index_reduce(0, ng.tensor([2, 0, 2, 2]), s, "sum")
+
+
+@pytest.mark.parametrize("reduce", ["prod", "mean", "amax", "amin"])
+def test_index_reduce_matches_torch(reduce):
+    value, input_grad, src_grad = EXPECTED[f"index_reduce/{reduce}"]
+    a, s = t(X, grad=True), t(SRC, grad=True)
+    out = a.index_reduce(0, ng.tensor([2, 0, 2, 2]), s, reduce, include_self=False)
+    (out * t(WEIGHTS)).sum().backward()
+    close(out, value)
+    close(a.grad, input_grad)
+    close(s.grad, src_grad)
+
+
+# ---- writing into views, products, norms ---------------------------------------------------------
+def test_scatter_into_views():
+    close(ng.diagonal_scatter(ng.zeros(2, 3, 4, dtype=ng.float64), ng.ones(3, 1) * 7, 1, 2, 0),
+          EXPECTED["diagonal_scatter"])
+    close(ng.zeros(3, 4).slice_scatter(ng.ones(3, 2), 1, 0, 4, 2), EXPECTED["slice_scatter"])
+    close(ng.zeros(2, 2).select_scatter(ng.tensor([1.0, 2.0]), 0, -1), [[0, 0], [1, 2]])
+    a, s = t(X, grad=True), t([1.0, 2.0, 3.0], grad=True)
+    assert gradcheck(lambda a, s: a.diagonal_scatter(s), (a, s))
+    assert gradcheck(lambda a, s: a.select_scatter(s, 1, 0), (a, s))
+    with pytest.raises(RuntimeError, match=r"expected src to have a size equal to the slice of "
+                                           r"self. src size = \[2\], slice size = \[3\]"):
+        a.diagonal_scatter(s[:2])
+
+
+def test_addr_addbmm_renorm():
+    close(ng.addr(t(X), t([1.0, 2.0, 3.0]), t([0.5, -1.0, 2.0]), beta=0.5, alpha=2),
+          EXPECTED["addr"])
+    close(ng.addbmm(t(X), t(np.arange(12.0).reshape(2, 3, 2) / 5),
+                    t(np.arange(12.0).reshape(2, 2, 3) / 7 - 0.5)), EXPECTED["addbmm"])
+    value, grad = EXPECTED["renorm"]
+    a = t(SRC, grad=True)
+    out = a.renorm(2, 0, 3.0)
+    (out * t(np.arange(12.0).reshape(4, 3))).sum().backward()
+    close(out, value)
+    close(a.grad, grad)
+    # beta=0 ignores input, NaNs too, and gives it a zero gradient
+    nan_input = t(np.full((3, 3), np.nan), grad=True)
+    out = ng.addr(nan_input, t([1.0, 2.0, 3.0]), t([1.0, 1.0, 1.0]), beta=0)
+    out.sum().backward()
+    assert not np.isnan(np.asarray(out.detach())).any()
+    close(nan_input.grad, np.zeros((3, 3)))
+    with pytest.raises(RuntimeError, match="addr: Expected 1-D argument vec1, but got 2-D"):
+        ng.addr(t(X), t(X), t([1.0, 2.0, 3.0]))
+
+
+def test_adjoint_views():
+    x = ng.zeros(2, 3)
+    assert x.H.shape == (3, 2) and x.mH.shape == (3, 2) and ng.adjoint(x)._base is x
+    with pytest.raises(RuntimeError, match="tensor.mH is only supported on matrices"):
+        ng.ones(2).mH
+
+
+def test_nanmedian():
+    m = np.array([[1.0, np.nan, 3.0, 2.0], [5.0, 1.0, np.nan, 4.0], [4.0, 4.0, 2.0, 1.0]])
+    value, grad = EXPECTED["nanmedian/all"]
+    a = t(m, grad=True)
+    out = ng.nanmedian(a)
+    out.backward()
+    close(out, value)
+    close(a.grad, grad)
+    value, indices, grad = EXPECTED["nanmedian/dim"]
+    a = t(m, grad=True)
+    out, index = a.nanmedian(1)
+    (out * t([1.0, 2.0, 3.0])).sum().backward()
+    close(out, value)
+    assert index.tolist() == indices
+    close(a.grad, grad)
+
+
+# ---- no-gradient queries -----------------------------------------------------------------------
+def test_value_queries():
+    close(ng.histc(t([1.0, 2.0, 1.0, 4.0, 7.5, -1.0]), 4, 0, 4), EXPECTED["histc"])
+    close(ng.tensor([1.0, 2.0, 1.0]).histc(2, 1, 1), [2, 1])       # min == max: the data's range
+    with pytest.raises(NotImplementedError, match="\"histogram_cpu\" not implemented for 'Long'"):
+        ng.histc(ng.tensor([1, 2]))
+    assert ng.isin(ng.tensor([[1, 2], [3, 4]]), ng.tensor([2, 3])).tolist() == [[False, True],
+                                                                               [True, False]]
+    assert ng.isin(ng.tensor([1, 2]), ng.tensor([2]), invert=True).tolist() == [True, False]
+    values, inverse, counts = ng.unique_consecutive(ng.tensor([1, 1, 2, 2, 3, 1, 1, 2]),
+                                                    return_inverse=True, return_counts=True)
+    assert values.tolist() == [1, 2, 3, 1, 2]
+    assert inverse.tolist() == [0, 0, 1, 1, 2, 3, 3, 4] and counts.tolist() == [2, 2, 1, 2, 1]
+    rows, counts = ng.tensor([[1, 1], [1, 1], [2, 3]]).unique_consecutive(dim=0,
+                                                                          return_counts=True)
+    assert rows.tolist() == [[1, 1], [2, 3]] and counts.tolist() == [2, 1]
+    assert [c.tolist() for c in ng.unravel_index(ng.tensor([4, 1, -1]), (2, 3))] == \
+        [[1, 0, 1], [1, 1, 2]]
+    inf = float("inf")
+    assert ng.isposinf(ng.tensor([1.0, inf, -inf])).tolist() == [False, True, False]
+    assert ng.isneginf(ng.tensor([1.0, inf, -inf])).tolist() == [False, False, True]
+    assert ng.combinations(ng.tensor([1, 2, 3, 4]), 3).tolist() == EXPECTED["combinations"]
+
+
+# ---- torch's top-level forms of nn functions ----------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_top_level_nn_forms(dtype):
+    weights = t(np.linspace(-0.5, 0.7, 24).reshape(4, 3, 2), dtype)
+    close(ng.conv1d(t(XS, dtype), weights, t([0.1, 0.2, 0.3, 0.4], dtype), 2, 1),
+          EXPECTED["conv1d"])
+    # ATen's order: weight, bias before the running statistics; every argument given
+    close(ng.batch_norm(t(XS, dtype), t([1.0, 2.0, 3.0], dtype), t([0.0, 0.5, 1.0], dtype), None,
+                        None, True, 0.1, 1e-5, False), EXPECTED["batch_norm"], atol=1e-4)
+    # ATen's embedding takes the weight first
+    close(ng.embedding(t(TABLE, dtype), ng.tensor([[0, 3], [2, 2]])), EXPECTED["embedding"])
+    logp = t(np.log([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]]), dtype)
+    q = t([[0.1, 0.4, 0.5], [0.3, 0.3, 0.4]], dtype)
+    for code, expected in enumerate(EXPECTED["kl_div"]):      # 0 none, 1 mean, 2 sum
+        close(ng.kl_div(logp, q, code), expected)
+    close(ng.binary_cross_entropy_with_logits(logp, q, None, t([1.0, 2.0, 0.5], dtype), 2),
+          EXPECTED["bce_logits"])
+    close(ng.margin_ranking_loss(t([0.3, -0.2, 0.5], dtype), t([0.1, 0.4, 0.5], dtype),
+                                 t([1.0, -1.0, 1.0], dtype), 0.2, 0), EXPECTED["margin_ranking"])
+    close(ng.max_pool1d(t(XS, dtype), 2), EXPECTED["max_pool1d"])
+    values, indices = ng.adaptive_max_pool1d(t(XS, dtype), 3)
+    close(values, EXPECTED["adaptive_max_pool1d"][0])
+    assert indices.tolist() == EXPECTED["adaptive_max_pool1d"][1]
+
+
+def test_top_level_in_place_and_tensor_first_forms():
+    x = ng.ones(3)
+    assert ng.exp_(x) is x
+    close(x, np.full(3, np.e))
+    ng.zero_(x)
+    close(x, np.zeros(3))
+    assert ng.is_nonzero(ng.tensor([1])) and ng.is_floating_point(x) and ng.is_same_size(x, x)
+    assert ng.detach(x)._data is x._data
+    assert ng.dropout(x, 0.5, False) is x
+    with pytest.raises(ValueError, match="5 is not a valid value for reduction"):
+        ng.kl_div(x, x, 5)
+
+
+# ---- functional additions -------------------------------------------------------------------------
+def test_pdist():
+    for p, expected in EXPECTED["pdist"].items():
+        close(F.pdist(t(TABLE), p), expected)
+    close(ng.pdist(t([[0.0, 1.0], [0.0, 1.0], [2.0, 3.0]]), 2), [0, 2 * 2 ** 0.5, 2 * 2 ** 0.5])
+    assert gradcheck(F.pdist, (t(np.arange(8.0).reshape(4, 2) ** 1.5, grad=True),))
+    # equal rows: distance 0 and gradient 0, as torch's
+    rows = t([[0.0, 1.0], [0.0, 1.0]], grad=True)
+    F.pdist(rows).sum().backward()
+    close(rows.grad, np.zeros((2, 2)))
+    with pytest.raises(RuntimeError, match="pdist only supports 2D tensors, got: 1D"):
+        F.pdist(ng.ones(3))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_fold_and_unfold(dtype):
+    image = t(np.arange(40.0).reshape(1, 2, 4, 5) / 10, dtype)
+    close(F.unfold(image, (2, 3), 1, 1, (1, 2)), EXPECTED["unfold"])
+    close(F.fold(t(np.arange(96.0).reshape(1, 8, 12) / 10, dtype), (4, 5), 2), EXPECTED["fold"])
+    close(ng.nn.Fold((3, 3), 2)(ng.ones(4, 4)), [[[1, 2, 1], [2, 4, 2], [1, 2, 1]]])
+
+
+def test_fold_unfold_gradients_and_errors():
+    image = t(np.arange(40.0).reshape(1, 2, 4, 5) / 10, grad=True)
+    assert gradcheck(lambda x: F.unfold(x, 2, 1, 1, 2), (image,))
+    columns = t(np.arange(48.0).reshape(1, 4, 12) / 10, grad=True)
+    assert gradcheck(lambda c: F.fold(c, (4, 5), 2), (columns,))
+    with pytest.raises(RuntimeError, match="Expected size of input's dimension 1 to be divisible"):
+        F.fold(ng.ones(1, 5, 4), (3, 3), 2)
+
+
+def test_pooling_additions():
+    close(F.lp_pool1d(t(np.abs(XS) + 0.1), 3, 2), EXPECTED["lp_pool1d"])
+    close(F.lp_pool2d(t(np.arange(40.0).reshape(1, 2, 4, 5) / 10 + 0.1), 2, (2, 2), 1),
+          EXPECTED["lp_pool2d"])
+    values, indices, unpooled = EXPECTED["max_unpool1d"]
+    close(F.max_unpool1d(t(values), ng.tensor(indices), 2, output_size=[5]), unpooled)
+    a = t(values, grad=True)
+    assert gradcheck(lambda v: ng.nn.MaxUnpool1d(2)(v, ng.tensor(indices)), (a,))
+    with pytest.raises(ValueError, match=r'invalid output_size "\[9\]" \(dim 0 must be between '
+                                         r"2 and 6\)"):
+        F.max_unpool1d(t(values), ng.tensor(indices), 2, output_size=[9])
+
+
+def test_rrelu():
+    close(F.rrelu(t(XS[0]), 0.1, 0.3), EXPECTED["rrelu_eval"])
+    x = t(-np.ones(1000), grad=True)
+    out = ng.nn.RReLU(0.1, 0.3)(x)          # training: one slope per element from [0.1, 0.3]
+    out.sum().backward()
+    slopes = -np.asarray(out.detach())
+    assert 0.1 <= slopes.min() < 0.12 and 0.28 < slopes.max() <= 0.3
+    close(x.grad, slopes)
+
+
+# ---- layers -------------------------------------------------------------------------------------
+def test_layers_print_and_compute_as_torch():
+    assert repr(ng.nn.ZeroPad3d(1)) == "ZeroPad3d((1, 1, 1, 1, 1, 1))"
+    assert repr(ng.nn.LPPool1d(2, 3)) == "LPPool1d(norm_type=2, kernel_size=3, stride=None, " \
+                                         "ceil_mode=False)"
+    assert repr(ng.nn.MaxUnpool2d(2)) == "MaxUnpool2d(kernel_size=(2, 2), stride=(2, 2), " \
+                                         "padding=(0, 0))"
+    assert repr(ng.nn.Unfold(2)) == "Unfold(kernel_size=2, dilation=1, padding=0, stride=1)"
+    close(ng.nn.CircularPad2d((1, 0, 2, 1))(t(np.arange(6.0).reshape(1, 1, 2, 3))),
+          EXPECTED["circular_pad2d"])
+    close(ng.nn.Softmax2d()(t(np.arange(8.0).reshape(2, 2, 2) / 3)), EXPECTED["softmax2d"])
+    close(ng.nn.CosineSimilarity(dim=0)(t([1.0, 0.0]), t([1.0, 1.0])), 2 ** -0.5)
+    close(ng.nn.PairwiseDistance(eps=0.0)(t([[0.0, 0.0]]), t([[3.0, 4.0]])), [5.0])
+
+
+def test_transformer_decoder_layer_matches_torch():
+    layer = ng.nn.TransformerDecoderLayer(4, 2, 6, dropout=0.0).double()
+    names = [name for name, _ in layer.named_parameters()]
+    assert names[:5] == ["self_attn.in_proj_weight", "self_attn.in_proj_bias",
+                         "self_attn.out_proj.weight", "self_attn.out_proj.bias",
+                         "multihead_attn.in_proj_weight"]
+    with ng.no_grad():
+        for k, p in enumerate(layer.parameters()):
+            p.copy_(ng.linspace(-0.5, 0.5, p.numel(), dtype=ng.float64).reshape(p.shape)
+                    * (1 + k / 10))
+    tgt = t(np.linspace(-1, 1, 12).reshape(3, 1, 4), grad=True)
+    memory = t(np.cos(np.arange(8.0)).reshape(2, 1, 4))
+    mask = ng.nn.Transformer.generate_square_subsequent_mask(3, dtype=ng.float64)
+    close(layer(tgt, memory, tgt_mask=mask), EXPECTED["decoder_layer"])
+    layer(tgt, memory, tgt_mask=mask).sum().backward()
+    assert tgt.grad.shape == tgt.shape
+
+
+def test_transformer_shapes_and_errors():
+    model = ng.nn.Transformer(d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=2,
+                              dim_feedforward=8, batch_first=True)
+    assert len(model.decoder.layers) == 2 and model.decoder.norm is not None
+    assert model(ng.randn(2, 3, 4), ng.randn(2, 5, 4)).shape == (2, 5, 4)
+    with pytest.raises(RuntimeError, match="the batch number of src and tgt must be equal"):
+        model(ng.randn(2, 3, 4), ng.randn(3, 5, 4))
+
+
+# ---- tensor facts, dtypes, random state, settings -----------------------------------------------
+def test_tensor_facts():
+    x = ng.zeros(3, 4)
+    assert (x.nbytes, x.itemsize, x.ndimension(), x.is_cpu, x.get_device()) == (48, 4, 2, True, -1)
+    assert x[1:].storage_offset() == 4 and x.t()[1].storage_offset() == 1
+    assert x[1].data_ptr() - x.data_ptr() == 16
+    assert x.type() == "numgrad.FloatTensor" and ng.typename(x.double()) == "numgrad.DoubleTensor"
+    assert x.type("torch.IntTensor").dtype == ng.int32 and x.type(ng.float64).dtype == ng.float64
+    assert ng.typename(3) == "int" and ng.typename(ng.nn.Linear(1, 1)) == "numgrad.nn.linear.Linear"
+    assert x.new(2).shape == (2,) and x.new().shape == (0,) and x.new([1, 2]).dtype == ng.float32
+    assert x.is_signed() and not ng.ones(1, dtype=ng.bool).is_signed() and not x.is_complex()
+    assert x.conj() is x and not x.is_conj() and x.real is x
+    y = ng.tensor([1.0, 2.0])
+    y.apply_(lambda v: v * 2).map_(ng.tensor([10.0, 20.0]), lambda a, b: a + b)
+    assert y.tolist() == [12.0, 24.0] and y._version == 2
+    with pytest.raises(RuntimeError, match=r"Can't call apply_\(\) on Variable that requires grad"):
+        ng.ones(2, requires_grad=True).apply_(float)
+
+
+def test_dtype_questions():
+    assert repr(ng.finfo()) == ("finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, "
+                                "eps=1.19209e-07, smallest_normal=1.17549e-38, tiny=1.17549e-38, "
+                                "dtype=float32)")
+    assert ng.finfo(ng.float64).eps == 2.220446049250313e-16 and ng.iinfo(ng.int32).max == 2**31 - 1
+    with pytest.raises(TypeError, match="torch.bool is not supported by torch.iinfo"):
+        ng.iinfo(ng.bool)
+    assert ng.promote_types(ng.int64, ng.float32) == ng.float32
+    # torch's categories: dimensioned tensors, 0-d tensors, Python numbers
+    assert ng.result_type(ng.tensor(1.0, dtype=ng.float64), ng.ones(2)) == ng.float32
+    assert ng.result_type(ng.ones(2, dtype=ng.int32), ng.tensor(5)) == ng.int32
+    assert ng.result_type(ng.ones(2, dtype=ng.int32), ng.tensor(5.0, dtype=ng.float64)) == \
+        ng.float64
+    assert ng.result_type(ng.tensor([True]), 2.5) == ng.float32
+    assert ng.result_type(ng.tensor(True), 2) == ng.int64
+    assert not ng.can_cast(ng.float64, ng.int32) and ng.can_cast(ng.float64, ng.float32)
+    assert not ng.can_cast(ng.int64, ng.bool)
+
+
+def test_random_state_and_threads():
+    ng.manual_seed(5)
+    assert ng.initial_seed() == 5
+    state = ng.get_rng_state()
+    first = ng.rand(3)
+    ng.set_rng_state(state)
+    close(ng.rand(3), first)
+    fresh = ng.seed()
+    assert ng.initial_seed() == fresh
+    threads = ng.get_num_threads()
+    ng.set_num_threads(1)
+    assert ng.get_num_threads() == 1
+    ng.set_num_threads(threads)
+    assert ng.get_num_threads() == threads
+
+
+def test_creation_and_settings():
+    assert ng.scalar_tensor(3).dtype == ng.float32 and ng.scalar_tensor(3).item() == 3.0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        close(ng.range(0, 1, 0.5), [0.0, 0.5, 1.0])
+    assert "torch.range is deprecated" in str(caught[0].message)
+    array = np.ones(2)
+    shared = ng.asarray(array)
+    array[0] = 5
+    assert shared.tolist() == [5.0, 1.0]
+    assert ng.asarray(array, copy=True)._data is not array
+    assert ng.get_default_device() == ng.device("cpu")
+    ng.use_deterministic_algorithms(True)
+    assert ng.are_deterministic_algorithms_enabled()
+    ng.use_deterministic_algorithms(False)
+    ng.set_anomaly_enabled(True)
+    assert ng.is_anomaly_enabled()
+    ng.set_anomaly_enabled(False)
+    assert not ng.is_anomaly_enabled()
