@@ -259,3 +259,32 @@ def test_embedding_from_pretrained_and_scale_grad_by_freq():
                                [[12.0, 13.000000953674316, 14.0], [0.0, 0.0, 0.0],
                                 [0.0, 0.0, 0.0], [7.5, 8.5, 9.5], [12.0, 13.0, 14.0]],
                                rtol=1e-6)
+
+
+def test_init_has_torchs_remaining_schemes():
+    init = nn.init
+    assert init.eye_(ng.empty(2, 3)).tolist() == [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    # torch.nn.init.dirac_(torch.empty(4, 2, 3)): channel d of the first two outputs at the centre
+    assert init.dirac_(ng.empty(4, 2, 3)).tolist() == [
+        [[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0], [0.0, 1.0, 0.0]],
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]], [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]]
+    assert init.dirac_(ng.empty(4, 2, 3, 3), groups=2).sum().item() == 4.0
+    wide = init.orthogonal_(ng.empty(3, 5, dtype=ng.float64), gain=2.0)
+    np.testing.assert_allclose((wide @ wide.T).numpy(), 4 * np.eye(3), atol=1e-12)
+    tall = init.orthogonal_(ng.empty(5, 3, dtype=ng.float64))
+    np.testing.assert_allclose((tall.T @ tall).numpy(), np.eye(3), atol=1e-12)
+    assert int((init.sparse_(ng.empty(6, 4), 0.5) == 0).sum()) == 12
+    bounded = init.trunc_normal_(ng.empty(2000, dtype=ng.float64), mean=0.5, std=2.0, a=-1.0,
+                                 b=1.0)
+    assert -1.0 <= bounded.min().item() and bounded.max().item() <= 1.0
+    with pytest.warns(UserWarning, match="mean is more than 2 std from"):
+        init.trunc_normal_(ng.empty(3), mean=5.0, std=1.0)
+    with pytest.raises(ValueError, match="^Only tensors with 2 dimensions are supported$"):
+        init.eye_(ng.empty(2, 3, 4))
+    with pytest.raises(ValueError, match=r"please use one of \['fan_in', 'fan_out'\]"):
+        init.kaiming_uniform_(ng.empty(2, 3), mode="fan")
+    with pytest.warns(UserWarning, match="Initializing zero-element tensors is a no-op"):
+        init.kaiming_normal_(ng.empty(0, 3))
+    seeded = [init.normal_(ng.empty(3), generator=np.random.default_rng(7)).tolist()
+              for _ in range(2)]
+    assert seeded[0] == seeded[1]
