@@ -18,6 +18,7 @@ from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Seq
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d
+from .embedding_bag import EmbeddingBag
 from .fold import Fold, Unfold
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear

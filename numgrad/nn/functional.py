@@ -39,6 +39,7 @@ from .functional_margin_losses import (cosine_embedding_loss, hinge_embedding_lo
 from .functional_resample import interpolate, pixel_shuffle, pixel_unshuffle
 from .functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                               local_response_norm, rms_norm)
+from .functional_embedding_bag import embedding_bag
 from .functional_fold import fold, unfold
 from .functional_pdist import pdist
 from .functional_pooling_more import (adaptive_max_pool1d, lp_pool1d, lp_pool2d, max_unpool1d,
@@ -62,7 +63,7 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss", "multi_margin_loss",
            "multilabel_soft_margin_loss", "scaled_dot_product_attention", "rrelu", "pdist",
            "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
-           "fold", "unfold"]
+           "fold", "unfold", "embedding_bag"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------

@@ -1,0 +1,85 @@
+"""embedding_bag: the sum, mean or max of the embedding rows of each bag of indices, without
+making the (indices, dim) rows' intermediate per bag: one lookup, then one segment reduction
+(index_add for sum and mean, scatter_reduce's amax for max)."""
+import numpy as np
+
+from .. import creation
+from ..ops.index import index_add
+from ..ops.scatter_reduce import scatter_reduce
+from ..ops.untracked import to_host
+from ..tensor import Tensor
+
+
+def _bags(input, offsets, include_last_offset):
+    """The flat indices and the bag of each, and the number of bags."""
+    index = to_host(input._data)
+    if index.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is "
+                             "a mini-batch of fixed length sequences. However, found offsets of "
+                             f"type {type(offsets)}")
+        count, length = index.shape
+        return index.reshape(-1), np.repeat(np.arange(count), length), count
+    if index.ndim != 1:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{index.ndim}")
+    if offsets is None:
+        raise ValueError("offsets has to be a 1D Tensor but got None")
+    starts = np.asarray(to_host(offsets._data) if isinstance(offsets, Tensor) else offsets,
+                        np.int64).reshape(-1)
+    if starts.size and starts[0] != 0:
+        raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+                           f"has to start from position 0. However, got {starts[0]}")
+    if include_last_offset:
+        starts, count = starts[:-1], starts.size - 1
+    else:
+        count = starts.size
+    # the bag of element k: the last start at or before k
+    bag = np.searchsorted(starts, np.arange(index.size), side="right") - 1
+    return index, bag, count
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """Per bag (a row of a 2-D input, or input[offsets[i]:offsets[i + 1]] of a 1-D one), the sum,
+    mean or max of weight's rows at its indices; entries equal to padding_idx are left out, an
+    empty bag gives zeros. per_sample_weights scales each row (mode="sum" only).
+
+    >>> import numgrad as ng
+    >>> import numgrad.nn.functional as F
+    >>> F.embedding_bag(ng.tensor([1, 2, 4]), ng.arange(15.0).reshape(5, 3), ng.tensor([0, 2]))
+    tensor([[ 4.5000,  5.5000,  6.5000],
+            [12.0000, 13.0000, 14.0000]])
+    """
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
+                                  f"per_sample_weights is only supported for mode='sum' (got "
+                                  f"mode='{mode}'). Please open a feature request on GitHub.")
+    index, bag, count = _bags(input, offsets, include_last_offset)
+    rows = weight.shape[0]
+    bad = np.flatnonzero((index < 0) | (index >= rows))
+    if bad.size:
+        raise RuntimeError(f"Index {bad[0]} of input takes value {index[bad[0]]} which is not in "
+                           f"the valid range [0, {rows})")
+    keep = np.ones(index.size, np.bool_) if padding_idx is None else \
+        index != padding_idx % rows
+    index, bag = index[keep], bag[keep]
+    from .functional import embedding     # (functional.py imports this module before it)
+    picked = embedding(Tensor._make(index, False), weight, max_norm=max_norm,
+                       norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+    if per_sample_weights is not None:
+        picked = picked * per_sample_weights.reshape(-1)[Tensor._make(np.flatnonzero(keep),
+                                                                      False)].unsqueeze(1)
+    zeros = creation.zeros(count, weight.shape[1], dtype=weight.dtype, device=weight.device)
+    if mode == "max":
+        where = np.broadcast_to(bag[:, None], picked.shape)
+        return scatter_reduce(zeros, 0, Tensor._make(np.ascontiguousarray(where), False), picked,
+                              "amax", include_self=False)
+    total = index_add(zeros, 0, Tensor._make(bag, False), picked)
+    if mode == "sum":
+        return total
+    sizes = np.maximum(np.bincount(bag, minlength=count), 1).astype(weight.dtype)
+    return total / Tensor._make(sizes[:, None], False).to(weight.device)
