@@ -21,6 +21,7 @@ from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d
 from .embedding_bag import EmbeddingBag
 from .fold import Fold, Unfold
 from .flatten import Flatten, Unflatten
+from .lazy_linear import LazyLinear
 from .linear import Bilinear, Identity, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,
                    GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,

@@ -41,6 +41,7 @@ from .functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                               local_response_norm, rms_norm)
 from .functional_embedding_bag import embedding_bag
 from .functional_fold import fold, unfold
+from .functional_gumbel import gumbel_softmax
 from .functional_pdist import pdist
 from .functional_pooling_more import (adaptive_max_pool1d, lp_pool1d, lp_pool2d, max_unpool1d,
                                       max_unpool2d)
@@ -63,7 +64,7 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss", "multi_margin_loss",
            "multilabel_soft_margin_loss", "scaled_dot_product_attention", "rrelu", "pdist",
            "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
-           "fold", "unfold", "embedding_bag"]
+           "fold", "unfold", "embedding_bag", "gumbel_softmax"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------
