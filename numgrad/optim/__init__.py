@@ -12,7 +12,7 @@ ops) and lr schedules.
 Parameter containing:
 tensor([0.2500], requires_grad=True)
 """
-from . import lr_scheduler
+from . import lr_scheduler, swa_utils
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -27,4 +27,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
-           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler"]
+           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils"]
