@@ -4,7 +4,7 @@ import numpy as np
 
 from . import dtypes, grad_mode
 from .device import device as _device
-from .tensor import Tensor
+from .tensor import Size, Tensor
 
 _rng = [np.random.default_rng()]
 
@@ -82,10 +82,24 @@ def from_numpy(array):
     return Tensor._make(array, False)
 
 
-def _shape(size):
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+def _shape(size, name):
+    """A creation function's size (ints, or one tuple or list of them), checked as torch checks
+    it: NumPy would take floats and bools, and say less of a negative dimension."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
-    return tuple(int(s) for s in size)
+    dims = []
+    for s in size:
+        if isinstance(s, Tensor) and s.ndim == 0 and not dtypes.is_floating(s.dtype) \
+                and s.dtype != dtypes.bool:
+            s = s.item()
+        if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+            raise TypeError(f"{name}(): argument 'size' (position 1) must be tuple of ints, not "
+                            f"{type(s).__name__}")
+        dims.append(int(s))
+    if any(d < 0 for d in dims):
+        negative = next(d for d in dims if d < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative}: {dims}")
+    return tuple(dims)
 
 
 def _float_dtype(dtype):
@@ -93,24 +107,27 @@ def _float_dtype(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(np.zeros(_shape(size), _float_dtype(dtype)), requires_grad, device)
+    return _finish(np.zeros(_shape(size, "zeros"), _float_dtype(dtype)), requires_grad, device)
 
 
 def ones(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(np.ones(_shape(size), _float_dtype(dtype)), requires_grad, device)
+    return _finish(np.ones(_shape(size, "ones"), _float_dtype(dtype)), requires_grad, device)
 
 
 def empty(*size, dtype=None, device=None, requires_grad=False):
-    return _finish(np.empty(_shape(size), _float_dtype(dtype)), requires_grad, device)
+    return _finish(np.empty(_shape(size, "empty"), _float_dtype(dtype)), requires_grad, device)
 
 
 def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if dtype is None:
         dtype = _infer_dtype(fill_value)
-    return _finish(np.full(_shape((size,)), fill_value, np.dtype(dtype)), requires_grad, device)
+    return _finish(np.full(_shape((size,), "full"), fill_value, np.dtype(dtype)), requires_grad, device)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    for given in (n, m):
+        if given is not None and given < 0:
+            raise RuntimeError(f"n must be greater or equal to 0, got {given}")
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device)
 
 
@@ -120,10 +137,16 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) * step < 0:
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     return _finish(np.arange(start, end, step, dtype=np.dtype(dtype)), requires_grad, device)
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
     return _finish(np.linspace(start, end, steps, dtype=_float_dtype(dtype)), requires_grad, device)
 
 
@@ -148,18 +171,18 @@ def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
 
 def rand(*size, dtype=None, device=None, requires_grad=False):
     dt = _float_dtype(dtype)
-    return _finish(_rng[0].random(_shape(size)).astype(dt), requires_grad, device)
+    return _finish(_rng[0].random(_shape(size, "rand")).astype(dt), requires_grad, device)
 
 
 def randn(*size, dtype=None, device=None, requires_grad=False):
     dt = _float_dtype(dtype)
-    return _finish(_rng[0].standard_normal(_shape(size)).astype(dt), requires_grad, device)
+    return _finish(_rng[0].standard_normal(_shape(size, "randn")).astype(dt), requires_grad, device)
 
 
 def randint(low, high=None, size=(), dtype=None, device=None):
     if high is None:
         low, high = 0, low
-    return _finish(_rng[0].integers(low, high, _shape((size,))).astype(dtype or np.int64), False, device)
+    return _finish(_rng[0].integers(low, high, _shape((size,), "randint")).astype(dtype or np.int64), False, device)
 
 
 def randperm(n, dtype=None, device=None):

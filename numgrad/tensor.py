@@ -350,10 +350,15 @@ class Tensor:
         return self._data.tolist()
 
     def __float__(self):
-        return float(self.item())
+        return float(self._python_scalar())
 
     def __int__(self):
-        return int(self.item())
+        return int(self._python_scalar())
+
+    def _python_scalar(self):
+        if self._data.size != 1:       # torch's error for float()/int(), not item()'s
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def __index__(self):
         if self._data.dtype.kind not in "iub" or self._data.size != 1:

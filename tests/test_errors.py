@@ -364,3 +364,31 @@ def test_softmax_of_an_integer_tensor(fn, x, dim, message):
         fn(x, dim)
     np.testing.assert_allclose(ng.softmax(ng.tensor([1, 2]), 0, dtype=ng.float32).numpy(),
                                [0.26894142, 0.73105858], rtol=1e-6)
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: ng.zeros((2, 2.5)), TypeError,
+     r"zeros\(\): argument 'size' \(position 1\) must be tuple of ints, not float"),
+    (lambda: ng.ones(True), TypeError, "must be tuple of ints, not bool"),
+    (lambda: ng.randn("a"), TypeError, r"randn\(\): argument 'size'"),
+    (lambda: ng.ones(2, -3), RuntimeError,
+     r"Trying to create tensor with negative dimension -3: \[2, -3\]"),
+    (lambda: ng.arange(0, 5, 0), RuntimeError, "step must be nonzero"),
+    (lambda: ng.arange(5, 0), RuntimeError, "upper bound and lower bound inconsistent with step sign"),
+    (lambda: ng.linspace(0, 1, -1), RuntimeError, "number of steps must be non-negative"),
+    (lambda: ng.eye(-1), RuntimeError, "n must be greater or equal to 0, got -1"),
+    (lambda: float(ng.ones(2, 3)), ValueError,
+     "only one element tensors can be converted to Python scalars"),
+    (lambda: int(ng.ones(2)), ValueError, "only one element tensors"),
+])
+def test_creation_and_conversion_errors_are_torchs(make, error, message):
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_sizes_torch_accepts():
+    assert ng.zeros(ng.tensor(3)).shape == (3,)
+    assert ng.zeros([2, ng.tensor(3)]).shape == (2, 3)
+    assert ng.zeros(ng.ones(2, 3).shape).shape == (2, 3)
+    assert ng.rand(2, 0).shape == (2, 0)
+    assert ng.arange(3, 0, -1).tolist() == [3, 2, 1]
