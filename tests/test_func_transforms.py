@@ -275,3 +275,13 @@ def test_per_sample_gradients_recipe():
                         [[4.35, 0.725, -1.45], [0.825, 0.1375, -0.275]],
                         [[0.4875, -0.1625, -0.65], [0.0375, -0.0125, -0.05]]])
     close(g["bias"], [[2.7, -2.5], [2.9, 0.55], [0.65, 0.05]])
+
+
+def test_functional_call_under_torchs_older_name():
+    model = ng.nn.Linear(2, 1)
+    weight = ng.ones(1, 2, requires_grad=True)
+    out = ng.nn.utils.stateless.functional_call(model, {"weight": weight, "bias": ng.zeros(1)},
+                                                (ng.tensor([[1., 2.]]),))
+    out.sum().backward()
+    assert out.item() == 3.0
+    np.testing.assert_array_equal(weight.grad.numpy(), [[1., 2.]])
