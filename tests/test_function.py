@@ -490,3 +490,31 @@ def test_setup_context_and_vjp():
 
     with pytest.raises(RuntimeError, match="Implementing both 'backward' and 'vjp'"):
         Both.apply(x).sum().backward()
+
+
+def test_separate_setup_context_sees_keyword_and_default_arguments_as_inputs():
+    seen = []
+
+    class Scaled(Function):
+        @staticmethod
+        def forward(x, y, scale=2.0):
+            return x * y * scale
+
+        @staticmethod
+        def setup_context(ctx, inputs, output):
+            seen.append(len(inputs))
+            x, y, scale = inputs
+            ctx.save_for_backward(x, y)
+            ctx.scale = scale
+
+        @staticmethod
+        def backward(ctx, g):
+            x, y = ctx.saved_tensors
+            return g * y * ctx.scale, g * x * ctx.scale, None
+
+    a = ng.tensor([1., 2.], dtype=ng.float64, requires_grad=True)
+    b = ng.tensor([3., 4.], dtype=ng.float64, requires_grad=True)
+    Scaled.apply(a, y=b).sum().backward()
+    assert seen == [3]
+    np.testing.assert_array_equal(a.grad.numpy(), [6., 8.])
+    np.testing.assert_array_equal(b.grad.numpy(), [2., 4.])

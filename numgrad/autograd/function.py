@@ -5,6 +5,7 @@ Their nodes are recorded with the PYTHON flag; the compiled scheduler hands them
 buffers, then lets the scheduler resume.
 """
 import functools
+import inspect
 import re
 import weakref
 
@@ -199,16 +200,22 @@ class Function:
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = FunctionCtx(cls)
+        separate_setup = cls.setup_context is not Function.setup_context
+        if separate_setup:
+            # as torch: keyword and default arguments become inputs, in forward's order
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, {}
         tensor_args = [a for a in args if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx._inputs = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
                             for a in args)
         with grad_mode.no_grad():
-            if cls.setup_context is Function.setup_context:
-                raw = cls.forward(ctx, *args, **kwargs)
-            else:
-                raw = cls.forward(*args, **kwargs)
+            if separate_setup:
+                raw = cls.forward(*args)
                 cls.setup_context(ctx, args, raw)
+            else:
+                raw = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(raw, tuple)
         outputs = (raw,) if single else raw
         record = grad_mode.state.grad_enabled and any(t._requires_grad for t in tensor_args)
