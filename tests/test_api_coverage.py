@@ -310,6 +310,59 @@ def test_transformer_shapes_and_errors():
         model(ng.randn(2, 3, 4), ng.randn(3, 5, 4))
 
 
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_matches_torch(mode):
+    value, grad = EXPECTED[f"embedding_bag/{mode}"]
+    for dtype in FLOATS:
+        weight = t(np.linspace(-1, 1, 18).reshape(6, 3), dtype, grad=True)
+        out = F.embedding_bag(ng.tensor([1, 2, 4, 4, 3, 0, 5]), weight, ng.tensor([0, 2, 2, 5]),
+                              mode=mode, padding_idx=3)
+        (out * t(np.arange(12.0).reshape(4, 3), dtype)).sum().backward()
+        close(out, value)           # the empty bag (offsets 2, 2) gives zeros
+        close(weight.grad, grad)
+
+
+def test_embedding_bag_per_sample_weights_and_module():
+    value, grad = EXPECTED["embedding_bag/per_sample_weights"]
+    scales = t(np.linspace(0.5, 2, 7), grad=True)
+    out = F.embedding_bag(ng.tensor([1, 2, 4, 4, 3, 0, 5]), t(np.linspace(-1, 1, 18).reshape(6, 3)),
+                          ng.tensor([0, 2, 2, 5]), mode="sum", per_sample_weights=scales)
+    out.sum().backward()
+    close(out, value)
+    close(scales.grad, grad)
+    bag = ng.nn.EmbeddingBag(10, 3, mode="max", padding_idx=1)
+    assert repr(bag) == "EmbeddingBag(10, 3, mode='max', padding_idx=1)"
+    assert bag(ng.tensor([[1, 2], [4, 5]])).shape == (2, 3)
+    with pytest.raises(ValueError, match="offsets has to be a 1D Tensor but got None"):
+        bag(ng.tensor([1, 2]))
+
+
+def test_gumbel_softmax():
+    logits = t([[1.0, 2.0, 0.5]], grad=True)
+    soft = F.gumbel_softmax(logits, tau=0.5)
+    close(soft.sum(-1), [1.0])
+    hard = F.gumbel_softmax(logits, hard=True)
+    assert sorted(hard.detach().tolist()[0]) == [0.0, 0.0, 1.0]
+    (hard * t([[1.0, 2.0, 3.0]])).sum().backward()      # the soft sample's gradient
+    assert abs(float(logits.grad.sum())) < 1e-12 and float(logits.grad.abs().sum()) > 0
+    # the argmax of a sample is distributed as softmax(logits)
+    picks = np.bincount([int(F.gumbel_softmax(t([1.0, 2.0, 0.5])).argmax()) for _ in range(600)],
+                        minlength=3) / 600
+    close(picks, np.exp([1.0, 2.0, 0.5]) / np.exp([1.0, 2.0, 0.5]).sum(), atol=0.07)
+
+
+def test_lazy_linear_sizes_itself_on_first_call():
+    layer = ng.nn.LazyLinear(2)
+    assert repr(layer) == "LazyLinear(in_features=0, out_features=2, bias=True)"
+    optimizer = ng.optim.SGD(layer.parameters(), lr=0.1)
+    out = layer(ng.ones(5, 3))
+    assert out.shape == (5, 2) and type(layer) is ng.nn.Linear and layer.weight.shape == (2, 3)
+    before = layer.weight.detach().clone()
+    out.sum().backward()
+    optimizer.step()                         # the optimizer holds the materialised parameters
+    close(layer.weight.detach() - before, -0.1 * np.full((2, 3), 5.0))
+
+
 # ---- tensor facts, dtypes, random state, settings -----------------------------------------------
 def test_tensor_facts():
     x = ng.zeros(3, 4)

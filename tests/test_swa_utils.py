@@ -1,0 +1,85 @@
+"""optim.swa_utils: AveragedModel's averages, SWALR's schedule (torch 2.13's numbers) and
+update_bn's statistics."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad.optim import swa_utils
+
+
+def _model():
+    ng.manual_seed(0)
+    return ng.nn.Sequential(ng.nn.Linear(3, 4), ng.nn.BatchNorm1d(4), ng.nn.Linear(4, 2)).double()
+
+
+def _snapshots(model, steps=3):
+    """The model's parameters after each of a few SGD steps."""
+    optimizer = ng.optim.SGD(model.parameters(), lr=0.1)
+    rng = np.random.default_rng(0)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        model(ng.tensor(rng.standard_normal((5, 3)))).pow(2).sum().backward()
+        optimizer.step()
+        yield [p.detach().clone() for p in model.parameters()]
+
+
+def test_swa_is_the_running_mean():
+    model = _model()
+    averaged = swa_utils.AveragedModel(model)
+    seen = []
+    for params in _snapshots(model):
+        averaged.update_parameters(model)
+        seen.append(params)
+    assert int(averaged.n_averaged) == 3
+    for k, p in enumerate(averaged.parameters()):
+        expected = np.mean([np.asarray(s[k]) for s in seen], axis=0)
+        np.testing.assert_allclose(np.asarray(p.detach()), expected, atol=1e-12)
+    # buffers follow the source model unless use_buffers
+    np.testing.assert_array_equal(np.asarray(averaged.module[1].running_mean),
+                                  np.asarray(model[1].running_mean))
+
+
+@pytest.mark.parametrize("multi", [True, False])
+def test_ema(multi):
+    model = _model()
+    kwargs = ({"multi_avg_fn": swa_utils.get_ema_multi_avg_fn(0.9)} if multi
+              else {"avg_fn": swa_utils.get_ema_avg_fn(0.9)})
+    averaged = swa_utils.AveragedModel(model, **kwargs)
+    ema = None
+    for params in _snapshots(model):
+        averaged.update_parameters(model)
+        values = [np.asarray(p) for p in params]
+        ema = values if ema is None else [0.9 * e + 0.1 * v for e, v in zip(ema, values)]
+    for e, p in zip(ema, averaged.parameters()):
+        np.testing.assert_allclose(np.asarray(p.detach()), e, atol=1e-12)
+
+
+def test_update_bn_recomputes_the_statistics():
+    model = _model()
+    averaged = swa_utils.AveragedModel(model, use_buffers=True)
+    for _ in _snapshots(model):
+        averaged.update_parameters(model)
+    batches = [ng.tensor(np.random.default_rng(k).standard_normal((4, 3))) for k in range(3)]
+    swa_utils.update_bn(batches, averaged)
+    with ng.no_grad():
+        features = ng.cat([averaged.module[0](b) for b in batches])
+    np.testing.assert_allclose(np.asarray(averaged.module[1].running_mean),
+                               np.asarray(features.mean(0)), atol=1e-12)
+    assert int(averaged.module[1].num_batches_tracked) == 3 and averaged.module[1].momentum == 0.1
+
+
+@pytest.mark.parametrize("strategy, anneal_epochs, expected", [
+    ("cos", 3, [0.3875, 0.1625, 0.05, 0.05]),      # torch 2.13's get_last_lr() after each step
+    ("linear", 3, [0.35, 0.2, 0.05, 0.05]),
+    ("cos", 0, [0.05, 0.05, 0.05, 0.05])])
+def test_swalr_schedule(strategy, anneal_epochs, expected):
+    optimizer = ng.optim.SGD([ng.nn.Parameter(ng.ones(1))], lr=0.5)
+    scheduler = swa_utils.SWALR(optimizer, 0.05, anneal_epochs, strategy)
+    rates = []
+    for _ in expected:
+        optimizer.step()
+        scheduler.step()
+        rates.append(scheduler.get_last_lr()[0])
+    np.testing.assert_allclose(rates, expected, atol=1e-12)
+    with pytest.raises(ValueError, match="anneal_strategy must by one of 'cos' or 'linear'"):
+        swa_utils.SWALR(optimizer, 0.05, anneal_strategy="step")
