@@ -249,6 +249,8 @@ class Tensor:
 
     @property
     def _version(self):
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return 0 if self._vc is None else self._vc[0]
 
     def _bump_version(self):
