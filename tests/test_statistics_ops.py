@@ -75,8 +75,7 @@ def test_median_gradcheck():
 
 
 def test_median_errors():
-    with pytest.raises(RuntimeError, match="empty"):
-        ng.zeros(0).median()
+    assert np.isnan(ng.zeros(0).median().item())        # torch: the median of nothing is NaN
     with pytest.raises(IndexError, match="non-zero size"):
         ng.zeros(2, 0).median(1)
 

@@ -24,14 +24,20 @@ def _rows_meta(dim, rows):
     return (*rows, dim), ()
 
 
+def _row_max(x, dim):
+    """The max along dim, kept; -inf along an empty dim (an empty result either way, where NumPy's
+    max has no identity to start from)."""
+    return x.max(axis=dim, keepdims=True, initial=-np.inf)
+
+
 def _softmax_forward(x, dim, rows):
-    e = np.exp(x - x.max(axis=dim, keepdims=True))
+    e = np.exp(x - _row_max(x, dim))
     e /= e.sum(axis=dim, keepdims=True)
     return e
 
 
 def _log_softmax_forward(x, dim, rows):
-    shifted = x - x.max(axis=dim, keepdims=True)
+    shifted = x - _row_max(x, dim)
     shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
     return shifted
 

@@ -36,6 +36,9 @@ def _sum_forward(x, dims, keepdim, kshape, scale):
 
 
 def _mean_forward(x, dims, keepdim, kshape, scale):
+    if x.size == 0:
+        # the mean of nothing is NaN, quietly as in torch (NumPy warns)
+        return np.sum(x, axis=dims, keepdims=keepdim) * x.dtype.type(np.nan)
     return np.mean(x, axis=dims, keepdims=keepdim)
 
 
