@@ -539,8 +539,12 @@ def _clamp_integers(x, lo, hi):
 clip = clamp
 
 
-def where(condition, x, y):
-    """x where condition else y; condition is a bool tensor, never differentiated."""
+def where(condition, x=None, y=None):
+    """x where condition else y; condition is a bool tensor, never differentiated. where(condition)
+    alone is nonzero(condition, as_tuple=True), as in torch."""
+    if x is None and y is None:
+        from .predicates import nonzero
+        return nonzero(condition, as_tuple=True)
     if isinstance(condition, Tensor) and condition._data.dtype != np.bool_:
         # torch reads no truth into numbers: an integer or float condition is refused
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor "
@@ -622,7 +626,13 @@ def relu(x):
     return _relu(x)
 
 
-square = _same_dtype_unary(SQUARE)
+_square = _same_dtype_unary(SQUARE)
+
+
+def square(x):
+    """x * x, keeping integer dtypes; a bool tensor squares as int64, as torch's pow(x, 2)."""
+    return _square(cast(x, np.int64) if x._data.dtype == np.bool_ else x)
+
 _sign = _same_dtype_unary(SIGN)
 
 

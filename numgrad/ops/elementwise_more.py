@@ -192,7 +192,8 @@ _round = _rounding(ROUND)
 def frac(x):
     """x - trunc(x), with x's sign; the derivative is the identity (FracBackward0)."""
     if not _is_float(x):
-        raise RuntimeError('"frac_cpu" not implemented for integer tensors')
+        raise NotImplementedError(f'"frac_cpu" not implemented for '
+                                  f"'{dtypes.scalar_type_name(x._data.dtype)}'")
     return apply(FRAC, (x,))
 
 
@@ -231,6 +232,12 @@ def logaddexp(x, y):
     return apply(LOGADDEXP, _float_operands(x, y))
 
 
+# dtypes as torch's messages from C++ name them (caffe2::TypeMeta)
+_TYPE_META_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
+                    np.dtype(np.int64): "long int", np.dtype(np.int32): "int",
+                    np.dtype(np.bool_): "bool"}
+
+
 def _three(x, y, z):
     """Three operands of one dtype, torch's promotion (at least the first is a Tensor)."""
     x, y = operands(x, y)
@@ -246,13 +253,20 @@ def _data(v):
 def lerp(start, end, weight):
     """start + weight * (end - start), computed from the nearer end as torch does. A tensor
     weight is differentiable too (LerpBackward1)."""
+    for name, operand in (("end", end), ("weight", weight)):
+        # torch promotes nothing here: tensors of another dtype are refused
+        if (isinstance(start, Tensor) and isinstance(operand, Tensor)
+                and operand._data.dtype != start._data.dtype):
+            raise RuntimeError(f"expected dtype {_TYPE_META_NAMES[start._data.dtype]} for `{name}` "
+                               f"but got dtype {_TYPE_META_NAMES[operand._data.dtype]}")
     if isinstance(weight, Tensor):
         x, y, z = _three(start, end, weight)
     else:
         x, y = operands(start, end)
     if not _is_float(x):
-        # torch's refusal; the weight in an integer type would be truncated
-        raise RuntimeError("lerp is not implemented for integer tensors")
+        kernel = "lerp_kernel_tensor" if isinstance(weight, Tensor) else "lerp_kernel_scalar"
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.scalar_type_name(x._data.dtype)}'")
     if isinstance(weight, Tensor):
         return apply(LERP_TENSOR, (x, y, z))
     return apply(LERP, (x, y), {"weight": float(weight)})
