@@ -174,3 +174,107 @@ def test_refusals_name_a_numbered_node_as_torch_does():
         "Output 0 of Squeeze1 is a view and is being modified inplace.")
     assert refusal(lambda: y.split(1, 0)[0].squeeze().mul_(2)).startswith(
         "Output 0 of Squeeze is a view and is being modified inplace.")
+
+
+# ---- empty tensors ---------------------------------------------------------------------------------
+def test_softmax_and_log_softmax_of_empty_tensors():
+    for shape in ((0, 3), (3, 0)):
+        for dim in (0, 1):
+            x = ng.zeros(*shape, requires_grad=True)
+            (x.softmax(dim).sum() + x.log_softmax(dim).sum()).backward()
+            assert x.grad.shape == shape
+
+
+def test_median_and_mean_of_nothing_are_nan_without_a_warning():
+    import warnings
+    x = ng.zeros(0, 3, requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        median, mean = x.median(), x.mean(0)
+    assert np.isnan(median.item()) and median.requires_grad
+    np.testing.assert_array_equal(values(mean), [np.nan] * 3)
+    median.backward()
+    assert x.grad.shape == (0, 3)
+    assert ng.zeros(0, dtype=ng.int64).median().item() == -9223372036854775808
+
+
+# ---- integer and bool inputs -----------------------------------------------------------------------
+def test_integer_and_bool_refusals_and_result_dtypes():
+    with pytest.raises(NotImplementedError, match="\"frac_cpu\" not implemented for 'Long'"):
+        ng.tensor([1, 2]).frac()
+    with pytest.raises(NotImplementedError, match="\"lerp_kernel_scalar\" not implemented for 'Long'"):
+        ng.tensor([1, 2]).lerp(ng.tensor([2, 3]), 0.5)
+    with pytest.raises(RuntimeError, match="expected dtype float for `end` but got dtype long int"):
+        ng.tensor([1.0, 2.0]).lerp(ng.tensor([2, 3]), 0.5)
+    with pytest.raises(RuntimeError, match="expected dtype float for `weight` but got dtype double"):
+        ng.tensor([1.0]).lerp(ng.tensor([2.0]), ng.tensor([0.5], dtype=ng.float64))
+    squared = ng.tensor([True, False]).square()
+    assert squared.dtype == ng.int64 and squared.tolist() == [1, 0]
+
+
+def test_where_with_a_condition_alone_is_nonzero_as_tuple():
+    rows, cols = ng.where(ng.tensor([[True, False], [False, True]]))
+    assert rows.tolist() == [0, 1] and cols.tolist() == [0, 1]
+
+
+# ---- index families: torch's index checks ------------------------------------------------------------
+def test_gather_scatter_index_add_take_no_negative_index():
+    a = ng.ones(3, 4)
+    for write in (lambda: a.gather(1, ng.tensor([[-1]])), lambda: a.scatter(1, ng.tensor([[-1]]), 1.0),
+                  lambda: a.scatter_add(1, ng.tensor([[-1]]), a)):
+        with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 1 with size 4"):
+            write()
+    with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 0 with size 3"):
+        a.index_add(0, ng.tensor([-1]), a[:1])
+    with pytest.raises(IndexError, match="^index out of range in self$"):
+        a.index_select(0, ng.tensor([-1]))
+    with pytest.raises(IndexError, match=r"index_copy_\(\): index -1 is out of bounds"):
+        a.index_copy(0, ng.tensor([-1]), a[:1])
+    assert a.index_fill(0, ng.tensor([-1]), 2.0).sum().item() == 16.0     # this one wraps
+
+
+def test_index_dtype_and_shape_refusals():
+    a = ng.ones(3, 4)
+    cases = [
+        (lambda: a.gather(1, ng.tensor([[0.0]])), RuntimeError, "gather(): Expected dtype int32/int64 for index"),
+        (lambda: a.index_select(0, ng.tensor([True])), RuntimeError,
+         "index_select(): Expected dtype int32 or int64 for index"),
+        (lambda: a.index_select(0, ng.tensor([[0]])), IndexError, "index_select(): Index is supposed to be a vector"),
+        (lambda: a.scatter(1, ng.tensor([[0.0]]), 1.0), RuntimeError, "scatter(): Expected dtype int32/int64 for index"),
+        (lambda: a.scatter_add(1, ng.tensor([[0]]), ng.ones(1, 1, dtype=ng.float64)), RuntimeError,
+         "scatter(): Expected self.dtype to be equal to src.dtype"),
+        (lambda: a.index_add(0, ng.tensor([0.0]), a[:1]), RuntimeError,
+         "index_add_(): Expected dtype int32/int64 for index but got: Float"),
+        (lambda: a.index_add(0, ng.tensor([0, 1]), a[:1]), RuntimeError,
+         "index_add_(): Number of indices (2) should be equal to source.size(dim): (1), for dim: 0"),
+        (lambda: a.index_add(0, ng.tensor([0]), ng.ones(1, 4, dtype=ng.float64)), RuntimeError,
+         "index_add_(): self (Float) and source (Double) must have the same scalar type"),
+        (lambda: a.index_fill(0, ng.tensor([0], dtype=ng.int32), 1.0), IndexError,
+         "index_fill_(): Expected dtype int64 for index."),
+        (lambda: a.index_copy(0, ng.tensor([0.0]), a[:1]), RuntimeError,
+         "index_copy_(): Expected a long tensor for index, but got Float"),
+        (lambda: a.index_copy(0, ng.tensor([0, 1]), a[:1]), IndexError,
+         "index_copy_(): Number of indices (2) should be equal to source.size(dim) (1)"),
+        (lambda: a.gather(1, ng.tensor([[0], [1], [2], [0]])), RuntimeError,
+         "Size does not match at dimension 0 expected index [4, 1] to be no larger than self [3, 4] "
+         "apart from dimension 1"),
+    ]
+    for call, error, message in cases:
+        with pytest.raises(error) as caught:
+            call()
+        assert str(caught.value) == message
+
+
+def test_take_along_dim_reads_indices_modulo_the_size():
+    a = ng.arange(6.0).reshape(2, 3)
+    assert a.take_along_dim(ng.tensor([[-1, 3, -7]]), 1).tolist() == [[2, 0, 2], [5, 3, 5]]
+
+
+def test_a_list_of_index_lists_is_a_tuple_of_indices():
+    a = ng.arange(12.0).reshape(3, 4)
+    assert a[[[0, 1], [2, 0]]].tolist() == [2.0, 4.0]
+    assert a[[(0, 1), (2, 0)]].tolist() == [2.0, 4.0]
+    assert a[[0, 1]].shape == (2, 4)
+    y = a.clone()
+    y[[[0, 1], [2, 0]]] = -1.0
+    assert y[0, 2].item() == -1.0 and y[1, 0].item() == -1.0 and y.sum().item() == 66.0 - 2 - 4 - 2

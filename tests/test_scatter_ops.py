@@ -107,7 +107,7 @@ def test_index_fill_and_copy_gradcheck():
 def test_index_copy_errors():
     with pytest.raises(RuntimeError, match="same slice shapes"):
         ng.zeros(3, 2).index_copy(0, ng.tensor([0, 1]), ng.ones(2, 3))
-    with pytest.raises(IndexError, match="vector"):
+    with pytest.raises(RuntimeError, match="Index has to be a vector/scalar"):
         ng.zeros(3).index_fill(0, ng.tensor([[0]]), 1.0)
 
 

@@ -390,6 +390,9 @@ def take_along_dim(input, indices, dim=None):
     sizes[d] = indices.shape[d]
     shape = list(broadcast_shapes(sizes, indices.shape))
     index_array = np.broadcast_to(to_host(indices._data), shape)
+    # torch's take_along_dim reads each index modulo the size along dim (gather takes none out of
+    # range): -1 is the last, and so is -4 or 5 for a size of 3
+    index_array = index_array % builtins.max(input.shape[d], 1)
     shape[d] = input.shape[d]
     return gather(expand(input, shape), d, index_array)
 

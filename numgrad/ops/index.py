@@ -3,6 +3,7 @@ masks, gather, index_select - is `take` at flat positions, whose gradient is `pu
 so duplicate indices accumulate), and the other way round."""
 import numpy as np
 
+from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .registry import OpDef
@@ -52,13 +53,24 @@ def _positions(shape, index):
     return np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape)[index]
 
 
+def _sequence_as_tuple(index):
+    """torch's (and old NumPy's) reading of a list index: a short list holding a tensor, a
+    sequence, a slice, Ellipsis or None is a tuple of indices (x[[0, 1], [2, 0]] picks two
+    elements), any other is one index array."""
+    return len(index) < 32 and any(
+        isinstance(i, (Tensor, list, tuple, np.ndarray, slice)) or i is Ellipsis or i is None
+        for i in index)
+
+
 def _normalize(index):
+    if isinstance(index, list) and _sequence_as_tuple(index):
+        index = tuple(index)
     items = index if isinstance(index, tuple) else (index,)
     out = []
     for i in items:
         if isinstance(i, Tensor):
             i = i._data.item() if i._data.ndim == 0 and i._data.dtype.kind in "iu" else to_host(i._data)
-        elif isinstance(i, list):
+        elif isinstance(i, (list, tuple)):
             # an empty list selects nothing; NumPy would read it as a float array
             i = np.asarray(i) if i else np.zeros(0, np.int64)
         elif isinstance(i, (bool, np.bool_)):
@@ -193,16 +205,25 @@ def _index_array(index):
     return to_host(index._data) if isinstance(index, Tensor) else np.asarray(index)
 
 
-def _check_bounds(idx, size, dim):
-    bad = (idx < -size) | (idx >= size)
+def _check_bounds(idx, size, dim, *, negative=True, error=RuntimeError, prefix=""):
+    """torch's bounds check of indices along dim: -size <= i < size, or 0 <= i < size for the ops
+    whose kernels take no negative index (negative=False: gather, scatter, index_add, ...)."""
+    bad = (idx < (-size if negative else 0)) | (idx >= size)
     if bad.any():
-        raise RuntimeError(f"index {int(idx[bad].reshape(-1)[0])} is out of bounds for dimension "
-                           f"{dim} with size {size}")
+        raise error(f"{prefix}index {int(idx[bad].reshape(-1)[0])} is out of bounds for dimension "
+                    f"{dim} with size {size}")
+
+
+def check_index_dtype(idx, message, error=RuntimeError, int32=True):
+    """torch's refusal of an index that is not an int64 array (or int32, where the op takes it)."""
+    if idx.dtype != np.int64 and not (int32 and idx.dtype == np.int32):
+        raise error(message)
 
 
 def gather(x, dim, index):
     """out[i][j][k] = x[index[i][j][k]][j][k] (for dim 0), and so on."""
     idx = _index_array(index)
+    check_index_dtype(idx, "gather(): Expected dtype int32/int64 for index")
     nd = x._data.ndim
     d = _wrap_dim(dim, nd)
     if idx.ndim != nd and nd:
@@ -210,18 +231,23 @@ def gather(x, dim, index):
     for k in range(idx.ndim):
         if k != d and idx.shape[k] > x._data.shape[k]:
             raise RuntimeError(f"Size does not match at dimension {k} expected index {list(idx.shape)}"
-                               f" to be smaller than self {list(x._data.shape)} apart from "
+                               f" to be no larger than self {list(x._data.shape)} apart from "
                                f"dimension {d}")
     size = x._data.shape[d] if nd else 1
-    _check_bounds(idx, size, d)
+    _check_bounds(idx, size, d, negative=False)
     return take(x, _scatter_positions(x._data.shape, d, idx), GATHER)
 
 
 def index_select(x, dim, index):
-    idx = _index_array(index).reshape(-1)
+    idx = _index_array(index)
+    if idx.ndim > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    check_index_dtype(idx, "index_select(): Expected dtype int32 or int64 for index")
+    idx = idx.reshape(-1)
     d = _wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d] if x._data.ndim else 1
-    _check_bounds(idx, size, d)
+    if ((idx < 0) | (idx >= size)).any():
+        raise IndexError("index out of range in self")
     full = (slice(None),) * d + (idx,)
     return take(x, _positions(x._data.shape, full), INDEX_SELECT)
 
@@ -260,20 +286,44 @@ def _scatter_add(op, x, src, positions):
     return apply(op, (x, src, np.ascontiguousarray(positions, np.int64)))
 
 
+def check_scatter_index(x, d, idx, src):
+    """torch's refusals of scatter's and scatter_add's index (an integer array, none negative) and
+    of a src tensor of another dtype than x's."""
+    check_index_dtype(idx, "scatter(): Expected dtype int32/int64 for index")
+    if isinstance(src, Tensor) and src._data.dtype != x._data.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    _check_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, negative=False)
+
+
 def scatter_add(x, dim, index, src):
     """x with src's values added at index along dim (duplicates accumulate)."""
     idx = _index_array(index)
     d = _wrap_dim(dim, x._data.ndim)
-    _check_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d)
+    check_scatter_index(x, d, idx, src)
     positions = _scatter_positions(x._data.shape, d, idx)
     piece = src[tuple(slice(0, s) for s in idx.shape)] if tuple(src.shape) != idx.shape else src
     return _scatter_add(SCATTER_ADD, x, piece, positions)
 
 
 def index_add(x, dim, index, source, *, alpha=1):
-    idx = _index_array(index).reshape(-1)
+    idx = _index_array(index)
+    if idx.ndim > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {idx.ndim} "
+                         f"with type: {dtypes.scalar_type_name(idx.dtype)} and size: "
+                         f"{list(idx.shape)}")
+    check_index_dtype(idx, "index_add_(): Expected dtype int32/int64 for index but got: "
+                      f"{dtypes.scalar_type_name(idx.dtype)}")
+    idx = idx.reshape(-1)
     d = _wrap_dim(dim, x._data.ndim)
-    _check_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d)
+    count = source._data.shape[d] if source._data.ndim else 1
+    if idx.size != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({count}), for dim: {d}")
+    if source._data.dtype != x._data.dtype:
+        raise RuntimeError(f"index_add_(): self ({dtypes.scalar_type_name(x._data.dtype)}) and "
+                           f"source ({dtypes.scalar_type_name(source._data.dtype)}) must have the "
+                           "same scalar type")
+    _check_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, negative=False)
     full = [slice(None)] * x._data.ndim
     full[d] = idx
     positions = _positions(x._data.shape, tuple(full))

@@ -12,10 +12,10 @@ repeat_interleave is index_select, as in torch (IndexSelectBackward0).
 """
 import numpy as np
 
-from .. import grad_mode
+from .. import dtypes, grad_mode
 from ..tensor import Tensor, _wrap_dim
 from .index import SCATTER_ADD, _check_bounds, _index_array, _positions, _scatter_add, \
-    _scatter_positions, index_select, masked_fill
+    _scatter_positions, check_index_dtype, check_scatter_index, index_select, masked_fill
 from .untracked import to_host, untracked
 
 
@@ -79,12 +79,6 @@ def _place(x, positions, src):
     return _scatter_add(SCATTER_ADD, masked_fill(x, _mask(x, positions), 0), src, positions)
 
 
-def _check_index(x, d, idx, name):
-    if not np.issubdtype(idx.dtype, np.integer):
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index, got {idx.dtype}")
-    _check_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d)
-
-
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """input with src's values (or value) written at index along dim: out[index[i][j]][j] = src[i][j]
     for dim 0, and so on. A float given as src is a value. reduce= is not supported."""
@@ -99,7 +93,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     d = _wrap_dim(dim, nd)
     if idx.ndim != nd and nd:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
-    _check_index(input, d, idx, "scatter")
+    check_scatter_index(input, d, idx, src)
     positions = _scatter_positions(input._data.shape, d, idx)
     if value is not None:
         return masked_fill(input, _mask(input, positions), value)
@@ -110,14 +104,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     return _place(input, positions, piece)
 
 
-def _dim_positions(x, dim, index, name):
-    """Flat positions of x's slices index (1-D) along dim, in the shape of the written source."""
-    idx = _index_array(index)
-    if idx.ndim > 1:
-        raise IndexError(f"{name}(): Index is supposed to be a vector")
-    idx = idx.reshape(-1)
-    d = _wrap_dim(dim, x._data.ndim)
-    _check_index(x, d, idx, name)
+def _dim_positions(x, d, idx):
+    """Flat positions of x's slices idx (1-D) along dim d, in the shape of the written source."""
     full = [slice(None)] * x._data.ndim
     if x._data.ndim:
         full[d] = idx
@@ -127,12 +115,39 @@ def _dim_positions(x, dim, index, name):
 
 def index_fill(input, dim, index, value):
     """input with the slices index along dim set to value (a scalar or a 0-d tensor)."""
-    return masked_fill(input, _mask(input, _dim_positions(input, dim, index, "index_fill")), value)
+    idx = _index_array(index)
+    if idx.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    check_index_dtype(idx, "index_fill_(): Expected dtype int64 for index.", IndexError, int32=False)
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
+                           f"tensor with {value._data.ndim} dimension(s).")
+    idx = idx.reshape(-1)
+    d = _wrap_dim(dim, input._data.ndim)
+    _check_bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, error=IndexError)
+    return masked_fill(input, _mask(input, _dim_positions(input, d, idx)), value)
 
 
 def index_copy(input, dim, index, source):
     """input with source's slices copied to the slices index along dim."""
-    positions = _dim_positions(input, dim, index, "index_copy")
+    idx = _index_array(index)
+    if idx.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    check_index_dtype(idx, "index_copy_(): Expected a long tensor for index, but got "
+                      f"{dtypes.scalar_type_name(idx.dtype)}", int32=False)
+    idx = idx.reshape(-1)
+    d = _wrap_dim(dim, input._data.ndim)
+    count = source._data.shape[d] if source._data.ndim else 1
+    if idx.size != count:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({count})")
+    if source._data.dtype != input._data.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
+                           f"got (self) {dtypes.scalar_type_name(input._data.dtype)} and (source) "
+                           f"{dtypes.scalar_type_name(source._data.dtype)}")
+    _check_bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, negative=False,
+                  error=IndexError, prefix="index_copy_(): ")
+    positions = _dim_positions(input, d, idx)
     if tuple(source.shape) != positions.shape:
         raise RuntimeError(f"index_copy(): Source/destination tensor must have same slice shapes; "
                            f"source {list(source.shape)}, expected {list(positions.shape)}")
