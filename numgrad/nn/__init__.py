@@ -21,6 +21,8 @@ from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d
 from .embedding_bag import EmbeddingBag
 from .fold import Fold, Unfold
 from .flatten import Flatten, Unflatten
+from .layers_more import (ChannelShuffle, ConvTranspose1d, Dropout3d, FeatureAlphaDropout,
+                          InstanceNorm3d, UpsamplingBilinear2d, UpsamplingNearest2d)
 from .lazy_linear import LazyLinear
 from .linear import Bilinear, Identity, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,

@@ -9,6 +9,7 @@ tensor([[-1.0000],
         [ 1.0000]])
 """
 from . import functional as F
+from .functional_dropout import _check_p, _feature_dropout
 from .functional_pdist import pdist  # noqa: F401  (torch.pdist is F.pdist)
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -59,6 +60,26 @@ def adaptive_max_pool1d(input, output_size):
     return F.adaptive_max_pool1d(input, output_size, return_indices=True)
 
 
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return F.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1):
+    return F.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups,
+                              dilation)
+
+
+def channel_shuffle(input, groups):
+    return F.channel_shuffle(input, groups)
+
+
+def constant_pad_nd(input, pad, value=0):
+    return F.pad(input, pad, "constant", value)
+
+
 def pixel_shuffle(input, upscale_factor):
     return F.pixel_shuffle(input, upscale_factor)
 
@@ -105,6 +126,34 @@ def alpha_dropout(input, p, train):
 
 def alpha_dropout_(input, p, train):
     return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def _check_feature_dims(input):
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+
+
+def feature_dropout(input, p, train):
+    """Whole channels (dim 1) dropped."""
+    _check_feature_dims(input)
+    _check_p(p)
+    return _feature_dropout(input, p, train, False)
+
+
+def feature_dropout_(input, p, train):
+    _check_feature_dims(input)
+    _check_p(p)
+    return _feature_dropout(input, p, train, True)
+
+
+def feature_alpha_dropout(input, p, train):
+    _check_feature_dims(input)
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input, p, train):
+    _check_feature_dims(input)
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
@@ -201,7 +250,9 @@ def poisson_nll_loss(input, target, log_input, full, eps, reduction):
                               reduction=_reduction(reduction))
 
 
-PUBLIC = ("conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
+PUBLIC = ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "channel_shuffle",
+          "constant_pad_nd", "feature_dropout", "feature_dropout_", "feature_alpha_dropout",
+          "feature_alpha_dropout_", "max_pool1d", "max_pool2d", "avg_pool1d", "adaptive_avg_pool1d",
           "adaptive_max_pool1d", "pixel_shuffle", "pixel_unshuffle", "layer_norm", "group_norm",
           "batch_norm", "instance_norm", "rms_norm", "dropout", "dropout_", "alpha_dropout",
           "alpha_dropout_", "embedding", "selu", "selu_", "celu", "celu_", "threshold",

@@ -41,6 +41,11 @@ from .functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                               local_response_norm, rms_norm)
 from .functional_embedding_bag import embedding_bag
 from .functional_fold import fold, unfold
+from .functional_forms import (adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices,
+                               celu_, channel_shuffle, conv_transpose1d, dropout3d, elu_,
+                               feature_alpha_dropout, hardtanh_, leaky_relu_,
+                               max_pool1d_with_indices, max_pool2d_with_indices, relu_, rrelu_,
+                               selu_, threshold_, upsample, upsample_bilinear, upsample_nearest)
 from .functional_gumbel import gumbel_softmax
 from .functional_pdist import pdist
 from .functional_pooling_more import (adaptive_max_pool1d, lp_pool1d, lp_pool2d, max_unpool1d,
@@ -64,7 +69,12 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "soft_margin_loss", "cosine_embedding_loss", "triplet_margin_loss", "multi_margin_loss",
            "multilabel_soft_margin_loss", "scaled_dot_product_attention", "rrelu", "pdist",
            "adaptive_max_pool1d", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d",
-           "fold", "unfold", "embedding_bag", "gumbel_softmax"]
+           "fold", "unfold", "embedding_bag", "gumbel_softmax", "relu_", "elu_", "leaky_relu_",
+           "hardtanh_", "selu_", "celu_", "rrelu_", "threshold_", "max_pool1d_with_indices",
+           "max_pool2d_with_indices", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d_with_indices", "upsample", "upsample_nearest",
+           "upsample_bilinear", "dropout3d", "feature_alpha_dropout", "channel_shuffle",
+           "conv_transpose1d"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------
@@ -74,6 +84,9 @@ def linear(input, weight, bias=None):
     >>> F.linear(ng.ones(1, 2), ng.ones(3, 2), ng.zeros(3))
     tensor([[2., 2., 2.]])
     """
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
+                           f"{input.ndim}D and {weight.ndim}D")
     if input.ndim == 2:
         return _N.linear(input, weight, bias)
     if input.ndim == 1:
