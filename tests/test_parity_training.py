@@ -288,3 +288,39 @@ def test_init_has_torchs_remaining_schemes():
     seeded = [init.normal_(ng.empty(3), generator=np.random.default_rng(7)).tolist()
               for _ in range(2)]
     assert seeded[0] == seeded[1]
+
+
+def test_class_losses_check_targets_as_torch():
+    F = nn.functional
+    with pytest.raises(ValueError, match=r"^Expected input batch_size \(2\) to match target "
+                                         r"batch_size \(3\)\.$"):
+        F.cross_entropy(ng.ones(2, 3), ng.tensor([1, 2, 0]))
+    with pytest.raises(ValueError, match="batch_size"):
+        nn.NLLLoss()(ng.ones(2, 3), ng.tensor([1, 2, 0]))
+    with pytest.raises(RuntimeError, match=r"^Expected target size \[2, 4\], got \[2, 5\]$"):
+        F.cross_entropy(ng.ones(2, 3, 4), ng.zeros(2, 5, dtype=ng.int64))
+    with pytest.raises(RuntimeError, match=r"^size mismatch \(got input: \[2, 3, 4, 5\] , "
+                                           r"target: \[2, 4, 6\]$"):
+        F.nll_loss(ng.ones(2, 3, 4, 5), ng.zeros(2, 4, 6, dtype=ng.int64))
+    with pytest.raises(RuntimeError, match="^expected target dtype to be Long or Byte, but got "
+                                          "Int$"):
+        F.cross_entropy(ng.ones(2, 3), ng.tensor([1, 2], dtype=ng.int32))
+    with pytest.raises(RuntimeError, match="ignore_index is not supported for floating point"):
+        F.cross_entropy(ng.ones(2, 3), ng.ones(2, 3) / 3, ignore_index=0)
+    # torch: an unbatched input with a one-element target is one sample, log(3)
+    np.testing.assert_allclose(F.cross_entropy(ng.ones(3), ng.tensor([1])).item(),
+                               1.0986123085021973, rtol=1e-6)
+
+
+def test_small_module_behaviours_training_code_relies_on():
+    nn.LSTM(3, 4).flatten_parameters()
+    with pytest.raises(RuntimeError, match="^both arguments to linear need to be at least 1D, "
+                                           "but they are 0D and 2D$"):
+        nn.Linear(1, 3)(ng.tensor(1.0))
+    with pytest.raises(RuntimeError, match=r"Provided sizes \[2, 2\] don't multiply up to the "
+                                           r"size of dim 1 \(3\)"):
+        nn.Unflatten(1, (2, 2))(ng.ones(2, 3))
+    assert nn.Unflatten(-1, (2, -1))(ng.ones(2, 6)).shape == (2, 2, 3)
+    with pytest.raises(RuntimeError, match=r"^adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, "
+                                           r"but got \[2\]$"):
+        nn.AdaptiveAvgPool2d(2)(ng.ones(2))

@@ -36,8 +36,7 @@ class Unflatten(Module):
         self.unflattened_size = tuple(unflattened_size)
 
     def forward(self, input):
-        dim = self.dim % input.ndim
-        return input.reshape(*input.shape[:dim], *self.unflattened_size, *input.shape[dim + 1:])
+        return input.unflatten(self.dim, self.unflattened_size)
 
     def extra_repr(self):
         return f"dim={self.dim}, unflattened_size={self.unflattened_size}"

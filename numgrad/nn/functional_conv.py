@@ -226,6 +226,9 @@ def adaptive_avg_pool2d(input, output_size):
     tensor([[[[7.5000]]]])
     """
     from ..creation import as_tensor
+    if input.ndim < 2:
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                           f"{list(input.shape)}")
     h, w = input.shape[-2:]
     oh, ow = (output_size, output_size) if isinstance(output_size, (int, np.integer)) \
         else output_size

@@ -58,9 +58,10 @@ def _class_rows(input, target):
     index = np.asarray(target._data if isinstance(target, Tensor) else target)
     if input.ndim <= 2 and index.ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if index.dtype.kind not in "iu":
+    if index.dtype not in (np.int64, np.uint8):
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
                            f"{dtypes.scalar_type_name(index.dtype)}")
+    _check_target_shape(input.shape, index.shape)
     if input.ndim == 1:
         return input.unsqueeze(0), index.reshape(1).astype(np.int64), ()
     classes = input.shape[1]
@@ -70,6 +71,21 @@ def _class_rows(input, target):
         order = [0] + list(range(2, input.ndim)) + [1]
         rows = input.permute(order).reshape(-1, classes)
     return rows, index.reshape(-1).astype(np.int64, copy=False), index.shape
+
+
+def _check_target_shape(input_shape, target_shape):
+    """torch's checks that the target has a class per input position."""
+    if len(input_shape) < 2:
+        return
+    if target_shape[:1] != input_shape[:1]:
+        raise ValueError(f"Expected input batch_size ({input_shape[0]}) to match target "
+                         f"batch_size ({target_shape[0] if target_shape else 0}).")
+    expected = input_shape[:1] + input_shape[2:]
+    if target_shape != expected:
+        if len(input_shape) == 4:
+            raise RuntimeError(f"size mismatch (got input: {list(input_shape)} , target: "
+                               f"{list(target_shape)}")
+        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target_shape)}")
 
 
 def _check_targets(index, classes, ignore_index):
@@ -100,6 +116,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     # class probabilities exactly when the target has the input's shape, as torch decides
     if isinstance(target, Tensor) and tuple(target.shape) == tuple(input.shape):
+        if ignore_index != -100:
+            raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     rows, index, shape = _class_rows(input, target)
     w = _class_weights(weight, rows.shape[1], rows.dtype)

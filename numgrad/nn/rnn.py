@@ -145,6 +145,10 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -bound, bound)
 
+    def flatten_parameters(self):
+        """Nothing to do: torch packs the weights for cuDNN here, and code written for torch
+        calls it (after DataParallel, in forward)."""
+
     def _state_size(self, batch):
         directions = 2 if self.bidirectional else 1
         return (self.num_layers * directions, batch, self.proj_size or self.hidden_size)
