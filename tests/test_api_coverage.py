@@ -363,6 +363,43 @@ def test_lazy_linear_sizes_itself_on_first_call():
     close(layer.weight.detach() - before, -0.1 * np.full((2, 3), 5.0))
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_conv_transpose1d_and_channel_shuffle(dtype):
+    value, input_grad, weight_grad = EXPECTED["conv_transpose1d"]
+    x = t(np.linspace(-1, 1, 40).reshape(2, 4, 5), dtype, grad=True)
+    weight = t(np.linspace(-0.6, 0.8, 36).reshape(4, 3, 3), dtype, grad=True)
+    out = ng.conv_transpose1d(x, weight, None, 2, 1, 1)
+    (out * t(np.cos(np.arange(out.numel())).reshape(out.shape), dtype)).sum().backward()
+    close(out, value)
+    close(x.grad, input_grad)
+    close(weight.grad, weight_grad)
+    assert ng.channel_shuffle(ng.arange(12).reshape(1, 6, 2), 3).tolist() == \
+        EXPECTED["channel_shuffle"]
+    with pytest.raises(RuntimeError, match="Number of channels must be divisible by groups. Got "
+                                           "6 channels and 4 groups."):
+        ng.nn.ChannelShuffle(4)(ng.ones(1, 6, 2))
+
+
+def test_functional_forms():
+    x = t([-1.0, 2.0])
+    assert F.relu_(x) is x and x.tolist() == [0.0, 2.0]
+    values, indices = F.max_pool1d_with_indices(t([[[1.0, 3.0, 2.0, 0.0]]]), 2)
+    assert values.tolist() == [[[3.0, 2.0]]] and indices.tolist() == [[[1, 2]]]
+    with pytest.warns(UserWarning, match="nn.functional.upsample_bilinear is deprecated"):
+        out = F.upsample_bilinear(t([[[[0.0, 1.0]]]]), size=(1, 3))
+    close(out, [[[[0.0, 0.5, 1.0]]]])
+    # whole channels are dropped (and kept ones scaled) together
+    out = F.dropout3d(ng.ones(2, 8, 2, 2, 2), 0.5)
+    channels = np.asarray(out).reshape(16, -1)
+    assert all(np.unique(c).size == 1 for c in channels)
+    out = np.asarray(F.feature_alpha_dropout(ng.ones(50, 4, 3), 0.3, True))
+    assert np.array_equal(out[..., 0], out[..., 2]) and np.unique(out).size == 2
+    assert repr(ng.nn.UpsamplingBilinear2d(size=(3, 4))) == \
+        "UpsamplingBilinear2d(size=(3, 4), mode='bilinear')"
+    with pytest.raises(RuntimeError, match="Feature dropout requires at least 2 dimensions"):
+        ng.feature_dropout(ng.ones(3), 0.5, True)
+
+
 # ---- tensor facts, dtypes, random state, settings -----------------------------------------------
 def test_tensor_facts():
     x = ng.zeros(3, 4)
