@@ -278,3 +278,27 @@ def test_a_list_of_index_lists_is_a_tuple_of_indices():
     y = a.clone()
     y[[[0, 1], [2, 0]]] = -1.0
     assert y[0, 2].item() == -1.0 and y[1, 0].item() == -1.0 and y.sum().item() == 66.0 - 2 - 4 - 2
+
+
+# ---- setitem: the node torch records ---------------------------------------------------------------
+def test_setitem_node_is_torchs_copy_fill_copyslices_or_indexput():
+    x = ng.ones(3, 4, requires_grad=True)
+    cases = {"y[:] = full": "CopyBackwards", "y[...] = full": "CopyBackwards",
+             "y[:, 0:4] = 2.0": "FillBackward3", "y[...] = s": "FillBackward3",
+             "y[0] = s": "CopySlices", "y[0, idx] = 2.0": "CopySlices",
+             "y[None, idx] = 2.0": "CopySlices", "y[idx, 1:] = 2.0": "CopySlices",
+             "y[:, idx] = 2.0": "IndexPutBackward0", "y[..., idx] = 2.0": "IndexPutBackward0",
+             "y[mask] = 2.0": "IndexPutBackward0"}
+    for statement, node in cases.items():
+        s = ng.tensor(2.0, requires_grad=True)
+        scope = {"y": x * 1, "full": ng.full((3, 4), 2.0), "s": s, "idx": ng.tensor([0, 2]),
+                 "mask": ng.ones(3, 4, dtype=ng.bool)}
+        exec(statement, scope)
+        y = scope["y"]
+        assert type(y.grad_fn).__name__ == node, statement
+        assert y._version == 1
+    y = x * 1
+    s = ng.tensor(2.0, requires_grad=True)
+    y[...] = s
+    (y * ng.arange(12.0).reshape(3, 4)).sum().backward()
+    assert s.grad.item() == 66.0 and x.grad is None

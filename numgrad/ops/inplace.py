@@ -292,6 +292,9 @@ def setitem(self, index, value):
         basic_index_map(shape, index)          # torch's refusals of the index
     else:
         check_index(shape, index)
+    # torch's copy_to fills from a 0-d value (FillBackward3) and copies any other (CopyBackwards)
+    fills = (value._data.ndim == 0 if isinstance(value, Tensor) else np.ndim(value) == 0) \
+        and self._data.ndim > 0
     if isinstance(value, Tensor):
         value_shape = _without_leading_ones(value._data.shape)
         if value_shape != value._data.shape:
@@ -322,9 +325,36 @@ def setitem(self, index, value):
         value = E.cast(value, self._data.dtype)
     if not isinstance(value, Tensor):
         value = _on_device_of(self, value)
+    if basic and not _writes_through_a_view(shape, index):
+        # every element: torch writes into self itself, no view between
+        rebase(self, apply(FILL_TENSOR if fills else COPY, (self, value)))
+        return
     # the written places are replaced (masked_fill), never multiplied by zero: an inf or a NaN
     # there must not leak into the result or into the gradient
     kept = masked_fill(self, _mask(self, positions), 0)
     placed = put_add(keep_last_writes(self, positions, expand(value, positions.shape)), positions,
                      shape)
-    rebase(self, apply(COPY_SLICES if basic else INDEX_PUT, (kept, placed)))
+    node = COPY_SLICES if _writes_through_a_view(shape, index) else INDEX_PUT
+    rebase(self, apply(node, (kept, placed)))
+
+
+def _writes_through_a_view(shape, index):
+    """Whether torch's setitem writes through a view of self, its node then CopySlices: an int,
+    None or a slice of part of a dim makes one; full slices, Ellipsis and index arrays alone write
+    into self itself (IndexPutBackward0, or a whole copy_/fill_)."""
+    from .index import _consumed_dims
+    items = index if isinstance(index, tuple) else (index,)
+    spread = len(shape) - sum(_consumed_dims(item) for item in items)
+    d = 0
+    for item in items:
+        if item is Ellipsis:
+            d += spread
+        elif isinstance(item, slice):
+            if item.indices(shape[d]) != (0, shape[d], 1):
+                return True
+            d += 1
+        elif isinstance(item, np.ndarray):
+            d += _consumed_dims(item)
+        else:
+            return True            # None, or an int
+    return False
