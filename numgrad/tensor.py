@@ -5,7 +5,9 @@ which of the node's outputs it is (`_slot`, the input_nr of edges that reach it)
 `_node == -1`; its AccumulateGrad node is created in the tape when an op first uses it.
 """
 
+import copy
 import numbers
+import warnings
 import weakref
 
 import numpy as np
@@ -140,6 +142,9 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if self._node >= 0 and value:
+            # the attribute refuses what requires_grad_() lets pass (torch's python_variable.cpp)
+            raise RuntimeError("you can only change requires_grad flags of leaf variables.")
         self.requires_grad_(value)
 
     def requires_grad_(self, requires_grad=True):
@@ -151,12 +156,31 @@ class Tensor:
                     "var_no_grad = var.detach().")
             return self
         if requires_grad and not dtypes.is_floating(self._data.dtype):
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError("only Tensors of floating point and complex dtype can require "
+                               "gradients")
         if requires_grad and self._inference and not grad_mode.state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode "
                                "is not allowed.")
         self._requires_grad = bool(requires_grad)
         return self
+
+    def __deepcopy__(self, memo):
+        """A copy of a leaf with its data, requires_grad and .grad (a subclass that says how it is
+        rebuilt, as Parameter does, is rebuilt so); torch refuses to copy a graph's output."""
+        if self._node >= 0:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                "because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001")
+        if type(self).__reduce_ex__ is not Tensor.__reduce_ex__:
+            rebuild, args = self.__reduce_ex__(4)[:2]
+            result = rebuild(*copy.deepcopy(args, memo))
+        else:
+            result = Tensor._make(self._data.copy(), self._requires_grad, inference=self._inference)
+            result._grad = copy.deepcopy(self._grad, memo)
+        memo[id(self)] = result
+        return result
 
     def is_inference(self):
         """Whether this tensor was made in inference_mode (it cannot be saved for backward)."""
@@ -430,8 +454,11 @@ class Tensor:
     @property
     def T(self):
         if self._data.ndim > 2:
-            raise RuntimeError("The use of `x.T` on tensors of dimension other than 2 to reverse "
-                               "their shape is not supported.")
+            warnings.warn("The use of `x.T` on tensors of dimension other than 2 to reverse their "
+                          "shape is deprecated and it will throw an error in a future release. "
+                          "Consider `x.mT` to transpose batches of matrices or "
+                          "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the "
+                          "dimensions of a tensor.", UserWarning, stacklevel=2)
         return _ops.permute(self, tuple(range(self._data.ndim))[::-1])
 
     @property

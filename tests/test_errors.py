@@ -190,10 +190,10 @@ def test_in_place_on_a_leaf_that_requires_grad(graph):
 
 def test_requires_grad_on_an_integer_tensor():
     t = ng.tensor([1, 2])
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require "
-                                           "gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex "
+                                           "dtype can require gradients"):
         t.requires_grad_()
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype"):
         t.requires_grad = True
     assert not t.requires_grad and t._version == 0
     f = t.double().requires_grad_()
@@ -392,3 +392,36 @@ def test_sizes_torch_accepts():
     assert ng.zeros(ng.ones(2, 3).shape).shape == (2, 3)
     assert ng.rand(2, 0).shape == (2, 0)
     assert ng.arange(3, 0, -1).tolist() == [3, 2, 1]
+
+
+def test_the_requires_grad_attribute_of_a_non_leaf_refuses_what_the_method_lets_pass():
+    h = ng.ones(2, requires_grad=True) * 2
+    assert h.requires_grad_() is h
+    with pytest.raises(RuntimeError, match=r"^you can only change requires_grad flags of leaf "
+                                           r"variables\.$"):
+        h.requires_grad = True
+    with pytest.raises(RuntimeError, match="var_no_grad = var.detach()"):
+        h.requires_grad = False
+    assert h.requires_grad
+
+
+def test_deepcopy_copies_leaves_with_their_grad_and_refuses_graph_outputs():
+    import copy
+    x = ng.tensor([1., 2.], requires_grad=True)
+    x.grad = ng.tensor([3., 4.])
+    c = copy.deepcopy(x)
+    assert c is not x and c.is_leaf and c.requires_grad
+    assert c.grad.tolist() == [3., 4.] and c.grad is not x.grad
+    c.detach().add_(1)
+    assert x.tolist() == [1., 2.]                  # the data was copied
+    with pytest.raises(RuntimeError, match=r"Only Tensors created explicitly by the user \(graph "
+                                           r"leaves\) support the deepcopy protocol"):
+        copy.deepcopy(x * 2)
+    p = copy.deepcopy(ng.nn.Parameter(ng.ones(2)))
+    assert type(p) is ng.nn.Parameter and p.requires_grad
+
+
+def test_T_of_more_than_two_dims_reverses_them_with_torchs_deprecation_warning():
+    x = ng.ones(2, 3, 4)
+    with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
+        assert x.T.shape == (4, 3, 2)
