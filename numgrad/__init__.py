@@ -30,6 +30,7 @@ from .settings_more import (are_deterministic_algorithms_enabled, get_default_de
                             set_default_device, use_deterministic_algorithms)
 from .threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, \
     set_num_threads
+from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from .device import device
 from .dtypes import (bool_ as bool, double, float, float32, float64, get_default_dtype, int32,
                      int64, long, set_default_dtype)

@@ -24,15 +24,15 @@ from .split import chunk, split, unbind
 from .einsum import einsum
 from ..creation import as_tensor
 # Families that list their own names (PUBLIC, METHODS, INPLACE) instead of appearing above.
-from . import (composite, decompositions, elementwise_gamma, elementwise_more, elementwise_special,
-               inplace_more, linalg_more, nanmedian, order_stats, sampling, scatter,
-               scatter_reduce, scatter_views, shape_more, stacking, statistics, tensor_info,
-               torch_aliases, value_queries)
+from . import (bits, composite, decompositions, elementwise_gamma, elementwise_more,
+               elementwise_special, inplace_more, linalg_more, nanmedian, order_stats, sampling,
+               scatter, scatter_reduce, scatter_views, shape_more, stacking, statistics,
+               tensor_info, torch_aliases, value_queries)
 
-FAMILIES = (composite, decompositions, elementwise_gamma, elementwise_more, elementwise_special,
-            inplace_more, linalg_more, nanmedian, order_stats, sampling, scatter, scatter_reduce,
-            scatter_views, shape_more, stacking, statistics, tensor_info, torch_aliases,
-            value_queries)
+FAMILIES = (bits, composite, decompositions, elementwise_gamma, elementwise_more,
+            elementwise_special, inplace_more, linalg_more, nanmedian, order_stats, sampling,
+            scatter, scatter_reduce, scatter_views, shape_more, stacking, statistics, tensor_info,
+            torch_aliases, value_queries)
 for _family in FAMILIES:
     globals().update({name: getattr(_family, name) for name in _family.PUBLIC})
 
@@ -103,6 +103,12 @@ def install_methods(cls):
     cls.__rfloordiv__ = rfloordiv
     cls.__mod__ = remainder
     cls.__rmod__ = rremainder
+    cls.__lshift__ = bits.bitwise_left_shift
+    cls.__rshift__ = bits.bitwise_right_shift
+    cls.__rlshift__ = bits._rlshift
+    cls.__rrshift__ = bits._rrshift
+    cls.__ilshift__ = cls.bitwise_left_shift_
+    cls.__irshift__ = cls.bitwise_right_shift_
     cls.__ifloordiv__ = cls.floor_divide_
     cls.__imod__ = cls.remainder_
     cls.expand_as = _expand_as

@@ -1,10 +1,13 @@
 """Questions about values whose answers carry no gradient: isin, histc, unique_consecutive,
 unravel_index, isposinf/isneginf. NumPy computes them (on a host copy for CUDA tensors, as
 untracked.py does for every such result)."""
+import collections
+
 import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
+from .select import return_types
 from .untracked import to_host, untracked
 
 
@@ -52,6 +55,33 @@ def histc(input, bins=100, min=0, max=0):
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
     low, high = _histc_edges(to_host(input._data), min, max)
     return untracked(_histc, input._data, int(bins), low, high)
+
+
+def _histogram_type():
+    cls = collections.namedtuple("histogram", ("hist", "bin_edges"))
+    cls.__module__ = "numgrad.return_types"
+    cls.__repr__ = lambda self: (f"numgrad.return_types.histogram(\nhist={self.hist!r},\n"
+                                 f"bin_edges={self.bin_edges!r})")
+    return cls
+
+
+return_types.histogram = _histogram_type()
+
+
+def histogram(input, bins, *, range=None, weight=None, density=False):
+    """(hist, bin_edges): counts (sums of weight) of input's values in bins equal bins over range
+    (the data's range by default), or between the edges bins gives; density divides by the total
+    and the bin widths. Not differentiable."""
+    if not dtypes.is_floating(input.dtype):
+        raise NotImplementedError(f"\"histogramdd\" not implemented for "
+                                  f"'{dtypes.scalar_type_name(input.dtype)}'")
+    edges = _array(bins) if isinstance(bins, Tensor) else int(bins)
+    weights = None if weight is None else to_host(_array(weight))
+    hist, bin_edges = np.histogram(to_host(input._data), edges, range=range, weights=weights,
+                                   density=density)
+    return return_types.histogram(
+        untracked(lambda h: h.astype(input.dtype), hist),
+        untracked(lambda e: e.astype(input.dtype), bin_edges))
 
 
 def _run_starts(data, dim):
@@ -119,6 +149,6 @@ def isneginf(input):
     return untracked(np.isneginf, input._data)
 
 
-PUBLIC = ("isin", "histc", "unique_consecutive", "unravel_index", "isposinf", "isneginf")
-METHODS = ("histc", "unique_consecutive", "isposinf", "isneginf")
+PUBLIC = ("isin", "histc", "histogram", "unique_consecutive", "unravel_index", "isposinf", "isneginf")
+METHODS = ("histc", "histogram", "unique_consecutive", "isposinf", "isneginf")
 INPLACE = {}

@@ -1,0 +1,81 @@
+"""Integer and binary-exponent arithmetic: gcd, lcm, the bit shifts (and the << >> operators),
+frexp and ldexp. The integer ones carry no gradient (NumPy computes them, untracked.py); frexp's
+mantissa and ldexp are products with powers of two, differentiable as such."""
+import collections
+
+import numpy as np
+
+from .. import dtypes
+from ..tensor import Tensor
+from .elementwise import cast, operands
+from .select import return_types
+from .untracked import untracked
+
+
+def _frexp_type():
+    cls = collections.namedtuple("frexp", ("mantissa", "exponent"))
+    cls.__module__ = "numgrad.return_types"
+    cls.__repr__ = lambda self: (f"numgrad.return_types.frexp(\nmantissa={self.mantissa!r},\n"
+                                 f"exponent={self.exponent!r})")
+    return cls
+
+
+return_types.frexp = _frexp_type()
+
+
+def _integer_op(name, numpy_fn, kernel):
+    def fn(input, other):
+        a, b = operands(input, other)
+        dtype = (a if isinstance(a, np.ndarray) else a._data).dtype
+        if dtype.kind not in "iu":
+            raise NotImplementedError(f'"{kernel}" not implemented for '
+                                      f"'{dtypes.scalar_type_name(dtype)}'")
+        return untracked(numpy_fn, *[v if isinstance(v, np.ndarray) else v._data for v in (a, b)])
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"Elementwise {name} of integer tensors (not differentiable)."
+    return fn
+
+
+gcd = _integer_op("gcd", np.gcd, "gcd_cpu")
+lcm = _integer_op("lcm", np.lcm, "lcm_cpu")
+bitwise_left_shift = _integer_op("bitwise_left_shift", np.left_shift, "lshift_cpu")
+bitwise_right_shift = _integer_op("bitwise_right_shift", np.right_shift, "rshift_cpu")
+
+
+def _rlshift(self, other):
+    return bitwise_left_shift(other, self)
+
+
+def _rrshift(self, other):
+    return bitwise_right_shift(other, self)
+
+
+def frexp(input):
+    """(mantissa, exponent) with input = mantissa * 2**exponent and 0.5 <= |mantissa| < 1
+    (mantissa 0 for 0); exponent is int32. The mantissa's gradient is 2**-exponent."""
+    if not dtypes.is_floating(input.dtype):
+        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+    exponent = untracked(lambda a: np.frexp(a)[1].astype(np.int32), input._data)
+    # 2**-exponent in two halves: one factor would overflow for subnormal inputs
+    halves = [untracked(lambda e, k=k: np.ldexp(np.ones(e.shape, input.dtype),
+                                                  -(e // 2 if k == 0 else e - e // 2)),
+                        exponent._data) for k in (0, 1)]
+    return return_types.frexp(input * halves[0] * halves[1], exponent)
+
+
+def ldexp(input, other):
+    """input * 2**other, in a float dtype (the default one for integer input)."""
+    if not isinstance(input, Tensor) or not dtypes.is_floating(input.dtype):
+        input = cast(input if isinstance(input, Tensor) else Tensor._make(np.asarray(input),
+                                                                           False),
+                     dtypes.get_default_dtype())
+    exponent = other._data if isinstance(other, Tensor) else np.asarray(other)
+    return input * untracked(lambda e: np.exp2(e.astype(np.float64)).astype(input.dtype),
+                             exponent)
+
+
+PUBLIC = ("gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "frexp", "ldexp")
+METHODS = PUBLIC
+INPLACE = {"gcd_": (gcd, False), "lcm_": (lcm, False),
+           "bitwise_left_shift_": (bitwise_left_shift, False),
+           "bitwise_right_shift_": (bitwise_right_shift, False), "ldexp_": (ldexp, False)}
