@@ -3,8 +3,10 @@ import math
 
 import numpy as np
 
+from .sampler import Sampler
 
-class DistributedSampler:
+
+class DistributedSampler(Sampler):
     """Iterate over the indices of this rank's share of the dataset: every num_replicas-th index
     of one order, starting at rank. Every rank gets the same number, num_samples: without
     drop_last the order is padded by repeating its start, with drop_last its tail is cut. With
