@@ -1,0 +1,67 @@
+"""Window functions, integer and binary-exponent arithmetic, and histogram, against torch 2.13's
+numbers."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad.autograd import gradcheck
+
+# torch.<name>(5) (periodic) and torch.<name>(4, periodic=False), float64, rounded to 6 decimals
+WINDOWS = {
+    "hann_window": ([0.0, 0.345492, 0.904508, 0.904508, 0.345492], [0.0, 0.75, 0.75, 0.0]),
+    "hamming_window": ([0.08, 0.397852, 0.912148, 0.912148, 0.397852], [0.08, 0.77, 0.77, 0.08]),
+    "blackman_window": ([0.0, 0.20077, 0.84923, 0.84923, 0.20077], [0.0, 0.63, 0.63, 0.0]),
+    "bartlett_window": ([0.0, 0.4, 0.8, 0.8, 0.4], [0.0, 0.666667, 0.666667, 0.0]),
+    "kaiser_window": ([5.3e-05, 0.10172, 0.79294, 0.79294, 0.10172],
+                      [5.3e-05, 0.518845, 0.518845, 5.3e-05]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WINDOWS))
+def test_windows(name):
+    periodic, symmetric = WINDOWS[name]
+    window = getattr(ng, name)
+    np.testing.assert_allclose(np.asarray(window(5, dtype=ng.float64)), periodic, atol=1e-6)
+    np.testing.assert_allclose(np.asarray(window(4, False, dtype=ng.float64)), symmetric,
+                               atol=1e-6)
+    assert window(5).dtype == ng.float32
+    assert window(1).tolist() == [1.0] and window(0).shape == (0,)
+
+
+def test_integer_arithmetic():
+    a, b = ng.tensor([12, -18, 0, 7]), ng.tensor([8, 12, 0, 3])
+    assert ng.gcd(a, b).tolist() == [4, 6, 0, 1]
+    assert ng.lcm(a, b).tolist() == [24, 36, 0, 21]
+    assert (a << 2).tolist() == [48, -72, 0, 28] and (a >> 1).tolist() == [6, -9, 0, 3]
+    assert (1 << ng.tensor([0, 3])).tolist() == [1, 8]
+    a.bitwise_left_shift_(1)
+    assert a.tolist() == [24, -36, 0, 14]
+    with pytest.raises(NotImplementedError, match="\"gcd_cpu\" not implemented for 'Float'"):
+        ng.gcd(ng.ones(2), ng.ones(2))
+    with pytest.raises(NotImplementedError, match="\"lshift_cpu\" not implemented for 'Bool'"):
+        ng.tensor([True]) << ng.tensor([True])
+
+
+def test_frexp_and_ldexp():
+    x = ng.tensor([8.0, 0.3, -5.0, 0.0, 1e-310], dtype=ng.float64, requires_grad=True)
+    mantissa, exponent = ng.frexp(x)
+    np.testing.assert_allclose(np.asarray(mantissa.detach()),
+                               [0.5, 0.6, -0.625, 0.0, 0.5752618], rtol=1e-6)
+    assert exponent.tolist() == [4, -1, 3, 0, -1029] and exponent.dtype == ng.int32
+    # away from powers of two (and 0), where the exponent jumps
+    assert gradcheck(lambda v: ng.frexp(v)[0], (x[1:3],))
+    y = ng.tensor([1.5, -2.0], dtype=ng.float64, requires_grad=True)
+    out = ng.ldexp(y, ng.tensor([3, 1]))
+    assert out.tolist() == [12.0, -4.0]
+    assert gradcheck(lambda v: ng.ldexp(v, ng.tensor([3, -1])), (y,))
+    assert ng.ldexp(ng.tensor([1, 2]), ng.tensor([1, 1])).dtype == ng.float32
+
+
+def test_histogram():
+    hist, edges = ng.histogram(ng.tensor([1.0, 2.0, 1.0, 4.0]), 3)
+    assert hist.tolist() == [2.0, 1.0, 1.0] and edges.tolist() == [1.0, 2.0, 3.0, 4.0]
+    hist, _ = ng.histogram(ng.tensor([1.0, 2.0, 1.0, 4.0]), ng.tensor([0.0, 1.5, 5.0]),
+                           weight=ng.tensor([1.0, 2.0, 3.0, 4.0]), density=True)
+    np.testing.assert_allclose(np.asarray(hist), [0.266667, 0.171429], atol=1e-6)
+    hist, _ = ng.tensor([1.0, 2.0, 1.0, 4.0]).histogram(4, range=(0.0, 2.0))
+    assert hist.tolist() == [0.0, 0.0, 2.0, 1.0]
