@@ -303,3 +303,14 @@ def test_setitem_node_is_torchs_copy_fill_copyslices_or_indexput():
     (y * ng.arange(12.0).reshape(3, 4)).sum().backward()
     assert s.grad.item() == 66.0
     np.testing.assert_array_equal(values(x.grad), np.zeros((3, 4)))      # overwritten: zeros
+
+
+def test_indexing_a_0d_tensor_with_an_int_or_a_slice_is_torchs_error():
+    t = ng.tensor(1.0)
+    with pytest.raises(IndexError, match=r"^invalid index of a 0-dim tensor. Use `tensor.item\(\)` in "
+                                         r"Python or `tensor.item<T>\(\)` in C\+\+ to convert a 0-dim "
+                                         r"tensor to a number$"):
+        t[0]
+    with pytest.raises(IndexError, match=r"^slice\(\) cannot be applied to a 0-dim tensor.$"):
+        t[0:1]
+    assert t[None].shape == (1,) and t[...].shape == ()

@@ -316,6 +316,13 @@ def basic_index_map(shape, index):
     """Out shape, offset and strides (in elements of the C-ordered input) of x[index]."""
     items = list(index) if isinstance(index, tuple) else [index]
     n_real = sum(1 for i in items if i is not None and i is not Ellipsis)
+    if not shape and not isinstance(index, tuple):
+        # torch's own words for one int or slice given to a 0-d tensor
+        if isinstance(index, slice):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        if index is not None and index is not Ellipsis:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     if n_real > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     if Ellipsis in items:
