@@ -954,6 +954,7 @@ def test_get_lr_outside_step_warns_as_torch():
     sched = lr_scheduler.StepLR(make_optimizer("sgd"), 2)
     with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
         sched.get_lr()
+    sched.optimizer.step()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         sched.step()

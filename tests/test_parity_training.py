@@ -324,3 +324,50 @@ def test_small_module_behaviours_training_code_relies_on():
     with pytest.raises(RuntimeError, match=r"^adaptive_avg_pool2d\(\): Expected 3D or 4D tensor, "
                                            r"but got \[2\]$"):
         nn.AdaptiveAvgPool2d(2)(ng.ones(2))
+
+
+def test_optimizer_hooks_run_around_step_and_state_dicts():
+    w = nn.Parameter(ng.ones(2))
+    opt = optim.Adam([w], lr=0.1)
+    calls = []
+    first = opt.register_step_pre_hook(lambda o, args, kwargs: calls.append("pre"))
+    opt.register_step_post_hook(lambda o, args, kwargs: calls.append("post"))
+    opt.step()
+    first.remove()
+    opt.step()
+    assert calls == ["pre", "post", "post"]
+    opt.register_state_dict_post_hook(lambda o, sd: dict(sd, extra=1))
+    assert opt.state_dict()["extra"] == 1
+    loaded = []
+    fresh = optim.Adam([w], lr=0.1)
+    fresh.register_load_state_dict_pre_hook(lambda o, sd: loaded.append("pre"))
+    fresh.register_load_state_dict_post_hook(lambda o: loaded.append("post"), prepend=True)
+    fresh.load_state_dict(opt.state_dict())
+    assert loaded == ["pre", "post"]
+
+
+def test_a_scheduler_stepped_before_its_optimizer_warns_as_torch():
+    opt = optim.SGD([nn.Parameter(ng.ones(1))], lr=0.1)
+    sched = optim.lr_scheduler.StepLR(opt, 1)
+    with pytest.warns(UserWarning, match=r"Detected call of `lr_scheduler.step\(\)` before "
+                                         r"`optimizer.step\(\)`"):
+        sched.step()
+    opt = optim.SGD([nn.Parameter(ng.ones(1))], lr=0.1)
+    sched = optim.lr_scheduler.ExponentialLR(opt, 0.5)
+    opt.step()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sched.step()
+
+
+def test_adam_loads_a_checkpoint_whose_step_is_a_number():
+    # torch before 1.12 saved "step" as an int; torch 2.13 loads it and steps on from it
+    w = nn.Parameter(ng.ones(2))
+    opt = optim.Adam([w], lr=0.1)
+    opt.load_state_dict({"state": {0: {"step": 3, "exp_avg": ng.ones(2), "exp_avg_sq": ng.ones(2)}},
+                         "param_groups": [{"lr": 0.2, "betas": (0.9, 0.999), "eps": 1e-8,
+                                           "weight_decay": 0, "amsgrad": False, "params": [0]}]})
+    (w * w).sum().backward()
+    opt.step()
+    assert opt.state[w]["step"].item() == 4.0
+    np.testing.assert_allclose(w.detach().numpy(), [0.959631, 0.959631], atol=1e-6)

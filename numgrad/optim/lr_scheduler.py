@@ -17,9 +17,11 @@ schedulers and ReduceLROnPlateau in lr_compose.py; all are imported here.
 >>> lrs
 [1.0, 0.5, 0.5, 0.25, 0.25]
 """
+import functools
 import math
 import types
 import warnings
+import weakref
 from bisect import bisect_right
 from collections import Counter
 
@@ -67,6 +69,40 @@ def set_group_value(group, key, value):
         group[key] = value
 
 
+def _track_optimizer_steps(optimizer):
+    """torch's patch of optimizer.step (of any Optimizer subclass, once): it marks the optimizer
+    as stepped, so that a scheduler stepped first can warn. The wrapper holds the optimizer
+    weakly: no reference cycle keeps the parameters alive."""
+    step = optimizer.step
+    if getattr(step, "_wrapped_by_lr_sched", False):
+        return
+    function, optimizer_ref = step.__func__, weakref.ref(optimizer)
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        stepped = optimizer_ref()
+        stepped._opt_called = True
+        return function.__get__(stepped, type(stepped))(*args, **kwargs)
+
+    wrapper._wrapped_by_lr_sched = True
+    optimizer.step = wrapper
+
+
+def _warn_if_optimizer_not_stepped(optimizer):
+    link = "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate"
+    if not getattr(optimizer.step, "_wrapped_by_lr_sched", False):
+        warnings.warn("Seems like `optimizer.step()` has been overridden after learning rate "
+                      "scheduler initialization. Please, make sure to call `optimizer.step()` "
+                      f"before `lr_scheduler.step()`. See more details at {link}", UserWarning,
+                      stacklevel=3)
+    elif not getattr(optimizer, "_opt_called", False):
+        warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`. In "
+                      "PyTorch 1.1.0 and later, you should call them in the opposite order: "
+                      "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will "
+                      "result in PyTorch skipping the first value of the learning rate schedule. "
+                      f"See more details at {link}", UserWarning, stacklevel=3)
+
+
 class LRScheduler:
     """Base class: remembers each group's initial_lr (as base_lrs) and sets group["lr"] on every
     step(). The constructor takes the first step, to last_epoch + 1."""
@@ -92,6 +128,7 @@ class LRScheduler:
                                "(not recommended)")
         self.base_lrs = group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
+        _track_optimizer_steps(optimizer)
         self._initial_step()
 
     def _initial_step(self):
@@ -109,6 +146,8 @@ class LRScheduler:
 
     def step(self, epoch=None):
         """Move to the next epoch (or to `epoch`, deprecated in torch: the closed form is used)."""
+        if self._step_count == 1:   # the first call after the constructor's
+            _warn_if_optimizer_not_stepped(self.optimizer)
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)

@@ -2,13 +2,18 @@
 live in one file each (sgd.py, adam.py, ...), compiled with Numba, with CUDA twins in
 numgrad/cuda/optim.py for parameters on the GPU (state lives on its parameter's device)."""
 import copy
+import functools
+import itertools
 import warnings
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 
 import numpy as np
 
 from .. import dtypes, grad_mode
+from ..hooks import RemovableHandle
 from ..tensor import Tensor
+
+_hook_ids = itertools.count()
 
 
 class _Required:
@@ -34,6 +39,13 @@ class Optimizer:
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
+        self._optimizer_step_pre_hooks = OrderedDict()
+        self._optimizer_step_post_hooks = OrderedDict()
+        self._optimizer_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_state_dict_post_hooks = OrderedDict()
+        self._optimizer_load_state_dict_pre_hooks = OrderedDict()
+        self._optimizer_load_state_dict_post_hooks = OrderedDict()
+        _hook_step_of(type(self))
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of "
                             f"Tensors or dicts, but got {_typename(params)}")
@@ -131,10 +143,40 @@ class Optimizer:
         """Update the flat parameter data in place from its flat gradient."""
         raise NotImplementedError
 
+    # ---- hooks ----------------------------------------------------------------------------------
+    def register_step_pre_hook(self, hook):
+        """hook(optimizer, args, kwargs) runs before each step; it may return (args, kwargs) to
+        replace step's arguments."""
+        return _register(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """hook(optimizer, args, kwargs) runs after each step."""
+        return _register(self._optimizer_step_post_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer) runs before state_dict() builds its dict."""
+        return _register(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) runs on state_dict()'s result; a returned dict replaces
+        it."""
+        return _register(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """hook(optimizer, state_dict) runs before load_state_dict; a returned dict is loaded
+        instead."""
+        return _register(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """hook(optimizer) runs after load_state_dict."""
+        return _register(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
     # ---- state ----------------------------------------------------------------------------------
     def state_dict(self):
         """{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}: parameters are
         numbered in group order, as torch does, so the dict holds no tensors of the model."""
+        for hook in list(self._optimizer_state_dict_pre_hooks.values()):
+            hook(self)
         index, groups = {}, []
         for group in self.param_groups:
             packed = {k: v for k, v in group.items() if k != "params"}
@@ -143,11 +185,20 @@ class Optimizer:
             packed["params"] = [index[id(p)] for p in group["params"]]
             groups.append(packed)
         state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index and s}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in list(self._optimizer_state_dict_post_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Restore hyperparameters and state saved by state_dict (tensors are copied and cast
         to each parameter's dtype, except the step counters)."""
+        for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         state_dict = copy.deepcopy(state_dict)
         saved_groups = state_dict["param_groups"]
         if len(saved_groups) != len(self.param_groups):
@@ -169,6 +220,8 @@ class Optimizer:
             for key, value in saved.items():
                 if key != "params":
                     group[key] = tuple(value) if key == "betas" else value
+        for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
+            hook(self)
 
     def __repr__(self):
         # torch's layout: a blank line between groups
@@ -191,9 +244,46 @@ def _typename(obj):
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _register(table, hook, prepend=False):
+    key = next(_hook_ids)
+    table[key] = hook
+    if prepend:
+        table.move_to_end(key, last=False)
+    return RemovableHandle(table, key)
+
+
+def _hook_step_of(cls):
+    """Wrap cls.step (once per class, as torch patches it) so that the step hooks run around
+    it: the concrete class's step, so that a step calling super().step() runs them once."""
+    step = cls.step
+    if getattr(step, "_hooked", False):
+        return
+
+    @functools.wraps(step)
+    def hooked_step(self, *args, **kwargs):
+        for hook in list(self._optimizer_step_pre_hooks.values()):
+            result = hook(self, args, kwargs)
+            if result is not None:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
+                                       f"new_kwargs), but got {result}.")
+                args, kwargs = result
+        out = step(self, *args, **kwargs)
+        for hook in list(self._optimizer_step_post_hooks.values()):
+            hook(self, args, kwargs)
+        return out
+
+    hooked_step._hooked = True
+    cls.step = hooked_step
+
+
 def _cast_state(key, value, param):
     """A copy of a saved state tensor for param: on its device and, if floating, in its dtype;
-    the step counter stays a float32 on the CPU, as torch keeps it."""
+    the step counter stays a float32 on the CPU, as torch keeps it (a plain number, as
+    checkpoints of torch before 1.12 hold it, becomes that tensor, as torch's __setstate__
+    makes it)."""
+    if key == "step" and isinstance(value, (int, float)):
+        return scalar_state(float(value))
     if not isinstance(value, Tensor):
         return value
     with grad_mode.no_grad():
