@@ -19,7 +19,7 @@ def test_tensor_dataset():
     assert len(data) == 6
     x, y = data[2]
     assert x.tolist() == [4.0, 5.0] and y.item() == 2
-    with pytest.raises(ValueError, match="Size mismatch"):
+    with pytest.raises(AssertionError, match="Size mismatch"):
         TensorDataset(ng.zeros(3), ng.zeros(4))
 
 
@@ -55,7 +55,7 @@ def test_collate_of_a_general_dataset():
     assert batch["label"].dtype == ng.int64 and batch["label"].tolist() == [0, 1, 0]
     assert batch["weight"].dtype == ng.float64
     pairs = default_collate([(np.ones(2), "a"), (np.zeros(2), "b")])
-    assert pairs[0].shape == (2, 2) and pairs[1] == ["a", "b"]
+    assert pairs[0].shape == (2, 2) and pairs[1] == ("a", "b")
     custom = DataLoader(Squares(), batch_size=4, collate_fn=len)
     assert list(custom) == [4, 3]
 

@@ -58,7 +58,7 @@ def test_collate_containers():
     assert [t.tolist() for t in ordered["b"]] == [[2, 2], [3, 3]]
     nested = default_collate([(ng.ones(2), {"k": (1, "s")}), (ng.zeros(2), {"k": (2, "t")})])
     assert isinstance(nested, list) and nested[0].shape == (2, 2)
-    assert nested[1]["k"][0].tolist() == [1, 2] and nested[1]["k"][1] == ["s", "t"]
+    assert nested[1]["k"][0].tolist() == [1, 2] and nested[1]["k"][1] == ("s", "t")
 
 
 def test_collate_errors_in_torch_words():

@@ -103,10 +103,10 @@ def default_collate(batch):
         return _remap(first, {key: default_collate([sample[key] for sample in batch])
                               for key in first})
     if isinstance(first, tuple) and hasattr(first, "_fields"):
-        return type(first)(*(default_collate(list(field)) for field in zip(*batch)))
+        return type(first)(*(default_collate(field) for field in zip(*batch)))
     if isinstance(first, collections.abc.Sequence):
         if any(len(sample) != len(first) for sample in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        # Fields go on as lists, so strings collate to a list (torch's would be a tuple).
-        return _rebuild(first, (default_collate(list(field)) for field in zip(*batch)))
+        # each field goes on as the tuple zip makes: strings in a field collate to a tuple
+        return _rebuild(first, (default_collate(field) for field in zip(*batch)))
     raise TypeError(_ERROR.format(type(first)))

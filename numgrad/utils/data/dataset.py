@@ -43,10 +43,8 @@ class TensorDataset(Dataset):
     """
 
     def __init__(self, *tensors):
-        if not tensors:
-            raise ValueError("TensorDataset needs at least one tensor")
         if any(t.shape[0] != tensors[0].shape[0] for t in tensors):
-            raise ValueError("Size mismatch between tensors")
+            raise AssertionError("Size mismatch between tensors")     # torch's assert
         self.tensors = tensors
 
     def __getitem__(self, index):
