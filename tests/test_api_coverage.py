@@ -400,6 +400,34 @@ def test_functional_forms():
         ng.feature_dropout(ng.ones(3), 0.5, True)
 
 
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+def test_grid_sample_matches_torch(padding_mode):
+    value, image_grad, grid_grad = EXPECTED[f"grid_sample/{padding_mode}"]
+    image = t(np.sin(np.arange(48.0)).reshape(2, 2, 3, 4), grad=True)
+    grid = t(np.cos(np.arange(24.0) * 1.7).reshape(2, 2, 3, 2) * 1.2, grad=True)
+    out = F.grid_sample(image, grid, "bilinear", padding_mode, False)
+    (out * t(np.arange(out.numel()).reshape(out.shape) / 10)).sum().backward()
+    close(out, value)
+    close(image.grad, image_grad)
+    close(grid.grad, grid_grad)
+    assert gradcheck(lambda i, g: F.grid_sample(i, g, padding_mode=padding_mode,
+                                                align_corners=True), (image, grid))
+
+
+def test_grid_sample_nearest_and_affine_grid():
+    image = t(np.sin(np.arange(48.0)).reshape(2, 2, 3, 4))
+    grid = t(np.cos(np.arange(24.0) * 1.7).reshape(2, 2, 3, 2) * 1.2)
+    close(F.grid_sample(image, grid, "nearest", "zeros", True), EXPECTED["grid_sample/nearest"])
+    theta = t([[[0.5, -0.2, 0.1], [0.3, 0.9, -0.4]]])
+    close(F.affine_grid(theta, (1, 1, 2, 3), False), EXPECTED["affine_grid"])
+    with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior has "
+                                         "changed to align_corners=False"):
+        F.affine_grid(theta, (1, 1, 2, 3))
+    with pytest.raises(ValueError, match="expected padding_mode to be 'zeros', 'border', or "
+                                         "'reflection', but got: 'foo'"):
+        F.grid_sample(image, grid, padding_mode="foo", align_corners=False)
+
+
 # ---- tensor facts, dtypes, random state, settings -----------------------------------------------
 def test_tensor_facts():
     x = ng.zeros(3, 4)

@@ -46,6 +46,7 @@ from .functional_forms import (adaptive_max_pool1d_with_indices, adaptive_max_po
                                feature_alpha_dropout, hardtanh_, leaky_relu_,
                                max_pool1d_with_indices, max_pool2d_with_indices, relu_, rrelu_,
                                selu_, threshold_, upsample, upsample_bilinear, upsample_nearest)
+from .functional_grid_sample import affine_grid, grid_sample
 from .functional_gumbel import gumbel_softmax
 from .functional_pdist import pdist
 from .functional_pooling_more import (adaptive_max_pool1d, lp_pool1d, lp_pool2d, max_unpool1d,
@@ -74,7 +75,7 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "max_pool2d_with_indices", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d_with_indices", "upsample", "upsample_nearest",
            "upsample_bilinear", "dropout3d", "feature_alpha_dropout", "channel_shuffle",
-           "conv_transpose1d"]
+           "conv_transpose1d", "affine_grid", "grid_sample"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------
