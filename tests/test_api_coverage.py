@@ -428,6 +428,23 @@ def test_grid_sample_nearest_and_affine_grid():
         F.grid_sample(image, grid, padding_mode="foo", align_corners=False)
 
 
+def test_more_margin_losses():
+    # torch 2.13: per-sample losses 0.85 and 1.425 (the -1 ends a sample's targets)
+    scores = t([[0.1, 0.2, 0.4, 0.8], [0.3, -0.1, 0.5, 0.2]], grad=True)
+    labels = ng.tensor([[3, 0, -1, 1], [1, 2, 2, -1]])
+    close(F.multilabel_margin_loss(scores, labels, reduction="none"), [0.85, 1.425])
+    close(ng.nn.MultiLabelMarginLoss()(scores, labels), 1.1375)
+    assert gradcheck(lambda s: F.multilabel_margin_loss(s, labels), (scores,))
+    with pytest.raises(RuntimeError, match=r"inconsistent target size: \[2, 3\] for input of "
+                                           r"size: \[2, 4\]"):
+        F.multilabel_margin_loss(scores, labels[:, :3])
+    anchor, positive, negative = (t(np.eye(3)[k:k + 2] * (k + 1), grad=True) for k in range(3))
+    loss = ng.nn.TripletMarginWithDistanceLoss(margin=2.0, swap=True)
+    assert "(distance_function): PairwiseDistance()" in repr(loss)
+    expected = F.triplet_margin_loss(anchor, positive, negative, margin=2.0, swap=True)
+    close(loss(anchor, positive, negative), expected)
+
+
 # ---- tensor facts, dtypes, random state, settings -----------------------------------------------
 def test_tensor_facts():
     x = ng.zeros(3, 4)

@@ -36,6 +36,8 @@ from .functional_margin_losses import (cosine_embedding_loss, hinge_embedding_lo
                                        margin_ranking_loss, multi_margin_loss,
                                        multilabel_soft_margin_loss, soft_margin_loss,
                                        triplet_margin_loss)
+from .functional_margin_losses_more import (multilabel_margin_loss,
+                                            triplet_margin_with_distance_loss)
 from .functional_resample import interpolate, pixel_shuffle, pixel_unshuffle
 from .functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                               local_response_norm, rms_norm)
@@ -75,7 +77,8 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "max_pool2d_with_indices", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d_with_indices", "upsample", "upsample_nearest",
            "upsample_bilinear", "dropout3d", "feature_alpha_dropout", "channel_shuffle",
-           "conv_transpose1d", "affine_grid", "grid_sample"]
+           "conv_transpose1d", "affine_grid", "grid_sample", "multilabel_margin_loss",
+           "triplet_margin_with_distance_loss"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------
@@ -88,6 +91,7 @@ def linear(input, weight, bias=None):
     if input.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
+    _check_linear_dtypes(input, weight, bias)
     if input.ndim == 2:
         return _N.linear(input, weight, bias)
     if input.ndim == 1:
@@ -97,12 +101,31 @@ def linear(input, weight, bias=None):
     return out.reshape(*lead, weight.shape[0])
 
 
+def _check_linear_dtypes(input, weight, bias):
+    """torch promotes nothing in linear: each of its kernels (addmm with a bias on a batch, mm,
+    mv) refuses mixed dtypes in its own words."""
+    name = dtypes.scalar_type_name
+    if input.dtype != weight.dtype:
+        if bias is not None and input.ndim >= 2:
+            raise RuntimeError(f"mat1 and mat2 must have the same dtype, but got "
+                               f"{name(input.dtype)} and {name(weight.dtype)}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                           f"{name(input.dtype).lower()} != {name(weight.dtype).lower()}")
+    if bias is not None and bias.dtype != weight.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got "
+                           f"{name(bias.dtype)} and {name(weight.dtype)}")
+
+
 def bilinear(input1, input2, weight, bias=None):
     """y[..., k] = input1 @ weight[k] @ input2 + bias[k]; weight is (out, in1, in2).
 
     >>> F.bilinear(ng.ones(1, 2), ng.ones(1, 3), ng.ones(4, 2, 3)).shape
     numgrad.Size([1, 4])
     """
+    if not input1.dtype == input2.dtype == weight.dtype:
+        names = [dtypes.scalar_type_name(t.dtype).lower() for t in (input1, input2, weight)]
+        raise RuntimeError(f"All tensors must have the same dtype, got input1: {names[0]}, "
+                           f"input2: {names[1]}, weight: {names[2]}")
     out_features, in1, in2 = weight.shape
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, in1)
