@@ -314,3 +314,19 @@ def test_indexing_a_0d_tensor_with_an_int_or_a_slice_is_torchs_error():
     with pytest.raises(IndexError, match=r"^slice\(\) cannot be applied to a 0-dim tensor.$"):
         t[0:1]
     assert t[None].shape == (1,) and t[...].shape == ()
+
+
+# ---- create_graph: second derivatives at the kinks and at 0 -------------------------------------------
+def test_activation_second_derivatives_at_zero_are_torchs():
+    expected = {  # (first, second) derivative at x = 0, from torch 2.13
+        ("silu", ()): (0.5, 0.5), ("softplus", (("beta", 2.0),)): (0.5, 0.5),
+        ("elu", (("alpha", 2.0),)): (2.0, 0.0), ("celu", (("alpha", 2.0),)): (1.0, 0.0),
+        ("selu", ()): (1.758099, 0.0), ("gelu", (("approximate", "tanh"),)): (0.5, 0.797885),
+    }
+    for (name, kw), (first, second) in expected.items():
+        x = ng.tensor([0.0, 1.0], dtype=ng.float64, requires_grad=True)
+        out = getattr(ng.nn.functional, name)(x, **dict(kw))
+        g, = ng.autograd.grad(out.sum(), x, create_graph=True)
+        h, = ng.autograd.grad(g.sum(), x)
+        np.testing.assert_allclose([g[0].item(), h[0].item()], [first, second], atol=1e-6,
+                                   err_msg=name)

@@ -304,23 +304,26 @@ def d_gelu(g, x):
 
 def d_gelu_tanh(g, x):
     u = _SQRT_2_OVER_PI * (x + _GELU_C * x * x * x)
-    e = F.exp(-2.0 * (u * F.sign(u)))
-    th = F.sign(u) * (1.0 - e) / (1.0 + e)          # tanh(u) without overflow
+    e = F.exp(-2.0 * F.select(u >= 0.0, u, -u))
+    t = (1.0 - e) / (1.0 + e)
+    th = F.select(u >= 0.0, t, -t)                  # tanh(u) without overflow
     inner = _SQRT_2_OVER_PI * (1.0 + 3.0 * _GELU_C * x * x)
     return g * (0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * inner)
 
 
 # Formulas are compiled by Numba as they stand, so they call only fmath, never a helper of ours.
 # sigmoid(v) is written as e / (1 + e) or 1 / (1 + e) with e = exp(-|v|): it never overflows.
+# |v| is select(v >= 0, v, -v), not v * sign(v): evaluated on tensors (create_graph), sign's zero
+# derivative would make the second derivative at v = 0 lose sigmoid's slope there.
 def d_silu(g, x):
-    e = F.exp(-(x * F.sign(x)))
+    e = F.exp(-F.select(x >= 0.0, x, -x))
     s = F.select(x >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e))
     return g * s * (1.0 + x * (1.0 - s))
 
 
 def d_softplus(g, x, beta, threshold):
     z = x * beta
-    e = F.exp(-(z * F.sign(z)))
+    e = F.exp(-F.select(z >= 0.0, z, -z))
     return F.select(z > threshold, g, g * F.select(z >= 0.0, 1.0 / (1.0 + e), e / (1.0 + e)))
 
 
@@ -328,8 +331,9 @@ def d_leaky_relu(g, x, slope):
     return F.select(x > 0.0, g, g * slope)
 
 
+# at x = 0 the slope is alpha's, and its derivative 0: torch's double backward masks it to x < 0
 def d_elu(g, x, alpha):
-    return F.select(x > 0.0, g, g * alpha * F.exp(x))
+    return F.select(x > 0.0, g, g * alpha * F.exp(F.select(x < 0.0, x, 0.0)))
 
 
 # Binary cross entropy of probabilities x against targets y, logs clamped at -100 as torch does.
