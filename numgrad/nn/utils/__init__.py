@@ -1,7 +1,7 @@
-"""numgrad.nn.utils: gradient clipping, parameters as one vector."""
+"""numgrad.nn.utils: gradient clipping, parameters as one vector, padded and packed sequences."""
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
-from . import stateless
+from . import rnn, stateless
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
