@@ -330,3 +330,17 @@ def test_activation_second_derivatives_at_zero_are_torchs():
         h, = ng.autograd.grad(g.sum(), x)
         np.testing.assert_allclose([g[0].item(), h[0].item()], [first, second], atol=1e-6,
                                    err_msg=name)
+
+
+def test_setitem_refusals_as_torch_writes_them():
+    a = ng.ones(3, 4, requires_grad=True)
+    assert refusal(lambda: a.__setitem__(0, 1.0)).startswith("a view of a leaf Variable")
+    assert refusal(lambda: a.__setitem__(..., 1.0)).startswith("a leaf Variable")
+    assert refusal(lambda: a.__setitem__([0], 1.0)).startswith("a leaf Variable")
+    y = a * 1
+    partial = "unsupported operation: some elements of the input tensor and the written-to tensor"
+    assert refusal(lambda: y.__setitem__(slice(1, None), y[:-1])).startswith(partial)
+    assert refusal(lambda: y.__setitem__([1, 2], y[:2])).startswith(partial)
+    y[0] = y[0, 0]               # a 0-d value is read once (fill_), as in torch
+    y[[1, 2]] = y[:2].clone()
+    assert y._version == 2

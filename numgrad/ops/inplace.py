@@ -302,7 +302,19 @@ def setitem(self, index, value):
     else:
         value = np.asarray(value, self._data.dtype)
         value = value.reshape(_without_leading_ones(value.shape))
+    if (_writes_through_a_view(shape, index) and self._node < 0 and self._requires_grad
+            and grad_mode.state.grad_enabled):
+        raise RuntimeError(views._VIEW_OF_LEAF_ERROR)     # torch writes into self[index], a view
     _check_can_write(self, value)
+    if isinstance(value, Tensor) and value._data.ndim and type(self._data) is np.ndarray:
+        # the written places must not share part of the value's memory (y[1:] = y[:-1]); a 0-d
+        # value is read once, as torch's fill_ reads it
+        target = self
+        if basic:
+            items = index if isinstance(index, tuple) else (index,)
+            target = Tensor._make(self._data[items if Ellipsis in items else items + (Ellipsis,)],
+                                  False)
+        _check_no_partial_overlap(target, (value,))
     if not _records(self, value):
         data = value._data if isinstance(value, Tensor) else value
         try:
