@@ -371,3 +371,37 @@ def test_adam_loads_a_checkpoint_whose_step_is_a_number():
     opt.step()
     assert opt.state[w]["step"].item() == 4.0
     np.testing.assert_allclose(w.detach().numpy(), [0.959631, 0.959631], atol=1e-6)
+
+
+def test_layers_refuse_inputs_of_another_dtype_as_torch():
+    # float64 data into a float32 model: torch refuses in each kernel's words, nothing promotes
+    x64 = ng.ones(2, 2, dtype=ng.float64)
+    cases = [
+        (lambda: nn.Linear(2, 2)(x64), "^mat1 and mat2 must have the same dtype, but got Double "
+                                       "and Float$"),
+        (lambda: nn.Linear(2, 2, bias=False)(x64), "^expected m1 and m2 to have the same dtype, "
+                                                   "but got: double != float$"),
+        (lambda: nn.functional.linear(ng.ones(1, 2), ng.ones(2, 2), x64[0]),
+         "^self and mat2 must have the same dtype, but got Double and Float$"),
+        (lambda: nn.Conv2d(2, 2, 1)(ng.ones(1, 2, 3, 3, dtype=ng.float64)),
+         r"^Input type \(double\) and bias type \(float\) should be the same$"),
+        (lambda: nn.Conv1d(2, 2, 1, bias=False)(ng.ones(1, 2, 3, dtype=ng.float64)),
+         "^expected scalar type Double but found Float$"),
+        (lambda: nn.LayerNorm(2)(x64), r"^mixed dtype \(CPU\): all inputs must share same "
+                                       r"datatype\.$"),
+        (lambda: nn.BatchNorm1d(2)(x64), "mixed dtype"),
+        (lambda: nn.functional.nll_loss(x64, ng.tensor([0, 1]), weight=ng.ones(2)),
+         "^expected scalar type Double but found Float$"),
+        (lambda: nn.functional.binary_cross_entropy(ng.ones(2) / 2, x64[0]),
+         "^Found dtype Double but expected Float$"),
+        (lambda: nn.PReLU()(x64), "^prelu: Type promoting not supported. Got Double and Float$"),
+        (lambda: nn.Bilinear(2, 2, 1)(x64, ng.ones(2, 2)),
+         "^All tensors must have the same dtype, got input1: double, input2: float, "
+         "weight: float$"),
+        (lambda: nn.functional.group_norm(ng.ones(2, 6), 2, ng.ones(4)),
+         r"^Expected weight to be a vector of size equal to the number of channels in input, "
+         r"but got weight of shape \[4\] and input of shape \[2, 6\]$"),
+    ]
+    for call, message in cases:
+        with pytest.raises(RuntimeError, match=message):
+            call()

@@ -204,6 +204,10 @@ def prelu(input, weight):
     if weight.ndim > 1:
         raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = "
                            f"{weight.ndim}")
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got "
+                           f"{dtypes.scalar_type_name(input.dtype)} and "
+                           f"{dtypes.scalar_type_name(weight.dtype)}")
     count = weight.numel()
     if count != 1:
         if input.ndim == 0:

@@ -12,6 +12,7 @@ numgrad.Size([1, 2, 2, 2])
 """
 import numpy as np
 
+from .. import dtypes
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..tensor import Tensor
@@ -19,6 +20,17 @@ from ..tensor import Tensor
 
 def _pair(value):
     return (int(value), int(value)) if isinstance(value, (int, np.integer)) else tuple(value)
+
+
+def _check_conv_dtypes(input, weight, bias):
+    """torch's convolutions promote nothing: the bias is checked first, then the weight."""
+    name = dtypes.scalar_type_name
+    if bias is not None and bias.dtype != input.dtype:
+        raise RuntimeError(f"Input type ({name(input.dtype).lower()}) and bias type "
+                           f"({name(bias.dtype).lower()}) should be the same")
+    if weight.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {name(input.dtype)} but found "
+                           f"{name(weight.dtype)}")
 
 
 def _same_padding(kernel, dilation):
@@ -34,6 +46,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     tensor([[[[ 8., 12.],
               [20., 24.]]]])
     """
+    _check_conv_dtypes(input, weight, bias)
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -341,6 +354,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
               [1., 1., 1., 1.]]]])
     """
     from ..ops.shape import cat, pad
+    _check_conv_dtypes(input, weight, bias)
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)

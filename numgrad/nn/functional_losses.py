@@ -94,6 +94,13 @@ def _check_targets(index, classes, ignore_index):
         raise IndexError(f"Target {int(index[bad][0])} is out of bounds.")
 
 
+def _check_weight_dtype(weight, dtype):
+    """torch's class-index losses take class weights of the input's dtype only."""
+    if isinstance(weight, Tensor) and weight.dtype != dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(dtype)} but found "
+                           f"{dtypes.scalar_type_name(weight.dtype)}")
+
+
 def _class_weights(weight, classes, dtype):
     if weight is None:
         return np.ones(classes, dtype)
@@ -120,6 +127,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
     rows, index, shape = _class_rows(input, target)
+    _check_weight_dtype(weight, rows.dtype)
     w = _class_weights(weight, rows.shape[1], rows.dtype)
     out = _N.cross_entropy(rows, np.ascontiguousarray(index), w, int(ignore_index),
                            float(label_smoothing), _CODES[reduction])
@@ -156,6 +164,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     rows, index, shape = _class_rows(input, target)
     classes = rows.shape[1]
     _check_targets(index, classes, ignore_index)
+    _check_weight_dtype(weight, rows.dtype)
     w = _class_weights(weight, classes, rows.dtype)
     kept = index != ignore_index
     safe = np.where(kept, index, 0)
@@ -232,6 +241,9 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     tensor(0.6931)
     """
     reduction = _reduction(size_average, reduce, reduction)
+    if isinstance(target, Tensor) and target.dtype != input.dtype:
+        raise RuntimeError(f"Found dtype {dtypes.scalar_type_name(target.dtype)} but expected "
+                           f"{dtypes.scalar_type_name(input.dtype)}")
     target = _as_tensor(target, input)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "

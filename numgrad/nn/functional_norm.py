@@ -57,12 +57,19 @@ def _normalized_dims(input, normalized_shape, separator):
     return tuple(range(input.ndim - size, input.ndim))
 
 
+def _check_same_dtype(input, *others):
+    """torch's CPU normalisation kernels take one dtype for the input and its parameters."""
+    if any(t is not None and t.dtype != input.dtype for t in others):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the last len(normalized_shape) dims (biased variance), then scale and shift.
 
     >>> F.layer_norm(ng.tensor([[1.0, 3.0]]), (2,))
     tensor([[-1.0000,  1.0000]])
     """
+    _check_same_dtype(input, weight, bias)
     dims = _normalized_dims(input, normalized_shape, ", ")
     _, centred, var = _moments(input, dims)
     out = centred * (var + eps).rsqrt()
@@ -104,6 +111,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                          ("weight", weight), ("bias", bias)):
         if tensor is not None and tensor.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
+    _check_same_dtype(input, running_mean, running_var, weight, bias)
     dims = (0,) + tuple(range(2, input.ndim))
     shape = _channel_shape(input)
     if training:
@@ -160,6 +168,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and "
                            f"num_groups={num_groups}")
+    for tensor in (weight, bias):
+        if tensor is not None and (tensor.ndim != 1 or tensor.numel() != input.shape[1]):
+            name = "weight" if tensor is weight else "bias"
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape "
+                               f"{list(tensor.shape)} and input of shape {list(input.shape)}")
     groups = input.reshape(input.shape[0], num_groups, -1)
     _, centred, var = _moments(groups, (2,))
     out = (centred * (var + eps).rsqrt()).reshape(input.shape)
