@@ -58,6 +58,7 @@ from ._format import set_printoptions
 from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import linalg  # noqa: E402  (torch.linalg's functions, on the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
+from . import special  # noqa: E402  (torch.special's names for the ops)
 from . import cuda, distributed  # noqa: E402  (GPU and MPI: their heavy imports wait for first use)
 
 for _family in _FAMILIES:

@@ -1,5 +1,5 @@
-"""Window functions, integer and binary-exponent arithmetic, and histogram, against torch 2.13's
-numbers."""
+"""Window functions, integer and binary-exponent arithmetic, histogram and numgrad.special,
+against torch 2.13's numbers."""
 import numpy as np
 import pytest
 
@@ -65,3 +65,29 @@ def test_histogram():
     np.testing.assert_allclose(np.asarray(hist), [0.266667, 0.171429], atol=1e-6)
     hist, _ = ng.tensor([1.0, 2.0, 1.0, 4.0]).histogram(4, range=(0.0, 2.0))
     assert hist.tolist() == [0.0, 0.0, 2.0, 1.0]
+
+
+def test_special_names_and_composites():
+    x = ng.tensor([-3.0, -0.5, 0.0, 1.5], dtype=ng.float64, requires_grad=True)
+    # torch.special.ndtr / log_ndtr at these points
+    np.testing.assert_allclose(np.asarray(ng.special.ndtr(x).detach()),
+                               [0.0013499, 0.3085375, 0.5, 0.9331928], atol=1e-7)
+    np.testing.assert_allclose(np.asarray(ng.special.log_ndtr(x * 8).detach()),
+                               [-292.098721, -10.360101, -0.6931472, -1.776482e-33], rtol=1e-6)
+    assert gradcheck(ng.special.ndtr, (x,)) and gradcheck(ng.special.log_ndtr, (x,))
+    p = ng.tensor([0.01, 0.5, 0.99], dtype=ng.float64, requires_grad=True)
+    np.testing.assert_allclose(np.asarray(ng.special.ndtri(p).detach()),
+                               [-2.3263479, 0.0, 2.3263479], atol=1e-6)
+    assert gradcheck(ng.special.ndtri, (p,))
+    np.testing.assert_allclose(np.asarray(ng.special.entr(ng.tensor([0.0, 0.5, -1.0]))),
+                               [0.0, 0.3465736, -np.inf])
+    a = ng.tensor([0.0, 0.0, 2.0], dtype=ng.float64, requires_grad=True)
+    b = ng.tensor([-1.0, 3.0, 1e-9], dtype=ng.float64, requires_grad=True)
+    out = ng.special.xlog1py(a, b)
+    out.sum().backward()
+    np.testing.assert_allclose(np.asarray(out.detach()), [0.0, 0.0, 2e-9], rtol=1e-9)
+    # as torch: input's gradient is log1p(other), except at other = -1
+    np.testing.assert_allclose(np.asarray(a.grad), [0.0, np.log(4.0), 1e-9], rtol=1e-9)
+    assert ng.special.expit is not None and ng.special.gammaln(ng.tensor([4.0])).item() == \
+        pytest.approx(np.log(6.0))
+    assert ng.special.psi is ng.special.digamma
