@@ -344,3 +344,15 @@ def test_setitem_refusals_as_torch_writes_them():
     y[0] = y[0, 0]               # a 0-d value is read once (fill_), as in torch
     y[[1, 2]] = y[:2].clone()
     assert y._version == 2
+
+
+def test_alpha_scales_within_the_result_dtype_with_torchs_refusals():
+    ints, flags = ng.tensor([1, 2]), ng.tensor([True, False])
+    assert refusal(lambda: ints.add(ints, alpha=0.5)) == (
+        "For integral input tensors, argument alpha must not be a floating point number.")
+    assert refusal(lambda: ng.tensor([1.0]).add(ng.tensor([1.0]), alpha=True)) == (
+        "Boolean alpha only supported for Boolean results.")
+    both = flags.add(flags, alpha=2)
+    assert both.dtype == ng.bool and both.tolist() == [True, False]
+    small = ng.tensor([1, 2], dtype=ng.int32).add(flags, alpha=2)
+    assert small.dtype == ng.int32 and small.tolist() == [3, 2]

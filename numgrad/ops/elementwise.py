@@ -318,9 +318,24 @@ def _float_input(x):
 
 
 # ---- public functions ---------------------------------------------------------------------------
+def _alpha_operands(x, y, alpha):
+    """x and alpha * y as add's and sub's operands: alpha scales y within the result's dtype, as
+    torch's kernels do (int32 + alpha * bool stays int32), with torch's refusals."""
+    a, b = operands(x, y)
+    dtype = (a if isinstance(a, np.ndarray) else a._data).dtype
+    if isinstance(alpha, bool) and dtype != np.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if isinstance(alpha, float) and not dtypes.is_floating(dtype):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
+                           "point number.")
+    if dtype == np.bool_:
+        return a, b if alpha else np.zeros_like(b if isinstance(b, np.ndarray) else b._data)
+    return a, mul(b, alpha)
+
+
 def add(x, y, *, alpha=1):
-    if alpha != 1:
-        y = mul(y, alpha)
+    if alpha != 1 or isinstance(alpha, bool):
+        x, y = _alpha_operands(x, y, alpha)
     return apply(ADD, operands(x, y))
 
 
@@ -341,8 +356,8 @@ def _check_bool_subtraction(x, y):
 
 def sub(x, y, *, alpha=1):
     _check_bool_subtraction(x, y)
-    if alpha != 1:
-        y = mul(y, alpha)
+    if alpha != 1 or isinstance(alpha, bool):
+        x, y = _alpha_operands(x, y, alpha)
     return apply(SUB, operands(x, y))
 
 
