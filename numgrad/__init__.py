@@ -79,5 +79,8 @@ _TENSOR_FIRST = (
     "tanh_", "trunc_", "xlogy_", "zero_", "detach", "is_floating_point", "is_inference",
     "is_nonzero", "is_same_size", "is_signed", "is_complex")
 globals().update({name: getattr(Tensor, name) for name in _TENSOR_FIRST})
+# torch.linalg's functions that numgrad.ops holds (linalg.py imports the ops, not the other way)
+linalg.matrix_exp = ops.linalg_more.matrix_exp
+linalg.solve_triangular = ops.linalg_more.solve_triangular
 
 __version__ = "0.1.0"

@@ -1,11 +1,18 @@
-"""More products and norms: addr, addbmm, renorm, and the conjugate transposes adjoint / H / mH,
-which for real tensors are transposes (views). Composites of matmul, norms and where, so
-gradients and higher derivatives are those ops'."""
+"""More products and norms: addr, addbmm, renorm, matrix_exp, chain_matmul, the Cholesky
+solves (cholesky_solve, cholesky_inverse, solve_triangular), and the conjugate transposes
+adjoint / H / mH, which for real tensors are transposes (views). Composites of matmul, solve,
+norms and where, so gradients and higher derivatives are those ops'."""
+import math
+import warnings
+
 import numpy as np
+
+from .. import creation
 
 from ..tensor import Tensor
 from .elementwise import where
 from .index import masked_fill
+from .layout import tril, triu
 from .inplace_more import _same_shape
 from .linalg import matmul, outer
 from .reduce import norm as vector_norm
@@ -62,6 +69,72 @@ def renorm(input, p, dim, maxnorm):
     return input * factor
 
 
+def matrix_exp(input):
+    """exp of each square matrix (..., n, n): the Taylor series to degree 18 of A / 2**s, s making
+    its 1-norm at most 1/2, then squared s times. Made of matrix products, so its gradient (of
+    any order) is that of the series, as accurate as the value."""
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError("linalg.matrix_exp: A must be batches of square matrices, but they are "
+                           f"{input.shape[-2] if input.ndim > 1 else input.ndim} by "
+                           f"{input.shape[-1] if input.ndim else 0} matrices")
+    data = np.abs(np.asarray(input.detach()._data, np.float64))
+    norm = float(data.sum(-2).max()) if data.size else 0.0
+    squarings = max(0, math.ceil(math.log2(norm)) + 1) if norm > 0 else 0
+    scaled = input * (0.5 ** squarings)
+    eye = creation.eye(input.shape[-1], dtype=input.dtype, device=input.device)
+    # Horner: I + A (I + A/2 (I + A/3 (... (I + A/18))))
+    result = eye + scaled * (1.0 / 18)
+    for k in range(17, 0, -1):
+        result = eye + matmul(scaled, result) * (1.0 / k)
+    for _ in range(squarings):
+        result = matmul(result, result)
+    return result
+
+
+def chain_matmul(*matrices):
+    """The product of the matrices in order (deprecated in torch for linalg.multi_dot)."""
+    warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                  "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
+                  "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    result = matrices[0]
+    for matrix in matrices[1:]:
+        result = matmul(result, matrix)
+    return result if len(matrices) > 1 else result.clone()
+
+
+def _gram(factor, upper):
+    """A = L L^T (or U^T U) from its Cholesky factor."""
+    return matmul(transpose(factor, -2, -1), factor) if upper else \
+        matmul(factor, transpose(factor, -2, -1))
+
+
+def cholesky_solve(B, L, upper=False):
+    """X with A X = B, A = L L^T given by its Cholesky factor L (U^T U with upper)."""
+    from .decompositions import solve
+    return solve(_gram(L, upper), B)
+
+
+def cholesky_inverse(L, upper=False):
+    """The inverse of A = L L^T (U^T U with upper) given its Cholesky factor."""
+    from .decompositions import inv
+    return inv(_gram(L, upper))
+
+
+def solve_triangular(A, B, *, upper, left=True, unitriangular=False):
+    """X with A X = B (X A = B with left=False) reading only A's upper or lower triangle (and
+    ones on its diagonal with unitriangular); A's gradient is triangular too, as torch's."""
+    from .decompositions import solve
+    triangle = triu(A) if upper else tril(A)
+    if unitriangular:
+        eye = creation.eye(A.shape[-1], dtype=A.dtype, device=A.device)
+        triangle = triangle - triangle * eye + eye
+    if left:
+        return solve(triangle, B)
+    return transpose(solve(transpose(triangle, -2, -1), transpose(B, -2, -1)), -2, -1)
+
+
 def adjoint(input):
     """The conjugate transpose of the last two dims: for real tensors, their transpose (a view)."""
     return transpose(input, -2, -1)
@@ -86,7 +159,9 @@ H = property(_h)
 mH = property(_mh)
 
 
-PUBLIC = ("addr", "addbmm", "renorm", "adjoint")
-METHODS = PUBLIC + ("H", "mH")
+PUBLIC = ("addr", "addbmm", "renorm", "adjoint", "matrix_exp", "chain_matmul", "cholesky_solve",
+          "cholesky_inverse")
+METHODS = ("addr", "addbmm", "renorm", "adjoint", "matrix_exp", "cholesky_solve",
+           "cholesky_inverse", "H", "mH")
 INPLACE = {"addr_": (_same_shape(addr), False), "addbmm_": (_same_shape(addbmm), False),
            "renorm_": (renorm, True)}
