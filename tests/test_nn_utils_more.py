@@ -1,0 +1,368 @@
+"""nn.utils.rnn (padding and packing), nn.utils.parametrize, and weight normalization in both
+forms, against torch's values, gradients, parameter names and errors (numbers from torch 2.x)."""
+import copy
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad.nn.utils import parametrize
+from numgrad.nn.utils.parametrizations import weight_norm
+from numgrad.nn.utils.rnn import (PackedSequence, pack_padded_sequence, pack_sequence,
+                                  pad_packed_sequence, pad_sequence, unpack_sequence,
+                                  unpad_sequence)
+
+DTYPES = [ng.float32, ng.float64]
+
+
+def _seqs(dtype):
+    """Three sequences of lengths 3, 1, 2 with two features."""
+    return [(ng.arange(6., dtype=dtype).reshape(3, 2) / 4 - 0.5).requires_grad_(),
+            (ng.arange(2., dtype=dtype).reshape(1, 2) + 1).requires_grad_(),
+            (ng.arange(4., dtype=dtype).reshape(2, 2) * -0.3).requires_grad_()]
+
+
+def _close(tensor, expected, dtype=None):
+    np.testing.assert_allclose(tensor.detach().numpy(), expected, rtol=1e-5, atol=1e-6)
+    if dtype is not None:
+        assert tensor.dtype == dtype
+
+
+# ---- rnn ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pad_sequence_sides_and_layouts(dtype):
+    seqs = _seqs(dtype)
+    _close(pad_sequence(seqs, padding_value=9.),
+           [[[-0.5, -0.25], [1., 2.], [0., -0.3]],
+            [[0., 0.25], [9., 9.], [-0.6, -0.9]],
+            [[0.5, 0.75], [9., 9.], [9., 9.]]], dtype)
+    _close(pad_sequence(seqs, batch_first=True, padding_side="left"),
+           [[[-0.5, -0.25], [0., 0.25], [0.5, 0.75]],
+            [[0., 0.], [0., 0.], [1., 2.]],
+            [[0., 0.], [0., -0.3], [-0.6, -0.9]]], dtype)
+    # torch copies into a tensor of the first sequence's dtype
+    assert pad_sequence([ng.tensor([1, 2]), ng.tensor([0.5])]).tolist() == [[1, 0], [2, 0]]
+
+
+def test_pad_sequence_errors():
+    with pytest.raises(RuntimeError, match="^received an empty list of sequences$"):
+        pad_sequence([])
+    with pytest.raises(RuntimeError, match="Expected iterable for input sequences, but got arg "
+                                           "of type: <class 'int'>"):
+        pad_sequence(3)
+    with pytest.raises(RuntimeError, match="^Expected padding_side to be one of left or right, "
+                                           "but got up.$"):
+        pad_sequence([ng.ones(2)], padding_side="up")
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(3\) must match the size of "
+                                           r"tensor b \(2\) at non-singleton dimension 1"):
+        pad_sequence([ng.ones(2, 3), ng.ones(1, 2)])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pack_and_pad_packed_values_and_gradients(dtype):
+    seqs = _seqs(dtype)
+    packed = pack_sequence(seqs, enforce_sorted=False)
+    _close(packed.data, [[-0.5, -0.25], [0., -0.3], [1., 2.], [0., 0.25], [-0.6, -0.9],
+                         [0.5, 0.75]], dtype)
+    assert packed.batch_sizes.tolist() == [3, 2, 1]
+    assert packed.sorted_indices.tolist() == [0, 2, 1]
+    assert packed.unsorted_indices.tolist() == [0, 2, 1]
+    out, lengths = pad_packed_sequence(packed, batch_first=True, total_length=4,
+                                       padding_value=-1.)
+    assert out.shape == (3, 4, 2) and lengths.tolist() == [3, 1, 2]
+    assert out[1, 1:].tolist() == [[-1., -1.]] * 3
+    (out * ng.arange(24., dtype=dtype).reshape(3, 4, 2)).sum().backward()
+    assert [s.grad.tolist() for s in seqs] == [[[0., 1.], [2., 3.], [4., 5.]], [[8., 9.]],
+                                               [[16., 17.], [18., 19.]]]
+
+
+def test_pack_padded_sequence_sorts_stably_and_takes_lengths_as_tensor():
+    # ties keep their order, as torch's sort does here
+    packed = pack_padded_sequence(ng.zeros(3, 7), [2, 3, 2, 3, 2, 1, 3], enforce_sorted=False)
+    assert packed.sorted_indices.tolist() == [1, 3, 6, 0, 2, 4, 5]
+    assert packed.batch_sizes.tolist() == [7, 6, 3]
+    packed = pack_padded_sequence(ng.ones(2, 3, 1), ng.tensor([3, 1], dtype=ng.int32),
+                                  batch_first=True)
+    assert packed.batch_sizes.dtype == ng.int64 and packed.batch_sizes.tolist() == [2, 1, 1]
+    assert packed.sorted_indices is None and packed.unsorted_indices is None
+
+
+@pytest.mark.parametrize("lengths, message", [
+    ([1, 2], "`lengths` array must be sorted in decreasing order when `enforce_sorted` is True. "
+             "You can pass `enforce_sorted=False`"),
+    ([2, 0], "Length of all samples has to be greater than 0, but found an element in 'lengths' "
+             "that is <= 0"),
+    ([3], r"Expected `len\(lengths\)` to be equal to batch_size, but got 1 \(batch_size=2\)"),
+    (ng.tensor([[3, 2]]), "'lengths' argument should be a 1D CPU int64 tensor, but got 2D cpu "
+                          "Long tensor"),
+])
+def test_pack_padded_sequence_errors(lengths, message):
+    with pytest.raises(RuntimeError, match=message):
+        pack_padded_sequence(ng.ones(3, 2, 2), lengths)
+
+
+def test_pad_packed_sequence_total_length_error():
+    packed = pack_sequence([ng.ones(3), ng.ones(2)])
+    with pytest.raises(ValueError, match="^Expected total_length to be at least the length of "
+                                         "the longest sequence in input, but got total_length=2 "
+                                         "and max sequence length being 3$"):
+        pad_packed_sequence(packed, total_length=2)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_pack_pad_roundtrip_gradcheck(batch_first):
+    x = ng.tensor(np.random.randn(4, 3, 2), requires_grad=True)
+
+    def roundtrip(x):
+        packed = pack_padded_sequence(x, [2, 4, 1], batch_first=batch_first,
+                                      enforce_sorted=False)
+        return pad_packed_sequence(packed, batch_first=batch_first, padding_value=0.5)[0]
+    assert ng.autograd.gradcheck(roundtrip, (x,))
+    assert ng.autograd.gradcheck(lambda *s: pad_sequence(s, batch_first, 2., "left"),
+                                 tuple(ng.tensor(np.random.randn(n, 2), requires_grad=True)
+                                       for n in (2, 3)))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_unpack_and_unpad_give_the_sequences_back(dtype):
+    seqs = _seqs(dtype)
+    back = unpack_sequence(pack_sequence(seqs, enforce_sorted=False))
+    assert [b.tolist() for b in back] == [s.tolist() for s in seqs]
+    ng.cat([b.reshape(-1) for b in back]).sum().backward()
+    assert all(s.grad.tolist() == np.ones(s.shape).tolist() for s in seqs)
+    padded = pad_sequence(seqs)
+    unpadded = unpad_sequence(padded, ng.tensor([3, 1, 2]))
+    assert [u.tolist() for u in unpadded] == [s.tolist() for s in seqs]
+    assert padded.shape == (3, 3, 2)       # torch transposes a time-first input in place
+
+
+def test_packed_sequence_conversions():
+    packed = pack_sequence([ng.ones(3), ng.ones(2)], enforce_sorted=False)
+    assert packed.float() is packed
+    double = packed.double()
+    assert double.data.dtype == ng.float64 and double.sorted_indices.tolist() == [0, 1]
+    assert PackedSequence((ng.ones(3), ng.tensor([2, 1]))).batch_sizes.tolist() == [2, 1]
+    assert repr(pack_sequence([ng.tensor([1, 2]), ng.tensor([3])])) == (
+        "PackedSequence(data=tensor([1, 3, 2]), batch_sizes=tensor([2, 1]), "
+        "sorted_indices=None, unsorted_indices=None)")
+
+
+# ---- parametrize --------------------------------------------------------------------------------
+class Symmetric(ng.nn.Module):
+    def forward(self, X):
+        return X.triu() + X.triu(1).transpose(-1, -2)
+
+    def right_inverse(self, A):
+        return A.triu()
+
+
+class Scale(ng.nn.Module):
+    def __init__(self, dtype=ng.float32):
+        super().__init__()
+        self.s = ng.nn.Parameter(ng.tensor(1.5, dtype=dtype))
+
+    def forward(self, X):
+        return X * self.s
+
+
+class Split(ng.nn.Module):
+    def forward(self, A, B):
+        return A + B
+
+    def right_inverse(self, X):
+        return X * 0.25, X * 0.75
+
+
+def _linear(n_out, dtype=ng.float32):
+    lin = ng.nn.Linear(3, n_out).to(dtype)
+    with ng.no_grad():
+        lin.weight.copy_(ng.arange(3. * n_out).reshape(n_out, 3) / 5 - 0.4)
+        lin.bias.fill_(0.1)
+    return lin
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_chained_parametrizations_values_gradients_and_names(dtype):
+    lin = _linear(3, dtype)
+    original = lin.weight
+    parametrize.register_parametrization(lin, "weight", Symmetric())
+    parametrize.register_parametrization(lin, "weight", Scale(dtype))
+    assert type(lin).__name__ == "ParametrizedLinear"
+    assert parametrize.type_before_parametrizations(lin) is ng.nn.Linear
+    assert lin.parametrizations.weight.original is original
+    names = ["bias", "parametrizations.weight.original", "parametrizations.weight.1.s"]
+    assert [n for n, _ in lin.named_parameters()] == names and list(lin.state_dict()) == names
+    y = lin(ng.arange(6., dtype=dtype).reshape(2, 3) / 3)
+    _close(y, [[0., 0.9, 1.6], [-0.9, 2.1, 4.3]], dtype)
+    (y ** 2).sum().backward()
+    _close(lin.parametrizations.weight.original.grad,
+           [[-2.7, 2.7, 8.4], [0., 9.3, 31.1], [0., 0., 24.7]])
+    _close(lin.parametrizations.weight[1].s.grad, 35.04)
+    assert (parametrize.is_parametrized(lin), parametrize.is_parametrized(lin, "weight"),
+            parametrize.is_parametrized(lin, "bias")) == (True, True, False)
+    with pytest.raises(RuntimeError, match="^parametrization Scale does not implement "
+                                           "right_inverse.$"):
+        lin.weight = ng.ones(3, 3, dtype=dtype)
+    expected = lin.weight.detach().numpy()
+    parametrize.remove_parametrizations(lin, "weight")
+    assert type(lin) is ng.nn.Linear and not hasattr(lin, "parametrizations")
+    assert lin.weight is original and [n for n, _ in lin.named_parameters()] == ["bias", "weight"]
+    np.testing.assert_allclose(lin.weight.detach().numpy(), expected)
+
+
+def test_assignment_goes_through_right_inverse_and_remove_can_keep_the_original():
+    lin = _linear(3)
+    original = lin.weight
+    parametrize.register_parametrization(lin, "weight", Symmetric())
+    assert original.tolist() == np.triu(np.arange(9.).reshape(3, 3) / 5 - 0.4).astype(
+        np.float32).tolist()
+    lin.weight = ng.full((3, 3), 2.)
+    assert lin.parametrizations.weight.original is original
+    assert original.tolist() == np.triu(np.full((3, 3), 2.)).tolist()
+    parametrize.remove_parametrizations(lin, "weight", leave_parametrized=False)
+    assert lin.weight is original and lin.weight.tolist() == np.triu(np.full((3, 3), 2.)).tolist()
+
+
+def test_cached_computes_once():
+    lin = parametrize.register_parametrization(_linear(3), "weight", Symmetric())
+    with parametrize.cached():
+        assert lin.weight is lin.weight
+    assert lin.weight is not lin.weight
+
+
+def test_parametrization_from_several_tensors():
+    lin = parametrize.register_parametrization(_linear(2), "weight", Split())
+    assert [n for n, _ in lin.named_parameters()] == [
+        "bias", "parametrizations.weight.original0", "parametrizations.weight.original1"]
+    _close(lin.parametrizations.weight.original0, (np.arange(6.).reshape(2, 3) / 5 - 0.4) / 4)
+    _close(lin.weight, np.arange(6.).reshape(2, 3) / 5 - 0.4)
+    with pytest.raises(ValueError, match=r"^Cannot leave unparametrized \(`leave_parametrized="
+                                         r"False`\) a tensor that is parametrized in terms of a "
+                                         r"sequence of tensors.$"):
+        parametrize.remove_parametrizations(lin, "weight", leave_parametrized=False)
+    parametrize.remove_parametrizations(lin, "weight")
+    assert type(lin.weight) is ng.nn.Parameter
+
+
+def test_parametrized_buffer_deepcopy_and_pickle():
+    bn = parametrize.register_parametrization(ng.nn.BatchNorm1d(3), "running_var", Scale())
+    assert list(bn.state_dict()) == [
+        "weight", "bias", "running_mean", "num_batches_tracked",
+        "parametrizations.running_var.original", "parametrizations.running_var.0.s"]
+    assert [n for n, _ in bn.named_buffers()] == [
+        "running_mean", "num_batches_tracked", "parametrizations.running_var.original"]
+    clone = copy.deepcopy(bn)
+    assert type(clone).__name__ == "ParametrizedBatchNorm1d"
+    assert clone.running_var.tolist() == [1.5] * 3
+    with pytest.raises(RuntimeError, match="^Serialization of parametrized modules is only "
+                                           r"supported through state_dict\(\)"):
+        pickle.dumps(bn)
+
+
+def test_register_parametrization_errors():
+    class First(ng.nn.Module):
+        def forward(self, X):
+            return X[0]
+
+    class ToDouble(ng.nn.Module):
+        def forward(self, X):
+            return X.double()
+
+    lin = _linear(3)
+    with pytest.raises(ValueError, match="^Module 'Linear\\(in_features=3, out_features=3, "
+                                         "bias=True\\)' does not have a parameter, a buffer, or a "
+                                         "parametrized element with name 'nope'$"):
+        parametrize.register_parametrization(lin, "nope", Symmetric())
+    with pytest.raises(ValueError, match=r"^Registering a parametrization may not change the "
+                                         r"shape of the tensor, unless `unsafe` flag is enabled."
+                                         r"\nunparametrized shape: numgrad.Size\(\[3, 3\]\)\n"
+                                         r"parametrized shape: numgrad.Size\(\[3\]\)$"):
+        parametrize.register_parametrization(lin, "weight", First())
+    with pytest.raises(ValueError, match="\nunparametrized dtype: numgrad.float32\nparametrized "
+                                         "dtype: numgrad.float64$"):
+        parametrize.register_parametrization(lin, "weight", ToDouble())
+    with pytest.raises(ValueError, match="^Module Linear\\(.*\\) does not have a parametrization "
+                                         "on weight$"):
+        parametrize.remove_parametrizations(lin, "weight")
+    parametrize.register_parametrization(lin, "weight", Symmetric())
+    with pytest.raises(ValueError, match=r"unless the `unsafe` flag is enabled.\nmodule.weight."
+                                         r"shape: numgrad.Size\(\[3, 3\]\)\nparametrization\("
+                                         r"module.weight\).shape: numgrad.Size\(\[3\]\)$"):
+        parametrize.register_parametrization(lin, "weight", First())
+    with pytest.raises(KeyError, match="attribute 'weight' already exists"):
+        lin.weight = ng.nn.Parameter(ng.ones(3, 3))
+    parametrize.register_parametrization(lin, "weight", First(), unsafe=True)
+    assert lin.weight.shape == (3,)
+
+
+def test_transfer_parametrizations_shares_the_originals():
+    source = parametrize.register_parametrization(_linear(3), "weight", Symmetric())
+    target = parametrize.transfer_parametrizations_and_params(source, ng.nn.Linear(3, 3))
+    assert target.parametrizations.weight.original is source.parametrizations.weight.original
+    assert target.weight.tolist() == source.weight.tolist()
+
+
+# ---- weight normalization -----------------------------------------------------------------------
+# torch's gradients for (g, v) of Linear(3, 2) with weight arange(6)/5 - 0.4 and bias 0.1, for the
+# loss (lin(arange(6).reshape(2, 3) / 3) ** 2).sum(), by dim
+WEIGHT_NORM_GRADS = {
+    0: ([[1.67953551], [9.39571762]],
+        [[0.36888885, -0.73777789, -1.84444439], [1.15555561, 0.28888962, -0.57777703]]),
+    1: ([[2.65346742, 5.41625404, 6.95555592]],
+        [[1.24, 0.9333334, -1.84444439], [2.48, 0.46666673, 0.]]),
+    None: (8.92682171,
+           [[2.96257353, 0.55906439, -1.84444439], [1.61871338, 1.21520472, 0.81169605]]),
+}
+
+
+def _weight_norm_loss(lin, dtype):
+    y = lin(ng.arange(6., dtype=dtype).reshape(2, 3) / 3)
+    _close(y, [[0.03333333, 0.63333338], [-0.56666666, 1.83333337]], dtype)
+    (y ** 2).sum().backward()
+    _close(lin.bias.grad, [-1.0666666, 4.9333334])
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_weight_norm_parametrization(dtype, dim):
+    lin = weight_norm(_linear(2, dtype), dim=dim)
+    g, v = lin.parametrizations.weight.original0, lin.parametrizations.weight.original1
+    assert [n for n, _ in lin.named_parameters()] == [
+        "bias", "parametrizations.weight.original0", "parametrizations.weight.original1"]
+    _weight_norm_loss(lin, dtype)
+    _close(g.grad, WEIGHT_NORM_GRADS[dim][0], dtype)
+    _close(v.grad, WEIGHT_NORM_GRADS[dim][1], dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_deprecated_weight_norm_hook(dtype, dim):
+    with pytest.warns(FutureWarning, match="^`torch.nn.utils.weight_norm` is deprecated in favor "
+                                           "of `torch.nn.utils.parametrizations.weight_norm`.$"):
+        lin = ng.nn.utils.weight_norm(_linear(2, dtype), dim=dim)
+    assert [n for n, _ in lin.named_parameters()] == ["bias", "weight_g", "weight_v"]
+    _weight_norm_loss(lin, dtype)
+    _close(lin.weight_g.grad, WEIGHT_NORM_GRADS[dim][0], dtype)
+    _close(lin.weight_v.grad, WEIGHT_NORM_GRADS[dim][1], dtype)
+    with pytest.warns(FutureWarning), pytest.raises(
+            RuntimeError, match="^Cannot register two weight_norm hooks on the same parameter "
+                                "weight$"):
+        ng.nn.utils.weight_norm(lin, dim=dim)
+    ng.nn.utils.remove_weight_norm(lin)
+    assert [n for n, _ in lin.named_parameters()] == ["bias", "weight"]
+    _close(lin.weight, np.arange(6.).reshape(2, 3) / 5 - 0.4, dtype)
+    with pytest.raises(ValueError, match="^weight_norm of 'weight' not found in Linear"):
+        ng.nn.utils.remove_weight_norm(lin)
+
+
+def test_weight_norm_loads_the_deprecated_state_dict():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        old = ng.nn.utils.weight_norm(ng.nn.Linear(3, 2))
+    new = weight_norm(ng.nn.Linear(3, 2))
+    assert repr(new.load_state_dict(old.state_dict())) == "<All keys matched successfully>"
+    assert new.weight.tolist() == old.weight.tolist()
+    parametrize.remove_parametrizations(new, "weight")
+    assert [n for n, _ in new.named_parameters()] == ["bias", "weight"]
