@@ -405,3 +405,30 @@ def test_layers_refuse_inputs_of_another_dtype_as_torch():
     for call, message in cases:
         with pytest.raises(RuntimeError, match=message):
             call()
+
+
+def test_sgd_float32_steps_are_torchs_bit_for_bit():
+    start = [2.040919065475464, -2.5556650161743164, 0.4180988371372223, -0.5677695870399475,
+             -0.4526492953300476, -0.21559716761112213]
+    grads = [[-2.019986152648926, -0.2319323718547821, -0.8652130961418152, 3.3229994773864746,
+              0.22578661143779755, -0.3526307940483093],
+             [-0.28128743171691895, -0.6680463552474976, -1.0551505088806152,
+              -0.39080098271369934, 0.4819453954696655, -0.23855361342430115],
+             [0.9577587246894836, -0.19980213046073914, 0.02425956539809704, 1.5458208322525024,
+              0.545105516910553, -0.5052287578582764]]
+    w = nn.Parameter(ng.tensor(start))
+    opt = optim.SGD([w], lr=0.1, momentum=0.9, weight_decay=0.01, dampening=0.1)
+    for grad in grads:
+        w.grad = ng.tensor(grad)
+        opt.step()
+    assert w.tolist() == [2.5386743545532227, -2.3471412658691406, 0.8282151222229004,
+                          -1.536476731300354, -0.6427872180938721, -0.03276480734348297]
+    # torch's add_(grad, alpha=-lr): float32(lr), then one rounding of p - lr g (checked against
+    # torch on 10^5 values)
+    rng = np.random.default_rng(0)
+    p, g = rng.standard_normal((2, 10_000)).astype(np.float32)
+    w = nn.Parameter(ng.tensor(p))
+    w.grad = ng.tensor(g)
+    optim.SGD([w], lr=0.1).step()
+    lr = np.float64(np.float32(0.1))
+    np.testing.assert_array_equal(w.detach().numpy(), (p - lr * g).astype(np.float32))

@@ -1,4 +1,5 @@
 """SGD with momentum, dampening, Nesterov momentum, weight decay and maximize."""
+import numpy as np
 from numba import njit
 
 from .optimizer import Optimizer, check_flags, check_lr, on_device_of, required, state_zeros
@@ -7,16 +8,25 @@ from .optimizer import Optimizer, check_flags, check_lr, on_device_of, required,
 @njit(cache=True)
 def sgd_update(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maximize, first):
     """torch's rule, element by element: d = (-)g + wd p; b = d on the first step, else
-    momentum b + (1 - dampening) d; p -= lr (d + momentum b if nesterov else b)."""
+    momentum b + (1 - dampening) d; p -= lr (d + momentum b if nesterov else b).
+
+    Rounded as torch's tensor ops round, so that float32 steps agree with torch's bit for bit:
+    each scalar is cast to the parameter's dtype (then held in a float64, where its product with
+    an element is exact), each op's result is rounded to the dtype, and a + alpha * b (torch's
+    add_ with alpha, a fused multiply-add) is rounded once. float64 parameters are unchanged by
+    the casts."""
+    cast = param.dtype.type
+    lr, momentum = np.float64(cast(lr)), np.float64(cast(momentum))
+    weight_decay, keep = np.float64(cast(weight_decay)), np.float64(cast(1.0 - dampening))
     for i in range(param.size):
         d = -grad[i] if maximize else grad[i]
         if weight_decay != 0.0:
-            d = d + weight_decay * param[i]
+            d = cast(d + weight_decay * param[i])
         if momentum != 0.0:
-            b = d if first else momentum * buf[i] + (1.0 - dampening) * d
+            b = d if first else cast(cast(momentum * buf[i]) + keep * d)
             buf[i] = b
-            d = d + momentum * b if nesterov else b
-        param[i] -= lr * d
+            d = cast(d + momentum * b) if nesterov else b
+        param[i] = cast(param[i] - lr * d)
 
 
 class SGD(Optimizer):
