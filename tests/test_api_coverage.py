@@ -445,6 +445,57 @@ def test_more_margin_losses():
     close(loss(anchor, positive, negative), expected)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_matrix_exp_and_cholesky_solves(dtype):
+    value, grad = EXPECTED["matrix_exp"]
+    a = t([[0.3, -1.2, 0.5], [2.0, 0.1, -0.7], [0.4, 0.9, -1.5]], dtype, grad=True)
+    out = ng.linalg.matrix_exp(a)
+    (out * t(np.arange(9.0).reshape(3, 3), dtype)).sum().backward()
+    close(out, value, atol=1e-4 if dtype == ng.float32 else 1e-6)
+    close(a.grad, grad, atol=1e-4 if dtype == ng.float32 else 1e-6)
+    value, factor_grad, rhs_grad = EXPECTED["cholesky_solve"]
+    factor = t([[2.0, 0.0, 0.0], [0.5, 1.5, 0.0], [-0.3, 0.2, 1.1]], dtype, grad=True)
+    rhs = t([[1.0, 2.0], [0.5, -1.0], [3.0, 0.0]], dtype, grad=True)
+    out = ng.cholesky_solve(rhs, factor)
+    out.sum().backward()
+    close(out, value, atol=1e-4)
+    close(factor.grad, factor_grad, atol=1e-4)
+    close(rhs.grad, rhs_grad, atol=1e-4)
+
+
+def test_triangular_solves_and_matrix_exp_identities():
+    lower = t([[2.0, 0.0, 0.0], [0.5, 1.5, 0.0], [-0.3, 0.2, 1.1]])
+    junk = lower + t(np.triu(np.ones((3, 3)), 1) * 9)          # never read
+    rhs = t([[1.0, 2.0], [0.5, -1.0], [3.0, 0.0]])
+    close(ng.linalg.solve_triangular(junk, rhs, upper=False), np.linalg.solve(lower, rhs))
+    close(ng.cholesky_inverse(lower), np.linalg.inv(np.asarray(lower @ lower.T)))
+    close(ng.matrix_exp(ng.zeros(2, 2)), np.eye(2))
+    a = t(np.diag([1.0, -2.0]) * 3)                  # large norm: 4 squarings
+    close(ng.matrix_exp(a), np.diag(np.exp([3.0, -6.0])), atol=1e-9)
+    assert gradgradcheck(ng.matrix_exp, (t([[0.2, -0.4], [0.7, 0.1]], grad=True),))
+    with pytest.warns(UserWarning, match="torch.chain_matmul is deprecated"):
+        close(ng.chain_matmul(lower, rhs), np.asarray(lower) @ np.asarray(rhs))
+
+
+def test_view_copies_and_samplers():
+    x = t(np.arange(24.0).reshape(2, 3, 4), grad=True)
+    copy = ng.permute_copy(x, (2, 0, 1))
+    assert copy._base is None and copy.shape == (4, 2, 3)
+    assert [p.shape for p in ng.split_copy(x, 2, 2)] == [(2, 3, 2), (2, 3, 2)]
+    close(ng.slice_copy(x, 2, 1, 4, 2), np.asarray(x.detach())[..., 1:4:2])
+    assert gradcheck(lambda v: ng.diagonal_copy(v, 1, 0, 2), (x,))
+    assert x.narrow_copy(1, 1, 2).shape == (2, 2, 4)
+    ng.manual_seed(0)
+    draws = ng.empty(4000, dtype=ng.float64)
+    assert 3.7 < float(draws.geometric_(0.25).mean()) < 4.3
+    assert float(draws.log_normal_(0.5, 0.3).min()) > 0
+    assert abs(float(draws.cauchy_(1.0, 2.0).median()) - 1.0) < 0.2
+    assert 2.9 < float(ng.poisson(ng.full((4000,), 3.0)).mean()) < 3.1
+    with pytest.raises(RuntimeError, match="invalid Poisson rate, expected rate to be "
+                                           "non-negative"):
+        ng.poisson(ng.tensor([-1.0]))
+
+
 # ---- tensor facts, dtypes, random state, settings -----------------------------------------------
 def test_tensor_facts():
     x = ng.zeros(3, 4)
