@@ -1,5 +1,5 @@
-"""nn.utils.rnn (padding and packing), nn.utils.parametrize, and weight normalization in both
-forms, against torch's values, gradients, parameter names and errors (numbers from torch 2.x)."""
+"""nn.utils.rnn (padding and packing), nn.utils.parametrize, weight normalization in both forms
+and spectral normalization, against torch's values, gradients, parameter names and errors (numbers from torch 2.x)."""
 import copy
 import pickle
 import warnings
@@ -9,7 +9,7 @@ import pytest
 
 import numgrad as ng
 from numgrad.nn.utils import parametrize
-from numgrad.nn.utils.parametrizations import weight_norm
+from numgrad.nn.utils.parametrizations import spectral_norm, weight_norm
 from numgrad.nn.utils.rnn import (PackedSequence, pack_padded_sequence, pack_sequence,
                                   pad_packed_sequence, pad_sequence, unpack_sequence,
                                   unpad_sequence)
@@ -366,3 +366,48 @@ def test_weight_norm_loads_the_deprecated_state_dict():
     assert new.weight.tolist() == old.weight.tolist()
     parametrize.remove_parametrizations(new, "weight")
     assert [n for n, _ in new.named_parameters()] == ["bias", "weight"]
+
+
+# ---- spectral normalization ---------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_spectral_norm_power_iteration_values_and_gradients(dtype):
+    lin = ng.nn.Linear(4, 3).to(dtype)
+    with ng.no_grad():
+        lin.weight.copy_(ng.arange(12.).reshape(3, 4) / 7 - 0.8)
+        lin.bias.fill_(0.2)
+    lin = spectral_norm(lin, n_power_iterations=2)
+    assert list(lin.state_dict()) == ["bias", "parametrizations.weight.original",
+                                      "parametrizations.weight.0._u",
+                                      "parametrizations.weight.0._v"]
+    sn = lin.parametrizations.weight[0]
+    # the 15 iterations at registration start from random vectors; fix them to torch's inputs
+    with ng.no_grad():
+        sn._u.copy_(ng.tensor([0.6, 0., 0.8]))
+        sn._v.copy_(ng.tensor([0.5, 0.5, 0.5, 0.5]))
+    y = lin(ng.arange(8., dtype=dtype).reshape(2, 4) / 4 - 1)
+    _close(y, [[1.215927, 0.3325122, -0.55090255], [-0.23287322, 0.29717562, 0.82722443]], dtype)
+    (y ** 2).sum().backward()
+    _close(lin.parametrizations.weight.original.grad,
+           [[-0.43553007, -0.14257812, 0.15037364, 0.44332534],
+            [-0.38222069, -0.18782324, 0.00657425, 0.20097172],
+            [-0.32891142, -0.23306829, -0.13722521, -0.04138201]], dtype)
+    _close(sn._u, [-0.72642934, -0.01973579, 0.68695772], dtype)
+    _close(sn._v, [0.50781155, 0.50258106, 0.49735054, 0.49212003], dtype)
+    lin.eval()     # no power iteration: the buffers stay
+    _close(lin.weight.sum(), -0.10600988)
+    _close(sn._u, [-0.72642934, -0.01973579, 0.68695772])
+
+
+def test_spectral_norm_dims_and_errors():
+    assert spectral_norm(ng.nn.ConvTranspose2d(2, 3, 2)).parametrizations.weight[0].dim == 1
+    assert spectral_norm(ng.nn.Conv2d(2, 3, 2), dim=-1).parametrizations.weight[0].dim == 3
+    bias = spectral_norm(ng.nn.Linear(2, 2), name="bias").bias    # a vector is normalized
+    _close(bias.norm(), 1.)
+    with pytest.raises(IndexError, match=r"^Dimension out of range \(expected to be in range of "
+                                         r"\[-2, 1\] but got 2\)$"):
+        spectral_norm(ng.nn.Linear(2, 2), dim=2)
+    with pytest.raises(ValueError, match="^Expected n_power_iterations to be positive, but got "
+                                         "n_power_iterations=0$"):
+        spectral_norm(ng.nn.Linear(2, 2), n_power_iterations=0)
+    with pytest.raises(ValueError, match="has no parameter or buffer with name 'nope'$"):
+        spectral_norm(ng.nn.Linear(2, 2), name="nope")
