@@ -411,3 +411,33 @@ def test_spectral_norm_dims_and_errors():
         spectral_norm(ng.nn.Linear(2, 2), n_power_iterations=0)
     with pytest.raises(ValueError, match="has no parameter or buffer with name 'nope'$"):
         spectral_norm(ng.nn.Linear(2, 2), name="nope")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_spectral_norm_hook(dtype):
+    lin = ng.nn.Linear(4, 3).to(dtype)
+    with ng.no_grad():
+        lin.weight.copy_(ng.arange(12.).reshape(3, 4) / 7 - 0.8)
+        lin.bias.fill_(0.2)
+    lin = ng.nn.utils.spectral_norm(lin, n_power_iterations=2)
+    assert list(lin.state_dict()) == ["bias", "weight_orig", "weight_u", "weight_v"]
+    with ng.no_grad():
+        lin.weight_u.copy_(ng.tensor([0.6, 0., 0.8]))
+        lin.weight_v.copy_(ng.tensor([0.5, 0.5, 0.5, 0.5]))
+    y = lin(ng.arange(8., dtype=dtype).reshape(2, 4) / 4 - 1)
+    _close(y, [[1.25183296, 0.33719558, -0.57744175], [-0.24817227, 0.3006101, 0.84939241]],
+           dtype)
+    (y ** 2).sum().backward()
+    _close(lin.weight_orig.grad, [[-0.94826442, -0.37326187, 0.20174056, 0.77674276],
+                                  [-0.46738458, -0.27700716, -0.08662974, 0.1037477],
+                                  [0.01349515, -0.18075246, -0.37500012, -0.56924736]], dtype)
+    _close(lin.weight_u, [-0.66929752, 0.03640234, 0.74210215], dtype)
+    _close(lin.weight_v, [0.30496016, 0.42313784, 0.54131556, 0.65949315], dtype)
+    with pytest.raises(RuntimeError, match="^Cannot register two spectral_norm hooks on the "
+                                           "same parameter weight$"):
+        ng.nn.utils.spectral_norm(lin)
+    ng.nn.utils.remove_spectral_norm(lin)
+    assert list(lin.state_dict()) == ["bias", "weight"]
+    _close(lin.weight.sum(), -0.10975654)
+    with pytest.raises(ValueError, match="^spectral_norm of 'weight' not found in Linear"):
+        ng.nn.utils.remove_spectral_norm(lin)

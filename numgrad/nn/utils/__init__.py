@@ -1,11 +1,12 @@
 """numgrad.nn.utils: gradient clipping, parameters as one vector, padded and packed sequences,
-parametrizations and weight normalization."""
+parametrizations, weight and spectral normalization."""
 from .clip_grad import (clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_,
                         get_total_norm)
 from . import parametrizations, parametrize, rnn, stateless
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-           "get_total_norm", "parameters_to_vector", "remove_weight_norm", "vector_to_parameters",
-           "weight_norm"]
+           "get_total_norm", "parameters_to_vector", "remove_spectral_norm", "remove_weight_norm",
+           "spectral_norm", "vector_to_parameters", "weight_norm"]

@@ -5,6 +5,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from ..module import Module
 from . import parametrize
+from .spectral_norm import _output_dim
 from .weight_norm import _weight_norm, norm_except_dim
 
 __all__ = ["spectral_norm", "weight_norm"]
@@ -122,10 +123,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        from ... import nn   # complete by the time this runs; not while nn itself is importing
-        transposed = tuple(getattr(nn, f"ConvTranspose{n}d") for n in (1, 2, 3)
-                           if hasattr(nn, f"ConvTranspose{n}d"))
-        dim = 1 if isinstance(module, transposed) else 0
+        dim = _output_dim(module)
     parametrize.register_parametrization(
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
