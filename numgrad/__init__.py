@@ -8,6 +8,7 @@ compiled code (Numba).
 >>> x.grad
 tensor(7.)
 """
+import math
 import warnings
 
 # torch computes log(0) = -inf, 0/0 = nan and exp(1000) = inf without a word; NumPy warns each
@@ -22,12 +23,16 @@ from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                        linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
                        randn_like, randperm, tensor, zeros, zeros_like)
-from .creation_more import asarray, range, scalar_tensor
+from .creation_more import asarray, empty_strided, frombuffer, range, scalar_tensor
 from .dtype_info import can_cast, finfo, iinfo, promote_types, result_type
 from .random_state import get_rng_state, initial_seed, seed, set_rng_state
 from .settings_more import (are_deterministic_algorithms_enabled, get_default_device,
-                            is_deterministic_algorithms_warn_only_enabled, set_anomaly_enabled,
-                            set_default_device, use_deterministic_algorithms)
+                            get_deterministic_debug_mode, get_float32_matmul_precision,
+                            init_num_threads, is_deterministic_algorithms_warn_only_enabled,
+                            is_storage, is_warn_always_enabled, set_anomaly_enabled,
+                            set_default_device, set_default_tensor_type,
+                            set_deterministic_debug_mode, set_float32_matmul_precision,
+                            set_flush_denormal, set_warn_always, use_deterministic_algorithms)
 from .threads import get_num_interop_threads, get_num_threads, set_num_interop_threads, \
     set_num_threads
 from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
@@ -77,10 +82,14 @@ _TENSOR_FIRST = (
     "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
     "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_",
     "tanh_", "trunc_", "xlogy_", "zero_", "detach", "is_floating_point", "is_inference",
-    "is_nonzero", "is_same_size", "is_signed", "is_complex")
+    "is_nonzero", "is_same_size", "is_signed", "is_complex", "get_device")
 globals().update({name: getattr(Tensor, name) for name in _TENSOR_FIRST})
 # torch.linalg's functions that numgrad.ops holds (linalg.py imports the ops, not the other way)
 linalg.matrix_exp = ops.linalg_more.matrix_exp
 linalg.solve_triangular = ops.linalg_more.solve_triangular
+
+# torch's constants
+e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
+vmap = func.vmap
 
 __version__ = "0.1.0"

@@ -1,5 +1,5 @@
-"""More ways to make tensors, as torch has them: scalar_tensor, asarray, and the deprecated
-range (end included)."""
+"""More ways to make tensors, as torch has them: scalar_tensor, asarray, frombuffer,
+empty_strided, and the deprecated range (end included)."""
 import math
 import warnings
 
@@ -50,3 +50,19 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad=F
     values = start + step * np.arange(count, dtype=np.float64)
     return creation.tensor(values, dtype=dtype or dtypes.get_default_dtype(), device=device,
                            requires_grad=requires_grad)
+
+
+def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
+    """A 1-d tensor over an object with the buffer protocol, sharing its memory."""
+    array = np.frombuffer(buffer, np.dtype(dtype), count, offset)
+    if not array.flags.writeable:
+        warnings.warn("The given buffer is not writable, and PyTorch does not support "
+                      "non-writable tensors.", UserWarning, stacklevel=2)
+    result = creation.from_numpy(array)
+    return result.requires_grad_(True) if requires_grad else result
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, requires_grad=False,
+                  pin_memory=False):
+    """An uninitialised tensor of size (laid out contiguously: numgrad keeps no other strides)."""
+    return creation.empty(*size, dtype=dtype, device=device, requires_grad=requires_grad)

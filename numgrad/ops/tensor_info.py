@@ -1,15 +1,17 @@
 """What a tensor is and where it lives, as torch's Tensor answers: ndimension, nbytes, itemsize,
-is_cpu, is_signed, is_complex, data_ptr, storage_offset, get_device, type, typename; the legacy
-constructors new / new_empty_strided; the real-tensor identities of the complex API (conj,
-resolve_conj, ...); and apply_ / map_, which run a Python function per element (CPU only, no
-gradient, as torch's)."""
+is_cpu, is_signed, is_complex, data_ptr, storage_offset, get_device, type, typename, is_shared,
+is_pinned; the legacy constructors new / new_empty_strided and resize_; the real-tensor answers
+of the complex API (conj, resolve_conj, isreal, angle, ...); and apply_ / map_ / map2_, which run
+a Python function per element (CPU only, no gradient, as torch's)."""
 import builtins
 
 import numpy as np
 
 from .. import creation, dtypes
 from ..tensor import Size, Tensor
+from .elementwise import where
 from .inplace import _check_can_write
+from .untracked import untracked
 
 # the legacy tensor type names, as torch spells them
 _TYPE_NAMES = {dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor",
@@ -113,6 +115,48 @@ is_conj = is_neg = _false
 real = property(_identity)
 
 
+def isreal(input):
+    """True everywhere: every numgrad tensor is real."""
+    return untracked(lambda a: np.ones(a.shape, np.bool_), input._data)
+
+
+def angle(input):
+    """The argument of each element as a complex number: pi for negative values, else 0 (NaN
+    stays NaN); its gradient is zero, as torch's."""
+    if not dtypes.is_floating(input.dtype):
+        input = input.to(dtypes.get_default_dtype())
+    return where(input < 0, np.pi, input * 0.0)
+
+
+# shared memory and pinning are for multiprocessing and GPU copies: numgrad tensors use neither
+is_shared = is_pinned = _false
+share_memory_ = _identity
+
+
+def pin_memory(self, device=None):
+    raise RuntimeError("Cannot access accelerator device when none is available.")
+
+
+def resize_(self, *sizes):
+    """This tensor's data made sizes, keeping the leading values in order (new ones are
+    uninitialised), as torch's resize_; refused for a tensor that requires grad."""
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    _check_can_write(self)
+    shape = tuple(sizes[0]) if len(sizes) == 1 and not isinstance(sizes[0], int) else sizes
+    old = self._data.reshape(-1)
+    resized = np.empty(shape, self._data.dtype)
+    kept = min(old.size, resized.size)
+    resized.reshape(-1)[:kept] = old[:kept]
+    self._data = resized
+    self._bump_version()
+    return self
+
+
+def resize_as_(self, other):
+    return resize_(self, tuple(other.shape))
+
+
 def _check_elementwise_write(self, name):
     if builtins.type(self._data) is not np.ndarray:
         raise TypeError(f"{name}() is only implemented on CPU tensors")
@@ -134,6 +178,21 @@ def apply_(self, callable):
     return self
 
 
+def map2_(self, x, y, callable):
+    """Replace each element a by callable(a, b, c), b and c the elements of x and y broadcast to
+    self."""
+    _check_elementwise_write(self, "map2_")
+    firsts = np.broadcast_to(x._data, self._data.shape).reshape(-1).tolist()
+    seconds = np.broadcast_to(y._data, self._data.shape).reshape(-1).tolist()
+    flat = self._data.reshape(-1)
+    for k, (value, b, c) in enumerate(zip(flat.tolist(), firsts, seconds)):
+        flat[k] = callable(value, b, c)
+    if not self._data.flags.c_contiguous:
+        self._data[...] = flat.reshape(self._data.shape)
+    self._bump_version()
+    return self
+
+
 def map_(self, tensor, callable):
     """Replace each element x by callable(x, y), y the element of tensor broadcast to self."""
     _check_elementwise_write(self, "map_")
@@ -148,9 +207,10 @@ def map_(self, tensor, callable):
 
 
 PUBLIC = ("typename", "conj", "conj_physical", "resolve_conj", "resolve_neg", "is_conj",
-          "is_neg")
+          "is_neg", "isreal", "angle")
 METHODS = ("ndimension", "nbytes", "itemsize", "is_cpu", "is_signed", "is_complex", "data_ptr",
            "storage_offset", "get_device", "type", "new", "new_empty_strided", "conj",
-           "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "real", "apply_",
-           "map_")
+           "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "real", "isreal",
+           "angle", "is_shared", "is_pinned", "share_memory_", "pin_memory", "resize_",
+           "resize_as_", "apply_", "map_", "map2_")
 INPLACE = {}

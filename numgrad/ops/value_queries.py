@@ -1,5 +1,5 @@
-"""Questions about values whose answers carry no gradient: isin, histc, unique_consecutive,
-unravel_index, isposinf/isneginf. NumPy computes them (on a host copy for CUDA tensors, as
+"""Questions about values whose answers carry no gradient: isin, histc, histogram,
+unique_consecutive, unravel_index, nonzero_static, isposinf/isneginf. NumPy computes them (on a host copy for CUDA tensors, as
 untracked.py does for every such result)."""
 import collections
 
@@ -139,6 +139,15 @@ def unravel_index(indices, shape):
                            indices._data) for k in range(len(shape)))
 
 
+def nonzero_static(input, *, size, fill_value=-1):
+    """nonzero's (count, ndim) indices cut or padded with fill_value to exactly size rows."""
+    def rows(data):
+        found = np.argwhere(data)[:size]
+        padding = np.full((size - len(found), data.ndim), fill_value, np.int64)
+        return np.concatenate([found.astype(np.int64), padding])
+    return untracked(rows, input._data)
+
+
 def isposinf(input):
     """Whether each element is +inf."""
     return untracked(np.isposinf, input._data)
@@ -149,6 +158,6 @@ def isneginf(input):
     return untracked(np.isneginf, input._data)
 
 
-PUBLIC = ("isin", "histc", "histogram", "unique_consecutive", "unravel_index", "isposinf", "isneginf")
-METHODS = ("histc", "histogram", "unique_consecutive", "isposinf", "isneginf")
+PUBLIC = ("isin", "histc", "histogram", "nonzero_static", "unique_consecutive", "unravel_index", "isposinf", "isneginf")
+METHODS = ("histc", "histogram", "nonzero_static", "unique_consecutive", "isposinf", "isneginf")
 INPLACE = {}
