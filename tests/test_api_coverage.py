@@ -515,6 +515,38 @@ def test_tensor_facts():
         ng.ones(2, requires_grad=True).apply_(float)
 
 
+def test_more_tensor_and_global_utilities():
+    x = ng.tensor([[1.0, 2.0], [3.0, 4.0]])
+    x.resize_(3)
+    assert x.tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        ng.ones(2, requires_grad=True).resize_(3)
+    y = ng.tensor([1.0, 2.0]).map2_(ng.tensor([1.0, 1.0]), ng.tensor([2.0, 3.0]),
+                                    lambda a, b, c: a + b * c)
+    assert y.tolist() == [3.0, 5.0]
+    a = ng.tensor([-1.0, 0.0, 2.0], requires_grad=True)
+    ng.angle(a).sum().backward()
+    close(ng.angle(a), [np.pi, 0.0, 0.0])
+    close(a.grad, [0.0, 0.0, 0.0])
+    assert ng.isreal(a).tolist() == [True] * 3 and not a.is_shared() and not a.is_pinned()
+    assert ng.nonzero_static(ng.tensor([0, 1, 0, 2]), size=3).tolist() == [[1], [3], [-1]]
+    buffer = bytearray(np.array([1.0, 2.0], np.float32).tobytes())
+    shared = ng.frombuffer(buffer, dtype=ng.float32)
+    buffer[:4] = np.array([3.0], np.float32).tobytes()
+    assert shared.tolist() == [3.0, 2.0]
+    assert (ng.pi, ng.inf, ng.newaxis) == (np.pi, np.inf, None) and ng.get_device(x) == -1
+    ng.set_deterministic_debug_mode("warn")
+    assert ng.get_deterministic_debug_mode() == 1
+    assert ng.is_deterministic_algorithms_warn_only_enabled()
+    ng.set_deterministic_debug_mode(0)
+    with pytest.warns(UserWarning, match="set_default_tensor_type\\(\\) is deprecated"):
+        ng.set_default_tensor_type("torch.DoubleTensor")
+    try:
+        assert ng.get_default_dtype() == ng.float64
+    finally:
+        ng.set_default_dtype(ng.float32)
+
+
 def test_dtype_questions():
     assert repr(ng.finfo()) == ("finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, "
                                 "eps=1.19209e-07, smallest_normal=1.17549e-38, tiny=1.17549e-38, "
