@@ -214,7 +214,7 @@ def test_top_level_in_place_and_tensor_first_forms():
         ng.kl_div(x, x, 5)
 
 
-# ---- functional additions -------------------------------------------------------------------------
+# ---- functional additions ------------------------------------------------------------------------
 def test_pdist():
     for p, expected in EXPECTED["pdist"].items():
         close(F.pdist(t(TABLE), p), expected)
