@@ -223,7 +223,8 @@ def kl_div(input, target, reduction=1, *, log_target=False):
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1):
-    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
+    return F.binary_cross_entropy_with_logits(input, target, weight,
+                                              reduction=_reduction(reduction),
                                               pos_weight=pos_weight)
 
 

@@ -86,7 +86,7 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-# ---- channel-wise dropouts ------------------------------------------------------------------------
+# ---- channel-wise dropouts -----------------------------------------------------------------------
 def dropout3d(input, p=0.5, training=True, inplace=False):
     """Zero whole channels of (N, C, D, H, W) or unbatched (C, D, H, W) inputs with probability p,
     scaling the rest by 1 / (1 - p)."""
@@ -116,7 +116,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     return _apply(input, keep * a, inplace, offset)
 
 
-# ---- channel_shuffle and conv_transpose1d ---------------------------------------------------------
+# ---- channel_shuffle and conv_transpose1d --------------------------------------------------------
 def channel_shuffle(input, groups):
     """The channels (dim 1) regrouped: (g, C / g) read as (C / g, g), as ShuffleNet does."""
     channels = input.shape[1]

@@ -73,8 +73,8 @@ def typename(obj):
 
 # (Tensor.type's name hides the builtin in this module: the code above and below says builtins.type)
 def type(self, dtype=None, non_blocking=False):
-    """The type name ('numgrad.FloatTensor') without dtype; with one (a dtype or a type name, torch's
-    or numgrad's spelling), this tensor cast to it."""
+    """The type name ('numgrad.FloatTensor') without dtype; with one (a dtype or a type name,
+    torch's or numgrad's spelling), this tensor cast to it."""
     if dtype is None:
         return typename(self)
     if isinstance(dtype, str):

@@ -1,6 +1,6 @@
 """Questions about values whose answers carry no gradient: isin, histc, histogram,
-unique_consecutive, unravel_index, nonzero_static, isposinf/isneginf. NumPy computes them (on a host copy for CUDA tensors, as
-untracked.py does for every such result)."""
+unique_consecutive, unravel_index, nonzero_static, isposinf/isneginf. NumPy computes them (on a
+host copy for CUDA tensors, as untracked.py does for every such result)."""
 import collections
 
 import numpy as np
@@ -128,7 +128,8 @@ def unravel_index(indices, shape):
     if not isinstance(indices, Tensor):
         raise TypeError(f"expected 'indices' to be a tensor, but got {type(indices).__name__}")
     if indices.dtype.kind not in "iu":
-        raise TypeError(f"expected 'indices' to be integer dtype, but got {dtypes.name(indices.dtype)}")
+        raise TypeError(f"expected 'indices' to be integer dtype, but got "
+                        f"{dtypes.name(indices.dtype)}")
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(s) for s in shape)
     if any(s < 0 for s in shape):
         raise ValueError("'shape' cannot have negative values, but got "
@@ -158,6 +159,7 @@ def isneginf(input):
     return untracked(np.isneginf, input._data)
 
 
-PUBLIC = ("isin", "histc", "histogram", "nonzero_static", "unique_consecutive", "unravel_index", "isposinf", "isneginf")
+PUBLIC = ("isin", "histc", "histogram", "nonzero_static", "unique_consecutive", "unravel_index",
+          "isposinf", "isneginf")
 METHODS = ("histc", "histogram", "nonzero_static", "unique_consecutive", "isposinf", "isneginf")
 INPLACE = {}

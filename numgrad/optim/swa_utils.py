@@ -27,7 +27,8 @@ def get_ema_avg_fn(decay=0.999):
 
 
 def get_swa_avg_fn():
-    """averaged <- the running mean of every model seen: averaged + (current - averaged) / (n + 1)."""
+    """averaged <- the running mean of the models seen:
+    averaged + (current - averaged) / (n + 1)."""
     def swa_update(averaged_param, current_param, num_averaged):
         return averaged_param + (current_param - averaged_param) / (num_averaged + 1)
     return swa_update
