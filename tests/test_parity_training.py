@@ -200,7 +200,8 @@ def test_losses_take_torchs_positional_and_legacy_arguments():
     target = ng.tensor([1, 2])
     # CrossEntropyLoss(weight, size_average, ignore_index): class 2 ignored
     assert nn.CrossEntropyLoss(None, None, 2).ignore_index == 2
-    with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+    with pytest.warns(UserWarning, match="^size_average and reduce args will be deprecated, "
+                                         "please use reduction='sum' instead.$"):
         loss = nn.CrossEntropyLoss(size_average=False)
     assert loss.reduction == "sum"
     # torch: 0.4643687903881073 + 0.7377679944038391

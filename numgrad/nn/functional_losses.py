@@ -31,11 +31,12 @@ def _reduction(size_average, reduce, reduction):
         if reduction not in _CODES:
             raise ValueError(f"{reduction} is not a valid value for reduction")
         return reduction
-    warnings.warn("size_average and reduce args will be deprecated, please use reduction="
-                  "'mean' (or 'sum', 'none') instead.", UserWarning, stacklevel=3)
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    return "none" if not reduce else ("mean" if size_average else "sum")
+    legacy = "none" if not reduce else ("mean" if size_average else "sum")
+    warnings.warn(f"size_average and reduce args will be deprecated, please use "
+                  f"reduction='{legacy}' instead.", UserWarning, stacklevel=3)
+    return legacy
 
 
 def _reduce(loss, reduction):
