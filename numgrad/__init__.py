@@ -60,8 +60,12 @@ from .ops import (abs, absolute, add, addmm, all, amax, amin, any, arctan, argma
 from .ops import FAMILIES as _FAMILIES
 from .serialization import load, save
 from ._format import set_printoptions
-from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import linalg  # noqa: E402  (torch.linalg's functions, on the ops above)
+# torch.linalg's functions that numgrad.ops holds (linalg.py imports the ops, not the other way);
+# attached before nn, whose parametrizations use them
+linalg.matrix_exp = ops.linalg_more.matrix_exp
+linalg.solve_triangular = ops.linalg_more.solve_triangular
+from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
 from . import special  # noqa: E402  (torch.special's names for the ops)
 from . import cuda, distributed  # noqa: E402  (GPU and MPI: their heavy imports wait for first use)
@@ -84,9 +88,6 @@ _TENSOR_FIRST = (
     "tanh_", "trunc_", "xlogy_", "zero_", "detach", "is_floating_point", "is_inference",
     "is_nonzero", "is_same_size", "is_signed", "is_complex", "get_device")
 globals().update({name: getattr(Tensor, name) for name in _TENSOR_FIRST})
-# torch.linalg's functions that numgrad.ops holds (linalg.py imports the ops, not the other way)
-linalg.matrix_exp = ops.linalg_more.matrix_exp
-linalg.solve_triangular = ops.linalg_more.solve_triangular
 
 # torch's constants
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
