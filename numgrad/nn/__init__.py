@@ -23,7 +23,9 @@ from .fold import Fold, Unfold
 from .flatten import Flatten, Unflatten
 from .layers_more import (ChannelShuffle, ConvTranspose1d, Dropout3d, FeatureAlphaDropout,
                           InstanceNorm3d, UpsamplingBilinear2d, UpsamplingNearest2d)
-from .lazy_linear import LazyLinear
+from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
+                   LazyConvTranspose1d, LazyConvTranspose2d, LazyInstanceNorm1d,
+                   LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear)
 from .linear import Bilinear, Identity, Linear
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss,
                    GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
