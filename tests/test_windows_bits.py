@@ -91,3 +91,18 @@ def test_special_names_and_composites():
     assert ng.special.expit is not None and ng.special.gammaln(ng.tensor([4.0])).item() == \
         pytest.approx(np.log(6.0))
     assert ng.special.psi is ng.special.digamma
+
+
+def test_numeric_gradient():
+    # torch.gradient's values
+    (slope,) = ng.gradient(ng.tensor([1.0, 4.0, 9.0, 16.0]))
+    assert slope.tolist() == [3.0, 4.0, 6.0, 7.0]
+    (slope,) = ng.gradient(ng.tensor([[1.0, 2.0, 4.0], [2.0, 5.0, 9.0]]), spacing=2.0, dim=1,
+                           edge_order=2)
+    np.testing.assert_allclose(np.asarray(slope), [[0.25, 0.75, 1.25], [1.25, 1.75, 2.25]])
+    values = ng.tensor([0.0, 1.0, 4.0, 2.0], dtype=ng.float64, requires_grad=True)
+    coordinates = ng.tensor([0.0, 0.5, 2.0, 2.5], dtype=ng.float64)
+    assert gradcheck(lambda v: ng.gradient(v, spacing=(coordinates,), edge_order=2)[0], (values,))
+    with pytest.raises(RuntimeError, match="expected each dimension size to be at least "
+                                           "edge_order\\+1"):
+        ng.gradient(ng.tensor([1.0, 3.0]), edge_order=2)
