@@ -1,5 +1,6 @@
-"""nn.utils.rnn (padding and packing), nn.utils.parametrize, weight normalization in both forms
-and spectral normalization, against torch's values, gradients, parameter names and errors (numbers from torch 2.x)."""
+"""nn.utils.rnn (padding and packing), nn.utils.parametrize, weight and spectral normalization
+in both forms and the orthogonal parametrization, against torch's values, gradients, parameter
+names and errors (numbers from torch 2.x)."""
 import copy
 import pickle
 import warnings
@@ -9,7 +10,7 @@ import pytest
 
 import numgrad as ng
 from numgrad.nn.utils import parametrize
-from numgrad.nn.utils.parametrizations import spectral_norm, weight_norm
+from numgrad.nn.utils.parametrizations import orthogonal, spectral_norm, weight_norm
 from numgrad.nn.utils.rnn import (PackedSequence, pack_padded_sequence, pack_sequence,
                                   pad_packed_sequence, pad_sequence, unpack_sequence,
                                   unpad_sequence)
@@ -441,3 +442,79 @@ def test_spectral_norm_hook(dtype):
     _close(lin.weight.sum(), -0.10975654)
     with pytest.raises(ValueError, match="^spectral_norm of 'weight' not found in Linear"):
         ng.nn.utils.remove_spectral_norm(lin)
+
+
+# ---- orthogonal ---------------------------------------------------------------------------------
+# torch's numbers for weight (i ** 2 / 10 - 1 in row-major order i), then for the original moved
+# off its diagonal by i / 20, with the gradient of (weight * i).sum()
+ORTHOGONAL_CASES = [
+    ((3, 2), "householder", False,
+     [[-0.7624929, 0.17630281], [-0.45749575, 0.53342915], [0.45749575, 0.82726705]],
+     [[1., 1.41823685], [0.2595731, -1.], [-0.2595731, 0.58684593]],
+     [[-0.76547158, -0.00836161], [-0.63481611, 0.17324862], [0.10517462, 0.98484254]],
+     [[0., 0.], [-3.56181288, 0.], [-10.28937054, -1.08912802]]),
+    ((3, 3), "matrix_exp", True,
+     [[-0.35874808, 0.55208158, 0.75266588], [-0.03587481, 0.79758984, -0.60213256],
+      [0.93274486, 0.24301559, 0.26632786]],
+     -np.eye(3),
+     [[-0.05134216, 0.81966078, 0.57054389], [-0.14909478, 0.55860412, -0.81592429],
+      [0.98748916, 0.12695636, -0.09352726]],
+     [[0., 0., 0.], [-3.4111588, 0., 0.], [-10.01076317, -9.01691723, 0.]]),
+    ((2, 3), "cayley", False,
+     [[0.68463612, -0.24258764, -0.6873315], [0.72776282, 0.17520212, 0.66307282]],
+     [[-1., -0.9, -0.6], [-0.1, 0.6, 1.5]],
+     [[0.75793409, -0.20535153, -0.6191662], [0.64094585, 0.05787183, 0.76540142]],
+     [[0., 2.30416965, 0.37805194], [0., 0., -1.15516722]]),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape, orthogonal_map, trivialization, weight, original, moved, grad",
+                         ORTHOGONAL_CASES)
+def test_orthogonal_maps(dtype, shape, orthogonal_map, trivialization, weight, original, moved,
+                         grad):
+    n = shape[0] * shape[1]
+    module = ng.nn.Module()
+    module.weight = ng.nn.Parameter((ng.arange(float(n), dtype=dtype) ** 2).reshape(shape) / 10
+                                    - 1)
+    orthogonal(module, orthogonal_map=orthogonal_map, use_trivialization=trivialization)
+    _close(module.weight, weight, dtype)
+    _close(module.parametrizations.weight.original, original, dtype)
+    index = ng.arange(float(n), dtype=dtype).reshape(shape)
+    with ng.no_grad():
+        module.parametrizations.weight.original.add_(index / 20 * (1 - ng.eye(*shape,
+                                                                              dtype=dtype)))
+    (module.weight * index).sum().backward()
+    _close(module.weight, moved, dtype)
+    _close(module.parametrizations.weight.original.grad, grad, dtype)
+
+
+@pytest.mark.parametrize("orthogonal_map", ["matrix_exp", "cayley", "householder"])
+@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 3, 3)])
+def test_orthogonal_assignment_and_errors(orthogonal_map, shape):
+    lin = ng.nn.Module()
+    lin.weight = ng.nn.Parameter(ng.randn(*shape))
+    orthogonal(lin, orthogonal_map=orthogonal_map)
+    tall = shape if shape[-2] >= shape[-1] else (*shape[:-2], shape[-1], shape[-2])
+    Q = ng.tensor(np.linalg.qr(np.random.randn(*tall))[0].astype(np.float32))
+    Q = Q if tall == shape else Q.mT
+    lin.weight = Q
+    _close(lin.weight, Q.numpy())
+    with pytest.raises(ValueError, match=r"^Expected a matrix or batch of matrices of shape "
+                                         r"numgrad.Size\(\[.*\]\). Got a tensor of shape "
+                                         r"numgrad.Size\(\[2, 2\]\).$"):
+        lin.weight = ng.ones(2, 2)
+
+
+def test_orthogonal_refusals():
+    with pytest.raises(ValueError, match="^Expected a matrix or batch of matrices. Got a tensor "
+                                         "of 1 dimensions.$"):
+        orthogonal(ng.nn.Linear(2, 3), name="bias")
+    with pytest.raises(ValueError, match='^orthogonal_map has to be one of "matrix_exp", '
+                                         '"cayley", "householder". Got: x$'):
+        orthogonal(ng.nn.Linear(2, 3), orthogonal_map="x")
+    lin = orthogonal(ng.nn.Linear(3, 3), use_trivialization=False)
+    with pytest.raises(NotImplementedError, match="^It is not possible to assign to the matrix "
+                                                  "exponential or the Cayley parametrizations "
+                                                  "when use_trivialization=False.$"):
+        lin.weight = ng.eye(3)

@@ -1,6 +1,15 @@
 """Ready-made parametrizations (see nn.utils.parametrize), as torch.nn.utils.parametrizations."""
+from enum import Enum, auto
+
+import numpy as np
+
 from ... import grad_mode
-from ...ops import mv, vdot
+from ...creation import as_tensor, eye, randn, zeros_like
+from ...dtype_info import finfo
+from ...ops import cat, mv, vdot
+from ...ops.composite import allclose
+from ...ops.decompositions import solve
+from ...ops.linalg_more import matrix_exp
 from ...tensor import Tensor
 from .. import functional as F
 from ..module import Module
@@ -8,7 +17,7 @@ from . import parametrize
 from .spectral_norm import _output_dim
 from .weight_norm import _weight_norm, norm_except_dim
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
 
 
 class _WeightNorm(Module):
@@ -35,7 +44,8 @@ def weight_norm(module, name="weight", dim=0):
     >>> from numgrad.nn.utils.parametrizations import weight_norm
     >>> lin = weight_norm(ng.nn.Linear(3, 2))
     >>> [(name, tuple(p.shape)) for name, p in lin.named_parameters()]
-    [('bias', (2,)), ('parametrizations.weight.original0', (2, 1)), ('parametrizations.weight.original1', (2, 3))]
+    [('bias', (2,)), ('parametrizations.weight.original0', (2, 1)),
+     ('parametrizations.weight.original1', (2, 3))]
     """
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
     upgrade = module._upgrade_state_dict
@@ -113,11 +123,15 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
 
     >>> import numgrad as ng
     >>> from numgrad.nn.utils.parametrizations import spectral_norm
-    >>> lin = spectral_norm(ng.nn.Linear(4, 3))
-    >>> float(ng.linalg.matrix_norm(lin.weight, 2)) - 1 < 1e-4
-    True
+    >>> lin = ng.nn.Linear(2, 2)
+    >>> lin.weight.data = ng.tensor([[3., 0.], [0., 1.]])
+    >>> lin = spectral_norm(lin)
+    >>> lin.weight
+    tensor([[1.0000, 0.0000],
+            [0.0000, 0.3333]], grad_fn=<DivBackward0>)
     >>> sorted(lin.state_dict())
-    ['bias', 'parametrizations.weight.0._u', 'parametrizations.weight.0._v', 'parametrizations.weight.original']
+    ['bias', 'parametrizations.weight.0._u', 'parametrizations.weight.0._v',
+     'parametrizations.weight.original']
     """
     weight = getattr(module, name, None)
     if not isinstance(weight, Tensor):
@@ -128,3 +142,154 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
         module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
 
+
+
+def _is_orthogonal(Q):
+    n, k = Q.shape[-2], Q.shape[-1]
+    Id = eye(k, dtype=Q.dtype, device=Q.device)
+    return allclose(Q.mH @ Q, Id, atol=10.0 * n * finfo(Q.dtype).eps)
+
+
+def _geqrf(A):
+    """LAPACK's geqrf of each matrix in A: (Householder vectors below the diagonal and R on and
+    above it, tau), which NumPy's qr gives in its 'raw' mode (transposed)."""
+    a = np.asarray(A.cpu()._data)
+    flat = a.reshape(-1, *a.shape[-2:])
+    raws = [np.linalg.qr(m, mode="raw") for m in flat]
+    X = np.stack([h.T for h, _ in raws]).reshape(a.shape)
+    tau = np.stack([t for _, t in raws]).reshape(*a.shape[:-2], -1)
+    return (as_tensor(X.astype(a.dtype)).to(A.device),
+            as_tensor(tau.astype(a.dtype)).to(A.device))
+
+
+def _householder_product(A, tau):
+    """The first k columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i column i of A below
+    the diagonal and 1 on it (torch.linalg.householder_product), from differentiable ops."""
+    n, k = A.shape[-2], A.shape[-1]
+    V = A.tril(-1) + eye(n, k, dtype=A.dtype, device=A.device)
+    Q = eye(n, k, dtype=A.dtype, device=A.device).expand(*A.shape)
+    for i in reversed(range(k)):
+        v = V[..., :, i:i + 1]
+        Q = Q - tau[..., i:i + 1].unsqueeze(-1) * (v @ (v.mT @ Q))
+    return Q
+
+
+def _make_orthogonal(A):
+    """The Q of A = QR (A tall) with diag(R) non-negative."""
+    X, tau = _geqrf(A)
+    Q = _householder_product(X, tau)
+    return Q * X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+
+
+class _OrthMaps(Enum):
+    matrix_exp = auto()
+    cayley = auto()
+    householder = auto()
+
+
+class _Orthogonal(Module):
+    """An orthogonal matrix (or batch of them) from an unconstrained one through orthogonal_map;
+    with use_trivialization, the result is base @ that, base a buffer that right_inverse sets."""
+
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        n, k = X.shape[-2], X.shape[-1]
+        transposed = n < k
+        if transposed:
+            X = X.mT
+            n, k = k, n
+        if self.orthogonal_map in (_OrthMaps.matrix_exp, _OrthMaps.cayley):
+            X = X.tril()
+            if n != k:
+                X = cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH
+            if self.orthogonal_map == _OrthMaps.matrix_exp:
+                Q = matrix_exp(A)
+            else:
+                Id = eye(n, dtype=A.dtype, device=A.device)
+                Q = solve(Id - 0.5 * A, Id + 0.5 * A)
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = _householder_product(A, tau)
+            # torch's truncation to int: the diagonal right_inverse sets is exactly -1 or 1
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        if transposed:
+            Q = Q.mT
+        return Q
+
+    def right_inverse(self, Q):
+        with grad_mode.no_grad():
+            return self._right_inverse(Q)
+
+    def _right_inverse(self, Q):
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.shape[-2], Q.shape[-1]
+        transpose = n < k
+        if transpose:
+            Q = Q.mT
+            n, k = k, n
+        if not hasattr(self, "base"):
+            if self.orthogonal_map in (_OrthMaps.cayley, _OrthMaps.matrix_exp):
+                raise NotImplementedError("It is not possible to assign to the matrix exponential "
+                                          "or the Cayley parametrizations when "
+                                          "use_trivialization=False.")
+            # the reflectors of Q's QR, with the signs of diag(R) where forward reads them
+            A, tau = _geqrf(Q)
+            diag = A.diagonal(dim1=-2, dim2=-1)
+            diag.copy_(diag.sign() * (1 - 2 * (tau == 0.0).to(A.dtype)))
+            return A.mT if transpose else A
+        if n == k:
+            Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+        else:
+            N = randn(*Q.shape[:-2], n, n - k, dtype=Q.dtype, device=Q.device)
+            Q = _make_orthogonal(cat([Q, N], dim=-1))
+        self.base = Q
+        neg_Id = zeros_like(Q_init)
+        neg_Id.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_Id
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    """Parametrize module.<name> (a matrix or a batch of them) as an orthogonal matrix:
+    orthonormal columns, or rows when it is wide. orthogonal_map: "matrix_exp" or "cayley" of a
+    skew-symmetric matrix, or "householder" reflectors (the default for non-square matrices).
+    use_trivialization: keep a base matrix in parametrizations.<name>[0].base, which the
+    original moves away from. The initial value is the original's (its QR's Q when it is not
+    orthogonal). Returns module.
+
+    >>> import numgrad as ng
+    >>> from numgrad.nn.utils.parametrizations import orthogonal
+    >>> Q = orthogonal(ng.nn.Linear(3, 5)).weight
+    >>> bool(ng.allclose(Q.T @ Q, ng.eye(3), atol=1e-5))
+    True
+    """
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError("Expected a matrix or batch of matrices. "
+                         f"Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        orthogonal_map = ("matrix_exp" if weight.shape[-2] == weight.shape[-1]
+                          or weight.is_complex() else "householder")
+    orth_enum = getattr(_OrthMaps, orthogonal_map, None)
+    if orth_enum is None:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orth_enum, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module

@@ -12,7 +12,6 @@ import numpy as np
 from ... import grad_mode
 from ...tensor import Tensor
 from ..container import ModuleDict, ModuleList
-from ..module import Module
 from ..parameter import Parameter
 
 __all__ = ["cached", "ParametrizationList", "register_parametrization", "is_parametrized",

@@ -24,7 +24,8 @@ class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sort
     >>> import numgrad as ng
     >>> from numgrad.nn.utils.rnn import pack_sequence
     >>> pack_sequence([ng.tensor([1, 2, 3]), ng.tensor([4, 5]), ng.tensor([6])])
-    PackedSequence(data=tensor([1, 4, 6, 2, 5, 3]), batch_sizes=tensor([3, 2, 1]), sorted_indices=None, unsorted_indices=None)
+    PackedSequence(data=tensor([1, 4, 6, 2, 5, 3]), batch_sizes=tensor([3, 2, 1]),
+                   sorted_indices=None, unsorted_indices=None)
     """
 
     __slots__ = ()
@@ -158,7 +159,8 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
     >>> from numgrad.nn.utils.rnn import pack_padded_sequence
     >>> seq = ng.tensor([[1, 2, 0], [3, 0, 0], [4, 5, 6]])
     >>> pack_padded_sequence(seq, [2, 1, 3], batch_first=True, enforce_sorted=False)
-    PackedSequence(data=tensor([4, 1, 3, 5, 2, 6]), batch_sizes=tensor([3, 2, 1]), sorted_indices=tensor([2, 0, 1]), unsorted_indices=tensor([1, 2, 0]))
+    PackedSequence(data=tensor([4, 1, 3, 5, 2, 6]), batch_sizes=tensor([3, 2, 1]),
+                   sorted_indices=tensor([2, 0, 1]), unsorted_indices=tensor([1, 2, 0]))
     """
     if isinstance(lengths, Tensor):
         lengths = lengths.to(dtypes.int64)
