@@ -224,6 +224,10 @@ def test_pdist():
     rows = t([[0.0, 1.0], [0.0, 1.0]], grad=True)
     F.pdist(rows).sum().backward()
     close(rows.grad, np.zeros((2, 2)))
+    # p = inf: every tied maximum gets the whole gradient, as torch's
+    points = t([[0.0, 1.0], [0.0, 1.0], [2.0, 3.0]], grad=True)
+    F.pdist(points, float("inf")).sum().backward()
+    close(points.grad, [[-1.0, -1.0], [-1.0, -1.0], [2.0, 2.0]])
     with pytest.raises(RuntimeError, match="pdist only supports 2D tensors, got: 1D"):
         F.pdist(ng.ones(3))
 

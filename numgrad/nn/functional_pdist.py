@@ -1,7 +1,10 @@
 """pdist: the p-norm distance between every pair of rows of a matrix."""
+import math
+
 import numpy as np
 
 from .. import linalg
+from ..ops.elementwise import where
 
 
 def pdist(input, p=2.0):
@@ -18,4 +21,14 @@ def pdist(input, p=2.0):
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     first, second = np.triu_indices(input.shape[0], 1)
-    return linalg.vector_norm(input[first] - input[second], p, dim=1)
+    differences = input[first] - input[second]
+    distances = linalg.vector_norm(differences, p, dim=1)
+    if p != math.inf or not differences.requires_grad:
+        return distances
+    # torch's PdistBackward gives every tied maximum the whole gradient (vector_norm shares it):
+    # add the tied elements' sum minus itself, zero in value, whose gradient is the tie mask
+    magnitudes = differences.abs()
+    ties = magnitudes * (magnitudes.detach() == distances.detach().unsqueeze(1))
+    tied = ties.sum(1)
+    return where(distances.detach().isfinite(), distances.detach() + (tied - tied.detach()),
+                 distances)
