@@ -143,11 +143,7 @@ def unpad_sequence(padded_sequences, lengths, batch_first=False):
     if not batch_first:
         padded_sequences.transpose_(0, 1)
     steps = arange(padded_sequences.shape[1], device=lengths.device)
-    if len(padded_sequences) != len(lengths):
-        raise ValueError("zip() argument 2 is shorter than argument 1"
-                         if len(lengths) < len(padded_sequences)
-                         else "zip() argument 2 is longer than argument 1")
-    return [seq[steps < length] for seq, length in zip(padded_sequences, lengths)]
+    return [seq[steps < length] for seq, length in zip(padded_sequences, lengths, strict=True)]
 
 
 def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True):
