@@ -61,9 +61,6 @@ class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sort
     def float(self):
         return self.to(dtype=dtypes.float32)
 
-    def half(self):
-        return self.to(dtype=dtypes.float16)
-
     def long(self):
         return self.to(dtype=dtypes.int64)
 
