@@ -433,3 +433,43 @@ def test_sgd_float32_steps_are_torchs_bit_for_bit():
     optim.SGD([w], lr=0.1).step()
     lr = np.float64(np.float32(0.1))
     np.testing.assert_array_equal(w.detach().numpy(), (p - lr * g).astype(np.float32))
+
+
+def test_container_and_module_methods_torch_code_calls():
+    layers = nn.ModuleList([nn.ReLU(), nn.Tanh(), nn.GELU()])
+    assert isinstance(layers.pop(1), nn.Tanh) and list(layers._modules) == ["0", "1"]
+    table = nn.ParameterDict({"a": nn.Parameter(ng.ones(1)), "b": nn.Parameter(ng.zeros(2))})
+    key, value = table.popitem()
+    assert key == "b" and value.shape == (2,) and list(table.keys()) == ["a"]
+    shared = nn.Parameter(ng.ones(3))
+    made = table.fromkeys(["x", "y"], shared)
+    assert list(made.keys()) == ["x", "y"] and made["x"] is made["y"]
+
+    model = nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.ReLU()))
+    model.set_submodule("1.0", nn.Tanh())
+    assert isinstance(model[1][0], nn.Tanh)
+    with pytest.raises(AttributeError, match="^Sequential has no attribute `x`$"):
+        model.set_submodule("1.x", nn.ReLU(), strict=True)
+    with pytest.raises(AttributeError, match="^`weight` is not an nn.Module$"):
+        model.set_submodule("0.weight", nn.ReLU())
+
+
+def test_load_state_dict_post_hooks_can_forgive_missing_keys():
+    linear = nn.Linear(2, 2)
+    outer = nn.Sequential(linear)
+    seen = []
+
+    def forgive(module, incompatible_keys):
+        seen.append(list(incompatible_keys.missing_keys))
+        incompatible_keys.missing_keys.clear()
+
+    handle = linear.register_load_state_dict_post_hook(forgive)
+    assert repr(outer.load_state_dict({"0.weight": ng.ones(2, 2)})) == \
+        "<All keys matched successfully>"
+    assert seen == [["0.bias"]]
+    handle.remove()
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "0.bias"'):
+        outer.load_state_dict({"0.weight": ng.ones(2, 2)})
+    linear.register_load_state_dict_post_hook(lambda module, keys: keys)
+    with pytest.raises(AssertionError, match="not expected to return new values"):
+        outer.load_state_dict(outer.state_dict())

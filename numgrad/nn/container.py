@@ -164,6 +164,11 @@ class ModuleList(Module):
     def __iter__(self):
         return iter(self._modules.values())
 
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
     def __iadd__(self, modules):
         return self.extend(modules)
 
@@ -384,6 +389,16 @@ class ParameterDict(Module):
         value = self[key]
         del self[key]
         return value
+
+    def popitem(self):
+        """Remove and return the last inserted (key, parameter) pair."""
+        key = next(reversed(self._keys))
+        return key, self.pop(key)
+
+    def fromkeys(self, keys, default=None):
+        """A new ParameterDict with keys, each set to default (torch's signature: an instance
+        method)."""
+        return ParameterDict((key, default) for key in keys)
 
     def setdefault(self, key, default=None):
         if key not in self:

@@ -61,7 +61,7 @@ class Module:
         object.__setattr__(self, "_modules", {})
         # OrderedDicts: prepend=True moves a hook to the front
         for table in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
-                      "_backward_pre_hooks"):
+                      "_backward_pre_hooks", "_load_state_dict_post_hooks"):
             object.__setattr__(self, table, OrderedDict())
         # the ids of all hooks registered here, so that a call without hooks tests one attribute
         object.__setattr__(self, "_registered_hook_ids", set())
@@ -238,6 +238,21 @@ class Module:
                 raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
             module = module._modules[item]
         return module
+
+    def set_submodule(self, target, module, strict=False):
+        """Put module at a dotted path such as "encoder.0", replacing what is there (only an
+        existing submodule with strict)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
 
     def get_parameter(self, target):
         """The parameter at a dotted path such as "encoder.0.weight"."""
@@ -436,6 +451,15 @@ class Module:
                 else:   # across devices too: a CPU checkpoint into a module on the GPU
                     np.copyto(target._data, array, casting="unsafe")
                 target._bump_version()
+        # the hooks may change the key lists in place, before strict reads them (torch's order)
+        incompatible = _IncompatibleKeys(missing, unexpected)
+        for _, module in self.named_modules():
+            for hook in list(module._load_state_dict_post_hooks.values()):
+                if hook(module, incompatible) is not None:
+                    raise AssertionError("Hooks registered with "
+                                         "``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys "
+                                         "need to be modified, it should be done inplace.")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -446,7 +470,15 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
                                + "\n\t".join(errors))
-        return _IncompatibleKeys(missing, unexpected)
+        return incompatible
+
+    def register_load_state_dict_post_hook(self, hook):
+        """hook(module, incompatible_keys) runs after load_state_dict (of this module or one
+        containing it); it may edit incompatible_keys' lists in place."""
+        # a plain handle: these hooks do not concern __call__'s test for hooks
+        key = next(_hook_ids)
+        self._load_state_dict_post_hooks[key] = hook
+        return RemovableHandle(self._load_state_dict_post_hooks, key)
 
     def _upgrade_state_dict(self, state_dict, prefix):
         """Fill in, for this module's keys under prefix, what checkpoints of older versions of
