@@ -67,7 +67,7 @@ linalg.matrix_exp = ops.linalg_more.matrix_exp
 linalg.solve_triangular = ops.linalg_more.solve_triangular
 from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
-from . import special  # noqa: E402  (torch.special's names for the ops)
+from . import distributions, special  # noqa: E402  (torch.distributions; torch.special's names)
 from . import cuda, distributed  # noqa: E402  (GPU and MPI: their heavy imports wait for first use)
 
 for _family in _FAMILIES:

@@ -1,0 +1,17 @@
+"""numgrad.distributions: torch.distributions' most used families, with log_prob, sample,
+rsample (where reparameterisable), entropy, moments and kl_divergence.
+
+>>> import numgrad as ng
+>>> from numgrad.distributions import Normal, kl_divergence
+>>> kl_divergence(Normal(0.0, 1.0), Normal(1.0, 1.0))
+tensor(0.5000)
+"""
+from .bernoulli import Bernoulli
+from .categorical import Categorical
+from .distribution import Distribution
+from .kl import kl_divergence, register_kl
+from .normal import Normal
+from .uniform import Uniform
+
+__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_divergence",
+           "register_kl"]

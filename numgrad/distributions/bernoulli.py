@@ -1,0 +1,50 @@
+"""Bernoulli(probs or logits): 1 with probability probs, else 0."""
+import numpy as np
+
+from ..nn import functional as F
+from ..ops import bernoulli, broadcast_tensors, logit, sigmoid
+from .distribution import Distribution, as_parameter
+
+
+def probs_or_logits(probs, logits):
+    """Exactly one of probs and logits, as torch asks for."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    return (as_parameter(probs), None) if logits is None else (None, as_parameter(logits))
+
+
+class Bernoulli(Distribution):
+    """Bernoulli(probs=None, logits=None)."""
+
+    arg_names = ("probs", "logits")
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        probs, logits = probs_or_logits(probs, logits)
+        self.probs = probs if probs is not None else sigmoid(logits)
+        # torch's probs_to_logits: probs clamped to [eps, 1 - eps] first
+        self.logits = logits if logits is not None else \
+            logit(probs, float(np.finfo(probs.dtype).eps))
+        super().__init__(self.probs.shape, validate_args=validate_args)
+        if probs is not None:
+            self._check("probs", probs, "Interval(lower_bound=0.0, upper_bound=1.0)",
+                        (probs >= 0) & (probs <= 1))
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        return bernoulli(self.probs.detach().expand(self._extended_shape(sample_shape)))
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.logits)
+        self._check_sample(value, "Boolean()", (value == 0) | (value == 1))
+        logits, value = broadcast_tensors(self.logits, value)
+        return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def entropy(self):
+        return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")

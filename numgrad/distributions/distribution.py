@@ -1,0 +1,79 @@
+"""Distribution: the base of numgrad.distributions, as torch.distributions.Distribution. A
+distribution has a batch_shape (independent ones side by side) and an event_shape (one draw);
+sample() draws without gradient, rsample() reparameterised (with gradient) where the family
+allows, log_prob scores values. Arguments are checked as torch checks them (validate_args)."""
+from .. import creation, grad_mode
+from ..tensor import Size, Tensor
+
+_validate_default = [True]
+
+
+def _describe(value):
+    return repr(value) if value.numel() == 1 else repr(value.shape)
+
+
+class Distribution:
+    has_rsample = False
+    arg_names = ()
+
+    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
+        self._batch_shape = Size(batch_shape)
+        self._event_shape = Size(event_shape)
+        self._validate_args = _validate_default[0] if validate_args is None else validate_args
+
+    @staticmethod
+    def set_default_validate_args(value):
+        _validate_default[0] = bool(value)
+
+    @property
+    def batch_shape(self):
+        return self._batch_shape
+
+    @property
+    def event_shape(self):
+        return self._event_shape
+
+    def _extended_shape(self, sample_shape=Size()):
+        return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
+
+    def sample(self, sample_shape=Size()):
+        with grad_mode.no_grad():
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape=Size()):
+        raise NotImplementedError(f"{type(self).__name__} has no reparameterized sampling")
+
+    def log_prob(self, value):
+        raise NotImplementedError
+
+    def entropy(self):
+        raise NotImplementedError
+
+    @property
+    def stddev(self):
+        return self.variance.sqrt()
+
+    def _check(self, name, value, constraint, holds):
+        """torch's argument check: a ValueError naming the parameter and the constraint."""
+        if self._validate_args and not bool(holds.all()):
+            raise ValueError(f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) "
+                             f"of distribution {self!r} to satisfy the constraint {constraint}, "
+                             f"but found invalid values:\n{value!r}")
+
+    def _check_sample(self, value, support, holds):
+        if self._validate_args and not bool(holds.all()):
+            raise ValueError(f"Expected value argument (Tensor of shape {tuple(value.shape)}) to "
+                             f"be within the support ({support}) of the distribution {self!r}, "
+                             f"but found invalid values:\n{value!r}")
+
+    def __repr__(self):
+        params = ", ".join(f"{name}: {_describe(getattr(self, name))}" for name in self.arg_names
+                           if name in self.__dict__)
+        return f"{type(self).__name__}({params})"
+
+
+def as_parameter(value, like=None):
+    """A distribution parameter as a tensor (numbers in the default float dtype)."""
+    if isinstance(value, Tensor):
+        return value
+    return creation.tensor(value, dtype=like.dtype if like is not None else None)

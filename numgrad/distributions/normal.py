@@ -1,0 +1,61 @@
+"""Normal(loc, scale): the Gaussian, reparameterised (loc + scale * eps)."""
+import math
+
+from .. import creation
+from ..ops import broadcast_tensors, erf, erfinv
+from .distribution import Distribution, as_parameter
+
+
+class Normal(Distribution):
+    """Normal(loc, scale).
+
+    >>> import numgrad as ng
+    >>> ng.distributions.Normal(ng.tensor(0.0), ng.tensor(1.0)).log_prob(ng.tensor(0.0))
+    tensor(-0.9189)
+    """
+
+    has_rsample = True
+    arg_names = ("loc", "scale")
+
+    def __init__(self, loc, scale, validate_args=None):
+        loc = as_parameter(loc)
+        self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
+        super().__init__(self.loc.shape, validate_args=validate_args)
+        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return self.scale ** 2
+
+    @property
+    def stddev(self):
+        return self.scale
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        noise = creation.randn(*shape, dtype=self.loc.dtype, device=self.loc.device)
+        return self.loc + noise * self.scale
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.loc)
+        return (-((value - self.loc) ** 2) / (2 * self.variance) - self.scale.log()
+                - math.log(math.sqrt(2 * math.pi)))
+
+    def cdf(self, value):
+        value = as_parameter(value, self.loc)
+        return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value):
+        value = as_parameter(value, self.loc)
+        return self.loc + self.scale * erfinv(2 * value - 1) * math.sqrt(2)
+
+    def entropy(self):
+        return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()

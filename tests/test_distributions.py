@@ -1,0 +1,73 @@
+"""numgrad.distributions against torch 2.13's numbers: log_prob and its gradients, entropy,
+kl_divergence, argument checks, and sampling frequencies."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad.autograd import gradcheck
+from numgrad.distributions import Bernoulli, Categorical, Normal, Uniform, kl_divergence
+
+
+def f64(values, grad=False):
+    return ng.tensor(values, dtype=ng.float64, requires_grad=grad)
+
+
+def close(actual, expected, atol=1e-6):
+    np.testing.assert_allclose(np.asarray(actual.detach()), expected, atol=atol)
+
+
+def test_normal():
+    loc, scale = f64([0.0, 1.0, -0.5], True), f64([1.0, 2.0, 0.3], True)
+    log_prob = Normal(loc, scale).log_prob(f64([0.5, -1.0, 0.2]))
+    log_prob.sum().backward()
+    close(log_prob, [-1.043939, -2.112086, -2.437188])
+    close(loc.grad, [0.5, -0.5, 7.777778])
+    close(scale.grad, [-0.75, 0.0, 14.814815])
+    other = Normal(f64([0.5, -1.0, 0.2]), f64([0.3, 2.0, 1.0]))
+    close(kl_divergence(Normal(loc, scale), other), [5.240472, 0.5, 0.993973])
+    assert gradcheck(lambda m, s: Normal(m, s).entropy() + Normal(m, s).cdf(f64(0.1)),
+                     (loc, scale))
+    with pytest.raises(ValueError, match=r"Expected parameter scale \(Tensor of shape \(1,\)\) of "
+                                         r"distribution Normal\(loc: tensor\(\[0.\]\), scale: "
+                                         r"tensor\(\[-1.\]\)\) to satisfy the constraint "
+                                         r"GreaterThan\(lower_bound=0.0\)"):
+        Normal(ng.tensor([0.0]), ng.tensor([-1.0]))
+
+
+def test_normal_samples():
+    distribution = Normal(ng.tensor([2.0]), ng.tensor([0.5]))
+    assert distribution.sample((3,)).shape == (3, 1) and not distribution.sample().requires_grad
+    draws = np.asarray(Normal(ng.tensor(2.0), ng.tensor(0.5)).sample((20000,)))
+    assert abs(draws.mean() - 2.0) < 0.02 and abs(draws.std() - 0.5) < 0.02
+    loc = ng.tensor([1.0, 2.0], requires_grad=True)
+    Normal(loc, ng.tensor([0.5, 1.5])).rsample((5,)).sum().backward()
+    assert loc.grad.tolist() == [5.0, 5.0]
+
+
+def test_categorical_and_bernoulli():
+    logits = f64([[1.0, 2.0, 3.0], [0.0, -1.0, 0.5]])
+    categorical = Categorical(logits=logits)
+    close(categorical.log_prob(ng.tensor([2, 1])), [-0.407606, -2.104131])
+    close(categorical.entropy(), [0.832396, 0.952808])
+    close(kl_divergence(categorical, Categorical(logits=logits.flip(0))), [0.183843, 0.239748])
+    assert categorical.sample((4,)).shape == (4, 2)
+    draws = np.asarray(Categorical(probs=ng.tensor([0.2, 0.3, 0.5])).sample((20000,)))
+    np.testing.assert_allclose(np.bincount(draws, minlength=3) / 20000, [0.2, 0.3, 0.5],
+                               atol=0.02)
+    bernoulli = Bernoulli(probs=f64([0.3, 0.9]))
+    close(bernoulli.log_prob(f64([1.0, 0.0])), [-1.203973, -2.302585])
+    close(kl_divergence(bernoulli, Bernoulli(probs=f64([0.5, 0.1]))), [0.082283, 1.75778])
+    with pytest.raises(ValueError, match="Either `probs` or `logits` must be specified, but not "
+                                         "both."):
+        Bernoulli(probs=ng.tensor(0.5), logits=ng.tensor(0.0))
+
+
+def test_uniform():
+    uniform = Uniform(ng.tensor([0.0]), ng.tensor([2.0]))
+    close(uniform.log_prob(ng.tensor([1.0])), [-np.log(2.0)])
+    close(uniform.entropy(), [np.log(2.0)])
+    with pytest.raises(ValueError, match="to be within the support"):
+        uniform.log_prob(ng.tensor([3.0]))
+    assert 0.0 <= float(uniform.sample((100,)).min()) and float(uniform.sample((100,)).max()) < 2
+    with pytest.raises(NotImplementedError, match="No KL"):
+        kl_divergence(uniform, Normal(0.0, 1.0))
