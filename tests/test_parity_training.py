@@ -473,3 +473,14 @@ def test_load_state_dict_post_hooks_can_forgive_missing_keys():
     linear.register_load_state_dict_post_hook(lambda module, keys: keys)
     with pytest.raises(AssertionError, match="not expected to return new values"):
         outer.load_state_dict(outer.state_dict())
+
+
+def test_adagrad_steps_a_group_added_after_construction():
+    first, added = nn.Parameter(ng.ones(2)), nn.Parameter(ng.ones(2))
+    opt = optim.Adagrad([first], lr=0.1, initial_accumulator_value=0.5)
+    opt.add_param_group({"params": [added], "lr": 0.2, "initial_accumulator_value": 3.0})
+    first.grad, added.grad = ng.ones(2), ng.ones(2)
+    opt.step()
+    # torch: the added group's sum starts lazily from the constructor's value, 0.5
+    assert first.tolist() == [0.918350338935852, 0.918350338935852]
+    assert added.tolist() == [0.8367006778717041, 0.8367006778717041]

@@ -58,6 +58,12 @@ class Adagrad(Optimizer):
                     p._data, group["initial_accumulator_value"], order="C"), False)
 
     def _update(self, param, grad, state, group, p):
+        if not state:
+            # a parameter of a group added later: torch starts its sum lazily, from the
+            # constructor's initial_accumulator_value (not the group's)
+            state["step"] = scalar_state(0.0)
+            state["sum"] = Tensor._make(np.full_like(
+                p._data, self.defaults["initial_accumulator_value"], order="C"), False)
         step = next_step(state)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         update = on_device_of(param, adagrad_update)
