@@ -71,3 +71,31 @@ def test_uniform():
     assert 0.0 <= float(uniform.sample((100,)).min()) and float(uniform.sample((100,)).max()) < 2
     with pytest.raises(NotImplementedError, match="No KL"):
         kl_divergence(uniform, Normal(0.0, 1.0))
+
+
+def test_more_families_match_torch():
+    rate, value = f64([0.5, 2.0, 3.0]), f64([0.2, 1.5, 3.0])
+    from numgrad.distributions import Beta, Exponential, Gamma, Laplace, Poisson
+    close(Gamma(rate + 0.5, rate.flip(0)).log_prob(value), [0.498612, -0.943617, -2.380458])
+    close(Beta(rate, rate.flip(0)).log_prob(value / 4), [1.330741, 0.340927, 0.053245])
+    close(Poisson(rate).log_prob(f64([0.0, 2.0, 5.0])), [-0.5, -1.306853, -2.29443])
+    close(Laplace(value - 1, rate).log_prob(value), [-2.0, -1.886294, -2.125093])
+    close(Exponential(rate).log_prob(value), [-0.793147, -2.306853, -7.901388])
+    draws = np.asarray(Gamma(ng.tensor(3.0), ng.tensor(2.0)).sample((20000,)))
+    assert abs(draws.mean() - 1.5) < 0.03
+
+
+def test_multivariate_normal_and_independent():
+    from numgrad.distributions import Independent, MultivariateNormal
+    factor = f64([[1.0, 0.0, 0.0], [0.5, 1.2, 0.0], [-0.3, 0.4, 0.8]])
+    loc = f64([0.1, -0.2, 0.3], True)
+    distribution = MultivariateNormal(loc, factor @ factor.t())
+    log_prob = distribution.log_prob(f64([[0.5, 0.1, -0.4], [1.0, 2.0, 0.0]]))
+    log_prob.sum().backward()
+    close(log_prob, [-3.093355, -4.478251])
+    close(loc.grad, [-0.236806, 1.923611, -1.916667])
+    close(distribution.entropy(), 4.215994)
+    assert distribution.rsample((5,)).shape == (5, 3)
+    independent = Independent(Normal(ng.zeros(3, 2), ng.ones(3, 2)), 1)
+    assert independent.batch_shape == (3,) and independent.event_shape == (2,)
+    close(independent.log_prob(ng.zeros(3, 2)), np.full(3, -np.log(2 * np.pi)))

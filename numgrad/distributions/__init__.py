@@ -9,9 +9,13 @@ tensor(0.5000)
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
+from .exponential_family import Beta, Exponential, Gamma, Laplace, Poisson
+from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 
-__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "kl_divergence",
-           "register_kl"]
+__all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential",
+           "Laplace", "Poisson", "Gamma", "Beta", "MultivariateNormal", "Independent",
+           "kl_divergence", "register_kl"]

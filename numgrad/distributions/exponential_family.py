@@ -1,0 +1,209 @@
+"""Exponential, Laplace, Poisson, Gamma and Beta, as torch.distributions has them. Exponential
+and Laplace are reparameterised; Poisson, Gamma and Beta are sampled without gradient (numgrad
+has no reparameterised gamma sampler)."""
+import numpy as np
+
+from .. import creation, grad_mode
+from ..ops import broadcast_tensors, digamma, lgamma, xlogy
+from ..ops.untracked import untracked
+from .distribution import Distribution, as_parameter
+
+
+def _draw(draw, *parameters):
+    """Samples of numgrad's generator (no gradient), on the parameters' dtype and device."""
+    with grad_mode.no_grad():
+        return untracked(lambda *values: draw(creation.generator(), *values).astype(
+            values[0].dtype), *[p.detach()._data for p in parameters])
+
+
+class Exponential(Distribution):
+    """Exponential(rate): density rate * exp(-rate * x) on x >= 0."""
+
+    has_rsample = True
+    arg_names = ("rate",)
+
+    def __init__(self, rate, validate_args=None):
+        self.rate = as_parameter(rate)
+        super().__init__(self.rate.shape, validate_args=validate_args)
+        self._check("rate", self.rate, "GreaterThan(lower_bound=0.0)", self.rate > 0)
+
+    @property
+    def mean(self):
+        return self.rate.reciprocal()
+
+    @property
+    def variance(self):
+        return self.rate ** -2
+
+    def rsample(self, sample_shape=()):
+        unit = creation.empty(*self._extended_shape(sample_shape), dtype=self.rate.dtype)
+        return unit.exponential_() / self.rate
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.rate)
+        self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
+        return self.rate.log() - self.rate * value
+
+    def cdf(self, value):
+        return 1 - (-self.rate * as_parameter(value, self.rate)).exp()
+
+    def icdf(self, value):
+        return -(-as_parameter(value, self.rate)).log1p() / self.rate
+
+    def entropy(self):
+        return 1.0 - self.rate.log()
+
+
+class Laplace(Distribution):
+    """Laplace(loc, scale): density exp(-|x - loc| / scale) / (2 scale)."""
+
+    has_rsample = True
+    arg_names = ("loc", "scale")
+
+    def __init__(self, loc, scale, validate_args=None):
+        loc = as_parameter(loc)
+        self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
+        super().__init__(self.loc.shape, validate_args=validate_args)
+        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
+
+    @property
+    def mean(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return 2 * self.scale ** 2
+
+    def rsample(self, sample_shape=()):
+        eps = float(np.finfo(self.loc.dtype).eps)
+        u = creation.empty(*self._extended_shape(sample_shape), dtype=self.loc.dtype)
+        u = u.uniform_(eps - 1, 1)
+        return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.loc)
+        return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
+
+    def cdf(self, value):
+        offset = as_parameter(value, self.loc) - self.loc
+        return 0.5 - 0.5 * offset.sign() * (-offset.abs() / self.scale).expm1()
+
+    def entropy(self):
+        return 1 + (2 * self.scale).log()
+
+
+class Poisson(Distribution):
+    """Poisson(rate): counts k with probability rate**k exp(-rate) / k!."""
+
+    arg_names = ("rate",)
+
+    def __init__(self, rate, validate_args=None):
+        self.rate = as_parameter(rate)
+        super().__init__(self.rate.shape, validate_args=validate_args)
+        self._check("rate", self.rate, "GreaterThanEq(lower_bound=0.0)", self.rate >= 0)
+
+    @property
+    def mean(self):
+        return self.rate
+
+    @property
+    def variance(self):
+        return self.rate
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        return _draw(lambda rng, rate: rng.poisson(np.broadcast_to(rate, shape)), self.rate)
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.rate)
+        self._check_sample(value, "IntegerGreaterThan(lower_bound=0)",
+                           (value >= 0) & (value == value.floor()))
+        return xlogy(value, self.rate) - self.rate - lgamma(value + 1)
+
+
+class Gamma(Distribution):
+    """Gamma(concentration, rate): density rate**c x**(c-1) exp(-rate x) / Gamma(c)."""
+
+    arg_names = ("concentration", "rate")
+
+    def __init__(self, concentration, rate, validate_args=None):
+        concentration = as_parameter(concentration)
+        self.concentration, self.rate = broadcast_tensors(concentration,
+                                                          as_parameter(rate, concentration))
+        super().__init__(self.rate.shape, validate_args=validate_args)
+        self._check("concentration", self.concentration, "GreaterThan(lower_bound=0.0)",
+                    self.concentration > 0)
+        self._check("rate", self.rate, "GreaterThan(lower_bound=0.0)", self.rate > 0)
+
+    @property
+    def mean(self):
+        return self.concentration / self.rate
+
+    @property
+    def variance(self):
+        return self.concentration / self.rate ** 2
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        return _draw(lambda rng, c, r: rng.gamma(np.broadcast_to(c, shape),
+                                                 1 / np.broadcast_to(r, shape)),
+                     self.concentration, self.rate)
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.rate)
+        self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
+        c = self.concentration
+        return xlogy(c, self.rate) + xlogy(c - 1, value) - self.rate * value - lgamma(c)
+
+    def entropy(self):
+        c = self.concentration
+        return c - self.rate.log() + lgamma(c) + (1 - c) * digamma(c)
+
+
+class Beta(Distribution):
+    """Beta(concentration1, concentration0): density x**(a-1) (1-x)**(b-1) / B(a, b) on
+    [0, 1]."""
+
+    arg_names = ("concentration1", "concentration0")
+
+    def __init__(self, concentration1, concentration0, validate_args=None):
+        concentration1 = as_parameter(concentration1)
+        self.concentration1, self.concentration0 = broadcast_tensors(
+            concentration1, as_parameter(concentration0, concentration1))
+        super().__init__(self.concentration1.shape, validate_args=validate_args)
+        for name in ("concentration1", "concentration0"):
+            value = getattr(self, name)
+            self._check(name, value, "GreaterThan(lower_bound=0.0)", value > 0)
+
+    @property
+    def mean(self):
+        return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def variance(self):
+        total = self.concentration1 + self.concentration0
+        return self.concentration1 * self.concentration0 / (total ** 2 * (total + 1))
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        return _draw(lambda rng, a, b: rng.beta(np.broadcast_to(a, shape),
+                                                np.broadcast_to(b, shape)),
+                     self.concentration1, self.concentration0)
+
+    def _log_normalizer(self):
+        a, b = self.concentration1, self.concentration0
+        return lgamma(a) + lgamma(b) - lgamma(a + b)
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.concentration1)
+        self._check_sample(value, "Interval(lower_bound=0.0, upper_bound=1.0)",
+                           (value >= 0) & (value <= 1))
+        a, b = self.concentration1, self.concentration0
+        return xlogy(a - 1, value) + xlogy(b - 1, 1 - value) - self._log_normalizer()
+
+    def entropy(self):
+        a, b = self.concentration1, self.concentration0
+        total = a + b
+        return (self._log_normalizer() - (a - 1) * digamma(a) - (b - 1) * digamma(b)
+                + (total - 2) * digamma(total))
+
