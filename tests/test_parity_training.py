@@ -484,3 +484,28 @@ def test_adagrad_steps_a_group_added_after_construction():
     # torch: the added group's sum starts lazily from the constructor's value, 0.5
     assert first.tolist() == [0.918350338935852, 0.918350338935852]
     assert added.tolist() == [0.8367006778717041, 0.8367006778717041]
+
+
+def test_modules_with_extra_state_save_and_load_it():
+    class Counter(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(1, 1)
+            self.count = 3
+
+        def get_extra_state(self):
+            return {"count": self.count}
+
+        def set_extra_state(self, state):
+            self.count = state["count"]
+
+    saved = nn.Sequential(Counter()).state_dict()
+    # torch's keys: a module's extra state after its own tensors, before its children's
+    assert list(saved) == ["0._extra_state", "0.linear.weight", "0.linear.bias"]
+    target = nn.Sequential(Counter())
+    target[0].count = 0
+    assert repr(target.load_state_dict(saved)) == "<All keys matched successfully>"
+    assert target[0].count == 3
+    del saved["0._extra_state"]
+    with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "0._extra_state"'):
+        target.load_state_dict(saved)

@@ -28,6 +28,7 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 
 _hook_ids = itertools.count()
+_EXTRA_STATE = "_extra_state"   # torch's key for get_extra_state's value in a state dict
 
 
 def _addindent(text, spaces):
@@ -417,10 +418,24 @@ class Module:
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
+        if type(self).get_extra_state is not Module.get_extra_state:
+            destination[prefix + _EXTRA_STATE] = self.get_extra_state()
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
+
+    def get_extra_state(self):
+        """What state_dict saves under "_extra_state" besides tensors, for a module that
+        overrides this (and set_extra_state, which load_state_dict then calls)."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be "
+                           "called. Please file an issue at https://github.com/pytorch/pytorch/"
+                           "issues/new?template=bug-report.yml to report this bug.")
+
+    def set_extra_state(self, state):
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be "
+                           "called. Please file an issue at https://github.com/pytorch/pytorch/"
+                           "issues/new?template=bug-report.yml to report this bug.")
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy values from state_dict into the parameters and buffers (in place, under no_grad).
@@ -432,6 +447,9 @@ class Module:
         for prefix, module in self.named_modules():
             module._upgrade_state_dict(state_dict, prefix + "." if prefix else "")
         own = self.state_dict(keep_vars=True)
+        extra = {prefix + ("." if prefix else "") + _EXTRA_STATE: module
+                 for prefix, module in self.named_modules()
+                 if type(module).set_extra_state is not Module.set_extra_state}
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
         errors = []
@@ -440,6 +458,9 @@ class Module:
                 if key not in state_dict:
                     continue
                 value = state_dict[key]
+                if key in extra:
+                    extra[key].set_extra_state(value)
+                    continue
                 array = value._data if isinstance(value, Tensor) else np.asarray(value)
                 if array.shape != target._data.shape:
                     errors.append(f"size mismatch for {key}: copying a param with shape "
