@@ -517,6 +517,29 @@ def test_lazy_layers_take_their_sizes_from_the_first_input():
     close(layers[0].bias.detach() - before, np.full(4, -0.1 * 18))
 
 
+def test_ctc_loss_matches_torch():
+    logits = t(np.sin(np.arange(105.0)).reshape(7, 3, 5), grad=True)
+    targets = ng.tensor([[1, 2, 2], [3, 1, 0], [4, 4, 4]])
+    input_lengths, target_lengths = ng.tensor([7, 5, 7]), ng.tensor([3, 2, 3])
+    losses = F.ctc_loss(logits.log_softmax(2), targets, input_lengths, target_lengths,
+                        reduction="none")
+    (losses * t([1.0, 2.0, 3.0])).sum().backward()
+    close(losses, [6.574686, 4.458795, 7.656281])
+    # the second sample's logits (its input ends after 5 frames), torch 2.13's numbers
+    close(logits.grad[:, 1], [[-0.157952, 0.208097, 0.53081, -0.996477, 0.415522],
+                              [-0.353505, 0.244975, 0.299235, -0.312764, 0.122059],
+                              [-0.55485, -0.616043, 0.190559, 0.029544, 0.95079],
+                              [-0.189214, -0.987749, 0.718721, 0.304995, 0.153248],
+                              [-0.429418, -0.262425, 0.170574, 0.163492, 0.357776],
+                              [0.0] * 5, [0.0] * 5])
+    impossible = ng.nn.CTCLoss(reduction="none")(logits.log_softmax(2), targets,
+                                                 ng.tensor([2, 5, 7]), target_lengths)
+    assert float(impossible[0]) == float("inf")
+    zeroed = F.ctc_loss(logits.log_softmax(2), targets, ng.tensor([2, 5, 7]), target_lengths,
+                        reduction="none", zero_infinity=True)
+    assert float(zeroed[0]) == 0.0
+
+
 # ---- tensor facts, dtypes, random state, settings -----------------------------------------------
 def test_tensor_facts():
     x = ng.zeros(3, 4)

@@ -31,7 +31,7 @@ from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropy
                    GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss,
                    MarginRankingLoss, MSELoss, MultiLabelSoftMarginLoss, MultiMarginLoss,
                    NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss)
-from .loss_more import MultiLabelMarginLoss, TripletMarginWithDistanceLoss
+from .loss_more import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceLoss
 from .module import Module
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                             InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)

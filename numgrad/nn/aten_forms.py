@@ -246,6 +246,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=1):
     return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction=1,
+             zero_infinity=False):
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank,
+                      _reduction(reduction), zero_infinity)
+
+
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
                               reduction=_reduction(reduction))
@@ -260,4 +266,4 @@ PUBLIC = ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "channel_s
           "threshold_", "rrelu", "rrelu_", "prelu", "hardshrink", "cosine_similarity",
           "pairwise_distance", "pdist", "bilinear", "kl_div", "binary_cross_entropy_with_logits",
           "triplet_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
-          "cosine_embedding_loss", "poisson_nll_loss")
+          "cosine_embedding_loss", "poisson_nll_loss", "ctc_loss")

@@ -41,6 +41,7 @@ from .functional_margin_losses_more import (multilabel_margin_loss,
 from .functional_resample import interpolate, pixel_shuffle, pixel_unshuffle
 from .functional_norm import (batch_norm, group_norm, instance_norm, layer_norm,
                               local_response_norm, rms_norm)
+from .functional_ctc import ctc_loss
 from .functional_embedding_bag import embedding_bag
 from .functional_fold import fold, unfold
 from .functional_forms import (adaptive_max_pool1d_with_indices, adaptive_max_pool2d_with_indices,
@@ -78,7 +79,7 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "adaptive_max_pool2d_with_indices", "upsample", "upsample_nearest",
            "upsample_bilinear", "dropout3d", "feature_alpha_dropout", "channel_shuffle",
            "conv_transpose1d", "affine_grid", "grid_sample", "multilabel_margin_loss",
-           "triplet_margin_with_distance_loss"]
+           "triplet_margin_with_distance_loss", "ctc_loss"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------
@@ -274,12 +275,14 @@ def pad(input, pad, mode="constant", value=None):
         widths[input.ndim - 1 - k] = (int(pad[2 * k]), int(pad[2 * k + 1]))
     if any(left < 0 or right < 0 for left, right in widths):
         raise RuntimeError(f"negative padding is not supported in {mode} mode")
-    for dim, (left, right) in enumerate(widths):
+    # the last dim first, as torch checks (its pad arguments #4, #6, ... in that order)
+    for k, dim in enumerate(range(input.ndim - 1, -1, -1)):
+        left, right = widths[dim]
         # np.pad would reflect or wrap more than once; torch refuses
         if mode == "reflect" and max(left, right) >= input.shape[dim] and (left or right):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
-                               f"input dimension, but got: padding ({left}, {right}) at dimension "
-                               f"{dim} of input {list(input.shape)}")
+            raise RuntimeError(f"Argument #{4 + 2 * k}: Padding size should be less than the "
+                               f"corresponding input dimension, but got: padding ({left}, "
+                               f"{right}) at dimension {dim} of input {list(input.shape)}")
         if mode == "circular" and max(left, right) > input.shape[dim]:
             raise RuntimeError("Padding value causes wrapping around more than once.")
     positions = np.arange(input.numel(), dtype=np.int64).reshape(input.shape)

@@ -1,4 +1,4 @@
-"""More loss layers: MultiLabelMarginLoss and TripletMarginWithDistanceLoss."""
+"""More loss layers: MultiLabelMarginLoss, TripletMarginWithDistanceLoss and CTCLoss."""
 from . import functional as F
 from .distance import PairwiseDistance
 from .loss import _Loss
@@ -30,3 +30,17 @@ class TripletMarginWithDistanceLoss(_Loss):
                                                    distance_function=self.distance_function,
                                                    margin=self.margin, swap=self.swap,
                                                    reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The connectionist temporal classification loss of (T, N, C) log-probabilities against
+    target sequences (blank is the class of "no label")."""
+
+    def __init__(self, blank=0, reduction="mean", zero_infinity=False):
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity
+
+    def forward(self, log_probs, targets, input_lengths, target_lengths):
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, self.blank,
+                          self.reduction, self.zero_infinity)

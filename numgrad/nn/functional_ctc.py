@@ -1,0 +1,110 @@
+"""ctc_loss: the connectionist temporal classification loss (Graves et al., 2006), the negative
+log-likelihood of a target sequence summed over its alignments to the input frames.
+
+The forward (alpha) recursion runs over time in log space on numgrad ops (gather, logsumexp,
+where), batched over samples and the positions of the blank-extended targets, so its gradient is
+the exact derivative of the loss. torch's CTC backward returns exp(log_probs) minus the
+alignment posteriors, which equals the exact gradient only after log_softmax's backward: for
+log_probs made by log_softmax (as CTC expects) the gradients of the logits agree.
+"""
+import numpy as np
+
+from .. import creation
+from ..ops import elementwise as _E
+from ..ops.index import gather
+from ..ops.reduce import logsumexp
+from ..ops.shape import cat, stack
+from ..ops.untracked import to_host
+from ..tensor import Tensor
+from .functional_losses import _reduction
+
+# unreachable alignments: a large finite log-probability instead of -inf, so that no gradient
+# meets inf - inf; a loss beyond _IMPOSSIBLE is an impossible alignment (inf, as torch's)
+_UNREACHABLE = -1e30
+_IMPOSSIBLE = 1e29
+
+
+def _integers(values):
+    return np.asarray(to_host(values._data) if isinstance(values, Tensor) else values,
+                      np.int64).reshape(-1)
+
+
+def _padded_targets(targets, target_lengths, batch):
+    """targets as (N, S): rows of a 2-D tensor, or the concatenated 1-D form split by length."""
+    data = np.asarray(to_host(targets._data), np.int64)
+    if data.ndim == 2:
+        return data
+    width = int(target_lengths.max()) if batch else 0
+    rows = np.zeros((batch, width), np.int64)
+    starts = np.concatenate([[0], np.cumsum(target_lengths)[:-1]])
+    for n, (start, length) in enumerate(zip(starts, target_lengths)):
+        rows[n, :length] = data[start:start + length]
+    return rows
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
+             zero_infinity=False):
+    """log_probs (T, N, C) (or (T, C) unbatched) of the classes per frame, targets (N, S) or
+    concatenated, per-sample input and target lengths; reduction "mean" divides each loss by its
+    target length before averaging, as torch's.
+
+    >>> import numgrad as ng
+    >>> import numgrad.nn.functional as F
+    >>> frames = ng.zeros(2, 1, 2).log_softmax(2)
+    >>> F.ctc_loss(frames, ng.tensor([[1]]), ng.tensor([2]), ng.tensor([1]), reduction="sum")
+    tensor(0.2877)
+    """
+    reduction = _reduction(None, None, reduction)
+    unbatched = log_probs.ndim == 2
+    if unbatched:
+        log_probs = log_probs.unsqueeze(1)
+        targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
+    frames, batch, _ = log_probs.shape
+    lengths = _integers(input_lengths)
+    target_lengths = _integers(target_lengths)
+    labels = _padded_targets(targets, target_lengths, batch)
+    # the blank-extended targets: blank, l1, blank, l2, ..., blank
+    positions = 2 * labels.shape[1] + 1
+    extended = np.full((batch, positions), blank, np.int64)
+    extended[:, 1::2] = labels
+    # a position may be reached from two back when it is a label differing from the one before
+    skip = np.zeros((batch, positions), np.bool_)
+    skip[:, 2:] = (extended[:, 2:] != blank) & (extended[:, 2:] != extended[:, :-2])
+    valid = np.arange(positions)[None, :] < (2 * target_lengths + 1)[:, None]
+    gather_index = Tensor._make(extended, False).to(log_probs.device)
+
+    def emissions(t):
+        return gather(log_probs[t], 1, gather_index)
+
+    def constant(array):
+        return Tensor._make(array, False).to(log_probs.device)
+
+    unreachable = creation.full((batch, 1), _UNREACHABLE, dtype=log_probs.dtype,
+                                device=log_probs.device)
+    start = np.zeros((batch, positions), np.bool_)
+    start[:, :2] = True
+    alpha = _E.where(constant(start & valid), emissions(0), _UNREACHABLE)
+    can_skip, is_valid = constant(skip), constant(valid)
+    for t in range(1, frames):
+        one_back = cat([unreachable, alpha[:, :-1]], 1)
+        two_back = _E.where(can_skip, cat([unreachable, unreachable, alpha[:, :-2]], 1),
+                            _UNREACHABLE)
+        step = logsumexp(stack([alpha, one_back, two_back]), 0) + emissions(t)
+        step = _E.where(is_valid, step, _UNREACHABLE)
+        # a sample whose input has ended keeps its last alphas
+        running = constant((t < lengths)[:, None])
+        alpha = _E.where(running, step, alpha)
+    ends = np.stack([2 * target_lengths, np.maximum(2 * target_lengths - 1, 0)], 1)
+    final = gather(alpha, 1, constant(ends))
+    # an empty target ends only in its one blank
+    final = _E.where(constant(np.stack([np.ones(batch, np.bool_), target_lengths > 0], 1)),
+                     final, _UNREACHABLE)
+    losses = -logsumexp(final, 1)
+    impossible = constant(to_host(losses.detach()._data) > _IMPOSSIBLE)
+    losses = _E.where(impossible, 0.0 if zero_infinity else float("inf"), losses)
+    if reduction == "mean":
+        divisors = constant(np.maximum(target_lengths, 1).astype(to_host(losses._data).dtype))
+        return (losses / divisors).mean()
+    if reduction == "sum":
+        return losses.sum()
+    return losses.squeeze(0) if unbatched else losses
