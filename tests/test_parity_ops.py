@@ -356,3 +356,16 @@ def test_alpha_scales_within_the_result_dtype_with_torchs_refusals():
     assert both.dtype == ng.bool and both.tolist() == [True, False]
     small = ng.tensor([1, 2], dtype=ng.int32).add(flags, alpha=2)
     assert small.dtype == ng.int32 and small.tolist() == [3, 2]
+
+
+def test_writes_through_an_expanded_tensor_where_no_element_repeats():
+    y = ng.zeros(1, 3)
+    row = y.expand(2, 1, 3)[0][0]            # a view of an expanded tensor, nothing repeated
+    row.add_(1)
+    y.expand(2, 3)[:1].mul_(2)
+    y.expand(2, 3)[:, :0].add_(1)            # empty: nothing written twice
+    expanded = y.expand(2, 3)
+    expanded[0, 0] = 5                      # the written view repeats nothing
+    assert y.tolist() == [[5.0, 2.0, 2.0]]
+    assert refusal(lambda: expanded.__setitem__((slice(None), 0), 1.0)).startswith(OVERLAP_ERROR)
+    assert refusal(lambda: expanded.add_(1)).startswith(OVERLAP_ERROR)

@@ -49,17 +49,19 @@ def _records(self, *others):
     return self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
 
 
-def _check_can_write(self, *others):
+def _check_can_write(self, *others, written=None):
     """torch's refusals, before anything is written or recorded, in torch's order: autograd's
     (a view's creation, a leaf) before the kernel's (memory written twice). `others`: the op's
-    other operands, which make it recorded when one requires grad."""
+    other operands, which make it recorded when one requires grad; `written`: the part of self's
+    data written, when not all of it (setitem through a basic index)."""
     if grad_mode.state.grad_enabled:
         if _records(self, *others):
             views.check_inplace(self)
         views.check_view_of_leaf(self)
         if self._node < 0 and self._requires_grad:
             raise RuntimeError(_LEAF_ERROR)
-    if not self._data.flags.writeable and 0 in self._data.strides:
+    written = self._data if written is None else written
+    if type(written) is np.ndarray and _repeats_elements(written):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
@@ -69,6 +71,13 @@ def _check_can_write(self, *others):
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."
                            "You can make a clone to get a normal tensor before doing inplace update."
                            "See https://github.com/pytorch/rfcs/pull/17 for more details.")
+
+
+def _repeats_elements(data):
+    """torch's test of a written tensor's memory: a dim of stride 0 and size > 1 (an expanded
+    tensor) repeats elements; an empty tensor repeats none."""
+    return data.size > 0 and any(size > 1 and stride == 0
+                                 for size, stride in zip(data.shape, data.strides))
 
 
 def _snapshot(self):
@@ -305,15 +314,16 @@ def setitem(self, index, value):
     if (_writes_through_a_view(shape, index) and self._node < 0 and self._requires_grad
             and grad_mode.state.grad_enabled):
         raise RuntimeError(views._VIEW_OF_LEAF_ERROR)     # torch writes into self[index], a view
-    _check_can_write(self, value)
+    place = None
+    if basic and type(self._data) is np.ndarray:
+        # the view torch writes into (the Ellipsis keeps an all-int index from giving a scalar)
+        items = index if isinstance(index, tuple) else (index,)
+        place = self._data[items if Ellipsis in items else items + (Ellipsis,)]
+    _check_can_write(self, value, written=place)
     if isinstance(value, Tensor) and value._data.ndim and type(self._data) is np.ndarray:
         # the written places must not share part of the value's memory (y[1:] = y[:-1]); a 0-d
         # value is read once, as torch's fill_ reads it
-        target = self
-        if basic:
-            items = index if isinstance(index, tuple) else (index,)
-            target = Tensor._make(self._data[items if Ellipsis in items else items + (Ellipsis,)],
-                                  False)
+        target = self if place is None else Tensor._make(place, False)
         _check_no_partial_overlap(target, (value,))
     if not _records(self, value):
         data = value._data if isinstance(value, Tensor) else value

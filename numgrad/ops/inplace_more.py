@@ -27,7 +27,8 @@ from . import views
 from .apply import apply
 from .elementwise import logical_not
 from .index import _normalize, _positions, masked_fill, put_add
-from .inplace import COPY_SLICES, INDEX_PUT, _LEAF_ERROR, _check_can_write, apply_inplace
+from .inplace import COPY_SLICES, INDEX_PUT, _LEAF_ERROR, _check_can_write, _repeats_elements, \
+    apply_inplace
 from .layout import tril, triu
 from .linalg import addmm, baddbmm
 from .reduce import expand
@@ -176,7 +177,7 @@ def _same_shape(fn):
 def logical_not_(self):
     """In-place logical_not: 1 where self is 0, else 0, in self's dtype. As in torch, it is not
     recorded at all: self keeps its history (and a leaf that requires grad may be written)."""
-    if not self._data.flags.writeable and 0 in self._data.strides:
+    if type(self._data) is np.ndarray and _repeats_elements(self._data):
         _check_can_write(self)          # torch's refusal of a write into an expanded tensor
     if self._inference and not grad_mode.state.inference:
         raise RuntimeError(_INFERENCE_ERROR)

@@ -60,13 +60,13 @@ def _expand_vjp(ctx, g):
 
 
 def _expand_forward(x, shape):
-    """x broadcast to shape. Where no element is repeated (only new leading dims of size 1) the
-    view stays writable, as torch lets in-place ops write through it; a real broadcast is
-    read-only, and writes into it are refused (inplace._check_can_write)."""
+    """x broadcast to shape, a view of x's memory as writable as x: torch lets in-place ops write
+    through an expanded tensor, or a view of one, where no element is repeated; where one is (a
+    dim of stride 0 and size > 1), inplace._check_can_write refuses the write."""
     lead = len(shape) - x.ndim
-    if shape[lead:] == x.shape and all(size == 1 for size in shape[:lead]):
-        return x[(None,) * lead]
-    return np.broadcast_to(x, shape)
+    strides = [0] * lead + [0 if size == 1 and shape[lead + d] != 1 else stride
+                            for d, (size, stride) in enumerate(zip(x.shape, x.strides))]
+    return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=x.flags.writeable)
 
 
 EXPAND = OpDef("expand", _expand_forward, node_name="ExpandBackward0", kernel="expand_bwd",
