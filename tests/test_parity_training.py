@@ -509,3 +509,26 @@ def test_modules_with_extra_state_save_and_load_it():
     del saved["0._extra_state"]
     with pytest.raises(RuntimeError, match='Missing key\\(s\\) in state_dict: "0._extra_state"'):
         target.load_state_dict(saved)
+
+
+def test_conv_argument_and_padding_errors_are_torchs():
+    F = nn.functional
+    with pytest.raises(RuntimeError, match=r"^Expected 3D \(unbatched\) or 4D \(batched\) input "
+                                           r"to conv2d, but got input of size: \[4, 5\]$"):
+        nn.Conv2d(4, 2, 3)(ng.ones(4, 5))
+    with pytest.raises(RuntimeError, match=r"^Expected 2D \(unbatched\) or 3D \(batched\) input "
+                                           r"to conv1d, but got input of size: \[1, 1, 4, 5\]$"):
+        nn.Conv1d(4, 2, 3)(ng.ones(1, 1, 4, 5))
+    with pytest.raises(RuntimeError, match="^non-positive stride is not supported$"):
+        F.conv_transpose2d(ng.ones(1, 4, 5, 5), ng.ones(4, 2, 3, 3), stride=0)
+    with pytest.raises(RuntimeError, match="^negative padding is not supported$"):
+        F.conv2d(ng.ones(1, 4, 5, 5), ng.ones(2, 4, 3, 3), padding=(0, -1))
+    # conv1d runs as a conv2d of height 1 in torch too, hence the pair
+    with pytest.raises(RuntimeError, match=r"^dilation should be greater than zero, but got "
+                                           r"\[1, 0\]$"):
+        F.conv1d(ng.ones(1, 4, 5), ng.ones(2, 4, 3), dilation=0)
+    # torch checks the last dim's padding first (argument #4), then the one before (#6)
+    with pytest.raises(RuntimeError, match=r"^Argument #6: Padding size should be less than the "
+                                           r"corresponding input dimension, but got: padding "
+                                           r"\(3, 3\) at dimension 2 of input \[1, 4, 3, 5\]$"):
+        F.pad(ng.ones(1, 4, 3, 5), (1, 1, 3, 3), mode="reflect")

@@ -22,6 +22,13 @@ def _pair(value):
     return (int(value), int(value)) if isinstance(value, (int, np.integer)) else tuple(value)
 
 
+def _check_input_dims(op, input, rank):
+    """torch's refusal of inputs that are neither one sample nor a batch of rank-D signals."""
+    if input.ndim not in (rank + 1, rank + 2):
+        raise RuntimeError(f"Expected {rank + 1}D (unbatched) or {rank + 2}D (batched) input to "
+                           f"{op}, but got input of size: {list(input.shape)}")
+
+
 def _check_conv_dtypes(input, weight, bias):
     """torch's convolutions promote nothing: the bias is checked first, then the weight."""
     name = dtypes.scalar_type_name
@@ -46,12 +53,19 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     tensor([[[[ 8., 12.],
               [20., 24.]]]])
     """
+    _check_input_dims("conv2d", input, 2)
     _check_conv_dtypes(input, weight, bias)
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
     out_channels, per_group, kh, kw = weight.shape
     stride, dilation = _pair(stride), _pair(dilation)
+    if not isinstance(padding, str) and any(p < 0 for p in _pair(padding)):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
     if padding == "valid":
         padding = (0, 0)
     elif padding == "same":
@@ -105,6 +119,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     >>> F.conv1d(ng.ones(1, 1, 4), ng.ones(1, 1, 2))
     tensor([[[2., 2., 2.]]])
     """
+    _check_input_dims("conv1d", input, 1)
     unbatched = input.ndim == 2
     if unbatched:
         input = input.unsqueeze(0)
@@ -354,12 +369,15 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
               [1., 1., 1., 1.]]]])
     """
     from ..ops.shape import cat, pad
+    _check_input_dims("conv_transpose2d", input, 2)
     _check_conv_dtypes(input, weight, bias)
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
     (sh, sw), (ph, pw), (oph, opw), (dh, dw) = (_pair(stride), _pair(padding),
                                                 _pair(output_padding), _pair(dilation))
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError("non-positive stride is not supported")
     if not (oph < sh or oph < dh) or not (opw < sw or opw < dw):
         raise RuntimeError(f"output padding must be smaller than either stride or dilation, but "
                            f"got output_padding_height: {oph} output_padding_width: {opw} "
