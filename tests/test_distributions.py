@@ -99,3 +99,14 @@ def test_multivariate_normal_and_independent():
     independent = Independent(Normal(ng.zeros(3, 2), ng.ones(3, 2)), 1)
     assert independent.batch_shape == (3,) and independent.event_shape == (2,)
     close(independent.log_prob(ng.zeros(3, 2)), np.full(3, -np.log(2 * np.pi)))
+
+
+def test_more_kl_divergences():
+    from numgrad.distributions import Gamma, MultivariateNormal
+    a, b = f64([0.5, 2.0, 3.0]), f64([1.5, 0.7, 2.0])
+    close(kl_divergence(Gamma(a, b), Gamma(b, a)), [2.584948, 3.789897, 0.918707])
+    first = MultivariateNormal(a, scale_tril=f64([[1.0, 0.0, 0.0], [0.5, 1.2, 0.0],
+                                                  [-0.3, 0.4, 0.8]]))
+    second = MultivariateNormal(b, scale_tril=f64([[0.7, 0.0, 0.0], [-0.2, 0.9, 0.0],
+                                                   [0.1, 0.3, 1.5]]))
+    close(kl_divergence(first, second), 2.8266)

@@ -4,8 +4,12 @@ import math
 
 from ..nn import functional as F
 from ..ops.elementwise import where
+from .. import linalg
+from ..ops import digamma, lgamma
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .exponential_family import Exponential, Gamma, Laplace
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 
@@ -56,3 +60,39 @@ def _kl_categorical_categorical(p, q):
 def _kl_uniform_uniform(p, q):
     result = ((q.high - q.low) / (p.high - p.low)).log()
     return where((q.low > p.low) | (q.high < p.high), math.inf, result)
+
+
+@register_kl(Exponential, Exponential)
+def _kl_exponential_exponential(p, q):
+    ratio = q.rate / p.rate
+    return ratio - ratio.log() - 1
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p, q):
+    return (q.concentration * (p.rate / q.rate).log() + lgamma(q.concentration)
+            - lgamma(p.concentration)
+            + (p.concentration - q.concentration) * digamma(p.concentration)
+            + (q.rate - p.rate) * (p.concentration / p.rate))
+
+
+@register_kl(Laplace, Laplace)
+def _kl_laplace_laplace(p, q):
+    scale_ratio = p.scale / q.scale
+    distance = (p.loc - q.loc).abs() / q.scale
+    return -scale_ratio.log() + distance + scale_ratio * (-(p.loc - q.loc).abs()
+                                                          / p.scale).exp() - 1
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariate_normal(p, q):
+    if p.event_shape != q.event_shape:
+        raise ValueError("KL-divergence between two Multivariate Normals with different event "
+                         "shapes cannot be computed")
+    k = p.event_shape[0]
+    half_log_det = p._half_log_det() * -1 + q._half_log_det()
+    # tr(Sq^-1 Sp) = ||Lq^-1 Lp||_F^2, and the Mahalanobis term of the means
+    whitened = linalg.solve_triangular(q.scale_tril, p.scale_tril, upper=False)
+    difference = linalg.solve_triangular(q.scale_tril, (q.loc - p.loc).unsqueeze(-1),
+                                         upper=False).squeeze(-1)
+    return half_log_det + 0.5 * ((whitened ** 2).sum((-2, -1)) + (difference ** 2).sum(-1) - k)
