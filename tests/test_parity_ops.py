@@ -369,3 +369,12 @@ def test_writes_through_an_expanded_tensor_where_no_element_repeats():
     assert y.tolist() == [[5.0, 2.0, 2.0]]
     assert refusal(lambda: expanded.__setitem__((slice(None), 0), 1.0)).startswith(OVERLAP_ERROR)
     assert refusal(lambda: expanded.add_(1)).startswith(OVERLAP_ERROR)
+
+
+def test_any_and_all_over_no_dims_reduce_nothing():
+    a = ng.tensor([[0.0, 1.0], [2.0, 0.0]])
+    assert a.any(dim=()).tolist() == [[False, True], [True, False]]
+    assert a.all(dim=(), keepdim=True).tolist() == [[False, True], [True, False]]
+    assert a.any(dim=(0, 1)).item() is True
+    assert refusal(lambda: ng.tensor([1, 2]).nanmean(0)) == (
+        "nanmean(): expected input to have floating point or complex dtype but got Long")

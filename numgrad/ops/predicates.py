@@ -28,13 +28,23 @@ def isfinite(x):
     return untracked(np.isfinite, x._data)
 
 
+def _no_dims(dim):
+    """any and all given dim=() reduce nothing, unlike sum's empty dims: torch's result is the
+    elements as bools."""
+    return isinstance(dim, (tuple, list)) and len(dim) == 0
+
+
 def any(x, dim=None, keepdim=False):
     """Whether any element (along dim) is nonzero: a bool tensor."""
+    if _no_dims(dim):
+        return untracked(lambda v: v != 0, x._data)
     return untracked(np.any, x._data, axis=_dims(x, dim), keepdims=keepdim)
 
 
 def all(x, dim=None, keepdim=False):
     """Whether every element (along dim) is nonzero: a bool tensor."""
+    if _no_dims(dim):
+        return untracked(lambda v: v != 0, x._data)
     return untracked(np.all, x._data, axis=_dims(x, dim), keepdims=keepdim)
 
 

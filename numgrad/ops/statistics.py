@@ -95,7 +95,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dtype)
     if not dtypes.is_floating(input._data.dtype):
         raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but "
-                           f"got {input.dtype}")
+                           f"got {dtypes.scalar_type_name(input._data.dtype)}")
     present = ~isnan(input)
     count = _sum(present, dim, keepdim).to(input._data.dtype)
     # no element present: NaN, as torch gives, without NumPy's warning about 0 / 0
