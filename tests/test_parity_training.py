@@ -532,3 +532,13 @@ def test_conv_argument_and_padding_errors_are_torchs():
                                            r"corresponding input dimension, but got: padding "
                                            r"\(3, 3\) at dimension 2 of input \[1, 4, 3, 5\]$"):
         F.pad(ng.ones(1, 4, 3, 5), (1, 1, 3, 3), mode="reflect")
+
+
+def test_recurrent_layers_refuse_what_torch_refuses():
+    for cls in (nn.RNN, nn.GRU):
+        with pytest.raises(ValueError, match="^proj_size argument is only supported for LSTM, not "
+                                             "RNN or GRU$"):
+            cls(3, 4, proj_size=0)
+    with pytest.raises(RuntimeError, match="^Expected sequence length to be larger than 0 in "
+                                           "RNN$"):
+        nn.LSTM(3, 4)(ng.ones(0, 2, 3))

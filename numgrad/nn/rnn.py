@@ -180,6 +180,8 @@ class RNNBase(Module):
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
+        if input.shape[0] == 0:
+            raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
         return input, batched
 
     def _check_state(self, state, expected, message):
@@ -256,6 +258,12 @@ class _SingleStateRNN(RNNBase):
         return self._finish(output, batched), h_n if batched else h_n.squeeze(1)
 
 
+def _refuse_projection(proj_size):
+    """torch refuses proj_size by name in RNN and GRU, whatever its value."""
+    if proj_size is not None:
+        raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
+
+
 class RNN(_SingleStateRNN):
     """Elman RNN: h_t = nonlinearity(x_t W_ih^T + b_ih + h_{t-1} W_hh^T + b_hh), tanh or relu.
 
@@ -266,7 +274,9 @@ class RNN(_SingleStateRNN):
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, nonlinearity="tanh", bias=True,
-                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 batch_first=False, dropout=0.0, bidirectional=False, device=None, dtype=None, *,
+                 proj_size=None):
+        _refuse_projection(proj_size)
         self.nonlinearity = nonlinearity
         super().__init__(_nonlinearity_mode(nonlinearity), input_size, hidden_size, num_layers,
                          bias, batch_first, dropout, bidirectional, device=device, dtype=dtype)
@@ -283,7 +293,8 @@ class GRU(_SingleStateRNN):
     """
 
     def __init__(self, input_size, hidden_size, num_layers=1, bias=True, batch_first=False,
-                 dropout=0.0, bidirectional=False, device=None, dtype=None):
+                 dropout=0.0, bidirectional=False, device=None, dtype=None, *, proj_size=None):
+        _refuse_projection(proj_size)
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout,
                          bidirectional, device=device, dtype=dtype)
 
