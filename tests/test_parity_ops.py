@@ -378,3 +378,12 @@ def test_any_and_all_over_no_dims_reduce_nothing():
     assert a.any(dim=(0, 1)).item() is True
     assert refusal(lambda: ng.tensor([1, 2]).nanmean(0)) == (
         "nanmean(): expected input to have floating point or complex dtype but got Long")
+
+
+def test_aminmax_of_an_empty_tensor_and_median_of_bools():
+    both = ng.zeros(2, 0, 3).aminmax(dim=0)
+    assert both.min.shape == (0, 3) and both.max.shape == (0, 3)
+    with pytest.raises(IndexError, match="^aminmax: Expected reduction dim 1 to have non-zero size.$"):
+        ng.zeros(2, 0, 3).aminmax(dim=1)
+    with pytest.raises(NotImplementedError, match="\"median_out\" not implemented for 'Bool'"):
+        ng.tensor([True]).median(0)

@@ -51,6 +51,9 @@ def median(input, dim=None, keepdim=False):
     """median(x): the lower median of all elements (NaN if there is one). median(x, dim):
     (values, indices) of the lower medians along dim."""
     data = to_host(input._data)
+    if data.dtype == np.bool_:
+        kernel = "median_cpu" if dim is None else "median_out"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
         if data.size == 0:
             # torch's median of nothing: NaN (its integer kernel gives the dtype's lowest value)
@@ -105,8 +108,12 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) over everything or along dim; gradients as amin's and amax's."""
     if input._data.size == 0:
-        raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
-                           "operation has no identity.")
+        if dim is None:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the "
+                               "operation has no identity.")
+        d = _wrap_dim(dim, input._data.ndim)
+        if input._data.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
     dims = () if dim is None else dim
     if dim is None and keepdim:
         dims = tuple(range(input._data.ndim))
