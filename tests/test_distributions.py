@@ -110,3 +110,22 @@ def test_more_kl_divergences():
     second = MultivariateNormal(b, scale_tril=f64([[0.7, 0.0, 0.0], [-0.2, 0.9, 0.0],
                                                    [0.1, 0.3, 1.5]]))
     close(kl_divergence(first, second), 2.8266)
+
+
+def test_heavy_tailed_and_discrete_families():
+    from numgrad.distributions import (Binomial, Cauchy, Dirichlet, Geometric, HalfNormal,
+                                       LogNormal, StudentT)
+    a, b, value = f64([0.5, 2.0, 3.0]), f64([1.5, 0.7, 2.0]), f64([0.2, 1.5, 3.0])
+    close(Cauchy(a, b).log_prob(value), [-1.589416, -1.2003, -1.837877])
+    close(LogNormal(a, b).log_prob(value), [-0.703794, -3.562159, -3.162607])
+    close(HalfNormal(b).log_prob(value), [-0.640145, -2.165035, -2.043939])
+    close(StudentT(a + 1, b, a).log_prob(value), [-2.515952, -1.797956, -2.147939])
+    close(Dirichlet(a).log_prob(value / value.sum()), 2.230804)
+    close(Geometric(probs=a / 4).log_prob(value.round()), [-2.079442, -2.079442, -4.446565])
+    probs = f64([0.125, 0.5, 0.75], True)
+    log_prob = Binomial(5, probs=probs).log_prob(f64([0.0, 2.0, 5.0]))
+    log_prob.sum().backward()
+    close(log_prob, [-0.667657, -1.163151, -1.43841])
+    close(probs.grad, [-5.714286, -2.0, 6.666667])        # torch's, also at logit 0
+    draws = np.asarray(Dirichlet(ng.tensor([1.0, 2.0, 3.0])).sample((4000,)))
+    np.testing.assert_allclose(draws.mean(0), [1 / 6, 2 / 6, 3 / 6], atol=0.02)

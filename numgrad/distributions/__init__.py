@@ -12,10 +12,13 @@ from .distribution import Distribution
 from .exponential_family import Beta, Exponential, Gamma, Laplace, Poisson
 from .independent import Independent
 from .kl import kl_divergence, register_kl
+from .more_families import (Binomial, Cauchy, Dirichlet, Geometric, HalfNormal, LogNormal,
+                            StudentT)
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .uniform import Uniform
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential",
            "Laplace", "Poisson", "Gamma", "Beta", "MultivariateNormal", "Independent",
+           "Cauchy", "LogNormal", "HalfNormal", "StudentT", "Dirichlet", "Geometric", "Binomial",
            "kl_divergence", "register_kl"]

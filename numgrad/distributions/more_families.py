@@ -1,0 +1,250 @@
+"""More families as torch.distributions has them: Cauchy, LogNormal and HalfNormal
+(reparameterised), StudentT, Dirichlet, Geometric and Binomial (sampled without gradient)."""
+import math
+
+import numpy as np
+
+from .. import creation
+from ..nn import functional as F
+from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, xlogy
+from .bernoulli import probs_or_logits
+from .distribution import Distribution, as_parameter
+from .exponential_family import _draw
+from .normal import Normal
+
+
+class Cauchy(Distribution):
+    """Cauchy(loc, scale)."""
+
+    has_rsample = True
+    arg_names = ("loc", "scale")
+
+    def __init__(self, loc, scale, validate_args=None):
+        loc = as_parameter(loc)
+        self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
+        super().__init__(self.loc.shape, validate_args=validate_args)
+        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
+
+    def rsample(self, sample_shape=()):
+        unit = creation.empty(*self._extended_shape(sample_shape), dtype=self.loc.dtype)
+        return self.loc + unit.cauchy_() * self.scale
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.loc)
+        return (-math.log(math.pi) - self.scale.log()
+                - (((value - self.loc) / self.scale) ** 2).log1p())
+
+    def cdf(self, value):
+        return ((as_parameter(value, self.loc) - self.loc) / self.scale).atan() / math.pi + 0.5
+
+    def entropy(self):
+        return math.log(4 * math.pi) + self.scale.log()
+
+
+class LogNormal(Distribution):
+    """LogNormal(loc, scale): exp of Normal(loc, scale)."""
+
+    has_rsample = True
+    arg_names = ("loc", "scale")
+
+    def __init__(self, loc, scale, validate_args=None):
+        self.base_dist = Normal(loc, scale, validate_args=validate_args)
+        self.loc, self.scale = self.base_dist.loc, self.base_dist.scale
+        super().__init__(self.loc.shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return (self.loc + self.scale ** 2 / 2).exp()
+
+    @property
+    def variance(self):
+        return (self.scale ** 2).expm1() * (2 * self.loc + self.scale ** 2).exp()
+
+    def rsample(self, sample_shape=()):
+        return self.base_dist.rsample(sample_shape).exp()
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.loc)
+        self._check_sample(value, "GreaterThan(lower_bound=0.0)", value > 0)
+        return self.base_dist.log_prob(value.log()) - value.log()
+
+    def entropy(self):
+        return self.base_dist.entropy() + self.loc
+
+
+class HalfNormal(Distribution):
+    """HalfNormal(scale): |Normal(0, scale)|."""
+
+    has_rsample = True
+    arg_names = ("scale",)
+
+    def __init__(self, scale, validate_args=None):
+        scale = as_parameter(scale)
+        self.base_dist = Normal(scale * 0, scale, validate_args=validate_args)
+        self.scale = self.base_dist.scale
+        super().__init__(self.scale.shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale ** 2 * (1 - 2 / math.pi)
+
+    def rsample(self, sample_shape=()):
+        return self.base_dist.rsample(sample_shape).abs()
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.scale)
+        self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
+        return self.base_dist.log_prob(value) + math.log(2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)
+
+
+class StudentT(Distribution):
+    """StudentT(df, loc=0, scale=1)."""
+
+    arg_names = ("df", "loc", "scale")
+
+    def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
+        df = as_parameter(df)
+        self.df, self.loc, self.scale = broadcast_tensors(df, as_parameter(loc, df),
+                                                          as_parameter(scale, df))
+        super().__init__(self.df.shape, validate_args=validate_args)
+        self._check("df", self.df, "GreaterThan(lower_bound=0.0)", self.df > 0)
+        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        standard = _draw(lambda rng, df: rng.standard_t(np.broadcast_to(df, shape)), self.df)
+        return self.loc.detach() + self.scale.detach() * standard
+
+    def log_prob(self, value):
+        y = (as_parameter(value, self.df) - self.loc) / self.scale
+        normalizer = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi)
+                      + lgamma(0.5 * self.df) - lgamma(0.5 * (self.df + 1.0)))
+        return -0.5 * (self.df + 1.0) * (y ** 2 / self.df).log1p() - normalizer
+
+    def entropy(self):
+        log_beta = lgamma(0.5 * self.df) + math.lgamma(0.5) - lgamma(0.5 * (self.df + 1))
+        return (self.scale.log() + 0.5 * (self.df + 1) * (digamma(0.5 * (self.df + 1))
+                                                          - digamma(0.5 * self.df))
+                + 0.5 * self.df.log() + log_beta)
+
+
+class Dirichlet(Distribution):
+    """Dirichlet(concentration): probability vectors over the last dim."""
+
+    arg_names = ("concentration",)
+
+    def __init__(self, concentration, validate_args=None):
+        self.concentration = as_parameter(concentration)
+        if self.concentration.ndim < 1:
+            raise ValueError("`concentration` parameter must be at least one-dimensional.")
+        shape = self.concentration.shape
+        super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
+        self._check("concentration", self.concentration, "IndependentConstraint(GreaterThan("
+                    "lower_bound=0.0), 1)", self.concentration > 0)
+
+    @property
+    def mean(self):
+        return self.concentration / self.concentration.sum(-1, keepdim=True)
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        gammas = _draw(lambda rng, c: rng.standard_gamma(np.broadcast_to(c, shape)),
+                       self.concentration)
+        return gammas / gammas.sum(-1, keepdim=True)
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.concentration)
+        c = self.concentration
+        return (xlogy(c - 1.0, value).sum(-1) + lgamma(c.sum(-1)) - lgamma(c).sum(-1))
+
+    def entropy(self):
+        c = self.concentration
+        k, total = c.shape[-1], c.sum(-1)
+        return (lgamma(c).sum(-1) - lgamma(total) - (k - total) * digamma(total)
+                - ((c - 1.0) * digamma(c)).sum(-1))
+
+
+class Geometric(Distribution):
+    """Geometric(probs=None, logits=None): the number of failures before the first success."""
+
+    arg_names = ("probs", "logits")
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        probs, logits = probs_or_logits(probs, logits)
+        self.probs = probs if probs is not None else sigmoid(logits)
+        self.logits = logits if logits is not None else \
+            (self.probs.clamp(1e-38, 1 - float(np.finfo(self.probs.dtype).eps))).logit()
+        super().__init__(self.probs.shape, validate_args=validate_args)
+        if probs is not None:
+            self._check("probs", probs, "HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)",
+                        (probs > 0) & (probs <= 1))
+
+    @property
+    def mean(self):
+        return 1.0 / self.probs - 1.0
+
+    @property
+    def variance(self):
+        return (1.0 / self.probs - 1.0) / self.probs
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        # numpy counts trials up to the first success; torch counts the failures before it
+        return _draw(lambda rng, p: rng.geometric(np.broadcast_to(p, shape)) - 1.0, self.probs)
+
+    def log_prob(self, value):
+        value, probs = broadcast_tensors(as_parameter(value, self.probs), self.probs)
+        # probs 1 with value 0 is log 1 = 0, not 0 * -inf
+        safe = probs.masked_fill((probs == 1) & (value == 0), 0)
+        return value * (-safe).log1p() + self.probs.log()
+
+    def entropy(self):
+        return F.binary_cross_entropy_with_logits(self.logits, self.probs,
+                                                  reduction="none") / self.probs
+
+
+class Binomial(Distribution):
+    """Binomial(total_count=1, probs=None, logits=None): successes in total_count trials."""
+
+    arg_names = ("total_count", "probs", "logits")
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        probs, logits = probs_or_logits(probs, logits)
+        parameter = probs if probs is not None else logits
+        self.total_count, parameter = broadcast_tensors(as_parameter(total_count, parameter),
+                                                        parameter)
+        self.probs = parameter if probs is not None else sigmoid(parameter)
+        eps = float(np.finfo(self.probs.dtype).eps)
+        self.logits = parameter if logits is not None else self.probs.clamp(eps, 1 - eps).logit()
+        super().__init__(self.probs.shape, validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.total_count * self.probs
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        return _draw(lambda rng, n, p: rng.binomial(np.broadcast_to(n, shape).astype(np.int64),
+                                                    np.broadcast_to(p, shape)).astype(np.float64),
+                     self.total_count, self.probs)
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.probs)
+        n, logits = self.total_count, self.logits
+        log_binomial = lgamma(n + 1) - lgamma(value + 1) - lgamma(n - value + 1)
+        # k logit - n log(1 + e^logit), written stably for either sign of the logit; max(logit, 0)
+        # as torch's _clamp_by_zero, whose gradient at 0 is 1/2
+        positive = (logits.clamp(min=0) + logits - logits.clamp(max=0)) / 2
+        normalizer = n * positive + n * (-logits.abs()).exp().log1p()
+        return log_binomial + value * logits - normalizer
