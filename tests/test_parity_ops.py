@@ -387,3 +387,15 @@ def test_aminmax_of_an_empty_tensor_and_median_of_bools():
         ng.zeros(2, 0, 3).aminmax(dim=1)
     with pytest.raises(NotImplementedError, match="\"median_out\" not implemented for 'Bool'"):
         ng.tensor([True]).median(0)
+
+
+def test_fill_through_an_overlapping_view_gives_the_base_torchs_gradient():
+    x = ng.tensor([[1.0, 2.0, 3.0]], requires_grad=True)
+    w = ng.tensor(10.0, requires_grad=True)
+    y = x * 1
+    windows = y.flatten().unfold(0, 2, 1)        # the middle element is in both windows
+    windows.fill_(w)
+    assert y.tolist() == [[10.0, 10.0, 10.0]]
+    (y.sum() + windows.sum()).backward()
+    np.testing.assert_array_equal(values(x.grad), [[0.0, 0.0, 0.0]])   # all overwritten
+    assert w.grad.item() == 10.0

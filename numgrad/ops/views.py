@@ -361,9 +361,44 @@ def copy_slices(base, region, result):
     from .apply import apply
     from .inplace import COPY_SLICES
     old = Tensor._make(base._data, base._requires_grad, base._seg, base._node, base._slot)
+    positions = _shared_places(region, result._data.shape)
+    if positions is not None:
+        return _copy_overlapping(old, positions, result)
     inside = _read_region(old, region, result._data.shape)
     change = _scatter_region(E.sub(result, inside), region, base._data.shape)
     return apply(COPY_SLICES, (old, change))
+
+
+def _shared_places(region, shape):
+    """The region's flat positions when some are shared by several of the view's elements (an
+    overlapping unfold or as_strided), else None."""
+    positions = region.positions
+    if region.affine is not None:
+        from .shape import _overlaps
+        offset, strides = region.affine
+        if not _overlaps(shape, strides):
+            return None
+        numbers = np.arange(offset + 1 + sum((n - 1) * s for n, s in zip(shape, strides)),
+                            dtype=np.int64)
+        positions = np.lib.stride_tricks.as_strided(numbers[offset:], shape,
+                                                    [s * numbers.itemsize for s in strides])
+    if np.unique(positions).size == positions.size:
+        return None
+    return positions
+
+
+def _copy_overlapping(old, positions, result):
+    """CopySlices over places shared by several elements: the scatter of result - old[region]
+    would count the old value once per element. Instead: old with the region zeroed plus each
+    element written at its place, the last write to a place kept (as the memory keeps it); the
+    old base gets no gradient inside the region and every element its place's, as in torch."""
+    from .apply import apply
+    from .index import masked_fill, put_add
+    from .inplace import COPY_SLICES
+    from .scatter import _mask, keep_last_writes
+    kept = masked_fill(old, _mask(old, positions), 0)
+    placed = put_add(keep_last_writes(old, positions, result), positions, old._data.shape)
+    return apply(COPY_SLICES, (kept, placed))
 
 
 def _live_views(base):
