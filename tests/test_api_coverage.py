@@ -481,6 +481,23 @@ def test_triangular_solves_and_matrix_exp_identities():
         close(ng.chain_matmul(lower, rhs), np.asarray(lower) @ np.asarray(rhs))
 
 
+def test_legacy_linear_algebra():
+    a = t(np.arange(12.0).reshape(4, 3) ** 1.3 / 10, grad=True)
+    u, s, v = ng.svd(a)
+    assert (u.shape, s.shape, v.shape) == ((4, 3), (3,), (3, 3))
+    close(u @ ng.diag(s) @ v.t(), np.asarray(a.detach()))
+    assert ng.svd(a, some=False).U.shape == (4, 4)
+    assert float(ng.svd(a, compute_uv=False).V.abs().sum()) == 0.0
+    with pytest.warns(UserWarning, match="torch.qr is deprecated"):
+        q, r = ng.qr(a)
+    close(q @ r, np.asarray(a.detach()))
+    triangle = t([[2.0, 1.0, 0.5], [9.0, 3.0, -1.0], [9.0, 9.0, 4.0]])
+    with pytest.warns(UserWarning, match="torch.triangular_solve is deprecated"):
+        solution, copy = ng.triangular_solve(t([[1.0], [2.0], [3.0]]), triangle)
+    close(np.triu(np.asarray(triangle)) @ np.asarray(solution), [[1.0], [2.0], [3.0]])
+    assert copy._data is not triangle._data
+
+
 def test_view_copies_and_samplers():
     x = t(np.arange(24.0).reshape(2, 3, 4), grad=True)
     copy = ng.permute_copy(x, (2, 0, 1))

@@ -25,16 +25,16 @@ from .einsum import einsum
 from ..creation import as_tensor
 # Families that list their own names (PUBLIC, METHODS, INPLACE) instead of appearing above.
 from . import (bits, composite, decompositions, elementwise_gamma, elementwise_more,
-               elementwise_special, inplace_more, linalg_more, nanmedian, numeric_gradient,
-               order_stats, sampling, sampling_more, scatter, scatter_reduce, scatter_views,
-               shape_more, stacking, statistics, tensor_info, torch_aliases, value_queries,
-               view_copies)
+               elementwise_special, inplace_more, linalg_legacy, linalg_more, nanmedian,
+               numeric_gradient, order_stats, sampling, sampling_more, scatter, scatter_reduce,
+               scatter_views, shape_more, stacking, statistics, tensor_info, torch_aliases,
+               value_queries, view_copies)
 
 FAMILIES = (bits, composite, decompositions, elementwise_gamma, elementwise_more,
-            elementwise_special, inplace_more, linalg_more, nanmedian, numeric_gradient,
-            order_stats, sampling, sampling_more, scatter, scatter_reduce, scatter_views,
-            shape_more, stacking, statistics, tensor_info, torch_aliases, value_queries,
-            view_copies)
+            elementwise_special, inplace_more, linalg_legacy, linalg_more, nanmedian,
+            numeric_gradient, order_stats, sampling, sampling_more, scatter, scatter_reduce,
+            scatter_views, shape_more, stacking, statistics, tensor_info, torch_aliases,
+            value_queries, view_copies)
 for _family in FAMILIES:
     globals().update({name: getattr(_family, name) for name in _family.PUBLIC})
 
