@@ -10,6 +10,7 @@ import numpy as np
 from .. import creation
 
 from ..tensor import Tensor
+from .composite import addmv
 from .elementwise import where
 from .index import masked_fill
 from .layout import tril, triu
@@ -164,4 +165,5 @@ PUBLIC = ("addr", "addbmm", "renorm", "adjoint", "matrix_exp", "chain_matmul", "
 METHODS = ("addr", "addbmm", "renorm", "adjoint", "matrix_exp", "cholesky_solve",
            "cholesky_inverse", "H", "mH")
 INPLACE = {"addr_": (_same_shape(addr), False), "addbmm_": (_same_shape(addbmm), False),
+           "addmv_": (_same_shape(addmv), False),
            "renorm_": (renorm, True)}

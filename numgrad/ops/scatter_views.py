@@ -1,5 +1,5 @@
-"""diagonal_scatter, select_scatter and slice_scatter: input with src written into the place a
-view (diagonal, select, slice) would show, out of place. Each is scatter.py's write at the view's
+"""diagonal_scatter, select_scatter, slice_scatter and as_strided_scatter: input with src written
+into the place a view (diagonal, select, slice, as_strided) would show, out of place. Each is scatter.py's write at the view's
 flat positions (MaskedFillBackward0, then ScatterAddBackward0): the gradient of input is zero in
 the place, that of src is the gradient read out of it, as torch's."""
 import numpy as np
@@ -45,6 +45,18 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     return _write_view(input, src, lambda p: p[(slice(None),) * d + (slice(start, end, step),)])
 
 
-PUBLIC = ("diagonal_scatter", "select_scatter", "slice_scatter")
+def as_strided_scatter(input, src, size, stride, storage_offset=None):
+    """input (contiguous) with src written where input.as_strided(size, stride, storage_offset)
+    would show it."""
+    offset = 0 if storage_offset is None else int(storage_offset)
+
+    def view(positions):
+        flat = positions.reshape(-1)[offset:]
+        return np.lib.stride_tricks.as_strided(
+            flat, tuple(int(n) for n in size), tuple(int(k) * flat.itemsize for k in stride))
+    return _write_view(input, src, view)
+
+
+PUBLIC = ("diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter")
 METHODS = PUBLIC
 INPLACE = {}
