@@ -542,3 +542,28 @@ def test_recurrent_layers_refuse_what_torch_refuses():
     with pytest.raises(RuntimeError, match="^Expected sequence length to be larger than 0 in "
                                            "RNN$"):
         nn.LSTM(3, 4)(ng.ones(0, 2, 3))
+
+
+def test_state_dict_hooks_rename_keys_for_saving_and_loading():
+    model = nn.Sequential(nn.Linear(1, 1), nn.Linear(1, 1))
+    calls = []
+    model[0].register_state_dict_pre_hook(lambda module, prefix, keep_vars:
+                                          calls.append((prefix, keep_vars)))
+
+    def rename_on_save(module, state_dict, prefix, local_metadata):
+        state_dict[prefix + "renamed"] = state_dict.pop(prefix + "bias")
+
+    def rename_on_load(module, state_dict, prefix, local_metadata, strict, missing_keys,
+                       unexpected_keys, error_msgs):
+        state_dict[prefix + "bias"] = state_dict.pop(prefix + "renamed")
+
+    model[1].register_state_dict_post_hook(rename_on_save)
+    saved = model.state_dict()
+    assert list(saved) == ["0.weight", "0.bias", "1.weight", "1.renamed"]
+    assert calls == [("0.", False)]
+    model[1].register_load_state_dict_pre_hook(rename_on_load)
+    assert repr(model.load_state_dict(saved)) == "<All keys matched successfully>"
+    assert "1.renamed" in saved   # the caller's dict is left as it was
+    model[1].register_state_dict_post_hook(lambda *args: 1)
+    with pytest.raises(RuntimeError, match="^state_dict post-hook must return None$"):
+        model.state_dict()

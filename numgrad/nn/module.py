@@ -62,7 +62,8 @@ class Module:
         object.__setattr__(self, "_modules", {})
         # OrderedDicts: prepend=True moves a hook to the front
         for table in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
-                      "_backward_pre_hooks", "_load_state_dict_post_hooks"):
+                      "_backward_pre_hooks", "_load_state_dict_post_hooks",
+                      "_load_state_dict_pre_hooks", "_state_dict_hooks", "_state_dict_pre_hooks"):
             object.__setattr__(self, table, OrderedDict())
         # the ids of all hooks registered here, so that a call without hooks tests one attribute
         object.__setattr__(self, "_registered_hook_ids", set())
@@ -412,6 +413,19 @@ class Module:
         share memory with the module's (detached unless keep_vars)."""
         if destination is None:
             destination = OrderedDict()
+        for hook in list(self._state_dict_pre_hooks.values()):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination, prefix + name + ".", keep_vars)
+        for hook in list(self._state_dict_hooks.values()):
+            if hook(self, destination, prefix, {}) is not None:
+                raise RuntimeError("state_dict post-hook must return None")
+        return destination
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """This module's own entries (not its children's)."""
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -420,10 +434,6 @@ class Module:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE] = self.get_extra_state()
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination, prefix + name + ".", keep_vars)
-        return destination
 
     def get_extra_state(self):
         """What state_dict saves under "_extra_state" besides tensors, for a module that
@@ -443,16 +453,22 @@ class Module:
         strict: every key must match. Shapes must match in any case. Returns the
         (missing_keys, unexpected_keys) named tuple.
         """
-        state_dict = OrderedDict(state_dict)   # the upgrades below must not touch the caller's
-        for prefix, module in self.named_modules():
-            module._upgrade_state_dict(state_dict, prefix + "." if prefix else "")
-        own = self.state_dict(keep_vars=True)
-        extra = {prefix + ("." if prefix else "") + _EXTRA_STATE: module
-                 for prefix, module in self.named_modules()
+        state_dict = OrderedDict(state_dict)   # the hooks and upgrades must not touch the caller's
+        # every module under each of its names, as state_dict lists a shared one
+        modules = [(prefix + "." if prefix else "", module)
+                   for prefix, module in self.named_modules(remove_duplicate=False)]
+        missing, unexpected, errors = [], [], []
+        for prefix, module in modules:
+            for hook in list(module._load_state_dict_pre_hooks.values()):
+                hook(module, state_dict, prefix, {}, strict, missing, unexpected, errors)
+            module._upgrade_state_dict(state_dict, prefix)
+        own = OrderedDict()   # without the state_dict hooks, which may rename keys for saving
+        for prefix, module in modules:
+            module._save_to_state_dict(own, prefix, True)
+        extra = {prefix + _EXTRA_STATE: module for prefix, module in modules
                  if type(module).set_extra_state is not Module.set_extra_state}
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
+        missing += [k for k in own if k not in state_dict]
+        unexpected += [k for k in state_dict if k not in own]
         with grad_mode.no_grad():
             for key, target in own.items():
                 if key not in state_dict:
@@ -496,10 +512,23 @@ class Module:
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys) runs after load_state_dict (of this module or one
         containing it); it may edit incompatible_keys' lists in place."""
-        # a plain handle: these hooks do not concern __call__'s test for hooks
-        key = next(_hook_ids)
-        self._load_state_dict_post_hooks[key] = hook
-        return RemovableHandle(self._load_state_dict_post_hooks, key)
+        return _plain_handle(self._load_state_dict_post_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs) runs before load_state_dict reads this module's keys (under
+        prefix); it may edit state_dict and the lists in place."""
+        return _plain_handle(self._load_state_dict_pre_hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook):
+        """hook(module, prefix, keep_vars) runs before state_dict collects this module's
+        entries."""
+        return _plain_handle(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) runs after state_dict collected this
+        module's entries; it may edit state_dict in place and must return None."""
+        return _plain_handle(self._state_dict_hooks, hook)
 
     def _upgrade_state_dict(self, state_dict, prefix):
         """Fill in, for this module's keys under prefix, what checkpoints of older versions of
@@ -604,6 +633,14 @@ class _HookHandle(RemovableHandle):
         super().remove()
         for ids in self._id_sets:
             ids.discard(self._key)
+
+
+def _plain_handle(table, hook):
+    """Register hook in table with a plain handle: these hooks do not concern __call__'s test
+    for hooks."""
+    key = next(_hook_ids)
+    table[key] = hook
+    return RemovableHandle(table, key)
 
 
 def _typename(value):
