@@ -25,6 +25,7 @@ from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, fu
                        randn_like, randperm, tensor, zeros, zeros_like)
 from .creation_more import asarray, empty_strided, frombuffer, range, scalar_tensor
 from .dtype_info import can_cast, finfo, iinfo, promote_types, result_type
+from .generator import Generator, default_generator
 from .random_state import get_rng_state, initial_seed, seed, set_rng_state
 from .settings_more import (are_deterministic_algorithms_enabled, get_default_device,
                             get_deterministic_debug_mode, get_float32_matmul_precision,

@@ -636,6 +636,15 @@ def test_random_state_and_threads():
     close(ng.rand(3), first)
     fresh = ng.seed()
     assert ng.initial_seed() == fresh
+    generator = ng.Generator().manual_seed(3)
+    assert generator.initial_seed() == 3
+    saved = generator.get_state()
+    order = generator.permutation(6).tolist()         # NumPy's methods, for generator= users
+    assert generator.set_state(saved).permutation(6).tolist() == order
+    sampler = ng.utils.data.RandomSampler(range(6), generator=ng.Generator().manual_seed(3))
+    assert list(sampler) == order
+    ng.default_generator.manual_seed(11)
+    assert ng.initial_seed() == 11
     threads = ng.get_num_threads()
     ng.set_num_threads(1)
     assert ng.get_num_threads() == 1
