@@ -165,7 +165,8 @@ def test_hypot_and_logaddexp():
     assert out[0] == 1000.0 and gx[0] == 1.0 and gy[0] == 0.0
     inf = ng.tensor([-math.inf, math.inf])
     np.testing.assert_array_equal(ng.logaddexp(inf, inf).numpy(), [-math.inf, math.inf])
-    assert ng.hypot(ng.tensor([1, 0]), ng.tensor([1, 0])).dtype == ng.get_default_dtype()
+    with pytest.raises(NotImplementedError, match="\"hypot_cpu\" not implemented for 'Long'"):
+        ng.hypot(ng.tensor([1, 0]), ng.tensor([1, 0]))          # torch has no integer kernel
 
 
 def test_lerp_scalar_and_tensor_weight():

@@ -399,3 +399,25 @@ def test_fill_through_an_overlapping_view_gives_the_base_torchs_gradient():
     (y.sum() + windows.sum()).backward()
     np.testing.assert_array_equal(values(x.grad), [[0.0, 0.0, 0.0]])   # all overwritten
     assert w.grad.item() == 10.0
+
+
+def test_integer_and_bool_kernels_torch_lacks():
+    ints, flags = ng.tensor([3, -1, 2]), ng.tensor([True, False, True])
+    cases = [(lambda: ints.hypot(ints), NotImplementedError, "\"hypot_cpu\" not implemented for 'Long'"),
+             (lambda: flags.logaddexp(flags), NotImplementedError,
+              "\"logaddexp_cpu\" not implemented for 'Bool'"),
+             (lambda: flags.floor(), NotImplementedError, "\"floor_vml_cpu\" not implemented for 'Bool'"),
+             (lambda: flags.addcmul(flags, flags), NotImplementedError,
+              "\"addcmul_cpu_out\" not implemented for 'Bool'"),
+             (lambda: flags.kthvalue(1), NotImplementedError, "\"kthvalue_cpu\" not implemented for 'Bool'"),
+             (lambda: flags.topk(1), RuntimeError, "topk does not support bool dtypes on CPU"),
+             (lambda: ints.bincount(), RuntimeError, "bincount only supports 1-d non-negative integral inputs."),
+             (lambda: flags.bincount(), NotImplementedError, "\"bincount_cpu\" not implemented for 'Bool'")]
+    for call, error, message in cases:
+        with pytest.raises(error) as caught:
+            call()
+        assert str(caught.value) == message
+    assert ints.floor().tolist() == [3, -1, 2]
+    assert refusal(lambda: ints.addcdiv(ints, ints)).endswith(
+        "The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
+        "tensor2), for all dtypes.")

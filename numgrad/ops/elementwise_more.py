@@ -15,7 +15,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import fmath as F
 from .apply import apply
-from .elementwise import (_binary, _float_input, _float_operands, _quiet, _unary, _unary_fn,
+from .elementwise import (_binary, _float_input, _quiet, _unary, _unary_fn,
                           d_identity, d_zero, operands, torch_maximum, torch_minimum,
                           torch_sign)
 from .registry import OpDef
@@ -146,6 +146,8 @@ def _is_float(x):
 
 def _rounding(op):
     def fn(x):
+        if x._data.dtype == np.bool_:
+            raise NotImplementedError(f'"{op.name}_vml_cpu" not implemented for \'Bool\'')
         if not _is_float(x):
             return untracked(np.copy, x._data)      # integers are already whole: torch's copy
         return apply(op, (x,))
@@ -222,14 +224,24 @@ def logit(x, eps=None):
     return apply(LOGIT, (x,), {"eps": -1.0 if eps is None else float(eps)})
 
 
+def _floating_only(x, y, kernel):
+    """Two operands promoted as torch does, refused (torch has no integer kernel) unless float."""
+    a, b = operands(x, y)
+    dtype = (a if isinstance(a, np.ndarray) else a._data).dtype
+    if not dtypes.is_floating(dtype):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.scalar_type_name(dtype)}'")
+    return a, b
+
+
 def hypot(x, y):
     """sqrt(x**2 + y**2) without overflow."""
-    return apply(HYPOT, _float_operands(x, y))
+    return apply(HYPOT, _floating_only(x, y, "hypot_cpu"))
 
 
 def logaddexp(x, y):
     """log(exp(x) + exp(y)) without overflow."""
-    return apply(LOGADDEXP, _float_operands(x, y))
+    return apply(LOGADDEXP, _floating_only(x, y, "logaddexp_cpu"))
 
 
 # dtypes as torch's messages from C++ name them (caffe2::TypeMeta)
@@ -275,6 +287,8 @@ def lerp(start, end, weight):
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2."""
     x, y, z = _three(input, tensor1, tensor2)
+    if x._data.dtype == np.bool_:
+        raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     if not _is_float(x):
         return untracked(lambda a, b, c: a + value * b * c, x._data, _data(y), _data(z))
     return apply(ADDCMUL, (x, y, z), {"value": float(value)})
@@ -284,8 +298,14 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2 (floating tensors only, as torch)."""
     x, y, z = _three(input, tensor1, tensor2)
     if not _is_float(x):
-        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future "
-                           "release addcdiv will perform a true division of tensor1 and tensor2.")
+        # torch's wording, its double space included
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  "
+                           "release addcdiv will perform a true division of tensor1 and tensor2. "
+                           "The historic addcdiv behavior can be implemented as (input + value * "
+                           "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and "
+                           "as (input + value * tensor1 / tensor2) for float inputs. The future "
+                           "addcdiv behavior is just the latter implementation: (input + value * "
+                           "tensor1 / tensor2), for all dtypes.")
     return apply(ADDCDIV, (x, y, z), {"value": float(value)})
 
 

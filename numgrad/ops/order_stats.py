@@ -95,6 +95,8 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     largest. Among equal values the index is that of a stable sort (torch's selection may pick
     another of the ties)."""
     data = to_host(input._data)
+    if data.dtype == np.bool_:
+        raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
     d = _wrap_dim(dim, data.ndim)
     _check_reduction_dim("kthvalue", data, d)
     size = data.shape[d] if data.ndim else 1

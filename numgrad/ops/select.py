@@ -224,6 +224,8 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     std::partial_sort when k is small beside the size, which are not stable, so which tie it
     returns follows no rule to imitate (ones(4).topk(1) gives index 2, ones(8).topk(3) [6, 5, 4],
     ones(200).topk(3) [0, 1, 2])."""
+    if x._data.dtype == np.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     nd = x._data.ndim
     size = x._data.shape[_wrap_dim(dim, nd)] if nd else 1
     if not 0 <= k <= size:

@@ -140,7 +140,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def bincount(input, weights=None, minlength=0):
     """How often each of 0, 1, ... occurs in a 1-D non-negative integer tensor (summing weights
     instead of ones if given), at least minlength long."""
-    if input._data.ndim != 1 or input._data.dtype.kind not in "iu":
+    if input._data.dtype == np.bool_:
+        raise NotImplementedError("\"bincount_cpu\" not implemented for 'Bool'")
+    if (input._data.ndim != 1 or input._data.dtype.kind not in "iu"
+            or (to_host(input._data) < 0).any()):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")
