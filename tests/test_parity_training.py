@@ -567,3 +567,13 @@ def test_state_dict_hooks_rename_keys_for_saving_and_loading():
     model[1].register_state_dict_post_hook(lambda *args: 1)
     with pytest.raises(RuntimeError, match="^state_dict post-hook must return None$"):
         model.state_dict()
+
+
+def test_hardsigmoid_gradient_is_torchs_float32_sixth_in_float64_too():
+    x = ng.tensor([-3.0, 3.0, 0.0, 2.9, 3.5, 1.234567], dtype=ng.float64, requires_grad=True)
+    y = nn.Hardsigmoid()(x)
+    y.sum().backward()
+    # torch's kernel multiplies by 1.0f / 6.0f in every dtype
+    assert x.grad.tolist() == [0.0, 0.0, 0.1666666716337204, 0.1666666716337204, 0.0,
+                               0.1666666716337204]
+    assert y.tolist() == [0.0, 1.0, 0.5, 0.9833333333333334, 1.0, 0.7057611666666667]
