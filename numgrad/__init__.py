@@ -66,6 +66,9 @@ from . import linalg  # noqa: E402  (torch.linalg's functions, on the ops above)
 # attached before nn, whose parametrizations use them
 linalg.matrix_exp = ops.linalg_more.matrix_exp
 linalg.solve_triangular = ops.linalg_more.solve_triangular
+from . import linalg_extras  # noqa: E402  (more of torch.linalg, on the functions above)
+for _name in linalg_extras.PUBLIC:
+    setattr(linalg, _name, getattr(linalg_extras, _name))
 from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
 from . import distributions, special  # noqa: E402  (torch.distributions; torch.special's names)

@@ -498,6 +498,20 @@ def test_legacy_linear_algebra():
     assert copy._data is not triangle._data
 
 
+def test_more_of_torch_linalg():
+    a = t([[2.0, 1.0, 0.3], [1.0, 3.0, -0.5], [0.3, -0.5, 1.5]], grad=True)
+    assert ng.linalg.vander(ng.tensor([1.0, 2.0]), N=3).tolist() == [[1, 1, 1], [1, 2, 4]]
+    singular_values = np.linalg.svd(np.asarray(a.detach()), compute_uv=False)
+    close(ng.linalg.cond(a), singular_values[0] / singular_values[-1])
+    assert gradcheck(ng.linalg.cond, (a,))
+    inverse, info = ng.linalg.inv_ex(ng.zeros(2, 2))
+    assert int(info) == 1 and np.isnan(np.asarray(inverse)).all()
+    with pytest.raises(ng.linalg.LinAlgError):
+        ng.linalg.cholesky_ex(-a.detach(), check_errors=True)
+    tensor = t(np.random.default_rng(0).standard_normal((2, 3, 6)))
+    close(ng.linalg.tensorinv(tensor, 2).reshape(6, 6) @ tensor.reshape(6, 6), np.eye(6))
+
+
 def test_view_copies_and_samplers():
     x = t(np.arange(24.0).reshape(2, 3, 4), grad=True)
     copy = ng.permute_copy(x, (2, 0, 1))
