@@ -129,3 +129,17 @@ def test_heavy_tailed_and_discrete_families():
     close(probs.grad, [-5.714286, -2.0, 6.666667])        # torch's, also at logit 0
     draws = np.asarray(Dirichlet(ng.tensor([1.0, 2.0, 3.0])).sample((4000,)))
     np.testing.assert_allclose(draws.mean(0), [1 / 6, 2 / 6, 3 / 6], atol=0.02)
+
+
+def test_one_hot_categorical_and_multinomial():
+    from numgrad.distributions import Multinomial, OneHotCategorical
+    logits = f64([[1.0, 2.0, 3.0], [0.0, -1.0, 0.5]])
+    one_hot = OneHotCategorical(logits=logits)
+    close(one_hot.log_prob(f64([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0]])), [-0.407606, -2.104131])
+    assert one_hot.event_shape == (3,) and one_hot.sample((4,)).shape == (4, 2, 3)
+    counts = np.asarray(Multinomial(10, probs=ng.tensor([0.2, 0.3, 0.5])).sample((4000,)))
+    assert (counts.sum(-1) == 10).all()
+    np.testing.assert_allclose(counts.mean(0), [2.0, 3.0, 5.0], atol=0.1)
+    # log(5! / (0! 2! 3!)) + 2 log p1 + 3 log p2 with probs 0, 0.4, 0.6
+    expected = np.log(10.0) + 2 * np.log(0.4) + 3 * np.log(0.6)
+    close(Multinomial(5, probs=f64([0.0, 0.4, 0.6])).log_prob(f64([0.0, 2.0, 3.0])), expected)

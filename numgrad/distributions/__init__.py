@@ -16,9 +16,10 @@ from .more_families import (Binomial, Cauchy, Dirichlet, Geometric, HalfNormal, 
                             StudentT)
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot import Multinomial, OneHotCategorical
 from .uniform import Uniform
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential",
            "Laplace", "Poisson", "Gamma", "Beta", "MultivariateNormal", "Independent",
            "Cauchy", "LogNormal", "HalfNormal", "StudentT", "Dirichlet", "Geometric", "Binomial",
-           "kl_divergence", "register_kl"]
+           "OneHotCategorical", "Multinomial", "kl_divergence", "register_kl"]

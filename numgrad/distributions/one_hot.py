@@ -1,0 +1,75 @@
+"""OneHotCategorical and Multinomial: Categorical's classes as one-hot vectors, and the counts of
+total_count categorical draws."""
+import numpy as np
+
+from ..nn import functional as F
+from ..ops import lgamma
+from .categorical import Categorical
+from .distribution import Distribution, as_parameter
+from .exponential_family import _draw
+
+
+class OneHotCategorical(Distribution):
+    """OneHotCategorical(probs=None, logits=None): a Categorical's draws as one-hot vectors."""
+
+    arg_names = ("probs", "logits")
+
+    def __init__(self, probs=None, logits=None, validate_args=None):
+        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        self.probs, self.logits = self._categorical.probs, self._categorical.logits
+        super().__init__(self._categorical.batch_shape, self.probs.shape[-1:],
+                         validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.probs
+
+    @property
+    def variance(self):
+        return self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        classes = self._categorical.sample(sample_shape)
+        return F.one_hot(classes, self.probs.shape[-1]).to(self.probs.dtype)
+
+    def log_prob(self, value):
+        return self._categorical.log_prob(as_parameter(value, self.probs).argmax(-1))
+
+    def entropy(self):
+        return self._categorical.entropy()
+
+
+class Multinomial(Distribution):
+    """Multinomial(total_count=1, probs=None, logits=None): class counts of total_count draws."""
+
+    arg_names = ("probs", "logits")
+
+    def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
+        if not isinstance(total_count, int):
+            raise NotImplementedError("inhomogeneous total_count is not supported")
+        self.total_count = total_count
+        self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        self.probs, self.logits = self._categorical.probs, self._categorical.logits
+        super().__init__(self._categorical.batch_shape, self.probs.shape[-1:],
+                         validate_args=validate_args)
+
+    @property
+    def mean(self):
+        return self.probs * self.total_count
+
+    @property
+    def variance(self):
+        return self.total_count * self.probs * (1 - self.probs)
+
+    def sample(self, sample_shape=()):
+        shape = tuple(sample_shape) + tuple(self._batch_shape)
+        return _draw(lambda rng, p: rng.multinomial(self.total_count,
+                                                    np.broadcast_to(p, shape + p.shape[-1:]))
+                     .astype(np.float64), self.probs)
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.logits)
+        # a class of probability 0 drawn 0 times adds 0, not 0 * -inf
+        logits = self.logits.masked_fill((value == 0) & (self.logits == -np.inf), 0)
+        return (lgamma(value.sum(-1) + 1) - lgamma(value + 1).sum(-1)
+                + (logits * value).sum(-1))
