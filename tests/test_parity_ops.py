@@ -421,3 +421,14 @@ def test_integer_and_bool_kernels_torch_lacks():
     assert refusal(lambda: ints.addcdiv(ints, ints)).endswith(
         "The future addcdiv behavior is just the latter implementation: (input + value * tensor1 / "
         "tensor2), for all dtypes.")
+
+
+def test_retain_grad_follows_a_view_read_anew_after_its_base_changed():
+    x = ng.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = x * 1
+    tail = y[1:]
+    tail.retain_grad()
+    y.mul_(2)
+    (tail * 3).sum().backward()
+    np.testing.assert_array_equal(values(tail.grad), [3.0, 3.0])
+    np.testing.assert_array_equal(values(x.grad), [0.0, 6.0, 6.0])

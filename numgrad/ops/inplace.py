@@ -6,7 +6,6 @@ out of place and recorded, the result is written into this tensor's memory, and 
 history moves to the new node, as in torch. A leaf that requires grad refuses, in grad mode, and
 so does a view of one. Through a view, the base's history changes too: Note [views] in views.py.
 """
-import weakref
 
 import numpy as np
 
@@ -109,7 +108,7 @@ def rebase(self, result):
     _saved_result_is_self(self, result)
     views.regenerate(base)
     for t in (base, self) if base is not self else (self,):
-        _keep_retaining(t)
+        views.keep_retaining(t)
     return self
 
 
@@ -128,13 +127,6 @@ def _saved_result_is_self(self, result):
         if seg.s_vc[i] is saved_vc:
             seg.s_vc[i] = vc
             seg.versions[i] = vc[0]
-
-
-def _keep_retaining(t):
-    """retain_grad follows the tensor to its new history, as torch moves its retains-grad hook:
-    .grad is then the gradient of the modified tensor."""
-    if t._extra and t._extra.get("retains_grad") and t._node >= 0:
-        t._seg.retained[(t._node, t._slot)] = weakref.ref(t)
 
 
 def apply_inplace(self, fn, *others, saves_self=True):

@@ -407,6 +407,13 @@ def _live_views(base):
     return views.alive() if views is not None else ()
 
 
+def keep_retaining(t):
+    """retain_grad follows the tensor to its new history, as torch moves its retains-grad hook:
+    .grad is then the gradient of the modified tensor (or of the view read anew)."""
+    if t._extra and t._extra.get("retains_grad") and t._node >= 0:
+        t._seg.retained[(t._node, t._slot)] = weakref.ref(t)
+
+
 def regenerate(base):
     """Give every live view of base a history read out of base's current one (Note [views])."""
     for view in _live_views(base):
@@ -419,3 +426,4 @@ def regenerate(base):
         fresh = _read_region(base, region, view._data.shape)
         view._seg, view._node, view._slot = fresh._seg, fresh._node, fresh._slot
         view._requires_grad = fresh._requires_grad
+        keep_retaining(view)
