@@ -1,5 +1,5 @@
 """optim.swa_utils: AveragedModel's averages, SWALR's schedule (torch 2.13's numbers) and
-update_bn's statistics."""
+update_bn's statistics; optim.Adafactor against torch's steps."""
 import numpy as np
 import pytest
 
@@ -83,3 +83,24 @@ def test_swalr_schedule(strategy, anneal_epochs, expected):
     np.testing.assert_allclose(rates, expected, atol=1e-12)
     with pytest.raises(ValueError, match="anneal_strategy must by one of 'cos' or 'linear'"):
         swa_utils.SWALR(optimizer, 0.05, anneal_strategy="step")
+
+
+EXPECTED_W = [[0.40552131916431755, -0.7523534581645436], [1.3764900790804049, 0.26501186761051815]]
+EXPECTED_B = [0.07643560575472436, -0.17615705166439505]
+
+
+def test_adafactor_matches_torch():
+    # torch 2.13's parameters after three Adafactor steps on sum((x @ w + b)^2)
+    w = ng.nn.Parameter(ng.tensor([[0.5, -1.0], [1.5, 0.25]], dtype=ng.float64))
+    b = ng.nn.Parameter(ng.tensor([0.1, -0.2], dtype=ng.float64))
+    x = ng.tensor([[1.0, 2.0], [-1.0, 0.5], [0.3, -0.7]], dtype=ng.float64)
+    optimizer = ng.optim.Adafactor([w, b], lr=0.05, weight_decay=0.1)
+    for _ in range(3):
+        optimizer.zero_grad()
+        ((x @ w + b) ** 2).sum().backward()
+        optimizer.step()
+    np.testing.assert_allclose(np.asarray(w.detach()), EXPECTED_W, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(b.detach()), EXPECTED_B, atol=1e-9)
+    assert sorted(optimizer.state[w]) == ["col_var", "row_var", "step"]
+    with pytest.raises(ValueError, match="Clipping threshold d should be >= 1 but is: 0.5"):
+        ng.optim.Adafactor([w], d=0.5)

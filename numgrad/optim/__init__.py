@@ -13,6 +13,7 @@ Parameter containing:
 tensor([0.2500], requires_grad=True)
 """
 from . import lr_scheduler, swa_utils
+from .adafactor import Adafactor
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
@@ -26,5 +27,5 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
+__all__ = ["Optimizer", "Adafactor", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
            "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils"]
