@@ -1,6 +1,7 @@
 """Adam and AdamW (decoupled weight decay), with amsgrad and maximize."""
 import math
 
+import numpy as np
 from numba import njit
 
 from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of, state_zeros
@@ -9,25 +10,38 @@ from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of
 @njit(cache=True)
 def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, beta2, eps,
                 weight_decay, decoupled, amsgrad, maximize, step):
-    """torch's Adam, element by element; decoupled weight decay (AdamW) shrinks p first."""
-    bias1 = 1.0 - beta1 ** step
+    """torch's Adam, element by element; decoupled weight decay (AdamW) shrinks p first.
+
+    Rounded as torch's tensor ops round (see sgd_update): scalars cast to the parameter's dtype,
+    each op's result rounded, lerp_ and addcmul_'s product-and-add fused, addcdiv_ not."""
+    cast = param.dtype.type
     bias2_sqrt = math.sqrt(1.0 - beta2 ** step)
-    step_size = lr / bias1
+    step_size = lr / (1.0 - beta1 ** step)
+    shrink = np.float64(cast(1.0 - lr * weight_decay))
+    weight_decay = np.float64(cast(weight_decay))
+    keep1 = np.float64(cast(1.0 - beta1))       # lerp_'s weight
+    rest1 = np.float64(cast(1.0 - cast(keep1)))  # 1 - weight, as lerp_ takes it above one half
+    beta2_, keep2 = np.float64(cast(beta2)), np.float64(cast(1.0 - beta2))
+    bias2_sqrt, eps = np.float64(cast(bias2_sqrt)), np.float64(cast(eps))
+    neg_step = np.float64(cast(-step_size))
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0.0:
             if decoupled:
-                param[i] *= 1.0 - lr * weight_decay
+                param[i] = cast(param[i] * shrink)
             else:
-                g = g + weight_decay * param[i]
-        m = exp_avg[i] + (1.0 - beta1) * (g - exp_avg[i])
-        v = beta2 * exp_avg_sq[i] + (1.0 - beta2) * g * g
+                g = cast(g + weight_decay * param[i])
+        diff = cast(g - exp_avg[i])
+        m = cast(exp_avg[i] + keep1 * diff) if keep1 < 0.5 else cast(g - rest1 * diff)
+        v = cast(beta2_ * exp_avg_sq[i])
+        v = cast(v + cast(keep2 * g) * g)
         exp_avg[i] = m
         exp_avg_sq[i] = v
         if amsgrad:
             v = max(max_exp_avg_sq[i], v)
             max_exp_avg_sq[i] = v
-        param[i] -= step_size * m / (math.sqrt(v) / bias2_sqrt + eps)
+        denom = cast(cast(cast(math.sqrt(v)) / bias2_sqrt) + eps)
+        param[i] = cast(param[i] + cast(cast(neg_step * m) / denom))
 
 
 def _check(lr, betas, eps, weight_decay):
