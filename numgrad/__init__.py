@@ -90,7 +90,8 @@ _TENSOR_FIRST = (
     "log2_", "log_", "logit_", "nan_to_num_", "neg_", "negative_", "rad2deg_", "reciprocal_",
     "relu_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinc_", "sinh_", "sqrt_", "square_", "tan_",
     "tanh_", "trunc_", "xlogy_", "zero_", "detach", "is_floating_point", "is_inference",
-    "is_nonzero", "is_same_size", "is_signed", "is_complex", "get_device")
+    "is_nonzero", "is_same_size", "is_signed", "is_complex", "get_device", "addmv_", "gcd_",
+    "lcm_", "ldexp_", "resize_as_")
 globals().update({name: getattr(Tensor, name) for name in _TENSOR_FIRST})
 
 # torch's constants

@@ -201,6 +201,21 @@ def test_top_level_nn_forms(dtype):
     assert indices.tolist() == EXPECTED["adaptive_max_pool1d"][1]
 
 
+def test_recurrent_cell_functions_match_the_modules():
+    cell = ng.nn.LSTMCell(3, 4).double()
+    x, h, c = t(np.ones((2, 3)) * 0.5), t(np.ones((2, 4)) * 0.1), t(np.ones((2, 4)) * -0.2)
+    hy, cy = ng.lstm_cell(x, (h, c), cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
+    expected_h, expected_c = cell(x, (h, c))
+    close(hy, np.asarray(expected_h.detach()))
+    close(cy, np.asarray(expected_c.detach()))
+    gru = ng.nn.GRUCell(3, 4).double()
+    close(ng.gru_cell(x, h, gru.weight_ih, gru.weight_hh, gru.bias_ih, gru.bias_hh),
+          np.asarray(gru(x, h).detach()))
+    rnn = ng.nn.RNNCell(3, 4).double()
+    close(ng.rnn_tanh_cell(x, h, rnn.weight_ih, rnn.weight_hh, rnn.bias_ih, rnn.bias_hh),
+          np.asarray(rnn(x, h).detach()))
+
+
 def test_top_level_in_place_and_tensor_first_forms():
     x = ng.ones(3)
     assert ng.exp_(x) is x

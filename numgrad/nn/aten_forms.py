@@ -11,6 +11,8 @@ tensor([[-1.0000],
 from . import functional as F
 from .functional_dropout import _check_p, _feature_dropout
 from .functional_pdist import pdist  # noqa: F401  (torch.pdist is F.pdist)
+from .functional_rnn_cells import (gru_cell, lstm_cell, rnn_relu_cell,  # noqa: F401
+                                   rnn_tanh_cell)
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -41,6 +43,11 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def max_pool1d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     # ATen's empty stride means "the kernel size", as F's None does
     return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=(), padding=0, dilation=1,
+                            ceil_mode=False):
+    return F.max_pool1d(input, kernel_size, stride or None, padding, dilation, ceil_mode, True)
 
 
 def max_pool2d(input, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
@@ -266,4 +273,5 @@ PUBLIC = ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "channel_s
           "threshold_", "rrelu", "rrelu_", "prelu", "hardshrink", "cosine_similarity",
           "pairwise_distance", "pdist", "bilinear", "kl_div", "binary_cross_entropy_with_logits",
           "triplet_margin_loss", "margin_ranking_loss", "hinge_embedding_loss",
-          "cosine_embedding_loss", "poisson_nll_loss", "ctc_loss")
+          "cosine_embedding_loss", "poisson_nll_loss", "ctc_loss", "max_pool1d_with_indices",
+          "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell", "gru_cell")

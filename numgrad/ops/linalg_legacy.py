@@ -1,6 +1,6 @@
 """torch's older linear-algebra functions, kept for code written against them: svd (U, S, V with
-some= and compute_uv=), qr (some=) and triangular_solve (solution and a copy of the matrix), on
-numgrad.linalg's decompositions and solves, with torch's deprecation warnings."""
+some= and compute_uv=), qr (some=), triangular_solve (solution and a copy of the matrix),
+nuclear_norm and frobenius_norm, on numgrad.linalg's, with torch's deprecation warnings."""
 import warnings
 
 from .. import creation
@@ -46,6 +46,24 @@ def triangular_solve(b, A, upper=True, transpose=False, unitriangular=False):
     return triangular_solve_result(solution, A.clone())
 
 
-PUBLIC = ("svd", "qr", "triangular_solve")
-METHODS = PUBLIC
+def nuclear_norm(input, dim=None, keepdim=False):
+    """The sum of the singular values (deprecated in torch for linalg.matrix_norm(A, 'nuc'))."""
+    from .. import linalg
+    warnings.warn("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It "
+                  "will be removed in a future PyTorch release. Please use `linalg.matrix_norm(A, "
+                  "'nuc', dim, keepdim)` instead", UserWarning, stacklevel=2)
+    return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
+
+
+def frobenius_norm(input, dim=(), keepdim=False):
+    """The 2-norm of the elements over dim (deprecated in torch for linalg.vector_norm)."""
+    from .. import linalg
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. "
+                  "It will be removed in a future PyTorch release. Please use "
+                  "`linalg.vector_norm(A, 2., dim, keepdim)` instead", UserWarning, stacklevel=2)
+    return linalg.vector_norm(input, 2.0, tuple(dim) or None, keepdim)
+
+
+PUBLIC = ("svd", "qr", "triangular_solve", "nuclear_norm", "frobenius_norm")
+METHODS = ("svd", "qr", "triangular_solve")
 INPLACE = {}
