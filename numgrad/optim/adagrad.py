@@ -10,14 +10,18 @@ from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of
 
 @njit(cache=True)
 def adagrad_update(param, grad, state_sum, clr, eps, weight_decay, maximize):
-    """torch's Adagrad, element by element: sum += g^2; p -= clr g / (sqrt(sum) + eps)."""
+    """torch's Adagrad, element by element: sum += g^2; p -= clr g / (sqrt(sum) + eps); rounded
+    as torch's tensor ops round (see sgd_update)."""
+    cast = param.dtype.type
+    neg_clr, eps, weight_decay = np.float64(cast(-clr)), np.float64(cast(eps)), \
+        np.float64(cast(weight_decay))
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0.0:
-            g = g + weight_decay * param[i]
-        s = state_sum[i] + g * g
+            g = cast(g + weight_decay * param[i])
+        s = cast(state_sum[i] + g * g)
         state_sum[i] = s
-        param[i] -= clr * g / (math.sqrt(s) + eps)
+        param[i] = cast(param[i] + cast(cast(neg_clr * g) / cast(cast(math.sqrt(s)) + eps)))
 
 
 class Adagrad(Optimizer):

@@ -1,6 +1,7 @@
 """RMSprop, optionally centred and with momentum."""
 import math
 
+import numpy as np
 from numba import njit
 
 from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of, state_zeros
@@ -9,24 +10,33 @@ from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of
 @njit(cache=True)
 def rmsprop_update(param, grad, square_avg, grad_avg, buf, lr, alpha, eps, weight_decay, momentum,
                    centered, maximize):
-    """torch's RMSprop, element by element."""
+    """torch's RMSprop, element by element, rounded as torch's tensor ops round (see
+    sgd_update): scalars cast to the parameter's dtype, each op's result rounded, add_ with
+    alpha, lerp_ and addcmul_'s product-and-add fused, addcdiv_ not."""
+    cast = param.dtype.type
+    alpha_, keep = np.float64(cast(alpha)), np.float64(cast(1.0 - alpha))
+    rest = np.float64(cast(1.0 - cast(keep)))     # 1 - weight, as lerp_ takes it above one half
+    weight_decay, eps = np.float64(cast(weight_decay)), np.float64(cast(eps))
+    momentum_, neg_lr = np.float64(cast(momentum)), np.float64(cast(-lr))
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0.0:
-            g = g + weight_decay * param[i]
-        sq = alpha * square_avg[i] + (1.0 - alpha) * g * g
+            g = cast(g + weight_decay * param[i])
+        sq = cast(alpha_ * square_avg[i])
+        sq = cast(sq + cast(keep * g) * g)
         square_avg[i] = sq
         if centered:
-            mean = grad_avg[i] + (1.0 - alpha) * (g - grad_avg[i])
+            diff = cast(g - grad_avg[i])
+            mean = cast(grad_avg[i] + keep * diff) if keep < 0.5 else cast(g - rest * diff)
             grad_avg[i] = mean
-            sq = sq - mean * mean
-        avg = math.sqrt(sq) + eps
+            sq = cast(sq - mean * mean)
+        avg = cast(cast(math.sqrt(sq)) + eps)
         if momentum > 0.0:
-            b = momentum * buf[i] + g / avg
+            b = cast(cast(momentum_ * buf[i]) + cast(g / avg))
             buf[i] = b
-            param[i] -= lr * b
+            param[i] = cast(param[i] + neg_lr * b)
         else:
-            param[i] -= lr * g / avg
+            param[i] = cast(param[i] + cast(cast(neg_lr * g) / avg))
 
 
 class RMSprop(Optimizer):
