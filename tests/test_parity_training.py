@@ -613,3 +613,10 @@ def test_adaptive_float32_steps_round_as_torchs():
         # torch's bits on this small tensor (a large one may differ by an ulp: torch's float32
         # sqrt of many values is not correctly rounded)
         assert w.tolist() == values
+
+
+def test_an_integer_parameter_is_refused_in_torchs_words():
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can "
+                                           "require gradients$"):
+        nn.Parameter(ng.tensor([1, 2]))
+    assert not nn.Parameter(ng.tensor([1, 2]), requires_grad=False).requires_grad

@@ -20,6 +20,10 @@ class Parameter(Tensor):
         if data is None:
             data = creation.empty(0)
         param = cls._make(data._data, False, vc=data._shared_vc())
+        if requires_grad and not param.is_floating_point():
+            # torch's words here (Tensor.requires_grad_ says it differently)
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
         return param.requires_grad_(requires_grad)
 
     def __init__(self, data=None, requires_grad=True):
