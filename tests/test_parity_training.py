@@ -234,10 +234,12 @@ def test_layers_take_torchs_device_argument():
                nn.LSTM(2, 3, device="cpu"), nn.GRUCell(2, 3, device="cpu"),
                # RNN(input, hidden, num_layers, nonlinearity, bias, batch_first, dropout,
                # bidirectional, device, dtype): torch's positional order
-               nn.RNN(2, 3, 1, "relu", True, False, 0.0, False, "cpu", ng.float64)]
+               nn.RNN(2, 3, 1, "relu", True, False, 0.0, False, "cpu", ng.float64),
+               nn.TransformerEncoderLayer(4, 2, 8, device="cpu"),
+               nn.TransformerDecoderLayer(4, 2, 8, device="cpu")]
     for module in modules:
         assert all(p.device.type == "cpu" for p in module.parameters())
-    assert modules[-1].weight_ih_l0.dtype == ng.float64
+    assert modules[-3].weight_ih_l0.dtype == ng.float64
 
 
 def test_embedding_from_pretrained_and_scale_grad_by_freq():
