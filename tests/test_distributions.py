@@ -143,3 +143,19 @@ def test_one_hot_categorical_and_multinomial():
     # log(5! / (0! 2! 3!)) + 2 log p1 + 3 log p2 with probs 0, 0.4, 0.6
     expected = np.log(10.0) + 2 * np.log(0.4) + 3 * np.log(0.6)
     close(Multinomial(5, probs=f64([0.0, 0.4, 0.6])).log_prob(f64([0.0, 2.0, 3.0])), expected)
+
+
+def test_transformed_distributions():
+    from numgrad.distributions import (AffineTransform, ExpTransform, LogNormal,
+                                       SigmoidTransform, TransformedDistribution)
+    loc, scale = f64([0.1, -0.3, 0.2], True), f64([1.0, 0.5, 2.0])
+    value = f64([0.2, 0.5, 0.9])
+    through_exp = TransformedDistribution(Normal(loc, scale), [ExpTransform()])
+    close(through_exp.log_prob(value), np.asarray(LogNormal(loc, scale).log_prob(value).detach()))
+    # torch's TransformedDistribution(Normal, [SigmoidTransform(), AffineTransform(1, 2)])
+    squashed = TransformedDistribution(Normal(loc, scale),
+                                       [SigmoidTransform(), AffineTransform(1.0, 2.0)])
+    close(squashed.log_prob(value + 1.0), [-1.84276, -0.520525, -0.928955])
+    assert gradcheck(lambda m: squashed.__class__(Normal(m, scale), squashed.transforms)
+                     .log_prob(value + 1.0), (loc,))
+    assert ExpTransform().inv.inv.__class__ is ExpTransform

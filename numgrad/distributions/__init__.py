@@ -17,9 +17,13 @@ from .more_families import (Binomial, Cauchy, Dirichlet, Geometric, HalfNormal, 
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot import Multinomial, OneHotCategorical
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
+                         SigmoidTransform, TanhTransform, Transform, TransformedDistribution)
 from .uniform import Uniform
 
 __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exponential",
            "Laplace", "Poisson", "Gamma", "Beta", "MultivariateNormal", "Independent",
            "Cauchy", "LogNormal", "HalfNormal", "StudentT", "Dirichlet", "Geometric", "Binomial",
-           "OneHotCategorical", "Multinomial", "kl_divergence", "register_kl"]
+           "OneHotCategorical", "Multinomial", "TransformedDistribution", "Transform",
+           "ExpTransform", "AffineTransform", "SigmoidTransform", "TanhTransform",
+           "PowerTransform", "ComposeTransform", "kl_divergence", "register_kl"]
