@@ -71,7 +71,7 @@ for _name in linalg_extras.PUBLIC:
     setattr(linalg, _name, getattr(linalg_extras, _name))
 from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
-from . import distributions, special  # noqa: E402  (torch.distributions; torch.special's names)
+from . import special  # noqa: E402  (torch.special's names for the ops)
 from . import cuda, distributed  # noqa: E402  (GPU and MPI: their heavy imports wait for first use)
 
 for _family in _FAMILIES:
@@ -99,3 +99,11 @@ e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
 vmap = func.vmap
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # numgrad.distributions loads on first use (a dozen modules numgrad's own code never needs)
+    if name == "distributions":
+        import importlib
+        return importlib.import_module(".distributions", __name__)
+    raise AttributeError(f"module 'numgrad' has no attribute '{name}'")
