@@ -64,8 +64,9 @@ from ._format import set_printoptions
 from . import linalg  # noqa: E402  (torch.linalg's functions, on the ops above)
 # torch.linalg's functions that numgrad.ops holds (linalg.py imports the ops, not the other way);
 # attached before nn, whose parametrizations use them
-linalg.matrix_exp = ops.linalg_more.matrix_exp
-linalg.solve_triangular = ops.linalg_more.solve_triangular
+from .ops import linalg_more as _linalg_more  # noqa: E402
+linalg.matrix_exp = _linalg_more.matrix_exp
+linalg.solve_triangular = _linalg_more.solve_triangular
 from . import linalg_extras  # noqa: E402  (more of torch.linalg, on the functions above)
 for _name in linalg_extras.PUBLIC:
     setattr(linalg, _name, getattr(linalg_extras, _name))
