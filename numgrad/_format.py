@@ -163,7 +163,7 @@ def tensor_repr(t):
             suffixes.append("dtype=" + dtypes.name(array.dtype))
         body = _body(array, len(_PREFIX))
     if t._node >= 0:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")    # CopySlices, not name()
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(_PREFIX + body, suffixes, len(_PREFIX))

@@ -47,7 +47,8 @@ def _check_device(device):
 def _finish(array, requires_grad, device=None):
     t = Tensor._make(array, False, inference=grad_mode.state.inference)
     if requires_grad:
-        t.requires_grad_(True)
+        t.requires_grad_(True, _refusal="Only Tensors of floating point and complex dtype can "
+                                        "require gradients")
     if device is not None and _device(device).type != "cpu":
         return t.to(device)
     return t

@@ -5,12 +5,11 @@ columns into arrays); global node ids become positions in the concatenation. The
 then marks the needed nodes, counts pending edges (Note [pending counts] in kernels/plan.py) and
 places the gradient buffers. Nothing here walks the graph in Python.
 """
-import re
-
 import numpy as np
 
 from . import tape
 from .kernels.plan import plan, runnable_nodes, share_buffers, unpack
+from .node import forward_name, node_name, node_view
 from .ops import registry
 
 _NODE_HOOK_FLAGS = {"pre_hooks": tape.PRE_HOOKS, "post_hooks": tape.PYTHON}
@@ -242,16 +241,10 @@ def _owner_now(vc, seg, local_s, shape):
         node_seg = seg_ref() if seg_ref is not None else None
         if node < 0 or node_seg is None:
             return None
-        from .node import node_view
-        return f", which is output {slot} of {_forward_name_of(node_view(node_seg, node).name())},"
+        return f", which is output {slot} of {forward_name(node_view(node_seg, node).name())},"
     return ", which is output 0 of AsStrided," if notes and saved is not None else None
 
 
 def _forward_name(seg, node):
     """torch names the forward op in this message: MulBackward0 -> Mul."""
-    from .node import node_name
-    return _forward_name_of(node_name(seg, node))
-
-
-def _forward_name_of(name):
-    return re.sub(r"Backward\d*$", "", name)
+    return forward_name(node_name(seg, node))

@@ -1,4 +1,5 @@
 """grad_fn objects: light views of tape nodes, made on demand, one per node while referenced."""
+import re
 import weakref
 
 from .hooks import register_node_hook
@@ -100,7 +101,15 @@ def node_name(seg, node_id):
     code = seg.op_of(local)
     if registry.OPS[code].python_backward:
         return seg.python[node_id].node_name
-    return registry.OPS[code].node_name
+    # a composite's node is named after the torch op it stands for (Note [named composites])
+    return seg.python.get(("name", node_id)) or registry.OPS[code].node_name
+
+
+def forward_name(node_name):
+    """The op a node stands for, as torch names it in its saved-value messages: MulBackward0 ->
+    Mul, CubeBackward -> Cube, SqueezeBackward1 -> Squeeze1 (only a first overload's 0 goes)."""
+    return re.sub(r"Backward(\d*)$", lambda m: "" if m.group(1) in ("", "0") else m.group(1),
+                  node_name)
 
 
 def node_view(seg, node_id):

@@ -145,9 +145,13 @@ class Tensor:
         if self._node >= 0 and value:
             # the attribute refuses what requires_grad_() lets pass (torch's python_variable.cpp)
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
-        self.requires_grad_(value)
+        self.requires_grad_(value, _refusal="only Tensors of floating point and complex dtype "
+                                            "can require gradients")
 
-    def requires_grad_(self, requires_grad=True):
+    def requires_grad_(self, requires_grad=True, _refusal="only Tensors of floating point dtype "
+                                                          "can require gradients"):
+        """(_refusal: the words for an integer tensor, which differ with the way in, as torch's
+        do: this method, the attribute, a factory's requires_grad=True.)"""
         if self._node >= 0:
             if not requires_grad:
                 raise RuntimeError(
@@ -156,8 +160,7 @@ class Tensor:
                     "var_no_grad = var.detach().")
             return self
         if requires_grad and not dtypes.is_floating(self._data.dtype):
-            raise RuntimeError("only Tensors of floating point and complex dtype can require "
-                               "gradients")
+            raise RuntimeError(_refusal)
         if requires_grad and self._inference and not grad_mode.state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode "
                                "is not allowed.")
@@ -224,7 +227,10 @@ class Tensor:
                 raise RuntimeError(
                     f"attempting to assign a gradient with dtype '{_C_NAMES[value._data.dtype]}' "
                     f"to a tensor with grad_dtype '{dtypes.scalar_type_name(self._data.dtype)}'. The "
-                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype).")
+                    "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). "
+                    "You can set the tensor's grad_dtype attribute with a specific dtype, or None "
+                    "to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a "
+                    "tensor and its gradient may break downstream systems that assume they match.")
             if value._data.shape != self._data.shape:
                 raise RuntimeError(
                     f"attempting to assign a gradient of size '{list(value._data.shape)}' to a "
@@ -243,7 +249,8 @@ class Tensor:
 
     @property
     def retains_grad(self):
-        return self._node >= 0 and bool(self._extra and self._extra.get("retains_grad"))
+        # set only on a non-leaf; it stays when detach_() makes that a leaf, as in torch
+        return bool(self._extra and self._extra.get("retains_grad"))
 
     def retain_grad(self):
         """Keep this non-leaf tensor's gradient in .grad after backward (leaves always keep it)."""
@@ -251,7 +258,6 @@ class Tensor:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._node < 0 or self.retains_grad:
             return
-        import weakref
         self._extras()["retains_grad"] = True
         self._seg.retained[(self._node, self._slot)] = weakref.ref(self)
 
@@ -319,7 +325,12 @@ class Tensor:
     def detach_(self):
         """Cut this tensor out of the graph in place: it becomes a leaf that requires no grad."""
         if self._base is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+                "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+                "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
+                "function in torch/optim/optimizer.py as the solution.")
         self._seg, self._node, self._slot = None, -1, 0
         self._requires_grad = False
         return self

@@ -225,3 +225,17 @@ def test_retain_grad_follows_an_in_place_change():
     (y * y).sum().backward()
     assert y.grad.tolist() == [12.0, 24.0]
     assert x.grad.tolist() == [72.0, 144.0]
+
+
+def test_a_post_accumulate_grad_hook_must_return_none():
+    x = ng.ones(2, requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda t: t.grad * 2)
+    with pytest.raises(RuntimeError, match="Tensor post accumulate grad hooks should return None."):
+        (x * 1).sum().backward()
+
+
+def test_retains_grad_stays_when_detach_makes_a_leaf():
+    y = ng.ones(2, requires_grad=True) * 1
+    y.retain_grad()
+    y.detach_()
+    assert y.retains_grad and y.is_leaf

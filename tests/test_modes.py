@@ -206,10 +206,10 @@ def test_requires_grad_rules():
     assert t.requires_grad_() is t and t.requires_grad
     t.requires_grad = False
     assert not t.requires_grad
-    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex "
-                                           "dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require "
+                                           "gradients"):
         ng.tensor([1, 2]).requires_grad_()
-    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype"):
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype"):
         ng.tensor([1, 2], requires_grad=True)
     h = leaf() * 2
     assert h.requires_grad_(True) is h

@@ -229,7 +229,8 @@ def _accumulate_into(t, grad, create_graph):
         t._grad._data += grad._data
         t._grad._bump_version()
     for hook in list(extra.get("post_accumulate_hooks", {}).values()):
-        hook(t)
+        if hook(t) is not None:
+            raise RuntimeError("Tensor post accumulate grad hooks should return None.")
     if extra.get("accumulate_post_hooks"):
         run_node_post_hooks(extra["accumulate_post_hooks"], (), (grad,))
 

@@ -6,13 +6,12 @@ buffers, then lets the scheduler resume.
 """
 import functools
 import inspect
-import re
 import weakref
 
 import numpy as np
 
 from .. import grad_mode, tape
-from ..node import node_name
+from ..node import forward_name, node_name
 from ..ops.registry import PYTHON_FUNCTION
 from ..tensor import Tensor, new_version_counter
 from .saved_hooks import pack_one, unpacked
@@ -78,11 +77,6 @@ class _SavedTensor:
             node, slot = self.node, self.slot
         return Tensor._make(data, self.requires_grad and seg is not None, seg,
                             node if seg is not None else -1, slot, vc=self.vc)
-
-
-def forward_name(node_name):
-    """torch names the op in its saved-value messages: MulBackward0 -> Mul, CubeBackward -> Cube."""
-    return re.sub(r"Backward\d*$", "", node_name)
 
 
 def _kind(data):
