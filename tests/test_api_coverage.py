@@ -321,6 +321,18 @@ def test_transformer_decoder_layer_matches_torch():
     assert tgt.grad.shape == tgt.shape
 
 
+def test_multi_head_attention_forward_is_the_layer():
+    layer = ng.nn.MultiheadAttention(4, 2, add_bias_kv=True).double()
+    query, key = t(np.sin(np.arange(24.0)).reshape(3, 2, 4)), t(np.cos(np.arange(40.0))
+                                                                 .reshape(5, 2, 4))
+    expected, expected_weights = layer(query, key, key)
+    out, weights = F.multi_head_attention_forward(
+        query, key, key, 4, 2, layer.in_proj_weight, layer.in_proj_bias, layer.bias_k,
+        layer.bias_v, False, 0.0, layer.out_proj.weight, layer.out_proj.bias, training=False)
+    close(out, np.asarray(expected.detach()))
+    close(weights, np.asarray(expected_weights.detach()))
+
+
 def test_transformer_shapes_and_errors():
     model = ng.nn.Transformer(d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=2,
                               dim_feedforward=8, batch_first=True)

@@ -51,6 +51,7 @@ from .functional_forms import (adaptive_max_pool1d_with_indices, adaptive_max_po
                                selu_, threshold_, upsample, upsample_bilinear, upsample_nearest)
 from .functional_grid_sample import affine_grid, grid_sample
 from .functional_gumbel import gumbel_softmax
+from .functional_mha import multi_head_attention_forward
 from .functional_pdist import pdist
 from .functional_pooling_more import (adaptive_max_pool1d, lp_pool1d, lp_pool2d, max_unpool1d,
                                       max_unpool2d)
@@ -79,7 +80,7 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "adaptive_max_pool2d_with_indices", "upsample", "upsample_nearest",
            "upsample_bilinear", "dropout3d", "feature_alpha_dropout", "channel_shuffle",
            "conv_transpose1d", "affine_grid", "grid_sample", "multilabel_margin_loss",
-           "triplet_margin_with_distance_loss", "ctc_loss"]
+           "triplet_margin_with_distance_loss", "ctc_loss", "multi_head_attention_forward"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------
