@@ -333,6 +333,23 @@ def test_multi_head_attention_forward_is_the_layer():
     close(weights, np.asarray(expected_weights.detach()))
 
 
+def test_adaptive_log_softmax():
+    layer = ng.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7], div_value=2.0, head_bias=True)
+    layer = layer.double()
+    x = t(np.sin(np.arange(48.0)).reshape(6, 8), grad=True)
+    labels = ng.tensor([0, 5, 9, 3, 7, 8])
+    result = layer(x, labels)
+    full = layer.log_prob(x)
+    # the output is each row's target log-probability in the full distribution
+    close(result.output, np.asarray(full.detach())[np.arange(6), np.asarray(labels)])
+    close(np.exp(np.asarray(full.detach())).sum(1), np.ones(6))
+    assert np.array_equal(np.asarray(layer.predict(x)), np.asarray(full.detach()).argmax(1))
+    result.loss.backward()
+    assert x.grad.shape == (6, 8) and layer.tail[1][0].weight.grad is not None
+    with pytest.raises(RuntimeError, match=r"Target values should be in \[0, 9\]"):
+        layer(x, ng.tensor([11, 0, 0, 0, 0, 0]))
+
+
 def test_transformer_shapes_and_errors():
     model = ng.nn.Transformer(d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=2,
                               dim_feedforward=8, batch_first=True)

@@ -13,6 +13,7 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          Softmax, Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink,
                          Threshold)
 from .activation_more import RReLU, Softmax2d
+from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
