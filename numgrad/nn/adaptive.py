@@ -23,8 +23,8 @@ class AdaptiveLogSoftmaxWithLoss(Module):
     returns (output, loss): each row's target log-probability and the mean negative of it.
 
     >>> import numgrad as ng
-    >>> layer = ng.nn.AdaptiveLogSoftmaxWithLoss(8, 10, [4, 7])
-    >>> layer(ng.randn(3, 8), ng.tensor([0, 5, 9])).output.shape
+    >>> layer = ng.nn.AdaptiveLogSoftmaxWithLoss(32, 10, [4, 7])
+    >>> layer(ng.randn(3, 32), ng.tensor([0, 5, 9])).output.shape
     numgrad.Size([3])
     """
 
