@@ -432,3 +432,13 @@ def test_retain_grad_follows_a_view_read_anew_after_its_base_changed():
     (tail * 3).sum().backward()
     np.testing.assert_array_equal(values(tail.grad), [3.0, 3.0])
     np.testing.assert_array_equal(values(x.grad), [0.0, 6.0, 6.0])
+
+
+def test_a_hook_on_a_view_does_not_see_the_gradient_of_an_in_place_op_through_it():
+    x = ng.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = x * 1
+    tail = y[1:]
+    tail.register_hook(lambda g: g * 10)      # on the view's old history, which torch bypasses
+    tail.mul_(2)
+    (y * 3).sum().backward()
+    np.testing.assert_array_equal(values(x.grad), [3.0, 6.0, 6.0])

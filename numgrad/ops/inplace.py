@@ -79,10 +79,19 @@ def _repeats_elements(data):
                                  for size, stride in zip(data.shape, data.strides))
 
 
-def _snapshot(self):
-    """This tensor's current value and history, in memory of its own, for ops that save their
-    input: the in-place write must not change what the new node saved."""
-    return Tensor._make(self._data.copy(), self._requires_grad, self._seg, self._node, self._slot)
+def _source(self, saves_self):
+    """What an in-place op reads: this tensor's value, in memory of its own for ops that save
+    their input (the write must not change what the new node saved). Its history is this tensor's;
+    through a view, the base's region read anew, as torch's CopySlices hands the view's gradient
+    to the base without passing the view's own node (whose hooks do not fire)."""
+    if not saves_self and views.view_info(self) is None:
+        return self
+    history = self
+    base, region = views.base_and_region(self)
+    if base is not None:
+        history = views.read_region(base, region, self._data.shape)
+    data = self._data.copy() if saves_self else self._data
+    return Tensor._make(data, history._requires_grad, history._seg, history._node, history._slot)
 
 
 def rebase(self, result):
@@ -134,7 +143,7 @@ def apply_inplace(self, fn, *others, saves_self=True):
     _check_can_write(self, *others)
     _check_no_partial_overlap(self, others)
     if _records(self, *others):
-        source = _snapshot(self) if saves_self else self
+        source = _source(self, saves_self)
         result = fn(source, *others)
         _check_castable(result._data.dtype, self._data.dtype)
         return rebase(self, result)

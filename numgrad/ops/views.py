@@ -221,7 +221,7 @@ def _region(base, view):
     return _Region(positions, None)
 
 
-def _read_region(base, region, shape):
+def read_region(base, region, shape):
     """base's elements in the region, recorded: the history of a view of base."""
     from .apply import apply
     from .index import take
@@ -364,7 +364,7 @@ def copy_slices(base, region, result):
     positions = _shared_places(region, result._data.shape)
     if positions is not None:
         return _copy_overlapping(old, positions, result)
-    inside = _read_region(old, region, result._data.shape)
+    inside = read_region(old, region, result._data.shape)
     change = _scatter_region(E.sub(result, inside), region, base._data.shape)
     return apply(COPY_SLICES, (old, change))
 
@@ -423,7 +423,7 @@ def regenerate(base):
         region = _region_of(info, view)
         if region is None:
             continue
-        fresh = _read_region(base, region, view._data.shape)
+        fresh = read_region(base, region, view._data.shape)
         view._seg, view._node, view._slot = fresh._seg, fresh._node, fresh._slot
         view._requires_grad = fresh._requires_grad
         keep_retaining(view)
