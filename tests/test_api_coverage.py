@@ -350,6 +350,16 @@ def test_adaptive_log_softmax():
         layer(x, ng.tensor([11, 0, 0, 0, 0, 0]))
 
 
+def test_older_layer_names():
+    wrapped = ng.nn.DataParallel(ng.nn.Linear(2, 3))
+    assert [name for name, _ in wrapped.named_parameters()] == ["module.weight", "module.bias"]
+    assert wrapped(ng.ones(4, 2)).shape == (4, 3)
+    with pytest.warns(FutureWarning, match="`NLLLoss2d` has been deprecated"):
+        loss = ng.nn.NLLLoss2d()
+    scores = ng.zeros(1, 3, 2, 2).log_softmax(1)
+    close(loss(scores, ng.zeros(1, 2, 2, dtype=ng.int64)), np.log(3.0))
+
+
 def test_transformer_shapes_and_errors():
     model = ng.nn.Transformer(d_model=4, nhead=2, num_encoder_layers=1, num_decoder_layers=2,
                               dim_feedforward=8, batch_first=True)

@@ -22,8 +22,9 @@ from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d
 from .embedding_bag import EmbeddingBag
 from .fold import Fold, Unfold
 from .flatten import Flatten, Unflatten
-from .layers_more import (ChannelShuffle, ConvTranspose1d, Dropout3d, FeatureAlphaDropout,
-                          InstanceNorm3d, UpsamplingBilinear2d, UpsamplingNearest2d)
+from .layers_more import (ChannelShuffle, ConvTranspose1d, DataParallel, Dropout3d,
+                          FeatureAlphaDropout, InstanceNorm3d, NLLLoss2d, UpsamplingBilinear2d,
+                          UpsamplingNearest2d)
 from .lazy import (LazyBatchNorm1d, LazyBatchNorm2d, LazyBatchNorm3d, LazyConv1d, LazyConv2d,
                    LazyConvTranspose1d, LazyConvTranspose2d, LazyInstanceNorm1d,
                    LazyInstanceNorm2d, LazyInstanceNorm3d, LazyLinear)

@@ -1,8 +1,12 @@
 """More layers over numgrad.nn.functional: Dropout3d, FeatureAlphaDropout, ChannelShuffle,
-ConvTranspose1d, UpsamplingNearest2d, UpsamplingBilinear2d and InstanceNorm3d."""
+ConvTranspose1d, UpsamplingNearest2d, UpsamplingBilinear2d and InstanceNorm3d, and torch's names
+kept for older code: NLLLoss2d and DataParallel."""
+import warnings
+
 from . import functional as F
 from .conv import _ConvNd
 from .dropout import _DropoutNd
+from .loss import NLLLoss
 from .module import Module
 from .normalization import _InstanceNorm
 from .resample import Upsample
@@ -92,3 +96,29 @@ class InstanceNorm3d(_InstanceNorm):
     """Instance normalisation of (N, C, D, H, W) or unbatched (C, D, H, W) inputs."""
 
     expected_dims = (4, 5)
+
+
+class NLLLoss2d(NLLLoss):
+    """NLLLoss under its deprecated name (NLLLoss takes (N, C, H, W) inputs itself)."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                 reduction="mean"):
+        warnings.warn("`NLLLoss2d` has been deprecated. Please use `NLLLoss` instead as a "
+                      "drop-in replacement and see https://pytorch.org/docs/main/nn.html"
+                      "#torch.nn.NLLLoss for more details.", FutureWarning, stacklevel=2)
+        super().__init__(weight, size_average, ignore_index, reduce, reduction)
+
+
+class DataParallel(Module):
+    """torch's single-process data parallelism: without GPUs to split the batch over, as here on
+    the CPU, it runs the wrapped module (torch does the same with no device)."""
+
+    def __init__(self, module, device_ids=None, output_device=None, dim=0):
+        super().__init__()
+        self.module = module
+        self.device_ids = [] if device_ids is None else list(device_ids)
+        self.output_device = output_device
+        self.dim = dim
+
+    def forward(self, *inputs, **kwargs):
+        return self.module(*inputs, **kwargs)
