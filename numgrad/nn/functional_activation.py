@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtypes
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
+from ..ops.named import named
 from ..tensor import _wrap_dim
 
 # selu's constants, from Klambauer et al. (2017), as torch spells them
@@ -24,10 +25,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 _TORCH_DTYPE_NAMES = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double"}
 
 
-def _maybe_inplace(fn, input, inplace):
-    """fn(input); inplace=True writes it into input (bumping its version), like torch."""
+def _maybe_inplace(fn, input, inplace, node_name=None):
+    """fn(input); inplace=True writes it into input (bumping its version), like torch. Out of
+    place, node_name is the torch node the composite stands for (Note [named composites])."""
     if not inplace:
-        return fn(input)
+        return named(fn(input), node_name, input) if node_name else fn(input)
     from ..ops.inplace import apply_inplace
     return apply_inplace(input, fn)
 
@@ -79,7 +81,8 @@ def sigmoid(input):
 
 def logsigmoid(input):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), exact at both tails."""
-    return _E.minimum(input, 0.0) - _E.log1p(_E.exp(-_E.abs(input)))
+    return named(_E.minimum(input, 0.0) - _E.log1p(_E.exp(-_E.abs(input))), "LogSigmoidBackward0",
+                 input)
 
 
 def _piecewise(x, lo, hi, inner, below, above):
@@ -98,7 +101,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     return _maybe_inplace(lambda x: _piecewise(x, min_val, max_val, lambda v: v, min_val,
-                                               float(max_val)), input, inplace)
+                                               float(max_val)), input, inplace, "HardtanhBackward0")
 
 
 def relu6(input, inplace=False):
@@ -113,7 +116,7 @@ def softsign(input):
 
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
-    return _maybe_inplace(lambda x: x * _E.tanh(_N.softplus(x)), input, inplace)
+    return _maybe_inplace(lambda x: x * _E.tanh(_N.softplus(x)), input, inplace, "MishBackward0")
 
 
 # torch's hardsigmoid gradient is the float32 1/6 in every dtype (its kernel's constant is
@@ -131,13 +134,14 @@ def _hardsigmoid_inside(v):
 def hardsigmoid(input, inplace=False):
     """min(max(x + 3, 0), 6) / 6."""
     return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, _hardsigmoid_inside, 0.0, 1.0),
-                          input, inplace)
+                          input, inplace, "HardsigmoidBackward0")
 
 
 def hardswish(input, inplace=False):
     """x * min(max(x + 3, 0), 6) / 6 (gradient 1 from x = 3 on, as torch's)."""
     return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: v * (v + 3.0) / 6.0, 0.0,
-                                               lambda v: v * 6.0 / 6.0), input, inplace)
+                                               lambda v: v * 6.0 / 6.0), input, inplace,
+                          "HardswishBackward0")
 
 
 def glu(input, dim=-1):
@@ -149,7 +153,7 @@ def glu(input, dim=-1):
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
     a, b = input.chunk(2, d)
-    return a * _E.sigmoid(b)
+    return named(a * _E.sigmoid(b), "GluBackward0", input)
 
 
 def tanh(input):
@@ -233,7 +237,8 @@ def prelu(input, weight):
     elif weight.ndim:
         weight = weight.reshape(())
     # the gradient at x = 0 is weight's, as torch's
-    return _E.where(input > 0.0, input, weight * input)
+    return named(_E.where(input > 0.0, input, weight * input), "PreluKernelBackward0", input,
+                 weight)
 
 
 def selu(input, inplace=False):
@@ -242,7 +247,8 @@ def selu(input, inplace=False):
     >>> F.selu(ng.tensor([1.0]))
     tensor([1.0507])
     """
-    return _maybe_inplace(lambda x: _N.elu(x, _SELU_ALPHA) * _SELU_SCALE, input, inplace)
+    return _maybe_inplace(lambda x: _N.elu(x, _SELU_ALPHA) * _SELU_SCALE, input, inplace,
+                          "EluBackward0")
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -253,7 +259,8 @@ def celu(input, alpha=1.0, inplace=False):
     """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _maybe_inplace(lambda x: _N.elu(x * (1.0 / alpha), 1.0) * alpha, input, inplace)
+    return _maybe_inplace(lambda x: _N.elu(x * (1.0 / alpha), 1.0) * alpha, input, inplace,
+                          "CeluBackward0")
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -262,7 +269,8 @@ def threshold(input, threshold, value, inplace=False):
     >>> F.threshold(ng.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
-    return _maybe_inplace(lambda x: _E.where(x > threshold, x, float(value)), input, inplace)
+    return _maybe_inplace(lambda x: _E.where(x > threshold, x, float(value)), input, inplace,
+                          "ThresholdBackward0")
 
 
 def tanhshrink(input):
@@ -281,7 +289,7 @@ def hardshrink(input, lambd=0.5):
     >>> F.hardshrink(ng.tensor([-1.0, 0.25, 0.75]))
     tensor([-1.0000,  0.0000,  0.7500])
     """
-    return _E.where(_shrink_mask(input, lambd), input, 0.0)
+    return named(_E.where(_shrink_mask(input, lambd), input, 0.0), "HardshrinkBackward0", input)
 
 
 def softshrink(input, lambd=0.5):
@@ -295,4 +303,4 @@ def softshrink(input, lambd=0.5):
         raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype "
                            f"{_TORCH_DTYPE_NAMES[input.dtype]}, but found {lambd:g}")
     shifted = _E.where(input > 0.0, input - lambd, input + lambd)
-    return _E.where(_shrink_mask(input, lambd), shifted, 0.0)
+    return named(_E.where(_shrink_mask(input, lambd), shifted, 0.0), "SoftshrinkBackward0", input)

@@ -20,6 +20,7 @@ from ..ops import elementwise as _E
 from ..ops import elementwise_special as _S
 from ..ops import nn_ops as _N
 from ..ops.index import take
+from ..ops.named import named
 from ..tensor import Tensor
 
 _CODES = {"none": _N.NONE, "mean": _N.MEAN, "sum": _N.SUM}
@@ -173,12 +174,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     picked = take(rows, np.arange(len(index)) * classes + safe)
     losses = picked * _as_tensor(-row_weight, picked)
     if reduction == "none":
-        return losses.reshape(shape)
-    total = losses.sum()
-    if reduction == "sum":
-        return total
-    denominator = float(row_weight.sum())
-    return total * (1.0 / denominator if denominator else math.nan)
+        result = losses.reshape(shape)
+    elif reduction == "sum":
+        result = losses.sum()
+    else:
+        denominator = float(row_weight.sum())
+        result = losses.sum() * (1.0 / denominator if denominator else math.nan)
+    return named(result, "NllLossBackward0", input, target)
 
 
 def _pair_up(input, target):
@@ -197,8 +199,9 @@ def _pair_up(input, target):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """Mean (or sum) of squared differences."""
     reduction = _reduction(size_average, reduce, reduction)
-    diff = input - _pair_up(input, target)
-    return _reduce(diff * diff, reduction)
+    target = _pair_up(input, target)
+    diff = input - target
+    return named(_reduce(diff * diff, reduction), "MseLossBackward0", input, target)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -216,10 +219,12 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = (input - _pair_up(input, target)).abs()
+    target = _pair_up(input, target)
+    d = (input - target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
-    return _reduce(_E.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+    loss = _reduce(_E.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
+    return named(loss, "SmoothL1LossBackward0", input, target)
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
@@ -230,8 +235,10 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     """
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    d = (input - _pair_up(input, target)).abs()
-    return _reduce(_E.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+    target = _pair_up(input, target)
+    d = (input - target).abs()
+    loss = _reduce(_E.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+    return named(loss, "HuberLossBackward0", input, target)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -255,7 +262,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = _N.binary_cross_entropy(input, target)
     if weight is not None:
         loss = loss * _as_tensor(weight, input).detach()    # torch does not differentiate weights
-    return _reduce(loss, reduction)
+    return named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0", input, target)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -280,7 +287,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1.0 - target) * input + log_sigmoid_neg
     if weight is not None:
         loss = loss * _as_tensor(weight, input).detach()
-    return _reduce(loss, reduction)
+    return named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0", input, target)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

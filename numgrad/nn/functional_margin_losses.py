@@ -13,6 +13,7 @@ import numpy as np
 
 from ..ops import elementwise as _E
 from ..ops.index import take
+from ..ops.named import named
 from ..tensor import Tensor
 from .functional_activation import logsigmoid
 from .functional_losses import _as_tensor, _reduce, _reduction
@@ -55,7 +56,9 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     tensor(0.6931)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    return _reduce(_E.log1p(_E.exp(-_as_tensor(target, input) * input)), reduction)
+    target = _as_tensor(target, input)
+    loss = _reduce(_E.log1p(_E.exp(-target * input)), reduction)
+    return named(loss, "SoftMarginLossBackward0", input, target)
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
@@ -141,7 +144,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     loss = (terms * _as_tensor(others, rows)).sum(1) * (1.0 / classes)
     if input.ndim <= 1:
         loss = loss.reshape(())
-    return _reduce(loss, reduction)
+    return named(_reduce(loss, reduction), "MultiMarginLossBackward0", input, target)
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import grad_mode
+from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 
 
@@ -77,7 +78,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
         out = out * weight
     if bias is not None:
         out = out + bias
-    return out
+    return named(out, "NativeLayerNormBackward0", input, weight)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -125,7 +126,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     else:
         centred = input - running_mean.reshape(shape)
         var = running_var.reshape(shape)
-    return _affine(centred * (var + eps).rsqrt(), weight, bias, shape)
+    return named(_affine(centred * (var + eps).rsqrt(), weight, bias, shape),
+                 "NativeBatchNormBackward0", input, weight)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -177,7 +179,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     groups = input.reshape(input.shape[0], num_groups, -1)
     _, centred, var = _moments(groups, (2,))
     out = (centred * (var + eps).rsqrt()).reshape(input.shape)
-    return _affine(out, weight, bias, _channel_shape(input))
+    return named(_affine(out, weight, bias, _channel_shape(input)), "NativeGroupNormBackward0",
+                 input, weight)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..creation import as_tensor
+from ..ops.named import named
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2}
 
@@ -36,7 +37,8 @@ def pixel_shuffle(input, upscale_factor):
     k = len(lead)
     blocks = input.reshape(*lead, c // (r * r), r, r, h, w)
     order = list(range(k)) + [k, k + 3, k + 1, k + 4, k + 2]
-    return blocks.permute(order).reshape(*lead, c // (r * r), h * r, w * r)
+    return named(blocks.permute(order).reshape(*lead, c // (r * r), h * r, w * r),
+                 "PixelShuffleBackward0")
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -58,7 +60,8 @@ def pixel_unshuffle(input, downscale_factor):
     k = len(lead)
     blocks = input.reshape(*lead, c, h // r, r, w // r, r)
     order = list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3]
-    return blocks.permute(order).reshape(*lead, c * r * r, h // r, w // r)
+    return named(blocks.permute(order).reshape(*lead, c * r * r, h // r, w // r),
+                 "PixelUnshuffleBackward0")
 
 
 def _nearest_matrix(size, out, scale, dtype):
@@ -131,6 +134,6 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         matrices = [_linear_matrix(n, o, s, bool(align_corners), dtype)
                     for n, o, s in zip(sizes, outs, scales)]
     last = as_tensor(matrices[-1].T.copy(), device=input.device)
-    if dims == 1:
-        return input @ last
-    return as_tensor(matrices[0], device=input.device) @ input @ last
+    out = input @ last if dims == 1 else as_tensor(matrices[0], device=input.device) @ input @ last
+    return named(out, f"Upsample{mode.capitalize() if mode != 'bilinear' else 'Bilinear'}"
+                      f"{dims}DBackward0")

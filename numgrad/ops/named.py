@@ -1,0 +1,45 @@
+"""torch's node on a composite's result: the name, and the checks of the inputs torch saves.
+
+Note [named composites]
+torch computes mse_loss, layer_norm, hardtanh, ... as single ops: the result's grad_fn is
+MseLossBackward0, and the op saves its inputs, so that changing one in place before the backward
+raises the version error. numgrad builds such functions from primitives, whose nodes have other
+names and save intermediate values instead. `named` puts one pass-through node on the result:
+grad_fn.name() is torch's, and the node saves the inputs torch saves (through detached aliases,
+which share their version counters and need no gradient), so the saved-value checks see them.
+The gradient is the primitives' own; next_functions shows the primitives, not the inputs.
+"""
+import numpy as np
+
+from .. import grad_mode
+from ..tensor import Tensor
+from .apply import apply
+from .registry import OpDef
+
+
+def _result(x, *inputs):
+    return x
+
+
+def _pass_through_vjp(ctx, g):
+    return (g,)
+
+
+# one op per number of saved inputs (the saved values are inputs y and z); their kernel is
+# reshape's copy of the gradient, so naming compiles no kernel of its own
+_NAMED = {n_saved: OpDef(f"named_{n_saved}", _result, node_name="NamedBackward0",
+                         n_in=1 + n_saved, kernel="copy_bwd", vjp=_pass_through_vjp,
+                         saves=("y", "z")[:n_saved])
+          for n_saved in (0, 1, 2)}
+
+
+def named(result, node_name, *saved):
+    """`result` (a Tensor a composite computed), carrying a node named `node_name` that saves
+    `saved` (up to two Tensors; None or non-Tensors are skipped) for the version checks."""
+    if not (result._requires_grad and grad_mode.state.grad_enabled) \
+            or type(result._data) is not np.ndarray:
+        return result       # nothing recorded; on the GPU the primitives' node stays
+    guards = tuple(t.detach() for t in saved if isinstance(t, Tensor))
+    out = apply(_NAMED[len(guards)], (result, *guards))
+    out._seg.python[("name", out._node)] = node_name
+    return out

@@ -1,0 +1,96 @@
+"""Composites carry torch's node: the name torch's single op has, and the version checks of the
+inputs torch saves (Note [named composites] in ops/named.py). Names and checked inputs are
+torch 2.13's for the same calls."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad.autograd import gradcheck, gradgradcheck
+
+F = ng.nn.functional
+A = np.random.default_rng(0).uniform(0.2, 0.9, (3, 4))
+B = np.random.default_rng(1).uniform(0.2, 0.9, (3, 4))
+TARGET = [0, 1, 2]
+
+# call, torch's node name, per tensor argument: does changing it in place make backward raise
+CASES = {
+    "mse_loss": (lambda x, y: F.mse_loss(x, y), "MseLossBackward0", [True, True]),
+    "smooth_l1_loss": (lambda x, y: F.smooth_l1_loss(x, y), "SmoothL1LossBackward0", [True, True]),
+    "huber_loss": (lambda x, y: F.huber_loss(x, y), "HuberLossBackward0", [True, True]),
+    "binary_cross_entropy": (lambda x, y: F.binary_cross_entropy(x, y),
+                             "BinaryCrossEntropyBackward0", [True, True]),
+    "binary_cross_entropy_with_logits": (lambda x, y: F.binary_cross_entropy_with_logits(x, y),
+                                         "BinaryCrossEntropyWithLogitsBackward0", [True, True]),
+    "soft_margin_loss": (lambda x, y: F.soft_margin_loss(x, y.detach()),
+                         "SoftMarginLossBackward0", [True, True]),
+    "nll_loss": (lambda x, y: F.nll_loss(x, ng.tensor(TARGET)), "NllLossBackward0", [True]),
+    "multi_margin_loss": (lambda x, y: F.multi_margin_loss(x, ng.tensor(TARGET)),
+                          "MultiMarginLossBackward0", [True]),
+    "layer_norm": (lambda x, y: F.layer_norm(x, (4,), y[0], y[1]), "NativeLayerNormBackward0",
+                   [True, True]),
+    "group_norm": (lambda x, y: F.group_norm(x, 2), "NativeGroupNormBackward0", [True]),
+    "batch_norm": (lambda x, y: F.batch_norm(x, None, None, training=True),
+                   "NativeBatchNormBackward0", [True]),
+    "hardtanh": (lambda x, y: F.hardtanh(x), "HardtanhBackward0", [True]),
+    "relu6": (lambda x, y: F.relu6(x), "HardtanhBackward0", [True]),
+    "logsigmoid": (lambda x, y: F.logsigmoid(x), "LogSigmoidBackward0", [True]),
+    "mish": (lambda x, y: F.mish(x), "MishBackward0", [True]),
+    "hardswish": (lambda x, y: F.hardswish(x), "HardswishBackward0", [True]),
+    "hardsigmoid": (lambda x, y: F.hardsigmoid(x), "HardsigmoidBackward0", [True]),
+    "glu": (lambda x, y: F.glu(x), "GluBackward0", [True]),
+    "selu": (lambda x, y: F.selu(x), "EluBackward0", [True]),
+    "celu": (lambda x, y: F.celu(x), "CeluBackward0", [True]),
+    "softshrink": (lambda x, y: F.softshrink(x, 0.5), "SoftshrinkBackward0", [True]),
+    "hardshrink": (lambda x, y: F.hardshrink(x, 0.5), "HardshrinkBackward0", [True]),
+    "threshold": (lambda x, y: F.threshold(x, 0.5, 0.), "ThresholdBackward0", [True]),
+    "prelu": (lambda x, y: F.prelu(x, y[0, :1]), "PreluKernelBackward0", [True, True]),
+    "interpolate": (lambda x, y: F.interpolate(x[None], scale_factor=2),
+                    "UpsampleNearest1DBackward0", None),
+    "pixel_shuffle": (lambda x, y: F.pixel_shuffle(x.reshape(1, 4, 3, 1), 2),
+                      "PixelShuffleBackward0", [False]),
+    "conv1d": (lambda x, y: F.conv1d(x[None], y[:, None, :2].expand(3, 3, 2).contiguous()),
+               "ConvolutionBackward0", [True, False]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_torchs_node_name(name):
+    call, node, _ = CASES[name]
+    x = ng.tensor(A, requires_grad=True)
+    y = ng.tensor(B, requires_grad=True)
+    assert call(x, y).grad_fn.name() == node
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if CASES[n][2] is not None))
+def test_changing_a_saved_input_in_place_is_the_version_error_where_torchs_is(name):
+    call, _, checked = CASES[name]
+    for k, expected in enumerate(checked):
+        x = ng.tensor(A, requires_grad=True) * 1
+        y = ng.tensor(B, requires_grad=True) * 1
+        result = call(x, y)
+        with ng.no_grad():
+            (x, y)[k].mul_(1.0)
+        if expected:
+            with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+                result.sum().backward()
+        else:
+            result.sum().backward()
+
+
+def test_the_named_node_passes_the_gradient_through_unchanged():
+    x = ng.tensor(A, dtype=ng.float64, requires_grad=True)
+    y = ng.tensor(B, dtype=ng.float64)
+    assert gradcheck(lambda a: F.mse_loss(a, y), (x,))
+    assert gradgradcheck(lambda a: F.layer_norm(a, (4,)), (x,))
+    loss = F.mse_loss(x, y)
+    loss.backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * (A - B) / A.size, rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_named_results_keep_dtype_and_need_no_grad_without_inputs_that_do(dtype):
+    x = ng.tensor(A, dtype=dtype)
+    out = F.mse_loss(x, ng.tensor(B, dtype=dtype))
+    assert out.grad_fn is None and out.dtype == dtype
+    with ng.no_grad():
+        assert F.hardtanh(ng.tensor(A, dtype=dtype, requires_grad=True)).grad_fn is None
