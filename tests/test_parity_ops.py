@@ -442,3 +442,13 @@ def test_a_hook_on_a_view_does_not_see_the_gradient_of_an_in_place_op_through_it
     tail.mul_(2)
     (y * 3).sum().backward()
     np.testing.assert_array_equal(values(x.grad), [3.0, 6.0, 6.0])
+
+
+def test_scatter_with_reduce_add_or_multiply():
+    index, src = ng.tensor([[0, 1, 0]]), ng.tensor([[1.0, 2.0, 3.0]])
+    assert ng.zeros(2, 3).scatter(0, index, src, reduce="add").tolist() == [[1, 0, 3], [0, 2, 0]]
+    assert ng.full((2, 3), 2.0).scatter(0, index, 3.0, reduce="multiply").tolist() == [[6, 2, 6], [2, 6, 2]]
+    assert refusal(lambda: ng.zeros(2, 3).scatter(0, index, src, reduce="mean")) == (
+        "reduce argument must be either add or multiply.")
+    assert refusal(lambda: ng.zeros(2, 3, requires_grad=True).scatter(0, index, src, reduce="add")) == (
+        "derivative for aten::scatter is not implemented")

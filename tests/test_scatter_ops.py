@@ -81,8 +81,8 @@ def test_scatter_errors():
         x.scatter(0, ng.tensor([0]), ng.ones(1, 3))
     with pytest.raises(RuntimeError, match="smaller than src"):
         x.scatter(0, ng.tensor([[0, 1, 0]]), ng.ones(1, 2))
-    with pytest.raises(NotImplementedError):
-        x.scatter(0, ng.tensor([[0, 1, 0]]), ng.ones(1, 3), reduce="add")
+    with pytest.raises(RuntimeError, match="reduce argument must be either add or multiply."):
+        x.scatter(0, ng.tensor([[0, 1, 0]]), ng.ones(1, 3), reduce="mean")
 
 
 def test_index_fill_and_copy_by_hand():

@@ -81,9 +81,10 @@ def _place(x, positions, src):
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     """input with src's values (or value) written at index along dim: out[index[i][j]][j] = src[i][j]
-    for dim 0, and so on. A float given as src is a value. reduce= is not supported."""
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add")
+    for dim 0, and so on. A float given as src is a value. reduce='add' or 'multiply' combines
+    them with input's elements instead, without a derivative (as torch has none)."""
+    if reduce is not None and reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
     if (src is None) == (value is None):
         raise TypeError("scatter() needs exactly one of src and value")
     if src is not None and not isinstance(src, Tensor):
@@ -95,13 +96,27 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     check_scatter_index(input, d, idx, src)
     positions = _scatter_positions(input._data.shape, d, idx)
-    if value is not None:
+    if value is not None and reduce is None:
         return masked_fill(input, _mask(input, positions), value)
-    if src._data.ndim != idx.ndim or any(i > s for i, s in zip(idx.shape, src._data.shape)):
-        raise RuntimeError(f"Expected index {list(idx.shape)} to be smaller than src "
-                           f"{list(src._data.shape)} in every dimension")
-    piece = src[tuple(slice(0, s) for s in idx.shape)] if src._data.shape != idx.shape else src
-    return _place(input, positions, piece)
+    if value is None:
+        if src._data.ndim != idx.ndim or any(i > s for i, s in zip(idx.shape, src._data.shape)):
+            raise RuntimeError(f"Expected index {list(idx.shape)} to be smaller than src "
+                               f"{list(src._data.shape)} in every dimension")
+        piece = src[tuple(slice(0, s) for s in idx.shape)] if src._data.shape != idx.shape else src
+        if reduce is None:
+            return _place(input, positions, piece)
+    if _records(input, src):
+        # torch records a node whose backward raises this; numgrad refuses before computing
+        raise RuntimeError("derivative for aten::scatter is not implemented")
+    values = np.broadcast_to(np.asarray(value, input._data.dtype), positions.shape) \
+        if value is not None else to_host(piece._data)
+    combine = np.add if reduce == "add" else np.multiply
+
+    def reduced(a):
+        out = np.array(a, copy=True)
+        combine.at(out.reshape(-1), positions.reshape(-1), values.reshape(-1))
+        return out
+    return untracked(reduced, to_host(input._data)).to(input.device)
 
 
 def _dim_positions(x, d, idx):
