@@ -36,6 +36,11 @@ def _identity(reduce, dtype):
     return info.min if reduce == "amax" else info.max
 
 
+def _constant(array, like):
+    """A host array as a constant tensor on like's device."""
+    return Tensor._make(array, False).to(like.device)
+
+
 def _rows(positions, own):
     """An index into the values per place and slot: each place's row holds the value own names
     (none where own is -1), then the src values written to it, in order; the pad (the last value
@@ -71,17 +76,17 @@ def _reduce_at(input, positions, src, reduce, include_self):
     written = np.zeros(places, np.bool_)
     written[positions.reshape(-1)] = True
     if reduce in ("sum", "mean"):
-        base = input if include_self else masked_fill(input, Tensor._make(
-            written.reshape(input._data.shape), False), 0)
+        base = input if include_self else masked_fill(
+            input, _constant(written.reshape(input._data.shape), input), 0)
         total = _scatter_add(SCATTER_ADD, base, src, positions)
         if reduce == "sum":
             return total
         own = 1 if include_self else ~written
         counts = np.maximum(np.bincount(positions.reshape(-1), minlength=places) + own, 1)
-        counts = Tensor._make(counts.reshape(input._data.shape).astype(input._data.dtype), False)
+        counts = _constant(counts.reshape(input._data.shape).astype(input._data.dtype), input)
         return total / counts if dtypes.is_floating(input._data.dtype) else total // counts
     # values: input, src, the pad, input again as constants
-    pad = Tensor._make(np.full(1, _identity(reduce, input._data.dtype), input._data.dtype), False)
+    pad = _constant(np.full(1, _identity(reduce, input._data.dtype), input._data.dtype), input)
     flat_input = reshape(input, (-1,))
     values = cat([flat_input, reshape(src, (-1,)), pad, flat_input.detach()])
     own = np.arange(places)
