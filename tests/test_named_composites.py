@@ -48,6 +48,10 @@ CASES = {
                     "UpsampleNearest1DBackward0", None),
     "pixel_shuffle": (lambda x, y: F.pixel_shuffle(x.reshape(1, 4, 3, 1), 2),
                       "PixelShuffleBackward0", [False]),
+    "pad_reflect": (lambda x, y: F.pad(x, (1, 1), mode="reflect"), "ReflectionPad1DBackward0",
+                    [True]),
+    "pad_replicate": (lambda x, y: F.pad(x[None], (1, 1, 1, 1), mode="replicate"),
+                      "ReplicationPad2DBackward0", [True]),
     "conv1d": (lambda x, y: F.conv1d(x[None], y[:, None, :2].expand(3, 3, 2).contiguous()),
                "ConvolutionBackward0", [True, False]),
 }
@@ -94,3 +98,9 @@ def test_named_results_keep_dtype_and_need_no_grad_without_inputs_that_do(dtype)
     assert out.grad_fn is None and out.dtype == dtype
     with ng.no_grad():
         assert F.hardtanh(ng.tensor(A, dtype=dtype, requires_grad=True)).grad_fn is None
+
+
+def test_non_constant_padding_takes_torchs_combinations_of_size_and_dims():
+    with pytest.raises(NotImplementedError, match="Padding size 2 is not supported for 4D input "
+                                                  "tensor"):
+        F.pad(ng.ones(1, 2, 4, 4), (1, 1), mode="reflect")

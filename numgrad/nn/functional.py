@@ -17,6 +17,7 @@ from .. import dtypes, grad_mode
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.index import take
+from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 from ..ops.untracked import to_host, untracked
 from ..tensor import Tensor
@@ -271,6 +272,14 @@ def pad(input, pad, mode="constant", value=None):
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise RuntimeError("Padding length must be divisible by 2 and at most twice the input's "
                            "number of dimensions")
+    if not 1 <= len(pad) // 2 <= 3 or input.ndim - len(pad) // 2 not in (1, 2):
+        # torch's non-constant modes pad the last 1-3 dims of an input with one or two more
+        raise NotImplementedError(
+            f"Padding size {len(pad)} is not supported for {input.ndim}D input tensor.\n"
+            "Supported combinations for non-constant padding:\n"
+            "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
+            "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
+            "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
     widths = [(0, 0)] * input.ndim
     for k in range(len(pad) // 2):
         widths[input.ndim - 1 - k] = (int(pad[2 * k]), int(pad[2 * k + 1]))
@@ -287,4 +296,8 @@ def pad(input, pad, mode="constant", value=None):
         if mode == "circular" and max(left, right) > input.shape[dim]:
             raise RuntimeError("Padding value causes wrapping around more than once.")
     positions = np.arange(input.numel(), dtype=np.int64).reshape(input.shape)
-    return take(input, np.pad(positions, widths, mode=_INDEX_MODES[mode]))
+    out = take(input, np.pad(positions, widths, mode=_INDEX_MODES[mode]))
+    if mode == "circular":
+        return out          # torch's circular padding is itself a composite
+    return named(out, f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad"
+                      f"{len(pad) // 2}DBackward0", input)
