@@ -40,7 +40,8 @@ def is_complex(self):
 def _address(data):
     if builtins.type(data) is np.ndarray:
         return data.ctypes.data
-    return data.__cuda_array_interface__["data"][0]
+    from ..cuda.array import address_of
+    return address_of(data)
 
 
 def data_ptr(self):
