@@ -51,11 +51,9 @@ def data_ptr(self):
 
 def storage_offset(self):
     """Where the first element sits in the memory of the tensor this one views, in elements (0
-    for a tensor that is no view)."""
-    base = self._base
-    if base is None:
-        return 0
-    return (_address(self._data) - _address(base._data)) // self._data.itemsize
+    for a tensor that is no view), from the view's record (on the GPU a view is a copy)."""
+    from .views import storage_of
+    return int(storage_of(self)[1])
 
 
 def get_device(self):
