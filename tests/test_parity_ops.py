@@ -452,3 +452,16 @@ def test_scatter_with_reduce_add_or_multiply():
         "reduce argument must be either add or multiply.")
     assert refusal(lambda: ng.zeros(2, 3, requires_grad=True).scatter(0, index, src, reduce="add")) == (
         "derivative for aten::scatter is not implemented")
+
+
+def test_three_operand_ops_promote_all_operands_at_once():
+    f32 = ng.tensor([1.5, -2.0], requires_grad=True)
+    wide = ng.tensor(2.5, dtype=ng.float64, requires_grad=True)
+    out = ng.addcmul(wide, wide, f32)            # 0-d float64 beside a dimensioned float32: float32
+    assert out.dtype == ng.float32
+    np.testing.assert_allclose(values(out), [6.25, -2.5])
+    doubles = ng.tensor([1.5, 2.0], dtype=ng.float64)
+    mixed = doubles.lerp(doubles * 2, ng.tensor(3))   # a 0-d weight is read as a number
+    assert mixed.dtype == ng.float64 and mixed.tolist() == [6.0, 8.0]
+    assert refusal(lambda: doubles.lerp(doubles, ng.tensor([0.5, 0.5]))) == (
+        "expected dtype double for `weight` but got dtype float")

@@ -15,9 +15,10 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import fmath as F
 from .apply import apply
-from .elementwise import (_binary, _float_input, _quiet, _unary, _unary_fn,
-                          d_identity, d_zero, operands, torch_maximum, torch_minimum,
-                          torch_sign)
+from ..creation import as_tensor
+from .elementwise import (_binary, _float_input, _promoted, _quiet, _tensor_result_type, _unary,
+                          _unary_fn, constant, d_identity, d_zero, operands, torch_maximum,
+                          torch_minimum, torch_sign)
 from .registry import OpDef
 from .untracked import untracked
 
@@ -251,11 +252,30 @@ _TYPE_META_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double
 
 
 def _three(x, y, z):
-    """Three operands of one dtype, torch's promotion (at least the first is a Tensor)."""
-    x, y = operands(x, y)
-    x, z = operands(x, z)
-    y, _ = operands(y, x)
-    return x, y, z
+    """Three operands of one dtype, torch's promotion over all three at once (pairwise promotion
+    lets two 0-d float64 tensors beside a float32 one make float64; torch gives float32)."""
+    values = [as_tensor(v) if isinstance(v, (list, tuple, np.ndarray)) else v for v in (x, y, z)]
+    dtype = _result_dtype(values)
+    return tuple((_promoted(v, dtype) if v._data.dtype != dtype else v)
+                 if isinstance(v, Tensor) else constant(v, dtype) for v in values)
+
+
+def _result_dtype(values):
+    """torch.result_type of tensors and Python scalars: the dimensioned tensors' promotion, then
+    the 0-d tensors' and then the scalars', each counting only where its category is higher."""
+    result = None
+    for zero_d in (False, True):
+        group = [v._data.dtype for v in values if isinstance(v, Tensor) and (v._data.ndim == 0) == zero_d]
+        if not group:
+            continue
+        merged = group[0]
+        for dtype in group[1:]:
+            merged = dtypes.promote(merged, dtype)
+        result = merged if result is None else _tensor_result_type(result, 1, merged, 0)
+    for value in values:
+        if not isinstance(value, Tensor):
+            result = dtypes.promote_scalar(result, value)
+    return result
 
 
 def _data(v):
@@ -266,9 +286,11 @@ def lerp(start, end, weight):
     """start + weight * (end - start), computed from the nearer end as torch does. A tensor
     weight is differentiable too (LerpBackward1)."""
     for name, operand in (("end", end), ("weight", weight)):
-        # torch promotes nothing here: tensors of another dtype are refused
+        # torch promotes nothing here: tensors of another dtype are refused (a 0-d weight is read
+        # as a number)
         if (isinstance(start, Tensor) and isinstance(operand, Tensor)
-                and operand._data.dtype != start._data.dtype):
+                and operand._data.dtype != start._data.dtype
+                and (name == "end" or operand._data.ndim)):
             raise RuntimeError(f"expected dtype {_TYPE_META_NAMES[start._data.dtype]} for `{name}` "
                                f"but got dtype {_TYPE_META_NAMES[operand._data.dtype]}")
     if isinstance(weight, Tensor):
