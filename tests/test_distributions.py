@@ -159,3 +159,18 @@ def test_transformed_distributions():
     assert gradcheck(lambda m: squashed.__class__(Normal(m, scale), squashed.transforms)
                      .log_prob(value + 1.0), (loc,))
     assert ExpTransform().inv.inv.__class__ is ExpTransform
+
+
+def test_constraints_and_supports():
+    from numgrad.distributions import Beta, Dirichlet, constraints
+    assert repr(constraints.positive) == "GreaterThan(lower_bound=0.0)"
+    assert repr(constraints.real_vector) == "IndependentConstraint(Real(), 1)"
+    assert constraints.positive.check(ng.tensor([1.0, -1.0])).tolist() == [True, False]
+    assert constraints.simplex.check(ng.tensor([[0.5, 0.5], [0.2, 0.2]])).tolist() == [True,
+                                                                                      False]
+    assert Normal.arg_constraints["scale"] is constraints.positive
+    assert Beta.support is constraints.unit_interval and Dirichlet.support is constraints.simplex
+    support = Categorical(probs=ng.tensor([0.2, 0.3, 0.5])).support
+    assert repr(support) == "IntegerInterval(lower_bound=0, upper_bound=2)"
+    assert support.is_discrete and support.check(ng.tensor([0, 2, 3])).tolist() == [True, True,
+                                                                                    False]

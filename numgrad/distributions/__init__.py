@@ -6,6 +6,7 @@ rsample (where reparameterisable), entropy, moments and kl_divergence.
 >>> kl_divergence(Normal(0.0, 1.0), Normal(1.0, 1.0))
 tensor(0.5000)
 """
+from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
@@ -26,4 +27,4 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exp
            "Cauchy", "LogNormal", "HalfNormal", "StudentT", "Dirichlet", "Geometric", "Binomial",
            "OneHotCategorical", "Multinomial", "TransformedDistribution", "Transform",
            "ExpTransform", "AffineTransform", "SigmoidTransform", "TanhTransform",
-           "PowerTransform", "ComposeTransform", "kl_divergence", "register_kl"]
+           "PowerTransform", "ComposeTransform", "constraints", "kl_divergence", "register_kl"]

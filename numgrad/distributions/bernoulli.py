@@ -3,6 +3,7 @@ import numpy as np
 
 from ..nn import functional as F
 from ..ops import bernoulli, broadcast_tensors, logit, sigmoid
+from . import constraints
 from .distribution import Distribution, as_parameter
 
 
@@ -17,6 +18,8 @@ class Bernoulli(Distribution):
     """Bernoulli(probs=None, logits=None)."""
 
     arg_names = ("probs", "logits")
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = probs_or_logits(probs, logits)

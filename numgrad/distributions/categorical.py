@@ -3,6 +3,7 @@ import numpy as np
 
 from ..ops import gather, logsumexp, multinomial, softmax
 from .bernoulli import probs_or_logits
+from . import constraints
 from .distribution import Distribution, as_parameter
 
 
@@ -11,6 +12,11 @@ class Categorical(Distribution):
     log-probabilities (logits - logsumexp)."""
 
     arg_names = ("probs", "logits")
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+
+    @property
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = probs_or_logits(probs, logits)

@@ -6,6 +6,7 @@ import numpy as np
 from .. import creation, grad_mode
 from ..ops import broadcast_tensors, digamma, lgamma, xlogy
 from ..ops.untracked import untracked
+from . import constraints
 from .distribution import Distribution, as_parameter
 
 
@@ -21,6 +22,8 @@ class Exponential(Distribution):
 
     has_rsample = True
     arg_names = ("rate",)
+    arg_constraints = {"rate": constraints.positive}
+    support = constraints.nonnegative
 
     def __init__(self, rate, validate_args=None):
         self.rate = as_parameter(rate)
@@ -59,6 +62,8 @@ class Laplace(Distribution):
 
     has_rsample = True
     arg_names = ("loc", "scale")
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
 
     def __init__(self, loc, scale, validate_args=None):
         loc = as_parameter(loc)
@@ -96,6 +101,8 @@ class Poisson(Distribution):
     """Poisson(rate): counts k with probability rate**k exp(-rate) / k!."""
 
     arg_names = ("rate",)
+    arg_constraints = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
 
     def __init__(self, rate, validate_args=None):
         self.rate = as_parameter(rate)
@@ -125,6 +132,8 @@ class Gamma(Distribution):
     """Gamma(concentration, rate): density rate**c x**(c-1) exp(-rate x) / Gamma(c)."""
 
     arg_names = ("concentration", "rate")
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.nonnegative
 
     def __init__(self, concentration, rate, validate_args=None):
         concentration = as_parameter(concentration)
@@ -165,6 +174,9 @@ class Beta(Distribution):
     [0, 1]."""
 
     arg_names = ("concentration1", "concentration0")
+    arg_constraints = {"concentration1": constraints.positive,
+                       "concentration0": constraints.positive}
+    support = constraints.unit_interval
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         concentration1 = as_parameter(concentration1)

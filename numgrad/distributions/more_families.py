@@ -8,6 +8,7 @@ from .. import creation
 from ..nn import functional as F
 from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, xlogy
 from .bernoulli import probs_or_logits
+from . import constraints
 from .distribution import Distribution, as_parameter
 from .exponential_family import _draw
 from .normal import Normal
@@ -18,6 +19,8 @@ class Cauchy(Distribution):
 
     has_rsample = True
     arg_names = ("loc", "scale")
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
 
     def __init__(self, loc, scale, validate_args=None):
         loc = as_parameter(loc)
@@ -46,6 +49,8 @@ class LogNormal(Distribution):
 
     has_rsample = True
     arg_names = ("loc", "scale")
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.positive
 
     def __init__(self, loc, scale, validate_args=None):
         self.base_dist = Normal(loc, scale, validate_args=validate_args)
@@ -77,6 +82,8 @@ class HalfNormal(Distribution):
 
     has_rsample = True
     arg_names = ("scale",)
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
 
     def __init__(self, scale, validate_args=None):
         scale = as_parameter(scale)
@@ -108,6 +115,10 @@ class StudentT(Distribution):
     """StudentT(df, loc=0, scale=1)."""
 
     arg_names = ("df", "loc", "scale")
+    arg_constraints = {"df": constraints.positive,
+                       "loc": constraints.real,
+                       "scale": constraints.positive}
+    support = constraints.real
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args=None):
         df = as_parameter(df)
@@ -139,6 +150,8 @@ class Dirichlet(Distribution):
     """Dirichlet(concentration): probability vectors over the last dim."""
 
     arg_names = ("concentration",)
+    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
+    support = constraints.simplex
 
     def __init__(self, concentration, validate_args=None):
         self.concentration = as_parameter(concentration)
@@ -175,6 +188,8 @@ class Geometric(Distribution):
     """Geometric(probs=None, logits=None): the number of failures before the first success."""
 
     arg_names = ("probs", "logits")
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = probs_or_logits(probs, logits)
@@ -214,6 +229,13 @@ class Binomial(Distribution):
     """Binomial(total_count=1, probs=None, logits=None): successes in total_count trials."""
 
     arg_names = ("total_count", "probs", "logits")
+    arg_constraints = {"total_count": constraints.nonnegative_integer,
+                       "probs": constraints.unit_interval,
+                       "logits": constraints.real}
+
+    @property
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         probs, logits = probs_or_logits(probs, logits)

@@ -4,6 +4,7 @@ import math
 
 from .. import creation, linalg
 from ..ops import broadcast_shapes
+from . import constraints
 from .distribution import Distribution, as_parameter
 
 
@@ -13,6 +14,11 @@ class MultivariateNormal(Distribution):
 
     has_rsample = True
     arg_names = ("loc", "covariance_matrix", "precision_matrix", "scale_tril")
+    arg_constraints = {"loc": constraints.real_vector,
+                       "covariance_matrix": constraints.positive_definite,
+                       "precision_matrix": constraints.positive_definite,
+                       "scale_tril": constraints.real}
+    support = constraints.real_vector
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None,
                  validate_args=None):

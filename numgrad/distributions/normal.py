@@ -3,6 +3,7 @@ import math
 
 from .. import creation
 from ..ops import broadcast_tensors, erf, erfinv
+from . import constraints
 from .distribution import Distribution, as_parameter
 
 
@@ -16,6 +17,8 @@ class Normal(Distribution):
 
     has_rsample = True
     arg_names = ("loc", "scale")
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
 
     def __init__(self, loc, scale, validate_args=None):
         loc = as_parameter(loc)

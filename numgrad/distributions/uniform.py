@@ -1,6 +1,7 @@
 """Uniform(low, high): uniform on [low, high), reparameterised (low + u * (high - low))."""
 from .. import creation
 from ..ops import broadcast_tensors
+from . import constraints
 from .distribution import Distribution, as_parameter
 
 
@@ -9,6 +10,11 @@ class Uniform(Distribution):
 
     has_rsample = True
     arg_names = ("low", "high")
+    arg_constraints = {"low": constraints.real, "high": constraints.real}
+
+    @property
+    def support(self):
+        return constraints.interval(self.low, self.high)
 
     def __init__(self, low, high, validate_args=None):
         low = as_parameter(low)
