@@ -465,3 +465,9 @@ def test_three_operand_ops_promote_all_operands_at_once():
     assert mixed.dtype == ng.float64 and mixed.tolist() == [6.0, 8.0]
     assert refusal(lambda: doubles.lerp(doubles, ng.tensor([0.5, 0.5]))) == (
         "expected dtype double for `weight` but got dtype float")
+
+
+def test_addcdiv_refuses_integer_tensor1_and_tensor2_beside_a_float_input():
+    floats, ints = ng.tensor([1.0, 2.0]), ng.tensor([1, 2])
+    assert refusal(lambda: floats.addcdiv(ints, ints)).startswith("Integer division with addcdiv")
+    assert floats.addcdiv(floats, ints).tolist() == [2.0, 3.0]

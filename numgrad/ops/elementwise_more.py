@@ -265,7 +265,8 @@ def _result_dtype(values):
     the 0-d tensors' and then the scalars', each counting only where its category is higher."""
     result = None
     for zero_d in (False, True):
-        group = [v._data.dtype for v in values if isinstance(v, Tensor) and (v._data.ndim == 0) == zero_d]
+        group = [v._data.dtype for v in values
+                 if isinstance(v, Tensor) and (v._data.ndim == 0) == zero_d]
         if not group:
             continue
         merged = group[0]
@@ -319,7 +320,9 @@ def addcmul(input, tensor1, tensor2, *, value=1):
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2 (floating tensors only, as torch)."""
     x, y, z = _three(input, tensor1, tensor2)
-    if not _is_float(x):
+    # torch refuses integer (or bool) tensor1 and tensor2 whatever input is
+    divides_floats = any(isinstance(t, Tensor) and _is_float(t) for t in (tensor1, tensor2))
+    if not _is_float(x) or not divides_floats:
         # torch's wording, its double space included
         raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  "
                            "release addcdiv will perform a true division of tensor1 and tensor2. "
