@@ -80,6 +80,7 @@ for _family in _FAMILIES:
 # torch's top-level forms of nn functions (torch.conv2d, torch.batch_norm, ...)
 globals().update({name: getattr(nn.aten_forms, name) for name in nn.aten_forms.PUBLIC})
 Tensor.hardshrink = nn.aten_forms.hardshrink
+Tensor.i0 = i0 = special.i0
 Tensor.prelu = nn.aten_forms.prelu
 # functions torch has at top level that are Tensor methods with the tensor first: torch.exp_(x),
 # torch.detach(x), ...

@@ -1,6 +1,8 @@
 """numgrad.special: torch.special's functions. Most are numgrad's ops under torch.special's
 names (expit is sigmoid, gammaln is lgamma, ...); ndtr, ndtri, log_ndtr, entr and xlog1py are
-composed from erf/erfc/erfinv, log and where, so their gradients are those ops'.
+composed from erf/erfc/erfinv, log and where, so their gradients are those ops'. The modified
+Bessel functions i0, i0e, i1, i1e are autograd Functions (SciPy's values) whose derivatives are
+written with each other, so they are differentiable to any order.
 
 >>> import numgrad as ng
 >>> ng.special.ndtr(ng.tensor([0.0]))
@@ -8,8 +10,12 @@ tensor([0.5000])
 """
 import math
 
+from scipy import special as _scipy
+
 from . import ops
+from .autograd import Function
 from .ops.elementwise import where
+from .ops.untracked import untracked
 
 _SQRT_HALF = math.sqrt(0.5)
 
@@ -121,3 +127,43 @@ def xlog1py(input, other):
     # where input is 0, an infinite log1p(other) would make 0 * inf = NaN: read 0 there instead
     infinite = (input == 0) & ((other == -1) | ops.isinf(other))
     return input * where(infinite, 0.0, ops.log1p(where(infinite, 0.0, other)))
+
+
+def _bessel(name, values):
+    """A modified Bessel function of SciPy's, as the forward of a Function."""
+    class Bessel(Function):
+        @staticmethod
+        def forward(ctx, input):
+            ctx.node_name = f"Special{name.capitalize()}Backward0"
+            ctx.save_for_backward(input)
+            return untracked(lambda x: values(x).astype(x.dtype), input._data)
+
+        @staticmethod
+        def backward(ctx, grad):
+            (input,) = ctx.saved_tensors
+            return grad * _DERIVATIVES[name](input)
+    Bessel.__name__ = Bessel.__qualname__ = f"Special{name.capitalize()}"
+
+    def function(input):
+        return Bessel.apply(input)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"The modified Bessel function {name} (SciPy's), differentiable."
+    return function
+
+
+def _safe_reciprocal(input):
+    return where(input == 0, 0.0, 1.0 / where(input == 0, 1.0, input))
+
+
+i0 = _bessel("i0", _scipy.i0)
+i0e = _bessel("i0e", _scipy.i0e)
+i1 = _bessel("i1", _scipy.i1)
+i1e = _bessel("i1e", _scipy.i1e)
+# their derivatives, as torch writes them (the limits at 0: i1' = i1e' = 1/2)
+_DERIVATIVES = {
+    "i0": lambda x: i1(x),
+    "i0e": lambda x: i1e(x) - ops.sign(x) * i0e(x),
+    "i1": lambda x: where(x == 0, 0.5, i0(x) - i1(x) * _safe_reciprocal(x)),
+    "i1e": lambda x: where(x == 0, 0.5,
+                           i0e(x) - i1e(x) * (ops.sign(x) + _safe_reciprocal(x))),
+}

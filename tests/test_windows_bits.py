@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import numgrad as ng
-from numgrad.autograd import gradcheck
+from numgrad.autograd import gradcheck, gradgradcheck
 
 # torch.<name>(5) (periodic) and torch.<name>(4, periodic=False), float64, rounded to 6 decimals
 WINDOWS = {
@@ -106,3 +106,21 @@ def test_numeric_gradient():
     with pytest.raises(RuntimeError, match="expected each dimension size to be at least "
                                            "edge_order\\+1"):
         ng.gradient(ng.tensor([1.0, 3.0]), edge_order=2)
+
+
+def test_modified_bessel_functions():
+    x = ng.tensor([0.0, 0.5, -1.5, 3.0], dtype=ng.float64, requires_grad=True)
+    # torch.special's values and gradients at these points
+    expected = {"i0": ([1.0, 1.063483, 1.646723, 4.880793], [0.0, 0.257894, -0.981666, 3.95337]),
+                "i0e": ([1.0, 0.645035, 0.367434, 0.243], [0.0, -0.488614, 0.148394, -0.046174]),
+                "i1": ([0.0, 0.257894, -0.981666, 3.95337], [0.5, 0.547695, 0.992279, 3.563003]),
+                "i1e": ([0.0, 0.156421, -0.219039, 0.196827], [0.5, 0.175773, 0.002368, -0.019435])}
+    for name, (values, grads) in expected.items():
+        x.grad = None
+        out = getattr(ng.special, name)(x)
+        out.sum().backward()
+        np.testing.assert_allclose(np.asarray(out.detach()), values, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(x.grad), grads, atol=1e-6)
+        assert gradgradcheck(getattr(ng.special, name),
+                             (ng.tensor([0.3, -1.2], dtype=ng.float64, requires_grad=True),))
+    assert ng.tensor([1.0]).i0().item() == pytest.approx(1.2660659)
