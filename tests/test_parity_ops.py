@@ -5,8 +5,10 @@ import pytest
 
 import numgrad as ng
 
-VERSION_ERROR = "one of the variables needed for gradient computation has been modified by an inplace"
-OVERLAP_ERROR = "unsupported operation: more than one element of the written-to tensor refers to a single"
+VERSION_ERROR = ("one of the variables needed for gradient computation has been modified by an "
+                 "inplace")
+OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers "
+                 "to a single")
 
 
 def values(t):
@@ -76,7 +78,7 @@ def test_in_place_through_an_expand_that_repeats_elements_is_refused():
     np.testing.assert_array_equal(values(y), [[0.0], [0.0]])
 
 
-# ---- strided views: diagonal, unfold, as_strided ----------------------------------------------------
+# ---- strided views: diagonal, unfold, as_strided -------------------------------------------------
 def test_diagonal_and_unfold_of_a_non_contiguous_tensor_are_views_of_its_memory():
     y = ng.zeros(3, 4)
     y.t().diagonal().fill_(1)
@@ -118,8 +120,9 @@ def test_in_place_through_an_empty_view_gives_the_base_a_new_history():
     np.testing.assert_array_equal(values(x.grad), np.full((2, 3), 2.0))
 
 
-# ---- refusals of in-place ops through views: torch's order and wording ------------------------------
-NO_GRAD_VIEW = "A view was created in no_grad mode and is being modified inplace with grad mode enabled."
+# ---- refusals of in-place ops through views: torch's order and wording ---------------------------
+NO_GRAD_VIEW = ("A view was created in no_grad mode and is being modified inplace with grad mode "
+                "enabled.")
 MULTI = "This view is the output of a function that returns multiple views."
 AMBIGUOUS = "Given that this use case is ambiguous and error-prone, it is forbidden."
 
@@ -176,7 +179,7 @@ def test_refusals_name_a_numbered_node_as_torch_does():
         "Output 0 of Squeeze is a view and is being modified inplace.")
 
 
-# ---- empty tensors ---------------------------------------------------------------------------------
+# ---- empty tensors -------------------------------------------------------------------------------
 def test_softmax_and_log_softmax_of_empty_tensors():
     for shape in ((0, 3), (3, 0)):
         for dim in (0, 1):
@@ -198,15 +201,17 @@ def test_median_and_mean_of_nothing_are_nan_without_a_warning():
     assert ng.zeros(0, dtype=ng.int64).median().item() == -9223372036854775808
 
 
-# ---- integer and bool inputs -----------------------------------------------------------------------
+# ---- integer and bool inputs ---------------------------------------------------------------------
 def test_integer_and_bool_refusals_and_result_dtypes():
     with pytest.raises(NotImplementedError, match="\"frac_cpu\" not implemented for 'Long'"):
         ng.tensor([1, 2]).frac()
-    with pytest.raises(NotImplementedError, match="\"lerp_kernel_scalar\" not implemented for 'Long'"):
+    with pytest.raises(NotImplementedError,
+                       match="\"lerp_kernel_scalar\" not implemented for 'Long'"):
         ng.tensor([1, 2]).lerp(ng.tensor([2, 3]), 0.5)
     with pytest.raises(RuntimeError, match="expected dtype float for `end` but got dtype long int"):
         ng.tensor([1.0, 2.0]).lerp(ng.tensor([2, 3]), 0.5)
-    with pytest.raises(RuntimeError, match="expected dtype float for `weight` but got dtype double"):
+    with pytest.raises(RuntimeError,
+                       match="expected dtype float for `weight` but got dtype double"):
         ng.tensor([1.0]).lerp(ng.tensor([2.0]), ng.tensor([0.5], dtype=ng.float64))
     squared = ng.tensor([True, False]).square()
     assert squared.dtype == ng.int64 and squared.tolist() == [1, 0]
@@ -217,12 +222,14 @@ def test_where_with_a_condition_alone_is_nonzero_as_tuple():
     assert rows.tolist() == [0, 1] and cols.tolist() == [0, 1]
 
 
-# ---- index families: torch's index checks ------------------------------------------------------------
+# ---- index families: torch's index checks --------------------------------------------------------
 def test_gather_scatter_index_add_take_no_negative_index():
     a = ng.ones(3, 4)
-    for write in (lambda: a.gather(1, ng.tensor([[-1]])), lambda: a.scatter(1, ng.tensor([[-1]]), 1.0),
+    for write in (lambda: a.gather(1, ng.tensor([[-1]])),
+                  lambda: a.scatter(1, ng.tensor([[-1]]), 1.0),
                   lambda: a.scatter_add(1, ng.tensor([[-1]]), a)):
-        with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 1 with size 4"):
+        with pytest.raises(RuntimeError,
+                           match="index -1 is out of bounds for dimension 1 with size 4"):
             write()
     with pytest.raises(RuntimeError, match="index -1 is out of bounds for dimension 0 with size 3"):
         a.index_add(0, ng.tensor([-1]), a[:1])
@@ -236,17 +243,21 @@ def test_gather_scatter_index_add_take_no_negative_index():
 def test_index_dtype_and_shape_refusals():
     a = ng.ones(3, 4)
     cases = [
-        (lambda: a.gather(1, ng.tensor([[0.0]])), RuntimeError, "gather(): Expected dtype int32/int64 for index"),
+        (lambda: a.gather(1, ng.tensor([[0.0]])), RuntimeError,
+         "gather(): Expected dtype int32/int64 for index"),
         (lambda: a.index_select(0, ng.tensor([True])), RuntimeError,
          "index_select(): Expected dtype int32 or int64 for index"),
-        (lambda: a.index_select(0, ng.tensor([[0]])), IndexError, "index_select(): Index is supposed to be a vector"),
-        (lambda: a.scatter(1, ng.tensor([[0.0]]), 1.0), RuntimeError, "scatter(): Expected dtype int32/int64 for index"),
+        (lambda: a.index_select(0, ng.tensor([[0]])), IndexError,
+         "index_select(): Index is supposed to be a vector"),
+        (lambda: a.scatter(1, ng.tensor([[0.0]]), 1.0), RuntimeError,
+         "scatter(): Expected dtype int32/int64 for index"),
         (lambda: a.scatter_add(1, ng.tensor([[0]]), ng.ones(1, 1, dtype=ng.float64)), RuntimeError,
          "scatter(): Expected self.dtype to be equal to src.dtype"),
         (lambda: a.index_add(0, ng.tensor([0.0]), a[:1]), RuntimeError,
          "index_add_(): Expected dtype int32/int64 for index but got: Float"),
         (lambda: a.index_add(0, ng.tensor([0, 1]), a[:1]), RuntimeError,
-         "index_add_(): Number of indices (2) should be equal to source.size(dim): (1), for dim: 0"),
+         "index_add_(): Number of indices (2) should be equal to source.size(dim): (1), for dim: "
+         "0"),
         (lambda: a.index_add(0, ng.tensor([0]), ng.ones(1, 4, dtype=ng.float64)), RuntimeError,
          "index_add_(): self (Float) and source (Double) must have the same scalar type"),
         (lambda: a.index_fill(0, ng.tensor([0], dtype=ng.int32), 1.0), IndexError,
@@ -256,8 +267,8 @@ def test_index_dtype_and_shape_refusals():
         (lambda: a.index_copy(0, ng.tensor([0, 1]), a[:1]), IndexError,
          "index_copy_(): Number of indices (2) should be equal to source.size(dim) (1)"),
         (lambda: a.gather(1, ng.tensor([[0], [1], [2], [0]])), RuntimeError,
-         "Size does not match at dimension 0 expected index [4, 1] to be no larger than self [3, 4] "
-         "apart from dimension 1"),
+         "Size does not match at dimension 0 expected index [4, 1] to be no larger than self "
+         "[3, 4] apart from dimension 1"),
     ]
     for call, error, message in cases:
         with pytest.raises(error) as caught:
@@ -280,7 +291,7 @@ def test_a_list_of_index_lists_is_a_tuple_of_indices():
     assert y[0, 2].item() == -1.0 and y[1, 0].item() == -1.0 and y.sum().item() == 66.0 - 2 - 4 - 2
 
 
-# ---- setitem: the node torch records ---------------------------------------------------------------
+# ---- setitem: the node torch records -------------------------------------------------------------
 def test_setitem_node_is_torchs_copy_fill_copyslices_or_indexput():
     x = ng.ones(3, 4, requires_grad=True)
     cases = {"y[:] = full": "CopyBackwards", "y[...] = full": "CopyBackwards",
@@ -307,16 +318,16 @@ def test_setitem_node_is_torchs_copy_fill_copyslices_or_indexput():
 
 def test_indexing_a_0d_tensor_with_an_int_or_a_slice_is_torchs_error():
     t = ng.tensor(1.0)
-    with pytest.raises(IndexError, match=r"^invalid index of a 0-dim tensor. Use `tensor.item\(\)` in "
-                                         r"Python or `tensor.item<T>\(\)` in C\+\+ to convert a 0-dim "
-                                         r"tensor to a number$"):
+    with pytest.raises(IndexError, match=r"^invalid index of a 0-dim tensor. Use `tensor.item\(\)` "
+                                         r"in Python or `tensor.item<T>\(\)` in C\+\+ to convert a "
+                                         r"0-dim tensor to a number$"):
         t[0]
     with pytest.raises(IndexError, match=r"^slice\(\) cannot be applied to a 0-dim tensor.$"):
         t[0:1]
     assert t[None].shape == (1,) and t[...].shape == ()
 
 
-# ---- create_graph: second derivatives at the kinks and at 0 -------------------------------------------
+# ---- create_graph: second derivatives at the kinks and at 0 --------------------------------------
 def test_activation_second_derivatives_at_zero_are_torchs():
     expected = {  # (first, second) derivative at x = 0, from torch 2.13
         ("silu", ()): (0.5, 0.5), ("softplus", (("beta", 2.0),)): (0.5, 0.5),
@@ -383,7 +394,8 @@ def test_any_and_all_over_no_dims_reduce_nothing():
 def test_aminmax_of_an_empty_tensor_and_median_of_bools():
     both = ng.zeros(2, 0, 3).aminmax(dim=0)
     assert both.min.shape == (0, 3) and both.max.shape == (0, 3)
-    with pytest.raises(IndexError, match="^aminmax: Expected reduction dim 1 to have non-zero size.$"):
+    with pytest.raises(IndexError,
+                       match="^aminmax: Expected reduction dim 1 to have non-zero size.$"):
         ng.zeros(2, 0, 3).aminmax(dim=1)
     with pytest.raises(NotImplementedError, match="\"median_out\" not implemented for 'Bool'"):
         ng.tensor([True]).median(0)
@@ -403,16 +415,21 @@ def test_fill_through_an_overlapping_view_gives_the_base_torchs_gradient():
 
 def test_integer_and_bool_kernels_torch_lacks():
     ints, flags = ng.tensor([3, -1, 2]), ng.tensor([True, False, True])
-    cases = [(lambda: ints.hypot(ints), NotImplementedError, "\"hypot_cpu\" not implemented for 'Long'"),
+    cases = [(lambda: ints.hypot(ints), NotImplementedError,
+              "\"hypot_cpu\" not implemented for 'Long'"),
              (lambda: flags.logaddexp(flags), NotImplementedError,
               "\"logaddexp_cpu\" not implemented for 'Bool'"),
-             (lambda: flags.floor(), NotImplementedError, "\"floor_vml_cpu\" not implemented for 'Bool'"),
+             (lambda: flags.floor(), NotImplementedError,
+              "\"floor_vml_cpu\" not implemented for 'Bool'"),
              (lambda: flags.addcmul(flags, flags), NotImplementedError,
               "\"addcmul_cpu_out\" not implemented for 'Bool'"),
-             (lambda: flags.kthvalue(1), NotImplementedError, "\"kthvalue_cpu\" not implemented for 'Bool'"),
+             (lambda: flags.kthvalue(1), NotImplementedError,
+              "\"kthvalue_cpu\" not implemented for 'Bool'"),
              (lambda: flags.topk(1), RuntimeError, "topk does not support bool dtypes on CPU"),
-             (lambda: ints.bincount(), RuntimeError, "bincount only supports 1-d non-negative integral inputs."),
-             (lambda: flags.bincount(), NotImplementedError, "\"bincount_cpu\" not implemented for 'Bool'")]
+             (lambda: ints.bincount(), RuntimeError,
+              "bincount only supports 1-d non-negative integral inputs."),
+             (lambda: flags.bincount(), NotImplementedError,
+              "\"bincount_cpu\" not implemented for 'Bool'")]
     for call, error, message in cases:
         with pytest.raises(error) as caught:
             call()
@@ -447,10 +464,12 @@ def test_a_hook_on_a_view_does_not_see_the_gradient_of_an_in_place_op_through_it
 def test_scatter_with_reduce_add_or_multiply():
     index, src = ng.tensor([[0, 1, 0]]), ng.tensor([[1.0, 2.0, 3.0]])
     assert ng.zeros(2, 3).scatter(0, index, src, reduce="add").tolist() == [[1, 0, 3], [0, 2, 0]]
-    assert ng.full((2, 3), 2.0).scatter(0, index, 3.0, reduce="multiply").tolist() == [[6, 2, 6], [2, 6, 2]]
+    multiplied = ng.full((2, 3), 2.0).scatter(0, index, 3.0, reduce="multiply")
+    assert multiplied.tolist() == [[6, 2, 6], [2, 6, 2]]
     assert refusal(lambda: ng.zeros(2, 3).scatter(0, index, src, reduce="mean")) == (
         "reduce argument must be either add or multiply.")
-    assert refusal(lambda: ng.zeros(2, 3, requires_grad=True).scatter(0, index, src, reduce="add")) == (
+    needs_grad = ng.zeros(2, 3, requires_grad=True)
+    assert refusal(lambda: needs_grad.scatter(0, index, src, reduce="add")) == (
         "derivative for aten::scatter is not implemented")
 
 

@@ -133,7 +133,8 @@ def index_fill(input, dim, index, value):
     idx = _index_array(index)
     if idx.ndim > 1:
         raise RuntimeError("Index has to be a vector/scalar")
-    check_index_dtype(idx, "index_fill_(): Expected dtype int64 for index.", IndexError, int32=False)
+    check_index_dtype(idx, "index_fill_(): Expected dtype int64 for index.", IndexError,
+                      int32=False)
     if isinstance(value, Tensor) and value._data.ndim:
         raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {value._data.ndim} dimension(s).")

@@ -194,7 +194,8 @@ def _strided_forward(x, offset, strides, in_shape, out_shape, index=None):
     if x.flags.c_contiguous:
         flat = x.reshape(-1)
         item = flat.itemsize
-        return np.lib.stride_tricks.as_strided(flat[offset:], out_shape, [s * item for s in strides])
+        return np.lib.stride_tricks.as_strided(flat[offset:], out_shape,
+                                               [s * item for s in strides])
     view = _memory_view(x, offset, strides, out_shape)
     return view if view is not None else _strided_forward(np.ascontiguousarray(x), offset, strides,
                                                           in_shape, out_shape)

@@ -133,8 +133,8 @@ def check_inplace(t):
     if info is None:
         return
     if info.creation == MULTI_OUTPUT:
-        raise RuntimeError(f"Output {info.output} of {_short(info.producer)} is a view and is being "
-                           f"modified inplace. {_MULTI_OUTPUT}")
+        raise RuntimeError(f"Output {info.output} of {_short(info.producer)} is a view and is "
+                           f"being modified inplace. {_MULTI_OUTPUT}")
     if info.creation == NO_GRAD_MODE:
         raise _no_grad_error(info)
     if info.base._node < 0 and info.base._requires_grad:
