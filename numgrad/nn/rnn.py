@@ -1,5 +1,6 @@
 """Recurrent layers as torch has them: RNN, LSTM, GRU (layers, directions, projections) and the
-cells RNNCell, LSTMCell, GRUCell, unrolled over time as composites of numgrad ops.
+cells RNNCell, LSTMCell, GRUCell, unrolled over time as composites of numgrad ops. RNN, LSTM
+and GRU also take a PackedSequence (numgrad.nn.utils.rnn) and return one, as torch's do.
 
 Gate order is torch's: LSTM (i, f, g, o), GRU (r, z, n) with r applied to (W_hn h + b_hn), so
 weights copied from torch give torch's results.
@@ -9,6 +10,10 @@ weights copied from torch give torch's results.
 >>> output, (h_n, c_n) = LSTM(3, 4, num_layers=2)(ng.randn(5, 2, 3))   # (time, batch, feature)
 >>> output.shape, h_n.shape, c_n.shape
 (numgrad.Size([5, 2, 4]), numgrad.Size([2, 2, 4]), numgrad.Size([2, 2, 4]))
+>>> from numgrad.nn.utils.rnn import pack_sequence
+>>> output, (h_n, c_n) = LSTM(3, 4)(pack_sequence([ng.randn(4, 3), ng.randn(2, 3)]))
+>>> output.data.shape, output.batch_sizes, h_n.shape
+(numgrad.Size([6, 4]), tensor([2, 2, 1, 1]), numgrad.Size([1, 2, 4]))
 """
 import math
 import numbers
@@ -21,6 +26,7 @@ from . import functional as F
 from . import init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence
 
 
 # ---- one time step (gates_x, the input's share of the gates, comes precomputed for all steps) ----
@@ -62,11 +68,10 @@ def _nonlinearity_mode(nonlinearity):
     raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
 
 
-def _reject_packed(input):
-    # torch's PackedSequence is a named tuple carrying batch_sizes; numgrad has no packing
-    if hasattr(input, "batch_sizes"):
-        raise NotImplementedError("numgrad's recurrent layers do not take packed sequences: pass "
-                                  "the padded batch as a tensor")
+def _permute_hidden(state, permutation):
+    """torch's permute_hidden: state's batch (dim 1) in a packed batch's sorted order
+    (sorted_indices) or back in the caller's (unsorted_indices); None leaves it as it is."""
+    return state if permutation is None else state.index_select(1, permutation)
 
 
 class RNNBase(Module):
@@ -154,9 +159,14 @@ class RNNBase(Module):
         return (self.num_layers * directions, batch, self.proj_size or self.hidden_size)
 
     def _prepare(self, input, states, label):
-        """(input as (time, batch, feature), whether batched), after torch's checks of the input
-        and of the dims of the initial states (label names them in the message)."""
-        _reject_packed(input)
+        """(input as (time, batch, feature) or a PackedSequence's data (rows, feature), whether
+        batched, the batch size), after torch's checks of the input and of the dims of the
+        initial states (label names them in the message)."""
+        if isinstance(input, PackedSequence):
+            # torch ignores batch_first for packed input and leaves the states' dims to the size
+            # check; the batch is the sequences running at the first step, all of them
+            self._check_input(input.data, packed=True)
+            return input.data, True, int(input.batch_sizes[0])
         if input.ndim not in (2, 3):
             raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
                              f"{input.ndim}D instead")
@@ -167,29 +177,35 @@ class RNNBase(Module):
                 "(" + ", ".join(f"{state.ndim}-D" for state in states) + ") tensors"
             kind = "batched 3-D" if batched else "unbatched 2-D"
             raise RuntimeError(f"For {kind} input, {label} should also be {want}-D but got {got}")
-        weight = self.weight_ih_l0
-        if input.dtype != weight.dtype:
-            raise ValueError(f"RNN input dtype ({dtypes.name(input.dtype)}) does not match weight "
-                             f"dtype ({dtypes.name(weight.dtype)}). Convert input: "
-                             f"input.to({dtypes.name(weight.dtype)}), or convert model: "
-                             f"model.to({dtypes.name(input.dtype)})")
-        if input.shape[-1] != self.input_size:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
-                               f"{self.input_size}, got {input.shape[-1]}")
+        self._check_input(input, packed=False)
         if not batched:
             input = input.unsqueeze(1)
         elif self.batch_first:
             input = input.transpose(0, 1)
         if input.shape[0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
-        return input, batched
+        return input, batched, input.shape[1]
+
+    def _check_input(self, input, packed):
+        weight = self.weight_ih_l0
+        if input.dtype != weight.dtype:
+            raise ValueError(f"RNN input dtype ({dtypes.name(input.dtype)}) does not match weight "
+                             f"dtype ({dtypes.name(weight.dtype)}). Convert input: "
+                             f"input.to({dtypes.name(weight.dtype)}), or convert model: "
+                             f"model.to({dtypes.name(input.dtype)})")
+        if packed and input.ndim != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {input.ndim}")
+        if input.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected "
+                               f"{self.input_size}, got {input.shape[-1]}")
 
     def _check_state(self, state, expected, message):
         if tuple(state.shape) != expected:
             raise RuntimeError(message.format(expected, list(state.shape)))
 
-    def _run(self, input, h0, c0):
-        """The stacked recurrence on (time, batch, feature); returns (output, h_n, c_n)."""
+    def _run(self, input, h0, c0, batch_sizes=None):
+        """The stacked recurrence on (time, batch, feature), or on packed rows when batch_sizes
+        (a list of ints) is given; returns (output, h_n, c_n), output laid out as input."""
         step = _MODES[self.mode][1]
         directions = 2 if self.bidirectional else 1
         weights = self.all_weights
@@ -199,7 +215,7 @@ class RNNBase(Module):
             for direction in range(directions):
                 k = layer * directions + direction
                 out, h, c = self._run_direction(input, h0[k], None if c0 is None else c0[k],
-                                                step, weights[k], direction == 1)
+                                                step, weights[k], direction == 1, batch_sizes)
                 outputs.append(out)
                 h_last.append(h)
                 c_last.append(c)
@@ -208,18 +224,30 @@ class RNNBase(Module):
                 input = F.dropout(input, self.dropout, True)
         return input, stack(h_last), None if c0 is None else stack(c_last)
 
-    def _run_direction(self, input, h, c, step, weights, reverse):
+    def _run_direction(self, input, h, c, step, weights, reverse, batch_sizes):
         w_ih, w_hh = weights[0], weights[1]
         b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
         w_hr = weights[-1] if self.proj_size > 0 else None
         # the input's part of every step's gates, in one product
-        gates_x = F.linear(input, w_ih, b_ih).unbind(0)
+        gates_x = F.linear(input, w_ih, b_ih)
+        gates_x = gates_x.unbind(0) if batch_sizes is None else gates_x.split(batch_sizes)
         steps = range(len(gates_x) - 1, -1, -1) if reverse else range(len(gates_x))
         outputs = [None] * len(gates_x)
         for t in steps:
-            h, c = step(gates_x[t], h, c, w_hh, b_hh, w_hr)
-            outputs[t] = h
-        return stack(outputs), h, c
+            live = gates_x[t].shape[0]
+            if live == h.shape[0]:
+                h, c = step(gates_x[t], h, c, w_hh, b_hh, w_hr)
+                outputs[t] = h
+                continue
+            # a packed step runs the first `live` sequences (packing sorts them longest first);
+            # the others keep their state: going forward the last of a sequence that has ended,
+            # in reverse h0 until the step where that sequence's own last step starts it
+            new_h, new_c = step(gates_x[t], h[:live], None if c is None else c[:live], w_hh,
+                                b_hh, w_hr)
+            outputs[t] = new_h
+            h = cat([new_h, h[live:]])
+            c = None if c is None else cat([new_c, c[live:]])
+        return (stack(outputs) if batch_sizes is None else cat(outputs)), h, c
 
     def _finish(self, output, batched):
         if not batched:
@@ -247,15 +275,21 @@ class _SingleStateRNN(RNNBase):
     """RNN and GRU: one hidden state h; forward returns (output, h_n)."""
 
     def forward(self, input, hx=None):
-        input, batched = self._prepare(input, [] if hx is None else [hx], "hx")
-        expected = self._state_size(input.shape[1])
+        packed = input if isinstance(input, PackedSequence) else None
+        input, batched, batch = self._prepare(input, [] if hx is None else [hx], "hx")
+        expected = self._state_size(batch)
         if hx is None:
             hx = creation.zeros(*expected, dtype=input.dtype, device=input.device)
+        elif packed is not None:
+            hx = _permute_hidden(hx, packed.sorted_indices)
         elif not batched:
             hx = hx.unsqueeze(1)
         self._check_state(hx, expected, "Expected hidden size {}, got {}")
-        output, h_n, _ = self._run(input, hx, None)
-        return self._finish(output, batched), h_n if batched else h_n.squeeze(1)
+        if packed is None:
+            output, h_n, _ = self._run(input, hx, None)
+            return self._finish(output, batched), h_n if batched else h_n.squeeze(1)
+        output, h_n, _ = self._run(input, hx, None, packed.batch_sizes.tolist())
+        return packed._replace(data=output), _permute_hidden(h_n, packed.unsorted_indices)
 
 
 def _refuse_projection(proj_size):
@@ -315,20 +349,27 @@ class LSTM(RNNBase):
                          bidirectional, proj_size, device=device, dtype=dtype)
 
     def forward(self, input, hx=None):
-        input, batched = self._prepare(input, [] if hx is None else list(hx), "hx and cx")
-        expected_h = self._state_size(input.shape[1])
+        packed = input if isinstance(input, PackedSequence) else None
+        input, batched, batch = self._prepare(input, [] if hx is None else list(hx), "hx and cx")
+        expected_h = self._state_size(batch)
         expected_c = expected_h[:2] + (self.hidden_size,)
         if hx is None:
             h0 = creation.zeros(*expected_h, dtype=input.dtype, device=input.device)
             c0 = creation.zeros(*expected_c, dtype=input.dtype, device=input.device)
+        elif packed is not None:
+            h0, c0 = (_permute_hidden(state, packed.sorted_indices) for state in hx)
         else:
             h0, c0 = hx if batched else (hx[0].unsqueeze(1), hx[1].unsqueeze(1))
         self._check_state(h0, expected_h, "Expected hidden[0] size {}, got {}")
         self._check_state(c0, expected_c, "Expected hidden[1] size {}, got {}")
-        output, h_n, c_n = self._run(input, h0, c0)
-        if not batched:
-            h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
-        return self._finish(output, batched), (h_n, c_n)
+        if packed is None:
+            output, h_n, c_n = self._run(input, h0, c0)
+            if not batched:
+                h_n, c_n = h_n.squeeze(1), c_n.squeeze(1)
+            return self._finish(output, batched), (h_n, c_n)
+        output, h_n, c_n = self._run(input, h0, c0, packed.batch_sizes.tolist())
+        return packed._replace(data=output), (_permute_hidden(h_n, packed.unsorted_indices),
+                                              _permute_hidden(c_n, packed.unsorted_indices))
 
 
 # ---- cells ---------------------------------------------------------------------------------------
