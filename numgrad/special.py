@@ -1,8 +1,10 @@
 """numgrad.special: torch.special's functions. Most are numgrad's ops under torch.special's
 names (expit is sigmoid, gammaln is lgamma, ...); ndtr, ndtri, log_ndtr, entr and xlog1py are
 composed from erf/erfc/erfinv, log and where, so their gradients are those ops'. The modified
-Bessel functions i0, i0e, i1, i1e are autograd Functions (SciPy's values) whose derivatives are
-written with each other, so they are differentiable to any order.
+Bessel functions i0, i0e, i1, i1e, and erfcx, gammainc/gammaincc and zeta are autograd Functions
+on SciPy's values whose derivatives are written with numgrad functions (differentiable in the
+arguments torch differentiates); the other Bessel functions and the orthogonal polynomials give
+values only, as torch's do.
 
 >>> import numgrad as ng
 >>> ng.special.ndtr(ng.tensor([0.0]))
@@ -10,12 +12,14 @@ tensor([0.5000])
 """
 import math
 
+import numpy as np
 from scipy import special as _scipy
 
 from . import ops
 from .autograd import Function
 from .ops.elementwise import where
 from .ops.untracked import untracked
+from .tensor import Tensor
 
 _SQRT_HALF = math.sqrt(0.5)
 
@@ -167,3 +171,114 @@ _DERIVATIVES = {
     "i1e": lambda x: where(x == 0, 0.5,
                            i0e(x) - i1e(x) * (ops.sign(x) + _safe_reciprocal(x))),
 }
+
+
+class _Erfcx(Function):
+    @staticmethod
+    def forward(ctx, input):
+        ctx.node_name = "SpecialErfcxBackward0"
+        ctx.save_for_backward(input)
+        return untracked(lambda x: _scipy.erfcx(x).astype(x.dtype), input._data)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (input,) = ctx.saved_tensors
+        return grad * (2 * input * erfcx(input) - 2 / math.sqrt(math.pi))
+
+
+def erfcx(input):
+    """exp(x^2) erfc(x), the scaled complementary error function."""
+    return _Erfcx.apply(input)
+
+
+def _two_argument(name, node_name, values, derivative, refused):
+    """A Function of (input, other) differentiable in the argument derivative's index names;
+    the other argument's gradient is refused with torch's message."""
+    class TwoArgument(Function):
+        @staticmethod
+        def forward(ctx, input, other):
+            ctx.node_name = node_name
+            ctx.save_for_backward(input, other)
+            return untracked(lambda a, b: values(a, b).astype(a.dtype), input._data,
+                             other._data)
+
+        @staticmethod
+        def backward(ctx, grad):
+            input, other = ctx.saved_tensors
+            index, formula = derivative
+            if ctx.needs_input_grad[1 - index]:
+                raise NotImplementedError(f"the derivative for '{refused}' is not implemented.")
+            gradients = [None, None]
+            gradients[index] = grad * formula(input, other)
+            return tuple(gradients)
+
+    def function(input, other):
+        input, other = ops.broadcast_tensors(*(_as_tensor(v, input, other)
+                                               for v in (input, other)))
+        return TwoArgument.apply(input, other)
+    function.__name__ = function.__qualname__ = name
+    return function
+
+
+def _as_tensor(value, *operands):
+    if isinstance(value, Tensor):
+        return value
+    like = next(v for v in operands if isinstance(v, Tensor))
+    return Tensor._make(np.asarray(value, like.dtype), False).to(like.device)
+
+
+def _incomplete_gamma_density(a, x):
+    # d/dx P(a, x) = x^(a-1) e^-x / Gamma(a)
+    return (ops.xlogy(a - 1, x) - x - ops.lgamma(a)).exp()
+
+
+gammainc = _two_argument("gammainc", "SpecialGammaincBackward0", _scipy.gammainc,
+                         (1, _incomplete_gamma_density), "igamma: input")
+gammaincc = _two_argument("gammaincc", "SpecialGammainccBackward0", _scipy.gammaincc,
+                          (1, lambda a, x: -_incomplete_gamma_density(a, x)), "igammac: input")
+# d/dq zeta(x, q) = -x zeta(x + 1, q)
+zeta = _two_argument("zeta", "SpecialZetaBackward0", _scipy.zeta,
+                     (1, lambda x, q: -x * zeta(x + 1, q)), "zeta")
+
+
+# ---- values without a gradient (torch defines none for these) -------------------------------------
+def _values_only(name, values):
+    def function(input):
+        return untracked(lambda x: np.asarray(values(x)).astype(x.dtype), input._data)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"torch.special.{name}: SciPy's values, without a gradient (as torch's)."
+    return function
+
+
+def _polynomial(name, values):
+    def function(input, n):
+        degree = n._data if isinstance(n, Tensor) else n
+        return untracked(lambda x, k: np.asarray(values(k, x)).astype(x.dtype), input._data,
+                         degree)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"torch.special.{name}(input, n): the polynomial of degree n at input."
+    return function
+
+
+bessel_j0 = _values_only("bessel_j0", _scipy.j0)
+bessel_j1 = _values_only("bessel_j1", _scipy.j1)
+bessel_y0 = _values_only("bessel_y0", _scipy.y0)
+bessel_y1 = _values_only("bessel_y1", _scipy.y1)
+modified_bessel_i0 = _values_only("modified_bessel_i0", _scipy.i0)
+modified_bessel_i1 = _values_only("modified_bessel_i1", _scipy.i1)
+modified_bessel_k0 = _values_only("modified_bessel_k0", _scipy.k0)
+modified_bessel_k1 = _values_only("modified_bessel_k1", _scipy.k1)
+scaled_modified_bessel_k0 = _values_only("scaled_modified_bessel_k0", _scipy.k0e)
+scaled_modified_bessel_k1 = _values_only("scaled_modified_bessel_k1", _scipy.k1e)
+spherical_bessel_j0 = _values_only("spherical_bessel_j0", lambda x: _scipy.spherical_jn(0, x))
+airy_ai = _values_only("airy_ai", lambda x: _scipy.airy(x)[0])
+chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t", _scipy.eval_chebyt)
+chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u", _scipy.eval_chebyu)
+shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t",
+                                             _scipy.eval_sh_chebyt)
+shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u",
+                                             _scipy.eval_sh_chebyu)
+hermite_polynomial_h = _polynomial("hermite_polynomial_h", _scipy.eval_hermite)
+hermite_polynomial_he = _polynomial("hermite_polynomial_he", _scipy.eval_hermitenorm)
+laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", _scipy.eval_laguerre)
+legendre_polynomial_p = _polynomial("legendre_polynomial_p", _scipy.eval_legendre)

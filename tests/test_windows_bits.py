@@ -124,3 +124,27 @@ def test_modified_bessel_functions():
         assert gradgradcheck(getattr(ng.special, name),
                              (ng.tensor([0.3, -1.2], dtype=ng.float64, requires_grad=True),))
     assert ng.tensor([1.0]).i0().item() == pytest.approx(1.2660659)
+
+
+def test_more_special_functions():
+    x = ng.tensor([0.7, 1.5], dtype=ng.float64, requires_grad=True)
+    shape = ng.tensor([2.0, 3.0], dtype=ng.float64)
+    # torch.special's values and gradients
+    for fn, values, grads in [
+            (lambda v: ng.special.erfcx(v), [0.52593, 0.321585], [-0.392077, -0.163623]),
+            (lambda v: ng.special.gammainc(shape, v), [0.155805, 0.191153], [0.34761, 0.251021]),
+            (lambda v: ng.special.zeta(shape, v), [2.834049, 0.414398], [-6.434993, -0.704546])]:
+        x.grad = None
+        out = fn(x)
+        out.sum().backward()
+        np.testing.assert_allclose(np.asarray(out.detach()), values, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(x.grad), grads, atol=1e-6)
+    with pytest.raises(NotImplementedError, match="the derivative for 'igamma: input' is not "
+                                                  "implemented."):
+        ng.special.gammainc(x, shape).sum().backward()
+    np.testing.assert_allclose(np.asarray(ng.special.bessel_j0(ng.tensor([0.7, 1.5]))),
+                               [0.881201, 0.511828], atol=1e-6)
+    np.testing.assert_allclose(
+        np.asarray(ng.special.chebyshev_polynomial_t(ng.tensor([0.7, 1.5]), 3)),
+        [-0.728, 9.0], atol=1e-6)
+    assert not ng.special.airy_ai(x).requires_grad
