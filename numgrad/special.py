@@ -241,7 +241,7 @@ zeta = _two_argument("zeta", "SpecialZetaBackward0", _scipy.zeta,
                      (1, lambda x, q: -x * zeta(x + 1, q)), "zeta")
 
 
-# ---- values without a gradient (torch defines none for these) -------------------------------------
+# ---- values without a gradient (torch defines none for these) ------------------------------------
 def _values_only(name, values):
     def function(input):
         return untracked(lambda x: np.asarray(values(x)).astype(x.dtype), input._data)
