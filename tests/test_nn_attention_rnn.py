@@ -5,7 +5,6 @@ The literals at the end are torch's results (float64) for parameters and inputs 
 _fixed, made by a scratch script that loaded the same arrays into torch; the tests check forward
 values, parameter gradients, shapes for the option combinations, masks, parameter names, and
 torch's error messages."""
-import collections
 import copy
 import math
 import re
@@ -435,13 +434,6 @@ def test_recurrent_parameter_names_and_initialisation():
 def test_recurrent_errors_in_torch_words(call, error, message):
     with pytest.raises(error, match=re.escape(message)):
         call()
-
-
-def test_packed_sequences_are_refused():
-    packed = collections.namedtuple("PackedSequence", "data batch_sizes sorted_indices "
-                                                      "unsorted_indices")
-    with pytest.raises(NotImplementedError, match="packed sequences"):
-        LSTM(3, 4)(packed(ng.randn(4, 3), ng.tensor([2, 2]), None, None))
 
 
 # ---- transformer encoder -------------------------------------------------------------------------
