@@ -315,3 +315,22 @@ def test_the_version_error_names_the_saved_tensors_node_as_it_is_now(case, owner
     with pytest.raises(RuntimeError) as info:
         _changed_in_place(case).backward()
     assert owner in str(info.value)
+
+
+@pytest.mark.parametrize("product", [lambda x, w: x @ w, lambda x, w: ng.bmm(x[None], w[None]),
+                                     lambda x, w: ng.mv(w.t(), x[0]),
+                                     lambda x, w: ng.dot(x[0], w[:, 0])])
+def test_a_product_checks_each_operand_only_for_the_other_ones_gradient(product):
+    # torch saves x for w's gradient and w for x's: an operand changed in place is an error only
+    # when the other operand wants a gradient
+    x, w = ng.ones(2, 3, requires_grad=True), ng.ones(3, 3)
+    y = product(x, w)
+    with ng.no_grad():
+        x.add_(1)
+    y.sum().backward()
+    assert x.grad is not None
+    x, w = ng.ones(2, 3), ng.ones(3, 3, requires_grad=True)
+    y = product(x, w)
+    x.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()

@@ -16,11 +16,14 @@ def _matmul_vjp(ctx, g):
     return gx, gy
 
 
+# A product's gradient for one operand reads the other: as torch, x is checked for in-place
+# changes only when y wants a gradient, and y only when x does.
+_CROSSED = ((1,), (0,))
 # (m, k) @ (k, n) or (B, m, k) @ (B, k, n): every other form is reshaped onto these.
 MM = OpDef("mm", np.matmul, node_name="MmBackward0", n_in=2, saves=("x", "y"),
-           kernel="matmul_bwd", vjp=_matmul_vjp)
+           kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED)
 BMM = OpDef("bmm", np.matmul, node_name="BmmBackward0", n_in=2, saves=("x", "y"),
-            kernel="matmul_bwd", vjp=_matmul_vjp)
+            kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED)
 
 
 def _dot_vjp(ctx, g):
@@ -36,9 +39,9 @@ def _mv_vjp(ctx, g):
 
 # Vector forms torch names on their own (DotBackward0, MvBackward0).
 DOT = OpDef("dot", np.dot, node_name="DotBackward0", n_in=2, saves=("x", "y"), kernel="dot_bwd",
-            vjp=_dot_vjp)
+            vjp=_dot_vjp, readers=_CROSSED)
 MV = OpDef("mv", np.matmul, node_name="MvBackward0", n_in=2, saves=("x", "y"), kernel="mv_bwd",
-           vjp=_mv_vjp)
+           vjp=_mv_vjp, readers=_CROSSED)
 
 
 def _check(x, y):

@@ -27,7 +27,7 @@ class OpDef:
 
     def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
                  vjp=None, saves=(), meta=None, differentiable=True, python_backward=False,
-                 view=False):
+                 view=False, readers=None):
         self.name = name
         self.node_name = node_name or name.capitalize() + "Backward0"
         self.forward = forward
@@ -51,12 +51,17 @@ class OpDef:
         self.saves = tuple(saves)
         # Where each saved value comes from: input i as i, output j as ~j.
         self.save_index = tuple(_value_index(name_, n_in) for name_ in self.saves)
-        # Per saved value, the inputs whose derivative reads it, as a bit mask (ALL_INPUTS when
-        # unknown: hand-written kernels). As torch saves a value only for the gradients that will
-        # be computed, a value that only the derivatives of inputs needing no gradient read is not
+        # Per saved value, the inputs whose derivative reads it, as a bit mask: from the formulas'
+        # parameters; for a hand-written kernel from `readers` (per saved value, those inputs'
+        # positions), else ALL_INPUTS. As torch saves a value only for the gradients that will be
+        # computed, a value that only the derivatives of inputs needing no gradient read is not
         # version-checked: changing it in place later is no error.
-        self.save_readers = tuple(_readers(name_, self.grad_params) if grads is not None
-                                  else ALL_INPUTS for name_ in self.saves)
+        if grads is not None:
+            self.save_readers = tuple(_readers(name_, self.grad_params) for name_ in self.saves)
+        elif readers is not None:
+            self.save_readers = tuple(sum(1 << k for k in inputs) for inputs in readers)
+        else:
+            self.save_readers = (ALL_INPUTS,) * len(self.saves)
         # the meta of an elementwise node whose output is 0-d: every shape is ()
         self.scalar_meta = [0] * ((n_in or 0) + (n_out or 0))
         # the constant part of this op's packed counts (Note [packed counts] in tape.py), and all
