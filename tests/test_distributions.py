@@ -174,3 +174,30 @@ def test_constraints_and_supports():
     assert repr(support) == "IntegerInterval(lower_bound=0, upper_bound=2)"
     assert support.is_discrete and support.check(ng.tensor([0, 2, 3])).tolist() == [True, True,
                                                                                     False]
+
+
+def test_mixtures_and_more_families():
+    from numgrad.distributions import Chi2, Gumbel, HalfCauchy, MixtureSameFamily
+    logits = f64([[0.2, -0.5, 1.0], [1.0, 0.0, 0.3]], True)
+    locs = f64([[-1.0, 0.0, 2.0], [0.5, 1.0, -2.0]])
+    scales = f64([[0.5, 1.0, 0.7], [1.2, 0.3, 0.9]])
+    mixture = MixtureSameFamily(Categorical(logits=logits), Normal(locs, scales))
+    log_prob = mixture.log_prob(f64([0.3, -0.4]))
+    # the mixture density by hand: sum_k w_k N(x; mu_k, s_k)
+    weights = np.exp(np.asarray(logits.detach()))
+    weights /= weights.sum(1, keepdims=True)
+    x = np.array([[0.3], [-0.4]])
+    densities = np.exp(-0.5 * ((x - np.asarray(locs)) / np.asarray(scales)) ** 2) \
+        / (np.asarray(scales) * np.sqrt(2 * np.pi))
+    close(log_prob, np.log((weights * densities).sum(1)))
+    assert gradcheck(lambda lg: MixtureSameFamily(Categorical(logits=lg), Normal(locs, scales))
+                     .log_prob(f64([0.3, -0.4])), (logits,))
+    close(mixture.mean, (weights * np.asarray(locs)).sum(1))
+    draws = np.asarray(MixtureSameFamily(Categorical(probs=ng.tensor([0.3, 0.7])),
+                                         Normal(ng.tensor([-2.0, 3.0]), ng.tensor([0.1, 0.1])))
+                       .sample((4000,)))
+    assert abs((draws < 0).mean() - 0.3) < 0.03
+    # torch's values at these points
+    close(Chi2(f64([3.0])).log_prob(f64([1.5])), [-1.466206])
+    close(Gumbel(f64([0.5]), f64([1.5])).log_prob(f64([0.2])), [-1.426868])
+    close(HalfCauchy(f64([1.5])).log_prob(f64([0.2])), [-0.874669])

@@ -10,11 +10,12 @@ from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .distribution import Distribution
-from .exponential_family import Beta, Exponential, Gamma, Laplace, Poisson
+from .exponential_family import Beta, Chi2, Exponential, Gamma, Laplace, Poisson
 from .independent import Independent
 from .kl import kl_divergence, register_kl
-from .more_families import (Binomial, Cauchy, Dirichlet, Geometric, HalfNormal, LogNormal,
-                            StudentT)
+from .mixture import MixtureSameFamily
+from .more_families import (Binomial, Cauchy, Dirichlet, Geometric, Gumbel, HalfCauchy, HalfNormal,
+                            LogNormal, StudentT)
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot import Multinomial, OneHotCategorical
@@ -27,4 +28,5 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exp
            "Cauchy", "LogNormal", "HalfNormal", "StudentT", "Dirichlet", "Geometric", "Binomial",
            "OneHotCategorical", "Multinomial", "TransformedDistribution", "Transform",
            "ExpTransform", "AffineTransform", "SigmoidTransform", "TanhTransform",
-           "PowerTransform", "ComposeTransform", "constraints", "kl_divergence", "register_kl"]
+           "PowerTransform", "ComposeTransform", "constraints", "Chi2", "Gumbel", "HalfCauchy",
+           "MixtureSameFamily", "kl_divergence", "register_kl"]

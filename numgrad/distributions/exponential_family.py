@@ -219,3 +219,18 @@ class Beta(Distribution):
         return (self._log_normalizer() - (a - 1) * digamma(a) - (b - 1) * digamma(b)
                 + (total - 2) * digamma(total))
 
+
+
+class Chi2(Gamma):
+    """Chi2(df): Gamma(df / 2, 1 / 2)."""
+
+    arg_names = ("df",)
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df, validate_args=None):
+        df = as_parameter(df)
+        super().__init__(0.5 * df, df * 0 + 0.5, validate_args=validate_args)
+
+    @property
+    def df(self):
+        return self.concentration * 2

@@ -270,3 +270,68 @@ class Binomial(Distribution):
         positive = (logits.clamp(min=0) + logits - logits.clamp(max=0)) / 2
         normalizer = n * positive + n * (-logits.abs()).exp().log1p()
         return log_binomial + value * logits - normalizer
+
+
+class HalfCauchy(Distribution):
+    """HalfCauchy(scale): |Cauchy(0, scale)|."""
+
+    has_rsample = True
+    arg_names = ("scale",)
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
+
+    def __init__(self, scale, validate_args=None):
+        scale = as_parameter(scale)
+        self.base_dist = Cauchy(scale * 0, scale, validate_args=validate_args)
+        self.scale = self.base_dist.scale
+        super().__init__(self.scale.shape, validate_args=validate_args)
+
+    def rsample(self, sample_shape=()):
+        return self.base_dist.rsample(sample_shape).abs()
+
+    def log_prob(self, value):
+        value = as_parameter(value, self.scale)
+        self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
+        return self.base_dist.log_prob(value) + math.log(2)
+
+    def entropy(self):
+        return self.base_dist.entropy() - math.log(2)
+
+
+_EULER_GAMMA = 0.57721566490153286060
+
+
+class Gumbel(Distribution):
+    """Gumbel(loc, scale): the distribution of maxima, reparameterised."""
+
+    has_rsample = True
+    arg_names = ("loc", "scale")
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+
+    def __init__(self, loc, scale, validate_args=None):
+        loc = as_parameter(loc)
+        self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
+        super().__init__(self.loc.shape, validate_args=validate_args)
+        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
+
+    @property
+    def mean(self):
+        return self.loc + self.scale * _EULER_GAMMA
+
+    @property
+    def variance(self):
+        return (math.pi / math.sqrt(6) * self.scale) ** 2
+
+    def rsample(self, sample_shape=()):
+        info = np.finfo(self.loc.dtype)
+        unit = creation.empty(*self._extended_shape(sample_shape), dtype=self.loc.dtype)
+        unit = unit.uniform_(float(info.tiny), 1 - float(info.eps))
+        return self.loc - self.scale * (-unit.log()).log()
+
+    def log_prob(self, value):
+        z = (as_parameter(value, self.loc) - self.loc) / self.scale
+        return -(z + (-z).exp()) - self.scale.log()
+
+    def entropy(self):
+        return self.scale.log() + (1 + _EULER_GAMMA)
