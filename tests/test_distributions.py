@@ -201,3 +201,15 @@ def test_mixtures_and_more_families():
     close(Chi2(f64([3.0])).log_prob(f64([1.5])), [-1.466206])
     close(Gumbel(f64([0.5]), f64([1.5])).log_prob(f64([0.2])), [-1.426868])
     close(HalfCauchy(f64([1.5])).log_prob(f64([0.2])), [-0.874669])
+
+
+def test_transformed_families():
+    from numgrad.distributions import NegativeBinomial, Pareto, Weibull
+    # torch's values at these points
+    close(Weibull(f64([1.5]), f64([2.0])).log_prob(f64([1.2])), [-0.575461])
+    close(Pareto(f64([0.5]), f64([3.0])).log_prob(f64([1.2])), [-1.710115])
+    close(NegativeBinomial(f64([4.0]), probs=f64([0.3])).log_prob(f64([2.0])), [-1.53206])
+    scale = f64([1.5], True)
+    assert gradcheck(lambda s: Weibull(s, f64([2.0])).log_prob(f64([1.2])), (scale,))
+    draws = np.asarray(NegativeBinomial(ng.tensor(4.0), probs=ng.tensor(0.3)).sample((8000,)))
+    assert abs(draws.mean() - 4 * 0.3 / 0.7) < 0.1

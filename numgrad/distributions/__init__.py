@@ -19,6 +19,7 @@ from .more_families import (Binomial, Cauchy, Dirichlet, Geometric, Gumbel, Half
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot import Multinomial, OneHotCategorical
+from .transformed_families import NegativeBinomial, Pareto, Weibull
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, PowerTransform,
                          SigmoidTransform, TanhTransform, Transform, TransformedDistribution)
 from .uniform import Uniform
@@ -29,4 +30,5 @@ __all__ = ["Distribution", "Normal", "Uniform", "Bernoulli", "Categorical", "Exp
            "OneHotCategorical", "Multinomial", "TransformedDistribution", "Transform",
            "ExpTransform", "AffineTransform", "SigmoidTransform", "TanhTransform",
            "PowerTransform", "ComposeTransform", "constraints", "Chi2", "Gumbel", "HalfCauchy",
-           "MixtureSameFamily", "kl_divergence", "register_kl"]
+           "MixtureSameFamily", "Weibull", "Pareto", "NegativeBinomial", "kl_divergence",
+           "register_kl"]
