@@ -638,7 +638,9 @@ def test_tensor_facts():
     assert ng.typename(3) == "int" and ng.typename(ng.nn.Linear(1, 1)) == "numgrad.nn.linear.Linear"
     assert x.new(2).shape == (2,) and x.new().shape == (0,) and x.new([1, 2]).dtype == ng.float32
     assert x.is_signed() and not ng.ones(1, dtype=ng.bool).is_signed() and not x.is_complex()
-    assert x.conj() is x and not x.is_conj() and x.real is x
+    assert x.conj() is x and not x.is_conj() and x.real is x and x.to_dense() is x
+    assert x.permute(1, 0).dim_order() == (1, 0) and x.is_set_to(x.view(3, 4))
+    assert not x[0].is_set_to(x) and x.const_data_ptr() == x.data_ptr()
     y = ng.tensor([1.0, 2.0])
     y.apply_(lambda v: v * 2).map_(ng.tensor([10.0, 20.0]), lambda a, b: a + b)
     assert y.tolist() == [12.0, 24.0] and y._version == 2

@@ -49,6 +49,21 @@ def data_ptr(self):
     return _address(self._data)
 
 
+const_data_ptr = data_ptr
+
+
+def dim_order(self):
+    """The dims from outermost to innermost in memory (by decreasing stride)."""
+    strides = self._data.strides
+    return tuple(sorted(range(self._data.ndim), key=lambda d: -strides[d]))
+
+
+def is_set_to(self, tensor):
+    """Whether both are the same memory with the same shape and strides."""
+    return (data_ptr(self) == data_ptr(tensor) and self._data.shape == tensor._data.shape
+            and self._data.strides == tensor._data.strides)
+
+
 def storage_offset(self):
     """Where the first element sits in the memory of the tensor this one views, in elements (0
     for a tensor that is no view), from the view's record (on the GPU a view is a copy)."""
@@ -109,7 +124,8 @@ def _false(self):
 
 
 # real tensors: conjugation is the identity, and no tensor carries a lazy conjugate or negation
-conj = conj_physical = resolve_conj = resolve_neg = _identity
+# (and every tensor is dense)
+conj = conj_physical = resolve_conj = resolve_neg = to_dense = _identity
 is_conj = is_neg = _false
 real = property(_identity)
 
@@ -211,5 +227,6 @@ METHODS = ("ndimension", "nbytes", "itemsize", "is_cpu", "is_signed", "is_comple
            "storage_offset", "get_device", "type", "new", "new_empty_strided", "conj",
            "conj_physical", "resolve_conj", "resolve_neg", "is_conj", "is_neg", "real", "isreal",
            "angle", "is_shared", "is_pinned", "share_memory_", "pin_memory", "resize_",
+           "const_data_ptr", "dim_order", "is_set_to", "to_dense",
            "resize_as_", "apply_", "map_", "map2_")
 INPLACE = {}
