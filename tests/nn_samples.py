@@ -86,9 +86,10 @@ NN_SAMPLES = [
     S("softmax", lambda x: N.softmax(x, 1), [(2, 4, 3)],
       lambda x: np.exp(log_softmax(x, 1))),
     S("log_softmax", lambda x: N.log_softmax(x, -1), [(3, 4)], lambda x: log_softmax(x, -1)),
-    S("cross_entropy", lambda x, t, w: F.cross_entropy(x, ng.tensor(t), ng.tensor(w)),
+    # class weights in the input's dtype: torch refuses float64 weights for float32 logits
+    S("cross_entropy", lambda x, t, w: F.cross_entropy(x, ng.tensor(t), ng.tensor(w, x.dtype)),
       [(5, 4), TARGET, WEIGHT], lambda x, t, w: cross_entropy(x, t, w)),
-    S("cross_entropy", lambda x, t, w: F.cross_entropy(x, ng.tensor(t), ng.tensor(w),
+    S("cross_entropy", lambda x, t, w: F.cross_entropy(x, ng.tensor(t), ng.tensor(w, x.dtype),
                                                        ignore_index=3, label_smoothing=0.2,
                                                        reduction="none"),
       [(5, 4), TARGET, WEIGHT],

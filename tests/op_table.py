@@ -16,6 +16,7 @@ import numpy as np
 from scipy import special
 
 import numgrad as ng
+from numgrad.ops.named import named
 
 
 class Pos:
@@ -215,6 +216,11 @@ SAMPLES = [
     S("squeeze_dim", lambda x: x.squeeze(1), [(2, 1, 3)], lambda x: x.squeeze(1)),
     S("squeeze_dims", lambda x: x.squeeze((0, 2)), [(1, 3, 1)], lambda x: x.reshape(3)),
     S("clone", lambda x: x.clone(), [(2, 3)], np.copy),
+    # a composite's named node: its result passed on, saving up to two inputs (ops/named.py)
+    S("named_0", lambda x: named(x * 2.0, "NamedBackward0"), [(2, 3)], lambda x: x * 2),
+    S("named_1", lambda x: named(x * 2.0, "NamedBackward0", x), [(2, 3)], lambda x: x * 2),
+    S("named_2", lambda x, y: named(x * y, "NamedBackward0", x, y), [(2, 3), (2, 3)],
+      lambda x, y: x * y),
     S("permute", lambda x: x.permute(2, 0, 1), [(2, 3, 2)], lambda x: x.transpose(2, 0, 1)),
     S("transpose", lambda x: x.transpose(0, 1) * 1.0, [(2, 3)], np.transpose),
     S("t", lambda x: x.t(), [(2, 3)], np.transpose),

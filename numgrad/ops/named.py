@@ -9,8 +9,6 @@ grad_fn.name() is torch's, and the node saves the inputs torch saves (through de
 which share their version counters and need no gradient), so the saved-value checks see them.
 The gradient is the primitives' own; next_functions shows the primitives, not the inputs.
 """
-import numpy as np
-
 from .. import grad_mode
 from ..tensor import Tensor
 from .apply import apply
@@ -36,9 +34,8 @@ _NAMED = {n_saved: OpDef(f"named_{n_saved}", _result, node_name="NamedBackward0"
 def named(result, node_name, *saved):
     """`result` (a Tensor a composite computed), carrying a node named `node_name` that saves
     `saved` (up to two Tensors; None or non-Tensors are skipped) for the version checks."""
-    if not (result._requires_grad and grad_mode.state.grad_enabled) \
-            or type(result._data) is not np.ndarray:
-        return result       # nothing recorded; on the GPU the primitives' node stays
+    if not (result._requires_grad and grad_mode.state.grad_enabled):
+        return result
     guards = tuple(t.detach() for t in saved if isinstance(t, Tensor))
     out = apply(_NAMED[len(guards)], (result, *guards))
     out._seg.python[("name", out._node)] = node_name
