@@ -428,3 +428,21 @@ def test_T_of_more_than_two_dims_reverses_them_with_torchs_deprecation_warning()
     x = ng.ones(2, 3, 4)
     with pytest.warns(UserWarning, match="The use of `x.T` on tensors of dimension other than 2"):
         assert x.T.shape == (4, 3, 2)
+
+
+def test_operands_of_two_float_types_are_refused_by_the_ops_themselves():
+    # called below the public functions' promotion, a float64 input of a float32 node was read
+    # as float32 past its end (heap corruption); the ops refuse it with torch's words
+    from numgrad.ops import nn_ops
+    x64 = ng.randn(6, 4, dtype=ng.float64, requires_grad=True)
+    w32 = ng.randn(8, 4, requires_grad=True)
+    with pytest.raises(RuntimeError, match="mat1 and mat2 must have the same dtype, but got "
+                                           "Double and Float"):
+        nn_ops.linear(x64, w32)
+    with pytest.raises(RuntimeError, match="expected scalar type Double but found Float"):
+        nn_ops.conv2d(ng.randn(1, 2, 5, 5, dtype=ng.float64), ng.randn(3, 2, 3, 3,
+                                                                       requires_grad=True))
+    from numgrad.ops.apply import apply
+    with pytest.raises(RuntimeError, match="linear_no_bias: expected every float operand"):
+        apply(nn_ops.LINEAR_NO_BIAS, (x64, w32))
+    assert x64.grad is None and w32.grad is None

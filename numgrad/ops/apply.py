@@ -116,6 +116,8 @@ def _record(op, inputs, arrays, outs, attrs):
     out = outs[0]
     is64 = out.dtype.itemsize == 8
     n_out = len(outs)
+    if not (op.elementwise or op.mixed_floats):
+        _check_one_float_type(op, arrays, out.dtype)
     kind = op.code | (_FLOAT64 if is64 else 0) | (0 if type(out) is _ndarray else _CUDA)
     if out.ndim == 0 and op.elementwise:
         meta = list(op.scalar_meta)   # every shape is () when an elementwise output is
@@ -180,6 +182,16 @@ def _record(op, inputs, arrays, outs, attrs):
     if _state.saved_hooks is not None:
         _pack_saved(seg, node, op, inputs, tensors)
     return tensors
+
+
+def _check_one_float_type(op, arrays, dtype):
+    """A hand-written kernel reads every float input as the node's float type: a float64 operand
+    of a float32 node would be read past its end. The public functions promote or refuse with
+    torch's words first; this is the last line, against memory corruption."""
+    for a in arrays:
+        if a.dtype.kind == "f" and a.dtype != dtype:
+            raise RuntimeError(f"{op.name}: expected every float operand to be {dtype}, but got "
+                               f"{a.dtype}")
 
 
 def _append_edges(op, inputs, seg):

@@ -715,7 +715,7 @@ def _cast_vjp(ctx, g):
 
 
 CAST = OpDef("cast", lambda x, dtype: x.astype(dtype), node_name="ToCopyBackward0", kernel="cast_bwd",
-             vjp=_cast_vjp)
+             vjp=_cast_vjp, mixed_floats=True)
 
 
 def cast(x, dtype):

@@ -23,11 +23,12 @@ def _pass_through_vjp(ctx, g):
     return (g,)
 
 
-# one op per number of saved inputs (the saved values are inputs y and z); their kernel is
-# reshape's copy of the gradient, so naming compiles no kernel of its own
+# one op per number of saved inputs (the saved values are inputs y and z, of any float type: the
+# kernel never reads them); their kernel is reshape's copy of the gradient, so naming compiles no
+# kernel of its own
 _NAMED = {n_saved: OpDef(f"named_{n_saved}", _result, node_name="NamedBackward0",
                          n_in=1 + n_saved, kernel="copy_bwd", vjp=_pass_through_vjp,
-                         saves=("y", "z")[:n_saved])
+                         saves=("y", "z")[:n_saved], mixed_floats=True)
           for n_saved in (0, 1, 2)}
 
 

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .. import dtypes
 from ..kernels import cpu as _cpu
 from ..tensor import _wrap_dim
 from . import fmath as F
@@ -160,8 +161,18 @@ LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0
                        saves=("x", "y"), kernel="linear_bwd", vjp=_linear_vjp)
 
 
+def _check_one_dtype(message, x, *others):
+    """A node's kernel computes in one float type: operands of another would be read as it (and
+    past their ends), so they are refused here, whoever calls."""
+    for t in others:
+        if t is not None and t._data.dtype != x._data.dtype:
+            raise RuntimeError(message.format(dtypes.scalar_type_name(x._data.dtype),
+                                              dtypes.scalar_type_name(t._data.dtype)))
+
+
 def linear(x, w, b=None):
     """x (M, in) @ w (out, in).T + b (out,), one node."""
+    _check_one_dtype("mat1 and mat2 must have the same dtype, but got {} and {}", x, w, b)
     in_features = x._data.shape[-1] if x._data.ndim else 1
     if w._data.ndim == 2 and in_features != w._data.shape[1]:
         rows = x._data.size // in_features if in_features else 0
@@ -285,6 +296,7 @@ CONV2D_NO_BIAS = OpDef("conv2d_no_bias", _conv2d_forward, node_name="Convolution
 
 def conv2d(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1)):
     """Cross-correlation of x (N, C, H, W) with w (O, C, kh, kw), plus b (O,): one node."""
+    _check_one_dtype("expected scalar type {} but found {}", x, w, b)
     attrs = {"stride": tuple(stride), "padding": tuple(padding), "dilation": tuple(dilation)}
     if b is None:
         return apply(CONV2D_NO_BIAS, (x, w), attrs)

@@ -27,7 +27,7 @@ class OpDef:
 
     def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
                  vjp=None, saves=(), meta=None, differentiable=True, python_backward=False,
-                 view=False, readers=None):
+                 view=False, readers=None, mixed_floats=False):
         self.name = name
         self.node_name = node_name or name.capitalize() + "Backward0"
         self.forward = forward
@@ -40,6 +40,10 @@ class OpDef:
         self.elementwise = grads is not None
         self.python_backward = python_backward   # custom Functions: no kernel, Python runs them
         self.view = view              # outputs share the input's memory (Note [views] in views.py)
+        # inputs of another float type than the output are allowed only where the kernel knows
+        # (a cast) or never reads them (a named composite's saved inputs): every other
+        # hand-written kernel reads its inputs as the node's one float type (apply._record)
+        self.mixed_floats = mixed_floats
         self.meta = meta              # meta(attrs) -> (ints, floats) appended after the shapes
         # the parameter names of each formula: what it reads (g, x/y/z, out, attributes)
         self.grad_params = tuple(None if f is None else tuple(inspect.signature(f).parameters)
