@@ -3,11 +3,9 @@ squeeze_, unsqueeze_), the in-place forms of addmm, baddbmm, tril, triu, cumprod
 and the writes into places fill_diagonal_, index_put(_), put(_) and masked_scatter(_).
 
 An in-place view op changes the tensor's shape and strides, never its values: the tensor gets the
-data of the out-of-place view op and, when recorded, that op's node as its new history (torch's
-TBackward1, TransposeBackward1, SqueezeBackward3/4/5 and UnsqueezeBackward1 are recorded here as
-the out-of-place ops' TBackward0, TransposeBackward0, SqueezeBackward0/1/2 and UnsqueezeBackward0:
-the same derivative under the name of the registry op that computes it). It stays a view of the
-same base, and the version counter moves, as in torch.
+data of the view op and, when recorded, its node as its new history (torch's TBackward1,
+TransposeBackward1, SqueezeBackward3/4/5 and UnsqueezeBackward1: the out-of-place ops' derivative
+under those names). It stays a view of the same base, and the version counter moves, as in torch.
 
 A write of values at some places is the tensor with those places zeroed (masked_fill) plus the
 values placed there (put_add, or the values added for accumulate=True), summed by a node named as
@@ -34,8 +32,8 @@ from .linalg import addmm, baddbmm
 from .reduce import expand
 from .scan import cumprod
 from .scatter import _mask, _on_device_of, keep_last_writes
-from .shape import PERMUTE, SQUEEZE, SQUEEZE_DIM, SQUEEZE_DIMS, T, TRANSPOSE, UNSQUEEZE, VIEW, \
-    permute, reshape
+from .shape import PERMUTE, SQUEEZE_, SQUEEZE_DIM_, SQUEEZE_DIMS_, T_, TRANSPOSE_, UNSQUEEZE_, \
+    VIEW, permute, reshape
 from .untracked import to_host
 
 _INFERENCE_ERROR = ("Inplace update to inference tensor outside InferenceMode is not allowed.You "
@@ -114,7 +112,7 @@ def t_(self):
     nd = self._data.ndim
     if nd > 2:
         raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is {nd}D")
-    return _permute_in_place(self, tuple(range(nd))[::-1], T)
+    return _permute_in_place(self, tuple(range(nd))[::-1], T_)
 
 
 def transpose_(self, dim0, dim1):
@@ -125,7 +123,7 @@ def transpose_(self, dim0, dim1):
     a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     if nd:
         perm[a], perm[b] = perm[b], perm[a]
-    return _permute_in_place(self, tuple(perm), TRANSPOSE)
+    return _permute_in_place(self, tuple(perm), TRANSPOSE_)
 
 
 swapdims_ = swapaxes_ = transpose_
@@ -136,7 +134,7 @@ def squeeze_(self, dim=None):
     _check_view_op(self)
     shape = self._data.shape
     if dim is None:
-        new, op = tuple(s for s in shape if s != 1), SQUEEZE
+        new, op = tuple(s for s in shape if s != 1), SQUEEZE_
     else:
         one = isinstance(dim, (int, np.integer))
         dims = [_wrap_dim(d, len(shape)) for d in ((dim,) if one else dim)]
@@ -144,7 +142,7 @@ def squeeze_(self, dim=None):
             if dims.count(d) > 1:
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
-        op = SQUEEZE_DIM if one else SQUEEZE_DIMS
+        op = SQUEEZE_DIM_ if one else SQUEEZE_DIMS_
     return _restride(self, lambda x: reshape(x, new, op=op))
 
 
@@ -153,7 +151,7 @@ def unsqueeze_(self, dim):
     _check_view_op(self)
     shape = self._data.shape
     d = _wrap_dim(dim, len(shape) + 1)
-    return _restride(self, lambda x: reshape(x, shape[:d] + (1,) + shape[d:], op=UNSQUEEZE))
+    return _restride(self, lambda x: reshape(x, shape[:d] + (1,) + shape[d:], op=UNSQUEEZE_))
 
 
 # ---- in-place forms of out-of-place ops ----------------------------------------------------------

@@ -7,7 +7,7 @@ from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .elementwise import where
 from .index import put_add, take
-from .shape import STRIDED
+from .shape import DIAGONAL
 from .untracked import to_host
 
 
@@ -45,7 +45,7 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     strides = tuple(cstrides[k] for k in rest) + (cstrides[d1] + cstrides[d2],)
     attrs = {"offset": start if size else 0, "strides": strides, "in_shape": shape,
              "out_shape": out_shape}
-    return apply(STRIDED, (x,), attrs)
+    return apply(DIAGONAL, (x,), attrs)
 
 
 def diag(x, diagonal=0):

@@ -21,7 +21,7 @@ from .linalg import matmul
 from .predicates import nonzero
 from .reduce import sum_to
 from .select import _return_type, return_types, sort
-from .shape import STRIDED, clone, permute, reshape
+from .shape import UNFOLD, clone, permute, reshape
 from .untracked import to_host
 
 for _name in ("cummax", "cummin", "kthvalue", "mode"):
@@ -253,7 +253,7 @@ def unfold(self, dimension, size, step):
         (cstrides[d],)
     overlapping = step < size and count > 1
     if not overlapping or type(data) is np.ndarray:
-        return apply(STRIDED, (self,), {"offset": 0, "strides": strides, "in_shape": data.shape,
+        return apply(UNFOLD, (self,), {"offset": 0, "strides": strides, "in_shape": data.shape,
                                         "out_shape": shape})
     flat = np.arange(data.size, dtype=np.int64)
     item = flat.itemsize

@@ -29,6 +29,14 @@ SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackwar
 CLONE = OpDef("clone", lambda x: x.copy(), node_name="CloneBackward0", **_COPY)
 # torch's reshape of a tensor whose strides allow no view: a copy (not a view of x), named so
 UNSAFE_VIEW = OpDef("unsafe_view", _reshape_forward, node_name="UnsafeViewBackward0", **_COPY)
+# the in-place view ops squeeze_ and unsqueeze_: the same derivative, under torch's names for them
+SQUEEZE_ = OpDef("squeeze_", _reshape_forward, node_name="SqueezeBackward3", view=True, **_COPY)
+SQUEEZE_DIM_ = OpDef("squeeze_dim_", _reshape_forward, node_name="SqueezeBackward4", view=True,
+                     **_COPY)
+SQUEEZE_DIMS_ = OpDef("squeeze_dims_", _reshape_forward, node_name="SqueezeBackward5", view=True,
+                      **_COPY)
+UNSQUEEZE_ = OpDef("unsqueeze_", _reshape_forward, node_name="UnsqueezeBackward1", view=True,
+                   **_COPY)
 
 
 def _infer_shape(shape, numel):
@@ -133,6 +141,10 @@ PERMUTE = OpDef("permute", lambda x, perm: x.transpose(perm), node_name="Permute
 TRANSPOSE = OpDef("transpose", lambda x, perm: x.transpose(perm), node_name="TransposeBackward0",
                   **_PERMUTE)
 T = OpDef("t", lambda x, perm: x.transpose(perm), node_name="TBackward0", **_PERMUTE)
+# the in-place view ops: the same derivative, under torch's names for them
+T_ = OpDef("t_", lambda x, perm: x.transpose(perm), node_name="TBackward1", **_PERMUTE)
+TRANSPOSE_ = OpDef("transpose_", lambda x, perm: x.transpose(perm),
+                   node_name="TransposeBackward1", **_PERMUTE)
 
 
 def permute(x, *dims, op=PERMUTE):
@@ -266,6 +278,11 @@ STRIDED = OpDef("strided", _strided_forward, node_name="SliceBackward0", **_STRI
 SELECT = OpDef("select", _strided_forward, node_name="SelectBackward0", **_STRIDED)
 # torch's general strided view; also the history of a view regenerated after an in-place op
 AS_STRIDED = OpDef("as_strided", _strided_forward, node_name="AsStridedBackward0", **_STRIDED)
+# strided views torch names for their own op: diagonal, unfold, and an index that applies nothing
+# (x[...], x[:, :]: torch's alias)
+DIAGONAL = OpDef("diagonal", _strided_forward, node_name="DiagonalBackward0", **_STRIDED)
+UNFOLD = OpDef("unfold", _strided_forward, node_name="UnfoldBackward0", **_STRIDED)
+ALIAS = OpDef("alias", _strided_forward, node_name="AliasBackward0", **_STRIDED)
 
 
 def as_strided(x, size, stride, storage_offset=None):
@@ -389,7 +406,7 @@ def basic_getitem(x, index):
         return reshape(inner, out_shape, op=UNSQUEEZE)
     attrs = {"offset": offset, "strides": strides, "in_shape": x._data.shape,
              "out_shape": out_shape, "index": index}
-    return apply(SELECT if last == "select" else STRIDED, (x,), attrs)
+    return apply({"select": SELECT, "alias": ALIAS}.get(last, STRIDED), (x,), attrs)
 
 
 # ---- stack and cat --------------------------------------------------------------------------------

@@ -1,0 +1,20 @@
+"""torch's node names for the view ops and in-place view ops that have their own (torch 2.13,
+hard-coded: torch is not a test dependency)."""
+import numgrad as ng
+
+
+def test_view_ops_and_in_place_view_ops_have_torchs_node_names():
+    x = ng.ones(2, 1, 3, requires_grad=True)
+    y = x * 1
+    views = [(y[:, 0].diagonal(), "DiagonalBackward0"), (y.unfold(2, 2, 1), "UnfoldBackward0"),
+             (y[...], "AliasBackward0"), (y[:, :, :], "AliasBackward0"), (y[:], "SliceBackward0")]
+    for view, name in views:
+        assert view.grad_fn.name() == name
+    in_place = [("t_", (), "TBackward1"), ("transpose_", (0, 1), "TransposeBackward1"),
+                ("squeeze_", (), "SqueezeBackward3"), ("squeeze_", (1,), "SqueezeBackward4"),
+                ("squeeze_", ((1,),), "SqueezeBackward5"),
+                ("unsqueeze_", (0,), "UnsqueezeBackward1")]
+    for method, args, name in in_place:
+        z = ng.ones(2, 1, requires_grad=True) * 1
+        getattr(z, method)(*args)
+        assert z.grad_fn.name() == name, method
