@@ -133,7 +133,7 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         padding = (0, padding)
     out = conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, stride), padding,
                  (1, dilation), groups).squeeze(2)
-    out = named(out, "ConvolutionBackward0", input, weight)
+    out = named(out, "ConvolutionBackward0", input, weight, view_of_intermediate=True)
     return out.squeeze(0) if unbatched else out
 
 

@@ -127,7 +127,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         centred = input - running_mean.reshape(shape)
         var = running_var.reshape(shape)
     return named(_affine(centred * (var + eps).rsqrt(), weight, bias, shape),
-                 "NativeBatchNormBackward0", input, weight)
+                 "NativeBatchNormBackward0", input, weight, view_of_intermediate=True)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -180,7 +180,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     _, centred, var = _moments(groups, (2,))
     out = (centred * (var + eps).rsqrt()).reshape(input.shape)
     return named(_affine(out, weight, bias, _channel_shape(input)), "NativeGroupNormBackward0",
-                 input, weight)
+                 input, weight, view_of_intermediate=True)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

@@ -14,6 +14,7 @@ from .elementwise import logical_xor, sub, where
 from .index import gather, take as take_flat
 from .layout import diagonal, roll
 from .linalg import dot, mm, mv
+from .named import named
 from .reduce import expand, logsumexp, norm, sum as sum_
 from .shape import cat, flip, permute, reshape, transpose
 from .untracked import to_host, untracked
@@ -257,7 +258,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trace(input):
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    return sum_(diagonal(input))
+    return named(sum_(diagonal(input)), "TraceBackward0")
 
 
 def cross(input, other, dim=None):
@@ -370,7 +371,8 @@ def take(input, index):
     if bad.any():
         raise IndexError(f"out of range: tried to access index {int(positions[bad].flat[0])} on a "
                          f"tensor of {count} elements.")
-    return take_flat(input, positions % builtins.max(count, 1))
+    return named(take_flat(input, positions % builtins.max(count, 1)), "TakeBackward0", input,
+                 index)
 
 
 def take_along_dim(input, indices, dim=None):
@@ -583,4 +585,4 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if x1.dtype != x2.dtype:
         raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(x1.dtype)} but found "
                            f"{dtypes.scalar_type_name(x2.dtype)}")
-    return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
+    return named(norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1), "CdistBackward0", x1, x2)

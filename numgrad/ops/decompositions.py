@@ -17,6 +17,7 @@ from ..tensor import Tensor
 from .elementwise import where
 from .layout import diagonal, tril, triu
 from .linalg import matmul
+from .named import named
 from .order_stats import diag_embed
 from .reduce import norm, prod
 from .shape import cat, stack
@@ -527,4 +528,4 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
 
 def dist(input, other, p=2):
     """The p-norm of input - other."""
-    return norm(input - other, p)
+    return named(norm(input - other, p), "DistBackward0", input, other)

@@ -18,6 +18,7 @@ from .. import dtypes
 from . import fmath as F
 from .apply import apply
 from .elementwise import _float_input, _quiet, _unary, _unary_fn, special_fn
+from .named import named
 
 _LOG_PI = math.log(math.pi)
 
@@ -109,7 +110,7 @@ def mvlgamma(input, p):
     total = lgamma(x)
     for i in range(1, p):
         total = total + lgamma(x - 0.5 * i)
-    return total + p * (p - 1) / 4 * _LOG_PI
+    return named(total + p * (p - 1) / 4 * _LOG_PI, "MvlgammaBackward0", x)
 
 
 # ---- in-place forms -----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .elementwise import where
 from .index import put_add, take
+from .named import named
 from .shape import DIAGONAL
 from .untracked import to_host
 
@@ -22,12 +23,12 @@ def _triangle(x, keep, name):
 
 def tril(x, diagonal=0):
     """The lower triangle of the last two dims (on and below `diagonal`); zeros elsewhere."""
-    return _triangle(x, lambda ones: np.tril(ones, diagonal), "tril")
+    return named(_triangle(x, lambda ones: np.tril(ones, diagonal), "tril"), "TrilBackward0")
 
 
 def triu(x, diagonal=0):
     """The upper triangle of the last two dims (on and above `diagonal`); zeros elsewhere."""
-    return _triangle(x, lambda ones: np.triu(ones, diagonal), "triu")
+    return named(_triangle(x, lambda ones: np.triu(ones, diagonal), "triu"), "TriuBackward0")
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1):
@@ -63,8 +64,10 @@ def roll(x, shifts, dims=None):
     """Elements shifted along dims, those that fall off one end coming back at the other."""
     positions = np.arange(x._data.size, dtype=np.int64).reshape(x._data.shape)
     if dims is None:
-        return take(x, np.roll(positions.reshape(-1), shifts).reshape(x._data.shape))
-    return take(x, np.roll(positions, shifts, dims))
+        rolled = np.roll(positions.reshape(-1), shifts).reshape(x._data.shape)
+    else:
+        rolled = np.roll(positions, shifts, dims)
+    return named(take(x, rolled), "RollBackward0")
 
 
 def masked_select(x, mask):
@@ -75,4 +78,4 @@ def masked_select(x, mask):
     shape = np.broadcast_shapes(x._data.shape, mask.shape)
     positions = np.broadcast_to(np.arange(x._data.size, dtype=np.int64).reshape(x._data.shape),
                                 shape)
-    return take(x, positions[np.broadcast_to(mask, shape)])
+    return named(take(x, positions[np.broadcast_to(mask, shape)]), "MaskedSelectBackward0", x)

@@ -4,6 +4,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from .apply import apply
+from .named import named
 from .registry import OpDef
 from .untracked import untracked
 from .shape import UNSAFE_VIEW
@@ -204,7 +205,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got "
                                f"{dtypes.scalar_type_name(first._data.dtype)} and "
                                f"{dtypes.scalar_type_name(mat2._data.dtype)}")
-    return _scaled_sum(input, mm(mat1, mat2), beta, alpha)
+    return named(_scaled_sum(input, mm(mat1, mat2), beta, alpha), "AddmmBackward0", mat1, mat2)
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -216,7 +217,8 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
                            f"{_C_TYPE_NAMES[batch2._data.dtype]}")
     if input._data.dtype == np.bool_:
         raise NotImplementedError('"baddbmm" not implemented for \'Bool\'')
-    return _scaled_sum(input, bmm(batch1, batch2), beta, alpha)
+    return named(_scaled_sum(input, bmm(batch1, batch2), beta, alpha), "BaddbmmBackward0", batch1,
+                 batch2)
 
 
 def _scaled_sum(input, product, beta, alpha):

@@ -32,10 +32,16 @@ _NAMED = {n_saved: OpDef(f"named_{n_saved}", _result, node_name="NamedBackward0"
           for n_saved in (0, 1, 2)}
 
 
-def named(result, node_name, *saved):
+def named(result, node_name, *saved, view_of_intermediate=False):
     """`result` (a Tensor a composite computed), carrying a node named `node_name` that saves
-    `saved` (up to two Tensors; None or non-Tensors are skipped) for the version checks."""
+    `saved` (up to two Tensors; None or non-Tensors are skipped) for the version checks.
+
+    The named tensor shares result's memory without being tracked as a view: a result that is a
+    view keeps its own node, unless the caller says it views only the composite's intermediates
+    (view_of_intermediate), which nobody else can reach."""
     if not (result._requires_grad and grad_mode.state.grad_enabled):
+        return result
+    if result._base is not None and not view_of_intermediate:
         return result
     guards = tuple(t.detach() for t in saved if isinstance(t, Tensor))
     out = apply(_NAMED[len(guards)], (result, *guards))

@@ -16,6 +16,7 @@ from .. import dtypes, grad_mode
 from ..tensor import Tensor, _wrap_dim
 from .index import SCATTER_ADD, _check_bounds, _index_array, _positions, _scatter_add, \
     _scatter_positions, check_index_dtype, check_scatter_index, index_select, masked_fill
+from .named import named
 from .untracked import to_host, untracked
 
 
@@ -167,7 +168,7 @@ def index_copy(input, dim, index, source):
     if tuple(source.shape) != positions.shape:
         raise RuntimeError(f"index_copy(): Source/destination tensor must have same slice shapes; "
                            f"source {list(source.shape)}, expected {list(positions.shape)}")
-    return _place(input, positions, source)
+    return named(_place(input, positions, source), "IndexCopyBackward0", source)
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):

@@ -17,6 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .index import gather, take
+from .named import named
 from .predicates import isnan
 from .reduce import sum as _sum
 from .select import _return_type, amax, amin, return_types
@@ -89,7 +90,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         input = input.to(dtype)
     if not dtypes.is_floating(input._data.dtype):
         return _sum(input, dim, keepdim)
-    return _sum(input.masked_fill(isnan(input), 0), dim, keepdim)
+    return named(_sum(input.masked_fill(isnan(input), 0), dim, keepdim), "NansumBackward0", input)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
