@@ -3,7 +3,9 @@ distribution has a batch_shape (independent ones side by side) and an event_shap
 sample() draws without gradient, rsample() reparameterised (with gradient) where the family
 allows, log_prob scores values. Arguments are checked as torch checks them (validate_args)."""
 from .. import creation, grad_mode
+from ..ops import broadcast_tensors
 from ..tensor import Size, Tensor
+from . import constraints
 
 _validate_default = [True]
 
@@ -77,3 +79,19 @@ def as_parameter(value, like=None):
     if isinstance(value, Tensor):
         return value
     return creation.tensor(value, dtype=like.dtype if like is not None else None)
+
+
+class LocScale(Distribution):
+    """A family with a real location and a positive scale (Normal, Laplace, Cauchy, Gumbel):
+    the parameters broadcast together, and scale is checked when validating."""
+
+    has_rsample = True
+    arg_names = ("loc", "scale")
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
+
+    def __init__(self, loc, scale, validate_args=None):
+        loc = as_parameter(loc)
+        self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
+        super().__init__(self.loc.shape, validate_args=validate_args)
+        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)

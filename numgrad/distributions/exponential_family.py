@@ -7,7 +7,7 @@ from .. import creation, grad_mode
 from ..ops import broadcast_tensors, digamma, lgamma, xlogy
 from ..ops.untracked import untracked
 from . import constraints
-from .distribution import Distribution, as_parameter
+from .distribution import Distribution, LocScale, as_parameter
 
 
 def _draw(draw, *parameters):
@@ -57,19 +57,8 @@ class Exponential(Distribution):
         return 1.0 - self.rate.log()
 
 
-class Laplace(Distribution):
+class Laplace(LocScale):
     """Laplace(loc, scale): density exp(-|x - loc| / scale) / (2 scale)."""
-
-    has_rsample = True
-    arg_names = ("loc", "scale")
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-
-    def __init__(self, loc, scale, validate_args=None):
-        loc = as_parameter(loc)
-        self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
-        super().__init__(self.loc.shape, validate_args=validate_args)
-        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
 
     @property
     def mean(self):

@@ -9,24 +9,13 @@ from ..nn import functional as F
 from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, xlogy
 from .bernoulli import probs_or_logits
 from . import constraints
-from .distribution import Distribution, as_parameter
+from .distribution import Distribution, LocScale, as_parameter
 from .exponential_family import _draw
 from .normal import Normal
 
 
-class Cauchy(Distribution):
+class Cauchy(LocScale):
     """Cauchy(loc, scale)."""
-
-    has_rsample = True
-    arg_names = ("loc", "scale")
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-
-    def __init__(self, loc, scale, validate_args=None):
-        loc = as_parameter(loc)
-        self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
-        super().__init__(self.loc.shape, validate_args=validate_args)
-        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
 
     def rsample(self, sample_shape=()):
         unit = creation.empty(*self._extended_shape(sample_shape), dtype=self.loc.dtype)
@@ -301,19 +290,8 @@ class HalfCauchy(Distribution):
 _EULER_GAMMA = 0.57721566490153286060
 
 
-class Gumbel(Distribution):
+class Gumbel(LocScale):
     """Gumbel(loc, scale): the distribution of maxima, reparameterised."""
-
-    has_rsample = True
-    arg_names = ("loc", "scale")
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-
-    def __init__(self, loc, scale, validate_args=None):
-        loc = as_parameter(loc)
-        self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
-        super().__init__(self.loc.shape, validate_args=validate_args)
-        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
 
     @property
     def mean(self):

@@ -2,29 +2,17 @@
 import math
 
 from .. import creation
-from ..ops import broadcast_tensors, erf, erfinv
-from . import constraints
-from .distribution import Distribution, as_parameter
+from ..ops import erf, erfinv
+from .distribution import LocScale, as_parameter
 
 
-class Normal(Distribution):
+class Normal(LocScale):
     """Normal(loc, scale).
 
     >>> import numgrad as ng
     >>> ng.distributions.Normal(ng.tensor(0.0), ng.tensor(1.0)).log_prob(ng.tensor(0.0))
     tensor(-0.9189)
     """
-
-    has_rsample = True
-    arg_names = ("loc", "scale")
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
-    support = constraints.real
-
-    def __init__(self, loc, scale, validate_args=None):
-        loc = as_parameter(loc)
-        self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
-        super().__init__(self.loc.shape, validate_args=validate_args)
-        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
 
     @property
     def mean(self):
