@@ -13,7 +13,6 @@ tensor([0.5000])
 import math
 
 import numpy as np
-from scipy import special as _scipy
 
 from . import ops
 from .autograd import Function
@@ -22,6 +21,16 @@ from .ops.untracked import untracked
 from .tensor import Tensor
 
 _SQRT_HALF = math.sqrt(0.5)
+
+
+def _lazy(name):
+    """scipy.special.<name>, imported when first called: importing SciPy's special functions
+    costs 0.2 s of every numgrad start."""
+    def call(*args):
+        from scipy import special
+        return getattr(special, name)(*args)
+    call.__name__ = name
+    return call
 
 
 def expit(input):
@@ -159,10 +168,10 @@ def _safe_reciprocal(input):
     return where(input == 0, 0.0, 1.0 / where(input == 0, 1.0, input))
 
 
-i0 = _bessel("i0", _scipy.i0)
-i0e = _bessel("i0e", _scipy.i0e)
-i1 = _bessel("i1", _scipy.i1)
-i1e = _bessel("i1e", _scipy.i1e)
+i0 = _bessel("i0", _lazy("i0"))
+i0e = _bessel("i0e", _lazy("i0e"))
+i1 = _bessel("i1", _lazy("i1"))
+i1e = _bessel("i1e", _lazy("i1e"))
 # their derivatives, as torch writes them (the limits at 0: i1' = i1e' = 1/2)
 _DERIVATIVES = {
     "i0": lambda x: i1(x),
@@ -178,7 +187,7 @@ class _Erfcx(Function):
     def forward(ctx, input):
         ctx.node_name = "SpecialErfcxBackward0"
         ctx.save_for_backward(input)
-        return untracked(lambda x: _scipy.erfcx(x).astype(x.dtype), input._data)
+        return untracked(lambda x: _lazy("erfcx")(x).astype(x.dtype), input._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -232,12 +241,12 @@ def _incomplete_gamma_density(a, x):
     return (ops.xlogy(a - 1, x) - x - ops.lgamma(a)).exp()
 
 
-gammainc = _two_argument("gammainc", "SpecialGammaincBackward0", _scipy.gammainc,
+gammainc = _two_argument("gammainc", "SpecialGammaincBackward0", _lazy("gammainc"),
                          (1, _incomplete_gamma_density), "igamma: input")
-gammaincc = _two_argument("gammaincc", "SpecialGammainccBackward0", _scipy.gammaincc,
+gammaincc = _two_argument("gammaincc", "SpecialGammainccBackward0", _lazy("gammaincc"),
                           (1, lambda a, x: -_incomplete_gamma_density(a, x)), "igammac: input")
 # d/dq zeta(x, q) = -x zeta(x + 1, q)
-zeta = _two_argument("zeta", "SpecialZetaBackward0", _scipy.zeta,
+zeta = _two_argument("zeta", "SpecialZetaBackward0", _lazy("zeta"),
                      (1, lambda x, q: -x * zeta(x + 1, q)), "zeta")
 
 
@@ -260,25 +269,25 @@ def _polynomial(name, values):
     return function
 
 
-bessel_j0 = _values_only("bessel_j0", _scipy.j0)
-bessel_j1 = _values_only("bessel_j1", _scipy.j1)
-bessel_y0 = _values_only("bessel_y0", _scipy.y0)
-bessel_y1 = _values_only("bessel_y1", _scipy.y1)
-modified_bessel_i0 = _values_only("modified_bessel_i0", _scipy.i0)
-modified_bessel_i1 = _values_only("modified_bessel_i1", _scipy.i1)
-modified_bessel_k0 = _values_only("modified_bessel_k0", _scipy.k0)
-modified_bessel_k1 = _values_only("modified_bessel_k1", _scipy.k1)
-scaled_modified_bessel_k0 = _values_only("scaled_modified_bessel_k0", _scipy.k0e)
-scaled_modified_bessel_k1 = _values_only("scaled_modified_bessel_k1", _scipy.k1e)
-spherical_bessel_j0 = _values_only("spherical_bessel_j0", lambda x: _scipy.spherical_jn(0, x))
-airy_ai = _values_only("airy_ai", lambda x: _scipy.airy(x)[0])
-chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t", _scipy.eval_chebyt)
-chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u", _scipy.eval_chebyu)
+bessel_j0 = _values_only("bessel_j0", _lazy("j0"))
+bessel_j1 = _values_only("bessel_j1", _lazy("j1"))
+bessel_y0 = _values_only("bessel_y0", _lazy("y0"))
+bessel_y1 = _values_only("bessel_y1", _lazy("y1"))
+modified_bessel_i0 = _values_only("modified_bessel_i0", _lazy("i0"))
+modified_bessel_i1 = _values_only("modified_bessel_i1", _lazy("i1"))
+modified_bessel_k0 = _values_only("modified_bessel_k0", _lazy("k0"))
+modified_bessel_k1 = _values_only("modified_bessel_k1", _lazy("k1"))
+scaled_modified_bessel_k0 = _values_only("scaled_modified_bessel_k0", _lazy("k0e"))
+scaled_modified_bessel_k1 = _values_only("scaled_modified_bessel_k1", _lazy("k1e"))
+spherical_bessel_j0 = _values_only("spherical_bessel_j0", lambda x: _lazy("spherical_jn")(0, x))
+airy_ai = _values_only("airy_ai", lambda x: _lazy("airy")(x)[0])
+chebyshev_polynomial_t = _polynomial("chebyshev_polynomial_t", _lazy("eval_chebyt"))
+chebyshev_polynomial_u = _polynomial("chebyshev_polynomial_u", _lazy("eval_chebyu"))
 shifted_chebyshev_polynomial_t = _polynomial("shifted_chebyshev_polynomial_t",
-                                             _scipy.eval_sh_chebyt)
+                                             _lazy("eval_sh_chebyt"))
 shifted_chebyshev_polynomial_u = _polynomial("shifted_chebyshev_polynomial_u",
-                                             _scipy.eval_sh_chebyu)
-hermite_polynomial_h = _polynomial("hermite_polynomial_h", _scipy.eval_hermite)
-hermite_polynomial_he = _polynomial("hermite_polynomial_he", _scipy.eval_hermitenorm)
-laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", _scipy.eval_laguerre)
-legendre_polynomial_p = _polynomial("legendre_polynomial_p", _scipy.eval_legendre)
+                                             _lazy("eval_sh_chebyu"))
+hermite_polynomial_h = _polynomial("hermite_polynomial_h", _lazy("eval_hermite"))
+hermite_polynomial_he = _polynomial("hermite_polynomial_he", _lazy("eval_hermitenorm"))
+laguerre_polynomial_l = _polynomial("laguerre_polynomial_l", _lazy("eval_laguerre"))
+legendre_polynomial_p = _polynomial("legendre_polynomial_p", _lazy("eval_legendre"))
