@@ -90,9 +90,13 @@ class _Reducer:
         self.rebuilt = False
         self._build(range(len(params) - 1, -1, -1))
         reducer = weakref.ref(self)   # the parameters must not keep a dropped wrapper reducing
+
+        def arrived(_, i):
+            live = reducer()
+            if live is not None:
+                live._arrived(i)      # (a post-accumulate hook returns None, as torch requires)
         for i, p in enumerate(params):
-            p.register_post_accumulate_grad_hook(
-                lambda _, i=i: reducer() is not None and reducer()._arrived(i))
+            p.register_post_accumulate_grad_hook(lambda t, i=i: arrived(t, i))
 
     def _build(self, order):
         self.buckets = [_Bucket(indices, self.params)
