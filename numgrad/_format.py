@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from . import dtypes
+from . import dtypes, tape
 
 # torch's profiles for set_printoptions; "default" is also where the options start.
 _PROFILES = {
@@ -164,6 +164,8 @@ def tensor_repr(t):
         body = _body(array, len(_PREFIX))
     if t._node >= 0:
         suffixes.append(f"grad_fn=<{type(t.grad_fn).__name__}>")    # CopySlices, not name()
+    elif t._node == tape.STALE_VIEW:
+        suffixes.append("grad_fn=<Invalid>")      # a view torch made unusable in grad mode
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
     return _add_suffixes(_PREFIX + body, suffixes, len(_PREFIX))

@@ -25,6 +25,12 @@ PRE_HOOKS = 4     # a tensor hook waits on one of its outputs' gradients
 
 ACCUMULATE = 0    # op code of AccumulateGrad, the node of a leaf that requires grad
 
+# A tensor's node when it has none (-1: a leaf), or when it is a view that torch makes unusable
+# in grad mode: one made under no_grad or by split/unbind, whose base was then changed in place
+# by a recorded op (ops/views.py, regenerate).
+LEAF = -1
+STALE_VIEW = -2
+
 # A node's kind: op code in the low 24 bits, then its dtype and device.
 FLOAT64 = 1 << 24
 CUDA = 1 << 25

@@ -14,6 +14,7 @@ import numpy as np
 
 from . import dtypes, grad_mode
 from .device import CPU, device as _device
+from .tape import STALE_VIEW
 
 
 def new_version_counter():
@@ -196,6 +197,9 @@ class Tensor:
     @property
     def grad_fn(self):
         if self._node < 0:
+            if self._node == STALE_VIEW:
+                from .ops.views import stale_view_error
+                raise stale_view_error(self)
             return None
         from .node import node_view
         return node_view(self._seg, self._node)

@@ -415,3 +415,38 @@ def test_setitem_drops_the_values_leading_size_one_dims():
         out[ng.tensor([2, 0])] = v * 3
         return out
     assert gradcheck(write, (leaf([1.0, 2.0, 3.0]), leaf([[4.0, 5.0]])))
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda y: y.split(2)[0], r"^Output 0 of Split is a view and its base or another view of its "
+                              r"base has been modified inplace\. This view is the output of a "
+                              r"function that returns multiple views\."),
+    (lambda y: y.unbind()[1], r"^Output 1 of Unbind is a view and its base"),
+])
+def test_a_multi_output_view_is_unusable_in_grad_mode_after_its_base_changed(make, message):
+    # torch 2.13: the view gets no new history; its next use in grad mode raises
+    x = ng.ones(4, requires_grad=True)
+    y = x * 1
+    v = make(y)
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match=message):
+        v * 1
+    with pytest.raises(RuntimeError, match=message):
+        v.grad_fn
+    assert repr(v).endswith("grad_fn=<Invalid>)")
+    with ng.no_grad():
+        assert (v * 1).tolist() == [2.0] * v.numel()
+    (y * 1).sum().backward()                     # the base itself is fine
+    assert x.grad.tolist() == [2.0] * 4
+
+
+def test_a_no_grad_view_is_unusable_in_grad_mode_after_a_recorded_change_of_its_base():
+    x = ng.ones(4, requires_grad=True)
+    y = x * 1
+    with ng.no_grad():
+        w = y[0:2]
+    y.mul_(2)
+    with pytest.raises(RuntimeError, match="^A view was created in no_grad mode and its base or "
+                                           "another view of its base has been modified inplace "
+                                           "with grad mode enabled. Given that"):
+        w * 1

@@ -23,6 +23,8 @@ def _root_node(t):
     """(segment, node id, output) of a root; a leaf root gets its AccumulateGrad node now."""
     if t._node >= 0:
         return t._seg, t._node, t._slot
+    if t._node == tape.STALE_VIEW:
+        t.grad_fn               # raises torch's error for the view
     current = tape.current_segment()
     node = current.acc_of.get(id(t)) or current.add_leaf(t)
     return current, node, 0

@@ -18,6 +18,7 @@ _recorder = tape._recorder
 _epoch = tape._inplace_epoch
 _new = object.__new__
 _FLOAT64, _CUDA = tape.FLOAT64, tape.CUDA
+_LEAF = tape.LEAF
 
 
 def apply(op, inputs, attrs=_NO_ATTRS):
@@ -214,9 +215,13 @@ def _append_edges(op, inputs, seg):
                         seg.deps.add(t._seg)
                     e_node.append(node)
                     e_slot.append(t._slot)
-                else:
+                elif node == _LEAF:
                     e_node.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
                     e_slot.append(0)
+                else:
+                    del e_node[first_edge:]        # the tape as it was
+                    del e_slot[first_edge:]
+                    raise views.stale_view_error(t)
                 bit <<= 1
                 continue
         e_node.append(-1)

@@ -28,7 +28,7 @@ import weakref
 
 import numpy as np
 
-from .. import grad_mode
+from .. import grad_mode, tape
 from ..tensor import Tensor
 
 # How a view was created (torch's CreationMeta): which in-place ops through it may be recorded.
@@ -50,7 +50,7 @@ class ViewInfo:
     """What a view knows of its base (held in the view's `_extra["view"]`)."""
 
     __slots__ = ("base", "creation", "multi_output", "producer", "output", "own_node", "chain",
-                 "positions")
+                 "positions", "stale")
 
     def __init__(self, base, creation, multi_output, producer, output, own_node, chain):
         self.base = base              # the base Tensor: kept alive by its views, as in torch
@@ -61,6 +61,7 @@ class ViewInfo:
         self.own_node = own_node      # whether torch gives it a grad_fn (its messages name it)
         self.chain = chain            # device views: view ops from the base (Note [device views])
         self.positions = None         # device views: (base shape, their region), made when needed
+        self.stale = None             # torch's error on the next use in grad mode (regenerate)
 
 
 def view_info(t):
@@ -152,6 +153,20 @@ def _no_grad_error(info):
              "created in" if info.own_node else "A view was created in")
     return RuntimeError(f"{start} {_NO_GRAD_ERROR}"
                         + (_MULTI_OUTPUT if info.multi_output else _AMBIGUOUS))
+
+
+def _stale_error(info):
+    changed = "its base or another view of its base has been modified inplace"
+    if info.creation == MULTI_OUTPUT:
+        return (f"Output {info.output} of {_short(info.producer)} is a view and {changed}. "
+                f"{_MULTI_OUTPUT}")
+    return (f"A view was created in no_grad mode and {changed} with grad mode enabled. "
+            + (_MULTI_OUTPUT if info.multi_output else _AMBIGUOUS))
+
+
+def stale_view_error(t):
+    """The RuntimeError for using a view that regenerate() made stale."""
+    return RuntimeError(t._extra["view"].stale)
 
 
 def check_view_of_leaf(t):
@@ -418,8 +433,12 @@ def regenerate(base):
     """Give every live view of base a history read out of base's current one (Note [views])."""
     for view in _live_views(base):
         info = view._extra["view"]
-        if info.creation == NO_GRAD_MODE:
-            continue              # made without a history, keeps none (as in torch)
+        if info.creation != DEFAULT:
+            # torch gives such a view no new history: its next use in grad mode raises
+            info.stale = _stale_error(info)
+            view._seg, view._node, view._slot = None, tape.STALE_VIEW, 0
+            view._requires_grad = True
+            continue
         region = _region_of(info, view)
         if region is None:
             continue
