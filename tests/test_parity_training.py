@@ -622,3 +622,11 @@ def test_an_integer_parameter_is_refused_in_torchs_words():
                                            "require gradients$"):
         nn.Parameter(ng.tensor([1, 2]))
     assert not nn.Parameter(ng.tensor([1, 2]), requires_grad=False).requires_grad
+
+
+def test_logsigmoid_derivatives_at_zero_are_torchs():
+    # torch 2.13: first derivative 0.5, second -0.25 at x = 0 (0 counts as positive)
+    a = ng.tensor([0.0], dtype=ng.float64, requires_grad=True)
+    (g,) = ng.autograd.grad(ng.nn.functional.logsigmoid(a).sum(), a, create_graph=True)
+    (gg,) = ng.autograd.grad(g.sum(), a)
+    assert g.item() == 0.5 and gg.item() == -0.25

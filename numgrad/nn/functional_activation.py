@@ -80,9 +80,14 @@ def sigmoid(input):
 
 
 def logsigmoid(input):
-    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), exact at both tails."""
-    return named(_E.minimum(input, 0.0) - _E.log1p(_E.exp(-_E.abs(input))), "LogSigmoidBackward0",
-                 input)
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), exact at both tails. Both pieces are
+    selects on x < 0, as torch's derivative is: 0 counts as positive (there min(x, 0) has slope 0
+    and -|x| slope -1), so the first derivative at 0 is 1/2 and the second -1/4 (with abs, whose
+    slope at 0 is 0, the second was 0)."""
+    negative = input < 0.0
+    magnitude = _E.where(negative, -input, input)
+    return named(_E.where(negative, input, 0.0) - _E.log1p(_E.exp(-magnitude)),
+                 "LogSigmoidBackward0", input)
 
 
 def _piecewise(x, lo, hi, inner, below, above):
