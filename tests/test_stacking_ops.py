@@ -176,3 +176,15 @@ def test_inplace_comparisons():
         version = c._version
         getattr(c, op)(2.)
         assert c.tolist() == expected and c._version == version + 1, op
+
+
+@pytest.mark.parametrize("method, node", [("lt_", "LtBackward0"), ("ge_", "GeBackward0"),
+                                          ("greater_", "GtBackward0")])
+def test_an_in_place_comparison_keeps_a_non_leaf_in_the_graph_with_a_zero_gradient(method, node):
+    # torch 2.13: b = a * 1; b.lt_(2) writes 0/1 into b, whose LtBackward0 gives a zero gradient
+    a = ng.ones(3, requires_grad=True)
+    b = a * 1
+    getattr(b, method)(2)
+    assert b.grad_fn.name() == node and b.dtype == ng.float32
+    b.sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.0]

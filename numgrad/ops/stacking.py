@@ -17,6 +17,7 @@ from .composite import _at_least, _nonempty, hstack, meshgrid, tensor_split, vst
 from .elementwise import eq, ge, gt, le, lt, ne
 from .reduce import mean, sum as sum_
 from .scan import cumprod, cumsum
+from .named import named
 from .shape import cat, pad, repeat, reshape, stack
 
 PUBLIC = ("select", "tile", "hsplit", "vsplit", "dsplit", "atleast_1d", "atleast_2d",
@@ -25,8 +26,23 @@ PUBLIC = ("select", "tile", "hsplit", "vsplit", "dsplit", "atleast_1d", "atleast
           "vander")
 METHODS = ("select", "tile", "hsplit", "vsplit", "dsplit", "stride", "output_nr", "cov",
            "corrcoef")
-INPLACE = {"lt_": (lt, False), "le_": (le, False), "gt_": (gt, False), "ge_": (ge, False),
-           "eq_": (eq, False), "ne_": (ne, False)}
+
+
+def _recorded_comparison(compare, node_name):
+    """The out-of-place form of torch's lt_ ... ne_: 0/1 in self's dtype, whose node (LtBackward0,
+    ...) gives self a zero gradient, so that a tensor compared in place stays in the graph."""
+    def fn(self, other):
+        values = compare(self, other).to(self.dtype)
+        if not self.requires_grad:
+            return values
+        return named(values + self * 0.0, node_name)
+    fn.__name__ = compare.__name__
+    return fn
+
+
+INPLACE = {name + "_": (_recorded_comparison(fn, name.capitalize() + "Backward0"), False)
+           for name, fn in (("lt", lt), ("le", le), ("gt", gt), ("ge", ge), ("eq", eq),
+                            ("ne", ne))}
 
 
 # ---- views and layout ----------------------------------------------------------------------------

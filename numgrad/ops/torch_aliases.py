@@ -5,10 +5,10 @@ import numpy as np
 
 from ..tensor import Tensor
 from .elementwise import (abs, absolute, atan, atan2, bitwise_and, bitwise_not, bitwise_or,
-                          bitwise_xor, ge, gt, le, less_equal, logical_and, logical_or, logical_xor,
-                          lt, ne)
+                          bitwise_xor, less_equal, logical_and, logical_or, logical_xor)
 from .index import masked_fill
 from .linalg import outer
+from .stacking import INPLACE as _COMPARISONS
 
 _ALL = Tensor._make(np.ones((), np.bool_), False)
 
@@ -32,8 +32,9 @@ PUBLIC = ("arctan2", "ger", "fill")
 METHODS = ("arctan2", "ger", "absolute", "less_equal")
 # in-place forms under torch's alias names, saving self as the forms they alias do
 INPLACE = {"absolute_": (abs, True), "arctan_": (atan, True), "arctan2_": (atan2, True),
-           "greater_": (gt, False), "greater_equal_": (ge, False), "less_": (lt, False),
-           "less_equal_": (le, False), "not_equal_": (ne, False),
+           "greater_": _COMPARISONS["gt_"], "greater_equal_": _COMPARISONS["ge_"],
+           "less_": _COMPARISONS["lt_"], "less_equal_": _COMPARISONS["le_"],
+           "not_equal_": _COMPARISONS["ne_"],
            "logical_and_": (logical_and, False), "logical_or_": (logical_or, False),
            "logical_xor_": (logical_xor, False), "bitwise_and_": (bitwise_and, False),
            "bitwise_or_": (bitwise_or, False), "bitwise_xor_": (bitwise_xor, False),
