@@ -211,13 +211,14 @@ def _run_in_python(graph, buffers, index, seg, node):
     from .autograd.differentiable import node_vjp
     grads_out = _output_grads(graph, buffers, index)
     i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
-    wanted = [int(graph.e_node[e]) >= 0 and bool(graph.needed[graph.e_node[e]]) for e in range(i0, i1)]
     grads_in = [None] * (i1 - i0)
     # as the scheduler: a custom Function runs with zeros when no gradient reached its outputs
     if graph.op[index] == registry.PYTHON_FUNCTION.code or any(g is not None for g in grads_out):
-        computed = node_vjp(graph, index, seg, node, grads_out)
-        grads_in = [g if k < len(computed) and wanted[k] else None
-                    for k, g in enumerate(list(computed) + [None] * (i1 - i0 - len(computed)))]
+        computed = list(node_vjp(graph, index, seg, node, grads_out))
+        for k, g in enumerate(computed):
+            dst = int(graph.e_node[i0 + k])
+            if dst >= 0 and graph.needed[dst]:     # an input that wants no gradient gets None
+                grads_in[k] = g
     post_hooks = seg.python.get(("post_hooks", node))
     if post_hooks:
         grads_in = run_node_post_hooks(post_hooks, grads_in, grads_out)
