@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..kernels.abi import address_of
+from ..ops import apply as _apply
 from ..tensor import Tensor
 
 
@@ -36,10 +37,12 @@ class saved_tensors_hooks:
             raise RuntimeError(state.saved_hooks_disabled)
         self._outer = state.saved_hooks
         state.saved_hooks = (self.pack_hook, self.unpack_hook)
+        _apply.packing += 1
         return self
 
     def __exit__(self, *exc):
         grad_mode.state.saved_hooks = self._outer
+        _apply.packing -= 1
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -11,6 +11,9 @@ from . import views
 
 _NO_ATTRS = {}
 on_record = None   # set by autograd/anomaly.py while anomaly mode is on: keeps forward stacks
+# saved_tensors_hooks blocks open in any thread (autograd/saved_hooks.py): recording reads this
+# module global first, cheaper than the thread-local state it then consults
+packing = 0
 _ndarray = np.ndarray
 _asarray = np.asarray
 _state = grad_mode.state
@@ -180,7 +183,7 @@ def _record(op, inputs, arrays, outs, attrs):
     else:
         tensors = tuple(Tensor._make(o, True, seg, node, j, False, out_vcs[j])
                         for j, o in enumerate(outs))
-    if _state.saved_hooks is not None:
+    if packing and _state.saved_hooks is not None:
         _pack_saved(seg, node, op, inputs, tensors)
     return tensors
 
@@ -274,7 +277,7 @@ def _record_scalar(op, inputs, arrays, out):
             column.append(value)
             seg.s_vc.append(vc)
     result = _tensor(out, True, seg, node, out_vc, False)
-    if _state.saved_hooks is not None:
+    if packing and _state.saved_hooks is not None:
         _pack_saved(seg, node, op, inputs, (result,))
     return result
 
