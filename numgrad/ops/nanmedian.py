@@ -3,9 +3,10 @@ median's gradients (statistics.py): shared evenly by the elements equal to it wi
 the element at the index with dim."""
 import numpy as np
 
-from ..tensor import Tensor, _wrap_dim
-from .index import gather, take
+from ..tensor import Tensor
+from .index import take
 from .select import _return_type, amax, return_types
+from .statistics import median_along
 from .untracked import to_host
 
 return_types.nanmedian = _return_type("nanmedian")
@@ -33,19 +34,7 @@ def nanmedian(input, dim=None, keepdim=False):
             # all NaN: the mean of the NaNs is NaN, and shares the gradient evenly, as torch's
             return take(input, np.flatnonzero(np.isnan(flat))).mean()
         return amax(take(input, np.flatnonzero(flat == value)))
-    d = _wrap_dim(dim, data.ndim)
-    if data.ndim == 0:
-        return return_types.nanmedian(input.clone(), Tensor._make(np.zeros((), np.int64), False))
-    if data.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    idx = _nanmedian_index(data, d)
-    values = gather(input, d, idx)
-    indices = Tensor._make(idx, False)
-    if type(input._data) is not np.ndarray:
-        indices = indices.to(input.device)
-    if not keepdim:
-        values, indices = values.squeeze(d), indices.squeeze(d)
-    return return_types.nanmedian(values, indices)
+    return median_along(input, data, dim, keepdim, _nanmedian_index, return_types.nanmedian)
 
 
 PUBLIC = ("nanmedian",)

@@ -68,20 +68,25 @@ def median(input, dim=None, keepdim=False):
             # NaN: the mean of the NaNs is NaN, and gives each its even share of the gradient
             return take(input, np.flatnonzero(np.isnan(flat))).mean()
         return amax(take(input, np.flatnonzero(flat == value)))
-    nd = data.ndim
-    d = _wrap_dim(dim, nd)
-    if nd == 0:
-        return return_types.median(input.clone(), Tensor._make(np.zeros((), np.int64), False))
+    return median_along(input, data, dim, keepdim, _median_index, return_types.median)
+
+
+def median_along(input, data, dim, keepdim, index_of, result):
+    """(values, indices) of a median along dim: index_of(data, dim) picks the element, whose
+    gradient is the value's (median and nanmedian)."""
+    d = _wrap_dim(dim, data.ndim)
+    if data.ndim == 0:
+        return result(input.clone(), Tensor._make(np.zeros((), np.int64), False))
     if data.shape[d] == 0:
         raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    idx = _median_index(data, d)
+    idx = index_of(data, d)
     values = gather(input, d, idx)
     indices = Tensor._make(idx, False)
     if type(input._data) is not np.ndarray:
         indices = indices.to(input.device)
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
-    return return_types.median(values, indices)
+    return result(values, indices)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
