@@ -31,6 +31,27 @@ def _activation_fn(name):
     raise RuntimeError(f"activation should be relu/gelu, not {name}")
 
 
+def _add_feed_forward_and_norms(layer, blocks, d_model, dim_feedforward, dropout, activation,
+                                layer_norm_eps, norm_first, bias, device, dtype):
+    """What the encoder and decoder layers share, registered in torch's order (its parameter
+    names and state_dict order): the feed-forward block, then one norm and one dropout per
+    block."""
+    layer.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
+    layer.dropout = Dropout(dropout)
+    layer.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
+    layer.norm_first = norm_first
+    for k in range(1, blocks + 1):
+        setattr(layer, f"norm{k}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias,
+                                             device=device, dtype=dtype))
+    for k in range(1, blocks + 1):
+        setattr(layer, f"dropout{k}", Dropout(dropout))
+    layer.activation = _activation_fn(activation) if isinstance(activation, str) else activation
+
+
+def _feed_forward(layer, x):
+    return layer.linear2(layer.dropout(layer.activation(layer.linear1(x))))
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block (linear1, activation, linear2), each with dropout
     and a residual connection; LayerNorm after each block, or before it with norm_first.
@@ -52,17 +73,8 @@ class TransformerEncoderLayer(Module):
         super().__init__()
         self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                             batch_first=batch_first, device=device, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device,
-                               dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device,
-                               dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = _activation_fn(activation) if isinstance(activation, str) else activation
+        _add_feed_forward_and_norms(self, 2, d_model, dim_feedforward, dropout, activation,
+                                    layer_norm_eps, norm_first, bias, device, dtype)
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         x = src
@@ -80,8 +92,7 @@ class TransformerEncoderLayer(Module):
         return self.dropout1(x)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout2(x)
+        return self.dropout2(_feed_forward(self, x))
 
 
 class TransformerEncoder(Module):
@@ -136,20 +147,8 @@ class TransformerDecoderLayer(Module):
         self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
                                                  batch_first=batch_first, device=device,
                                                  dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, device=device, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, device=device, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device,
-                               dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device,
-                               dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, device=device,
-                               dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation_fn(activation) if isinstance(activation, str) else activation
+        _add_feed_forward_and_norms(self, 3, d_model, dim_feedforward, dropout, activation,
+                                    layer_norm_eps, norm_first, bias, device, dtype)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
@@ -178,8 +177,7 @@ class TransformerDecoderLayer(Module):
         return self.dropout2(x)
 
     def _ff_block(self, x):
-        x = self.linear2(self.dropout(self.activation(self.linear1(x))))
-        return self.dropout3(x)
+        return self.dropout3(_feed_forward(self, x))
 
 
 class TransformerDecoder(Module):
