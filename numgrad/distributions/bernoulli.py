@@ -14,6 +14,22 @@ def probs_or_logits(probs, logits):
     return (as_parameter(probs), None) if logits is None else (None, as_parameter(logits))
 
 
+def _logits_of(probs):
+    # torch's probs_to_logits: probs clamped to [eps, 1 - eps] first
+    return logit(probs, float(np.finfo(probs.dtype).eps))
+
+
+def counted_probs(total_count, probs, logits):
+    """(total_count, probs, logits) of a count family (Binomial, NegativeBinomial): the count
+    broadcast with the parameter given, the other parameter derived from it as Bernoulli's."""
+    probs, logits = probs_or_logits(probs, logits)
+    given = probs if probs is not None else logits
+    total_count, given = broadcast_tensors(as_parameter(total_count, given), given)
+    if probs is not None:
+        return total_count, given, _logits_of(given)
+    return total_count, sigmoid(given), given
+
+
 class Bernoulli(Distribution):
     """Bernoulli(probs=None, logits=None)."""
 
@@ -24,9 +40,7 @@ class Bernoulli(Distribution):
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = probs_or_logits(probs, logits)
         self.probs = probs if probs is not None else sigmoid(logits)
-        # torch's probs_to_logits: probs clamped to [eps, 1 - eps] first
-        self.logits = logits if logits is not None else \
-            logit(probs, float(np.finfo(probs.dtype).eps))
+        self.logits = logits if logits is not None else _logits_of(probs)
         super().__init__(self.probs.shape, validate_args=validate_args)
         if probs is not None:
             self._check("probs", probs, "Interval(lower_bound=0.0, upper_bound=1.0)",

@@ -7,7 +7,7 @@ import numpy as np
 from .. import creation
 from ..nn import functional as F
 from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, xlogy
-from .bernoulli import probs_or_logits
+from .bernoulli import counted_probs, probs_or_logits
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
 from .exponential_family import _draw
@@ -227,13 +227,7 @@ class Binomial(Distribution):
         return constraints.integer_interval(0, self.total_count)
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
-        probs, logits = probs_or_logits(probs, logits)
-        parameter = probs if probs is not None else logits
-        self.total_count, parameter = broadcast_tensors(as_parameter(total_count, parameter),
-                                                        parameter)
-        self.probs = parameter if probs is not None else sigmoid(parameter)
-        eps = float(np.finfo(self.probs.dtype).eps)
-        self.logits = parameter if logits is not None else self.probs.clamp(eps, 1 - eps).logit()
+        self.total_count, self.probs, self.logits = counted_probs(total_count, probs, logits)
         super().__init__(self.probs.shape, validate_args=validate_args)
 
     @property

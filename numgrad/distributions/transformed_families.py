@@ -5,7 +5,7 @@ import numpy as np
 from ..nn import functional as F
 from ..ops import broadcast_tensors, lgamma, sigmoid
 from . import constraints
-from .bernoulli import probs_or_logits
+from .bernoulli import counted_probs
 from .distribution import Distribution, as_parameter
 from .exponential_family import Exponential, _draw
 from .transforms import AffineTransform, ExpTransform, PowerTransform, TransformedDistribution
@@ -83,13 +83,7 @@ class NegativeBinomial(Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
-        probs, logits = probs_or_logits(probs, logits)
-        parameter = probs if probs is not None else logits
-        self.total_count, parameter = broadcast_tensors(as_parameter(total_count, parameter),
-                                                        parameter)
-        self.probs = parameter if probs is not None else sigmoid(parameter)
-        eps = float(np.finfo(self.probs.dtype).eps)
-        self.logits = parameter if logits is not None else self.probs.clamp(eps, 1 - eps).logit()
+        self.total_count, self.probs, self.logits = counted_probs(total_count, probs, logits)
         super().__init__(self.probs.shape, validate_args=validate_args)
 
     @property
