@@ -129,7 +129,39 @@ class Conv2d(_ConvNd):
                         self.groups)
 
 
-class ConvTranspose2d(_ConvNd):
+class _ConvTransposeNd(_ConvNd):
+    """The transposed convolutions of rank 1 and 2 (the class attribute `rank`)."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(self.rank, in_channels, out_channels, kernel_size, stride, padding,
+                         dilation, groups, bias, padding_mode, device, dtype, True,
+                         output_padding)
+
+    def _output_padding(self, input, output_size):
+        """The output_padding that makes the output output_size (torch's range check): a strided
+        transposed convolution can end at any of stride sizes."""
+        rank = self.rank
+        lead = 2 if input.ndim == rank + 2 else 1
+        if len(output_size) == lead + rank:
+            output_size = output_size[lead:]
+        if len(output_size) != rank:
+            raise ValueError(f"ConvTranspose{rank}D: for {input.ndim}D input, output_size must "
+                             f"have {rank} or {lead + rank} elements (got {len(output_size)})")
+        smallest = [(input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(rank)]
+        largest = [size + stride - 1 for size, stride in zip(smallest, self.stride)]
+        if any(not low <= size <= high for size, low, high in zip(output_size, smallest, largest)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
+                             f"from {smallest} to {largest} (for an input of "
+                             f"numgrad.Size({list(input.shape[lead:])}))")
+        return tuple(size - low for size, low in zip(output_size, smallest))
+
+
+class ConvTranspose2d(_ConvTransposeNd):
     """The transpose of a 2-D convolution (its gradient with respect to the input), over
     (N, C, H, W) inputs; weight is (in_channels, out_channels / groups, kh, kw).
 
@@ -141,34 +173,10 @@ class ConvTranspose2d(_ConvNd):
     numgrad.Size([1, 2, 10, 10])
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 device=None, dtype=None):
-        if padding_mode != "zeros":
-            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose2d')
-        super().__init__(2, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype, True, output_padding)
+    rank = 2
 
     def forward(self, input, output_size=None):
         output_padding = self.output_padding if output_size is None \
             else self._output_padding(input, list(output_size))
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)
-
-    def _output_padding(self, input, output_size):
-        """The output_padding that makes the output output_size (torch's range check): a strided
-        transposed convolution can end at any of stride sizes."""
-        lead = 2 if input.ndim == 4 else 1
-        if len(output_size) == lead + 2:
-            output_size = output_size[lead:]
-        if len(output_size) != 2:
-            raise ValueError(f"ConvTranspose2D: for {input.ndim}D input, output_size must have 2 "
-                             f"or {lead + 2} elements (got {len(output_size)})")
-        smallest = [(input.shape[lead + d] - 1) * self.stride[d] - 2 * self.padding[d]
-                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(2)]
-        largest = [size + stride - 1 for size, stride in zip(smallest, self.stride)]
-        if any(not low <= size <= high for size, low, high in zip(output_size, smallest, largest)):
-            raise ValueError(f"requested an output size of {output_size}, but valid sizes range "
-                             f"from {smallest} to {largest} (for an input of "
-                             f"numgrad.Size({list(input.shape[lead:])}))")
-        return tuple(size - low for size, low in zip(output_size, smallest))

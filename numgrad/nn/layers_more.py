@@ -4,7 +4,7 @@ kept for older code: NLLLoss2d and DataParallel."""
 import warnings
 
 from . import functional as F
-from .conv import _ConvNd
+from .conv import _ConvTransposeNd
 from .dropout import _DropoutNd
 from .loss import NLLLoss
 from .module import Module
@@ -45,7 +45,7 @@ class ChannelShuffle(Module):
         return f"groups={self.groups}"
 
 
-class ConvTranspose1d(_ConvNd):
+class ConvTranspose1d(_ConvTransposeNd):
     """The transpose of a 1-D convolution, over (N, C, L) inputs; weight is (in_channels,
     out_channels / groups, k).
 
@@ -54,26 +54,11 @@ class ConvTranspose1d(_ConvNd):
     numgrad.Size([1, 2, 11])
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
-                 device=None, dtype=None):
-        if padding_mode != "zeros":
-            raise ValueError('Only "zeros" padding mode is supported for ConvTranspose1d')
-        super().__init__(1, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype, True, output_padding)
+    rank = 1
 
     def forward(self, input, output_size=None):
-        output_padding = self.output_padding
-        if output_size is not None:
-            lead = 2 if input.ndim == 3 else 1
-            size = list(output_size)[-1]
-            smallest = ((input.shape[lead] - 1) * self.stride[0] - 2 * self.padding[0]
-                        + self.dilation[0] * (self.kernel_size[0] - 1) + 1)
-            if not smallest <= size <= smallest + self.stride[0] - 1:
-                raise ValueError(f"requested an output size of {[size]}, but valid sizes range "
-                                 f"from {[smallest]} to {[smallest + self.stride[0] - 1]} (for "
-                                 f"an input of numgrad.Size({list(input.shape[lead:])}))")
-            output_padding = (size - smallest,)
+        output_padding = self.output_padding if output_size is None \
+            else self._output_padding(input, list(output_size))
         return F.conv_transpose1d(input, self.weight, self.bias, self.stride, self.padding,
                                   output_padding, self.groups, self.dilation)
 
