@@ -102,7 +102,7 @@ def node_name(seg, node_id):
     if registry.OPS[code].python_backward:
         return seg.python[node_id].node_name
     # a composite's node is named after the torch op it stands for (Note [named composites])
-    return seg.python.get(("name", node_id)) or registry.OPS[code].node_name
+    return seg.names.get(node_id) or registry.OPS[code].node_name
 
 
 def forward_name(node_name):

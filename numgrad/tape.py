@@ -83,7 +83,8 @@ def pack_counts(n_in, n_out, n_saved, n_meta, n_fm):
 class Segment:
     __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
-                 "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "saved_bytes",
+                 "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names",
+                 "saved_bytes",
                  "_input_starts", "__weakref__")
 
     def __init__(self):
@@ -109,6 +110,8 @@ class Segment:
         self.deps = set()            # older segments this one's edges reach
         self.python = {}             # node id -> the Python object that runs its backward; also
                                      # ("stack", id) and ("metadata", id) for anomaly mode, grad_fn
+                                     # hooks and packed saved values
+        self.names = {}              # node id -> torch's name for a composite's node (ops/named.py)
         self.hooks = {}              # (node id, output) -> {handle id: hook}
         self.retained = {}           # (node id, output) -> weakref of a tensor that called retain_grad
         self.views = None            # node id -> its grad_fn object while alive (made on first use)

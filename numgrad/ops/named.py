@@ -45,5 +45,5 @@ def named(result, node_name, *saved, view_of_intermediate=False):
         return result
     guards = tuple(t.detach() for t in saved if isinstance(t, Tensor))
     out = apply(_NAMED[len(guards)], (result, *guards))
-    out._seg.python[("name", out._node)] = node_name
+    out._seg.names[out._node] = node_name
     return out
