@@ -117,7 +117,7 @@ def saved_addresses(graph, keep):
             columns.append(address_of(values) if values.size else 0)
         saved_value_addresses(graph.s_ref[lo:hi], use[lo:hi], is64[lo:hi], columns[0], columns[1],
                               _column(seg.array_addr, np.int64), addr[lo:hi])
-    if graph.may_have_python:
+    if graph.any_packed:
         from .autograd.saved_hooks import point_at_unpacked
         point_at_unpacked(graph, addr, keep)
     return addr
@@ -192,7 +192,7 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
             shape = output_shape(graph, index, j)
             grad = Tensor._make(buffers.view(slot, shape).copy(), False)
             buffers.view(slot, shape)[...] = run_hooks(hooks, grad)._data
-    pre_hooks = seg.python.get(("pre_hooks", node))
+    pre_hooks = seg.node_hooks.get(("pre_hooks", node))
     if not pre_hooks:
         return
     grads = _output_grads(graph, buffers, index)
@@ -219,7 +219,7 @@ def _run_in_python(graph, buffers, index, seg, node):
             dst = int(graph.e_node[i0 + k])
             if dst >= 0 and graph.needed[dst]:     # an input that wants no gradient gets None
                 grads_in[k] = g
-    post_hooks = seg.python.get(("post_hooks", node))
+    post_hooks = seg.node_hooks.get(("post_hooks", node))
     if post_hooks:
         grads_in = run_node_post_hooks(post_hooks, grads_in, grads_out)
     for k, g in enumerate(grads_in):
@@ -251,6 +251,6 @@ def release(graph):
     for index in graph.python_nodes():
         seg, node = graph.locate(index)
         seg.python[node].release()
-    if graph.may_have_python:
+    if graph.any_packed:
         from .autograd.saved_hooks import release_packed
         release_packed(graph)

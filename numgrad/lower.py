@@ -59,16 +59,14 @@ class LoweredGraph:
             for (node, _), hooks in seg.hooks.items():
                 if hooks:
                     self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= tape.PRE_HOOKS
-            if seg.python:
-                self._flag_node_hooks(k, seg)
-
-    def _flag_node_hooks(self, k, seg):
-        """A node with pre-hooks is handed back to Python before it runs, as for tensor hooks; a
-        node with hooks after it runs in Python altogether (engine.serve_python_node), so that
-        they see and may replace its input gradients before they are delivered."""
-        for key, hooks in seg.python.items():
-            if hooks and type(key) is tuple and key[0] in _NODE_HOOK_FLAGS:
-                self.flags[self.starts[k] + (key[1] & 0xFFFFFFFF)] |= _NODE_HOOK_FLAGS[key[0]]
+            # A node with pre-hooks is handed back to Python before it runs, as for tensor
+            # hooks; a node with hooks after it runs in Python altogether
+            # (engine.serve_python_node), so that they see and may replace its input gradients
+            # before they are delivered.
+            for (kind, node), hooks in seg.node_hooks.items():
+                if hooks:
+                    self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= _NODE_HOOK_FLAGS[kind]
+        self.any_packed = any(seg.packed for seg in segments)
 
     def saved_epochs(self):
         """The in-place epoch each value was saved under (Note [version checks])."""

@@ -63,7 +63,7 @@ class Node:
         per leaf: a later graph's AccumulateGrad of the same leaf runs them too."""
         if self._seg.op_of(self._local) == ACCUMULATE:
             return self.variable._extras(), "accumulate_" + kind
-        return self._seg.python, (kind, self._id)
+        return self._seg.node_hooks, (kind, self._id)
 
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"

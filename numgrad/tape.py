@@ -84,7 +84,7 @@ class Segment:
     __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
                  "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names",
-                 "saved_bytes",
+                 "node_hooks", "packed", "saved_bytes",
                  "_input_starts", "__weakref__")
 
     def __init__(self):
@@ -109,9 +109,12 @@ class Segment:
         self.leaves = {}             # node id of an AccumulateGrad -> the leaf tensor
         self.deps = set()            # older segments this one's edges reach
         self.python = {}             # node id -> the Python object that runs its backward; also
-                                     # ("stack", id) and ("metadata", id) for anomaly mode, grad_fn
-                                     # hooks and packed saved values
+                                     # ("stack", id) and ("metadata", id) for anomaly mode
         self.names = {}              # node id -> torch's name for a composite's node (ops/named.py)
+        # ("pre_hooks" | "post_hooks", node id) -> {handle id: hook}: grad_fn.register_(pre)hook
+        self.node_hooks = {}
+        # node id -> {saved position: (unpack, packed)} (Note [packed saved values])
+        self.packed = {}
         self.hooks = {}              # (node id, output) -> {handle id: hook}
         self.retained = {}           # (node id, output) -> weakref of a tensor that called retain_grad
         self.views = None            # node id -> its grad_fn object while alive (made on first use)

@@ -49,7 +49,7 @@ def _saved_tensors(graph, index, seg, node):
     op = registry.OPS[int(graph.op[index])]
     dtype = np.float64 if graph.dt[index] == 1 else np.float32
     first = int(graph.sv_ptr[index])
-    packed = seg.python.get(("packed", node)) or {}       # Note [packed saved values]
+    packed = seg.packed.get(node, {})       # Note [packed saved values]
     saved = []
     for pos, where in enumerate(op.save_index):
         _, local_s = graph.local_saved(index, first + pos)
@@ -158,7 +158,7 @@ def execute(graph, seeds):
                 hooks = seg.hooks.get((node, j))
                 if hooks and (o0 + j) in grads:
                     grads[o0 + j] = run_hooks(hooks, grads[o0 + j])
-            pre_hooks = seg.python.get(("pre_hooks", node))
+            pre_hooks = seg.node_hooks.get(("pre_hooks", node))
             if pre_hooks:
                 outs = run_node_pre_hooks(pre_hooks, [grads.get(s) for s in range(o0, o1)])
                 for s, g in zip(range(o0, o1), outs):
@@ -174,7 +174,7 @@ def execute(graph, seeds):
             python_node = graph.op[index] == registry.PYTHON_FUNCTION.code
             if any(wanted) and (python_node or any(g is not None for g in outs)):
                 in_grads = list(node_vjp(graph, index, seg, node, outs))
-                post_hooks = seg.python.get(("post_hooks", node))
+                post_hooks = seg.node_hooks.get(("post_hooks", node))
                 if post_hooks:
                     in_grads += [None] * (i1 - i0 - len(in_grads))
                     in_grads = run_node_post_hooks(post_hooks, [g if w else None for g, w in

@@ -6,8 +6,8 @@ backward goes through `pack`, and the graph keeps what pack returned instead of 
 tape drops its own reference to the array (a kept 0-d value costs nothing and stays). When a
 backward runs the node, `unpack` turns the packed object back into the tensor the derivative
 reads: `engine.saved_addresses` points the compiled kernels at it, the create_graph walk and
-custom Functions read it too. Packed objects live in the segment's python table under
-("packed", node) and go when the backward frees the node's saved values. Tensors on the GPU and
+custom Functions read it too. Packed objects live in the segment's `packed` table, per node,
+and go when the backward frees the node's saved values. Tensors on the GPU and
 constants (Python numbers an op took) are not packed.
 """
 import numpy as np
@@ -95,7 +95,7 @@ def pack_saved(seg, node, save_index, inputs, outputs):
             seg.saved_bytes -= seg.arrays[~ref].nbytes
             seg.arrays[~ref] = None
     if packed:
-        seg.python[("packed", node)] = packed
+        seg.packed[node] = packed
 
 
 def unpacked(packed_entry):
@@ -112,10 +112,8 @@ def point_at_unpacked(graph, addr, keep):
     """Saved-value addresses of the runnable nodes whose values were packed, redirected to what
     their unpack hooks return (kept alive in `keep` while the kernels run)."""
     for k, seg in enumerate(graph.segments):
-        for key, packed in list(seg.python.items()):
-            if type(key) is not tuple or key[0] != "packed":
-                continue
-            index = int(graph.starts[k]) + (key[1] & 0xFFFFFFFF)
+        for node, packed in seg.packed.items():
+            index = int(graph.starts[k]) + (node & 0xFFFFFFFF)
             if not graph.runnable[index]:
                 continue
             for position, entry in packed.items():
@@ -127,6 +125,6 @@ def point_at_unpacked(graph, addr, keep):
 def release_packed(graph):
     """Forget the packed values of the nodes a backward ran and freed."""
     for k, seg in enumerate(graph.segments):
-        for key in [key for key in seg.python if type(key) is tuple and key[0] == "packed"]:
-            if graph.runnable[int(graph.starts[k]) + (key[1] & 0xFFFFFFFF)]:
-                del seg.python[key]
+        for node in [node for node in seg.packed
+                     if graph.runnable[int(graph.starts[k]) + (node & 0xFFFFFFFF)]]:
+            del seg.packed[node]
