@@ -34,5 +34,11 @@ if rank == 1 and mode == "raise":
     raise ValueError("rank 1 fails on purpose")
 if rank == 1 and mode == "stall":
     time.sleep(120)
-model(ng.randn(4, 5)).sum().backward()
+try:
+    model(ng.randn(4, 5)).sum().backward()
+except Exception as error:
+    # said here, flushed, before the traceback: mpiexec may end the job while rank 0's traceback
+    # is still being written, and the test reads this line
+    print(f"rank {rank}: {type(error).__name__}: {error}", flush=True)
+    raise
 print(f"rank {rank}: backward finished, which it should not have", flush=True)
