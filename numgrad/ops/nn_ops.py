@@ -256,8 +256,13 @@ def im2col(x, kernel, stride=(1, 1), padding=(0, 0), dilation=(1, 1), layout=CON
 def _conv2d_forward(x, w, b=None, *, stride, padding, dilation):
     geometry = window_geometry(x.shape, w.shape[2:], stride, padding, dilation, CONV)
     n, oh, ow, out_channels = x.shape[0], geometry[4], geometry[5], w.shape[0]
-    cols = _cpu.conv_columns(np.ascontiguousarray(x), geometry)
-    out = np.matmul(w.reshape(out_channels, -1), cols)      # one BLAS product per image
+    x, weights = np.ascontiguousarray(x), w.reshape(out_channels, -1)
+    out = np.empty((n, out_channels, oh * ow), x.dtype)
+    # a few MB of columns at a time, not all of them (kh*kw times the input): writing that many
+    # fresh pages cost twice the products (3x slower forward, measured on 112 32x32 images)
+    step = max(1, (1 << 22) // max(1, weights.shape[1] * oh * ow * x.itemsize))
+    for i in range(0, n, step):
+        out[i:i + step] = np.matmul(weights, _cpu.conv_columns(x[i:i + step], geometry))
     if b is not None:
         out += b[:, None]
     return out.reshape(n, out_channels, oh, ow)
