@@ -1,0 +1,175 @@
+"""dtype semantics as torch has them, found by differential testing: creation's dtype inference
+and integer rules, promotion, reductions' dtypes and the refusals, each pinned by torch's own
+values, dtypes and messages (torch 2.13, hard-coded: torch is not a test dependency)."""
+import math
+
+import numpy as np
+import pytest
+
+import numgrad as ng
+
+
+def check(t, dtype, expected):
+    assert t.dtype == dtype
+    np.testing.assert_array_equal(np.asarray(t.detach()), np.asarray(expected, dtype))
+
+
+# ---- creation -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("fill, dtype", [
+    (1.5, ng.float32), (1, ng.int64), (True, ng.bool),
+    # NumPy scalars: torch reads any integer as int64, any float (and a NumPy bool) as the default
+    (np.float64(1.5), ng.float32), (np.int32(2), ng.int64), (np.bool_(True), ng.float32),
+])
+def test_full_infers_the_dtype_of_its_fill_value_as_torch(fill, dtype):
+    assert ng.full((2,), fill).dtype == dtype
+
+
+def test_full_wants_a_tuple_size():
+    with pytest.raises(TypeError, match=r"^full\(\): argument 'size' \(position 1\) must be tuple "
+                                        "of ints, not int$"):
+        ng.full(2, 1.5)
+
+
+def test_sized_factories_need_a_size():
+    for factory in (ng.zeros, ng.ones, ng.empty):
+        with pytest.raises(TypeError, match=f'^{factory.__name__}\\(\\) missing 1 required '
+                                            'positional arguments: "size"$'):
+            factory()
+        assert factory(()).shape == ()
+
+
+def test_negative_sizes_are_refused_in_each_factorys_words():
+    with pytest.raises(RuntimeError, match="^zeros: Dimension size must be non-negative.$"):
+        ng.zeros(2, -3)
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -3: "
+                                           r"\[2, -3\]$"):
+        ng.ones(2, -3)
+
+
+def test_integer_overflow_at_creation_is_torchs_runtime_error():
+    for value in (2 ** 40, 1e40, math.inf):
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type int32 without "
+                                               "overflow$"):
+            ng.tensor(value, dtype=ng.int32)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64 without "
+                                           "overflow$"):
+        ng.tensor([1, -1e20], dtype=ng.int64)
+
+
+def test_eye_wants_integer_sizes():
+    with pytest.raises(TypeError, match=r"^eye\(\): argument 'n' \(position 1\) must be int, not "
+                                        "float$"):
+        ng.eye(2.0)
+
+
+@pytest.mark.parametrize("args, expected", [
+    ((np.float32(2.5),), [0.0, 1.0, 2.0]),          # a NumPy float is a float
+    ((ng.tensor(2.5),), [0.0, 1.0, 2.0]),           # and so is a float tensor
+    ((0, 5, np.float32(1.5)), [0.0, 1.5, 3.0, 4.5]),
+])
+def test_arange_of_numpy_and_tensor_floats_is_float(args, expected):
+    check(ng.arange(*args), ng.float32, expected)
+
+
+def test_arange_of_numpy_integers_is_int64():
+    check(ng.arange(np.int32(3)), ng.int64, [0, 1, 2])
+
+
+def test_float_arange_does_not_drift():
+    # NumPy's float32 arange adds a float32 step: its last value here is 4e-5 away from torch's
+    values = np.asarray(ng.arange(10, 0, -0.1))
+    assert values.shape == (100,)
+    np.testing.assert_allclose(values, (10 - 0.1 * np.arange(100)).astype(np.float32), rtol=0,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("args, dtype, expected", [
+    # int64: bounds and step truncated first, the count from them
+    ((0, 5, 1.5), ng.int64, [0, 1, 2, 3, 4]),
+    ((-0.5, 3), ng.int64, [0, 1, 2]),
+    ((5, 0.5, -1.5), ng.int64, [5, 4, 3, 2, 1]),
+    ((0.3,), ng.int64, []),
+    # int32: the count from the float arguments, the values from truncated start and step
+    ((5, 0.5, -1.5), ng.int32, [5, 4, 3]),
+    ((-3, 3, 1.5), ng.int32, [-3, -2, -1, 0]),
+    ((1, 0, -0.3), ng.int32, [1, 1, 1, 1]),
+    ((0, 2.5, 0.5), ng.int32, [0, 0, 0, 0, 0]),
+])
+def test_integer_arange_of_float_arguments_as_torch(args, dtype, expected):
+    check(ng.arange(*args, dtype=dtype), dtype, expected)
+
+
+def test_arange_refusals():
+    with pytest.raises(ValueError, match="^step must be nonzero$"):
+        ng.arange(0, 2.5, 0.5, dtype=ng.int64)           # the step truncates to 0
+    with pytest.raises(RuntimeError, match="^step must be nonzero$"):
+        ng.arange(0, 5, math.nan)
+    with pytest.raises(RuntimeError, match="^unsupported range: 0 -> inf$"):
+        ng.arange(math.inf)
+    with pytest.raises(RuntimeError, match="^unsupported range: nan -> 5$"):
+        ng.arange(math.nan, 5)
+    with pytest.raises(NotImplementedError, match="^\"arange_cpu\" not implemented for 'Bool'$"):
+        ng.arange(3, dtype=ng.bool)
+
+
+@pytest.mark.parametrize("args, expected", [
+    ((-5, 5, 4), [-5, -1, 1, 5]),       # NumPy floors: -2 for -1.67
+    ((-5, 5, 5), [-5, -2, 0, 2, 5]),
+    ((0, 1, 3), [0, 0, 1]),
+    ((10, 0, 4), [10, 6, 3, 0]),
+    ((0.5, 3.7, 3), [0, 1, 3]),         # the bounds truncated first
+    ((0.9, 9.9, 4), [0, 3, 6, 9]),
+    ((0.5, 3.7, 1), [0]),
+])
+def test_integer_linspace_as_torch(args, expected):
+    check(ng.linspace(*args, dtype=ng.int64), ng.int64, expected)
+
+
+def test_linspace_refuses_bool():
+    with pytest.raises(NotImplementedError, match="^\"linspace_cpu\" not implemented for "
+                                                  "'Bool'$"):
+        ng.linspace(0, 1, 5, dtype=ng.bool)
+
+
+def test_random_floats_refuse_other_dtypes():
+    with pytest.raises(NotImplementedError, match="^\"check_uniform_bounds\" not implemented for "
+                                                  "'Long'$"):
+        ng.rand(2, dtype=ng.int64)
+    with pytest.raises(NotImplementedError, match="^\"check_uniform_bounds\" not implemented for "
+                                                  "'Int'$"):
+        ng.rand_like(ng.zeros(2, dtype=ng.int32))
+    with pytest.raises(NotImplementedError, match="^\"normal_kernel_cpu\" not implemented for "
+                                                  "'Bool'$"):
+        ng.randn(2, dtype=ng.bool)
+    with pytest.raises(NotImplementedError, match="^\"randperm\" not implemented for 'Bool'$"):
+        ng.randperm(3, dtype=ng.bool)
+
+
+def test_randint_takes_high_and_size_as_torch():
+    values = ng.randint(5, (200,))
+    assert values.dtype == ng.int64 and values.shape == (200,)
+    assert 0 <= int(values.min()) and int(values.max()) <= 4
+    assert ng.randint(5, (2,), dtype=ng.int32).dtype == ng.int32
+    assert ng.randint(5, size=(2,)).shape == (2,)
+    assert ng.randint(3, 5, (2,)).dtype == ng.int64
+    assert ng.randint(0, 2, (2,), dtype=ng.bool).dtype == ng.bool
+
+
+def test_randint_refusals():
+    with pytest.raises(TypeError, match='^randint\\(\\) missing 1 required positional arguments: '
+                                        '"size"$'):
+        ng.randint(5)
+    with pytest.raises(TypeError, match=r"^randint\(\): argument 'size' \(position 2\) must be "
+                                        "tuple of ints, not int$"):
+        ng.randint(5, 2)
+    with pytest.raises(TypeError, match=r"^randint\(\): argument 'high' \(position 1\) must be "
+                                        "int, not float$"):
+        ng.randint(2.5, (2,))
+    with pytest.raises(RuntimeError, match="^to - 1 is out of bounds for bool$"):
+        ng.randint(5, (2,), dtype=ng.bool)
+    with pytest.raises(RuntimeError, match="^random_ expects 'from' to be less than 'to', but got "
+                                           "from=5 >= to=0$"):
+        ng.randint(5, 0, (2,))
+    with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can "
+                                           "require gradients$"):
+        ng.randint(0, 5, (2,), requires_grad=True)
