@@ -1,0 +1,247 @@
+"""3-D pooling for numgrad.nn.functional, composed from the 2-D pooling of functional_conv.py.
+
+Pooling over a (D, H, W) box is pooling over the (H, W) window of each plane, then over the depth
+window of those results: a max of maxima, or a sum of sums. Max pooling finds each plane's window
+maxima with max_pool2d's compiled kernel, picks the first maximal plane of each depth window (so
+the winner is the first maximum in (d, h, w) order, as torch's loop finds it) and reads the input
+there with `take`; average pooling is two window sums (im2col) and one division. No new kernel.
+
+>>> import numgrad as ng
+>>> import numgrad.nn.functional as F
+>>> F.max_pool3d(ng.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
+tensor([[[[[7.]]]]])
+"""
+import numpy as np
+
+from ..ops import nn_ops as _N
+from ..ops.index import take
+from ..ops.named import named
+from ..ops.untracked import to_host
+from ..tensor import Tensor
+from .functional_conv import _adaptive_weights, _avg_divisors, _pool_size, avg_pool2d
+from .functional_conv3d import _triple
+from .functional_pooling_more import _max_unpool, _root_of_sum, _unpooled_size
+
+
+def _batched(input):
+    """(the input as (N, C, D, H, W), whether it was one sample)."""
+    if input.ndim not in (4, 5) or input.numel() == 0:
+        raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
+    return (input.unsqueeze(0), True) if input.ndim == 4 else (input, False)
+
+
+def _pool_args(kernel_size, stride, padding, dilation):
+    kernel = _triple(kernel_size)
+    stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
+        else _triple(stride)
+    return kernel, stride, _triple(padding), _triple(dilation)
+
+
+def _out_sizes(input, kernel, stride, padding, dilation, ceil_mode):
+    """The output (D, H, W), after torch's refusals of the settings, in its words."""
+    if 0 in stride:
+        raise RuntimeError("stride should not be zero")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: "
+                           f"{dilation[0]} dilationH: {dilation[1]} dilationW: {dilation[2]}")
+    for k, p, d in zip(kernel, padding, dilation):
+        if p > ((k - 1) * d + 1) // 2:
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                               f"pad={p}, kernel_size={k} and dilation={d}")
+    return tuple(_pool_size(size, k, s, p, d, ceil_mode)
+                 for size, k, s, p, d in zip(input.shape[2:], kernel, stride, padding, dilation))
+
+
+def _check_out(input, out):
+    if min(out) < 1:
+        c, d, h, w = input.shape[1:]
+        raise RuntimeError(f"Given input size: ({c}x{d}x{h}x{w}). Calculated output size: "
+                           f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
+
+
+def _window_planes(size, out, k, s, p, d):
+    """(out, k) input planes of each depth window; taps in the padding repeat the window's first
+    plane inside, which can change neither the maximum nor which element is first."""
+    planes = np.arange(out)[:, None] * s - p + np.arange(k)[None, :] * d
+    inside = (planes >= 0) & (planes < size)
+    first = planes[np.arange(out), inside.argmax(1)]
+    return np.where(inside, planes, first[:, None])
+
+
+def _max_positions(data, kernel, stride, padding, dilation, out):
+    """Flat positions in data (P, D, H, W) of each window's first maximal element."""
+    planes, depth = data.shape[:2]
+    geometry = _N.window_geometry(data.shape, kernel[1:], stride[1:], padding[1:], dilation[1:],
+                                  _N.POOL)
+    geometry[4], geometry[5] = out[1:]
+    flat = _N.max_pool_positions(data, geometry)                      # (P, D, oh, ow)
+    taps = _window_planes(depth, out[0], kernel[0], stride[0], padding[0], dilation[0])
+    candidates = flat[:, taps]                                         # (P, od, kd, oh, ow)
+    best = data.reshape(-1)[candidates].argmax(2)
+    return np.take_along_axis(candidates, best[:, :, None], 2)[:, :, 0]
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
+                            ceil_mode=False, return_indices=False):
+    """max_pool3d's values and indices (each within its (D, H, W) volume), always both."""
+    x, unbatched = _batched(input)
+    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation)
+    out = _out_sizes(x, kernel, stride, padding, dilation, ceil_mode)
+    _check_out(x, out)
+    n, c, d, h, w = x.shape
+    data = np.ascontiguousarray(to_host(x.detach()._data)).reshape(n * c, d, h, w)
+    positions = _max_positions(data, kernel, stride, padding, dilation, out)
+    lead = input.shape[:-3]
+    values = take(input, positions.reshape(*lead, *out))
+    indices = positions - (np.arange(n * c) * (d * h * w)).reshape(-1, 1, 1, 1)
+    return (named(values, "MaxPool3DWithIndicesBackward0", input),
+            Tensor._make(indices.reshape(*lead, *out), False))
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+               return_indices=False):
+    """The maximum of each (kd, kh, kw) window of (N, C, D, H, W) or (C, D, H, W) inputs (stride
+    defaults to kernel_size); the gradient goes to the first maximal element.
+
+    >>> F.max_pool3d(ng.arange(27.0).reshape(1, 3, 3, 3), 2, stride=1).shape
+    numgrad.Size([1, 2, 2, 2])
+    """
+    values, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
+                                              ceil_mode)
+    return (values, indices) if return_indices else values
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
+               count_include_pad=True, divisor_override=None):
+    """The mean of each (kd, kh, kw) window (zero padding counted unless count_include_pad=False;
+    divisor_override replaces the window size).
+
+    >>> F.avg_pool3d(ng.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
+    tensor([[[[[3.5000]]]]])
+    """
+    x, unbatched = _batched(input)
+    kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1)
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    out = _out_sizes(x, kernel, stride, padding, (1, 1, 1), ceil_mode)
+    n, c, d, h, w = x.shape
+    if any(k > size + 2 * p for k, size, p in zip(kernel, (d, h, w), padding)):
+        raise RuntimeError(f"input image (T: {d} H: {h} W: {w}) smaller than kernel size "
+                           f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
+    _check_out(x, out)
+    # window sums over (H, W) of every plane, then over depth windows of those sums
+    planes = avg_pool2d(x.reshape(n, c * d, h, w), kernel[1:], stride[1:], padding[1:],
+                        ceil_mode, True, 1)
+    sums = avg_pool2d(planes.reshape(n * c, 1, d, out[1] * out[2]), (kernel[0], 1),
+                      (stride[0], 1), (padding[0], 0), ceil_mode, True, 1)
+    sums = sums.reshape(n, c, *out)
+    if divisor_override:
+        result = sums * (1.0 / divisor_override)
+    else:
+        sizes = [_avg_divisors(size, k, s, p, o, count_include_pad)
+                 for size, k, s, p, o in zip((d, h, w), kernel, stride, padding, out)]
+        count = sizes[0][:, None, None] * sizes[1][None, :, None] * sizes[2][None, None, :]
+        result = sums * Tensor._make((1.0 / count).astype(x.dtype), False)
+    if unbatched:
+        result = result.squeeze(0)
+    return named(result, "AvgPool3DBackward0", input, view_of_intermediate=True)
+
+
+def _output_size(output_size, sizes):
+    out = (output_size,) * 3 if isinstance(output_size, (int, np.integer)) else \
+        tuple(output_size)
+    return tuple(size if o is None else int(o) for o, size in zip(out, sizes))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Average pooling of (N, C, D, H, W) or (C, D, H, W) inputs to output_size (an int, or a
+    triple where None keeps that size), windows as torch's: averaging matrices over each dim.
+
+    >>> F.adaptive_avg_pool3d(ng.arange(8.0).reshape(1, 2, 2, 2), 1)
+    tensor([[[[3.5000]]]])
+    """
+    from ..creation import as_tensor
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
+                           f"{list(input.shape)}")
+    d, h, w = input.shape[-3:]
+    od, oh, ow = _output_size(output_size, (d, h, w))
+    if (od, oh, ow) == (1, 1, 1):
+        return input.mean((-3, -2, -1), keepdim=True)         # torch's node too: MeanBackward1
+    lead, dtype = input.shape[:-3], input.dtype
+    depth = as_tensor(_adaptive_weights(d, od, dtype), device=input.device)
+    rows = as_tensor(_adaptive_weights(h, oh, dtype), device=input.device)
+    cols = as_tensor(_adaptive_weights(w, ow, dtype).T.copy(), device=input.device)
+    out = (depth @ input.reshape(*lead, d, h * w)).reshape(*lead, od, h, w)
+    return named(rows @ out @ cols, "AdaptiveAvgPool3DBackward0", input)
+
+
+def _adaptive_max_positions(data, out):
+    """Flat positions in data (P, D, H, W) of each adaptive window's first maximal element."""
+    planes, d, h, w = data.shape
+    od, oh, ow = out
+    flat = np.arange(data.size).reshape(data.shape)
+    positions = np.empty((planes, od, oh, ow), np.int64)
+    rows = np.arange(planes)
+    bounds = [[(i * size // o, -(-(i + 1) * size // o)) for i in range(o)]
+              for size, o in zip((d, h, w), out)]
+    for i, (d0, d1) in enumerate(bounds[0]):
+        for j, (h0, h1) in enumerate(bounds[1]):
+            for k, (w0, w1) in enumerate(bounds[2]):
+                window = data[:, d0:d1, h0:h1, w0:w1].reshape(planes, -1)
+                best = np.argmax(window, axis=1)
+                positions[:, i, j, k] = flat[:, d0:d1, h0:h1, w0:w1].reshape(planes, -1)[
+                    rows, best]
+    return positions
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    """adaptive_max_pool3d's values and indices, always both."""
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
+                           f"{list(input.shape)}")
+    d, h, w = input.shape[-3:]
+    out = _output_size(output_size, (d, h, w))
+    lead = input.shape[:-3]
+    data = np.ascontiguousarray(to_host(input.detach()._data)).reshape(-1, d, h, w)
+    positions = _adaptive_max_positions(data, out)
+    values = take(input, positions.reshape(*lead, *out))
+    planes = np.arange(positions.shape[0]).reshape(-1, 1, 1, 1) * (d * h * w)
+    indices = Tensor._make((positions - planes).reshape(*lead, *out), False)
+    return named(values, "AdaptiveMaxPool3DBackward0", input), indices
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W) inputs to output_size, windows as
+    adaptive_avg_pool3d's; the gradient goes to each window's first maximal element.
+
+    >>> F.adaptive_max_pool3d(ng.arange(8.0).reshape(1, 2, 2, 2), 1)
+    tensor([[[[7.]]]])
+    """
+    values, indices = adaptive_max_pool3d_with_indices(input, output_size)
+    return (values, indices) if return_indices else values
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum of x^p over each (kd, kh, kw) window)^(1/p), as torch computes it.
+
+    >>> F.lp_pool3d(ng.ones(1, 1, 2, 2, 2), 2, 2)
+    tensor([[[[[2.8284]]]]])
+    """
+    kd, kh, kw = _triple(kernel_size)
+    means = avg_pool3d(input ** norm_type, kernel_size, stride, 0, ceil_mode)
+    return _root_of_sum(means, kd * kh * kw, norm_type)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The inverse of max_pool3d: each value put back where max_pool3d's indices say, zeros
+    elsewhere.
+
+    >>> values, indices = F.max_pool3d(ng.arange(8.0).reshape(1, 1, 2, 2, 2), 2,
+    ...                                return_indices=True)
+    >>> F.max_unpool3d(values, indices, 2).flatten()
+    tensor([0., 0., 0., 0., 0., 0., 0., 7.])
+    """
+    size = _unpooled_size(input, kernel_size, stride, padding, output_size, 3)
+    return named(_max_unpool(input, indices, size), "MaxUnpool3DBackward0", input,
+                 view_of_intermediate=True)
