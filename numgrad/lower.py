@@ -179,7 +179,7 @@ class LoweredGraph:
         op = registry.OPS[int(self.op[index])]
         position = s - int(self.sv_ptr[index])
         where = op.save_index[position] if position < len(op.save_index) else 0
-        shape, dtype = self._saved_shape(seg, local_s, index)
+        shape, dtype = self._saved_shape(seg, local_s, index, where)
         owner = ""
         if where >= 0:
             e = int(self.in_ptr[index]) + where
@@ -200,12 +200,19 @@ class LoweredGraph:
             "that failed to compute its gradient, with "
             "numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
 
-    def _saved_shape(self, seg, local_s, index):
+    def _saved_shape(self, seg, local_s, index, where):
         ref = seg.s_ref[local_s]
         dtype = np.float64 if self.dt[index] == 1 else np.float32
         if ref < 0:
             array = seg.arrays[~ref]
-            return (array.shape if array is not None else ()), dtype
+            if array is not None:
+                return array.shape, dtype
+            # packed by saved_tensors_hooks: the node's meta has the shape of that input/output
+            n_in = int(self.in_ptr[index + 1] - self.in_ptr[index])
+            pos = int(self.mt_ptr[index])
+            for _ in range(where if where >= 0 else n_in + ~where):
+                pos += 1 + int(self.mt[pos])
+            return tuple(int(d) for d in self.mt[pos + 1:pos + 1 + int(self.mt[pos])]), dtype
         return (), dtype
 
 
