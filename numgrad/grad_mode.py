@@ -23,6 +23,11 @@ class _ModeState(threading.local):
         # enclosing disable_saved_tensors_hooks (autograd/saved_hooks.py)
         self.saved_hooks = None
         self.saved_hooks_disabled = None
+        # The backward running in this thread (a fresh number per run; None outside one), and
+        # whether it may reach a reentrant checkpoint: not one of autograd.grad or
+        # backward(inputs=...) (autograd/api.py, utils/checkpoint.py)
+        self.graph_task = None
+        self.checkpoint_valid = True
 
 
 state = _ModeState()

@@ -1,4 +1,5 @@
 """autograd.backward and autograd.grad: check the request, lower, run, deliver the results."""
+import itertools
 import warnings
 
 import numpy as np
@@ -154,28 +155,46 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     # As in torch, the backward (hooks, custom backwards, accumulation) runs with grad mode on
     # exactly when it is to be recorded.
     per_element = []
-    with grad_mode.set_grad_enabled(create_graph):
-        for seeds in seed_sets:
-            seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)]
-            read = _run(graph, seed_list, create_graph, current)
-            for observer in list(observers):
-                observer(graph, read)
-            results = None
-            if wanted is not None and not accumulate:
-                results = [[g for g in (read(p, o) for p, o in places) if g is not None]
-                           for places in wanted]
-                if not allow_unused:
-                    # reachable, but every path to it carried an undefined gradient (torch too)
-                    for i, found in enumerate(results):
-                        if not found:
-                            raise _unused_error(i)
-            if accumulate:
-                _accumulate(graph, read, inputs, wanted, create_graph)
-            _retained(graph, read, create_graph)
-            per_element.append(results)
+    state = grad_mode.state
+    outer_task = (state.graph_task, state.checkpoint_valid)
+    state.checkpoint_valid = inputs is None
+    try:
+        with grad_mode.set_grad_enabled(create_graph):
+            for seeds in seed_sets:
+                state.graph_task = next(_graph_tasks)
+                per_element.append(_run_once(graph, seeds, create_graph, current, inputs, wanted,
+                                             accumulate, allow_unused))
+    finally:
+        state.graph_task, state.checkpoint_valid = outer_task
     if not retain_graph:
         release(graph)
     return per_element if batched else per_element[0]
+
+
+# Note [graph tasks]: each run of a lowered graph gets a number of its own (grad_mode.state
+# .graph_task while it runs), as torch's graph task id: a checkpoint recomputes once per run.
+_graph_tasks = itertools.count()
+
+
+def _run_once(graph, seeds, create_graph, current, inputs, wanted, accumulate, allow_unused):
+    """One run of the planned graph from one set of seeds (see run_backward)."""
+    seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)]
+    read = _run(graph, seed_list, create_graph, current)
+    for observer in list(observers):
+        observer(graph, read)
+    results = None
+    if wanted is not None and not accumulate:
+        results = [[g for g in (read(p, o) for p, o in places) if g is not None]
+                   for places in wanted]
+        if not allow_unused:
+            # reachable, but every path to it carried an undefined gradient (torch too)
+            for i, found in enumerate(results):
+                if not found:
+                    raise _unused_error(i)
+    if accumulate:
+        _accumulate(graph, read, inputs, wanted, create_graph)
+    _retained(graph, read, create_graph)
+    return results
 
 
 def _run(graph, seed_list, create_graph, current):

@@ -1,4 +1,5 @@
-"""numgrad.utils: data loading (numgrad.utils.data)."""
-from . import data
+"""numgrad.utils: data loading (numgrad.utils.data), activation checkpointing
+(numgrad.utils.checkpoint) and hook handles (numgrad.utils.hooks)."""
+from . import checkpoint, data, hooks
 
-__all__ = ["data"]
+__all__ = ["checkpoint", "data", "hooks"]

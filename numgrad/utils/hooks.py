@@ -1,0 +1,4 @@
+"""torch.utils.hooks' public name: the handle that register_*hook methods return."""
+from ..hooks import RemovableHandle
+
+__all__ = ["RemovableHandle"]
