@@ -9,6 +9,7 @@ from .. import dtypes, grad_mode
 from ..device import device as _device
 from ..hooks import RemovableHandle
 from ..tensor import Tensor
+from .buffer import Buffer
 from .parameter import Parameter
 from .utils.hooks import BackwardHook
 
@@ -167,6 +168,9 @@ class Module:
             modules[name] = None
             return
         buffers = self.__dict__.get("_buffers")
+        if isinstance(value, Buffer):      # torch 2.5+: assigning a Buffer registers it
+            self.register_buffer(name, value, value.persistent)
+            return
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
