@@ -17,6 +17,7 @@ from .adaptive import AdaptiveLogSoftmaxWithLoss
 from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv3d import Conv3d, ConvTranspose3d, LazyConv3d, LazyConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
 from .dropout import AlphaDropout, Dropout, Dropout1d, Dropout2d
 from .embedding_bag import EmbeddingBag
@@ -37,6 +38,7 @@ from .loss_more import CTCLoss, MultiLabelMarginLoss, TripletMarginWithDistanceL
 from .module import Module
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                             InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
+from .buffer import Buffer
 from .parameter import Parameter
 from .padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
                       ReplicationPad1d, ReplicationPad2d, ZeroPad2d)
@@ -45,6 +47,8 @@ from .padding_more import (CircularPad1d, CircularPad2d, CircularPad3d, Constant
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
                       MaxPool1d, MaxPool2d)
 from .pooling_more import AdaptiveMaxPool1d, LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d
+from .pooling_3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool3d, MaxPool3d,
+                         MaxUnpool3d)
 from .resample import PixelShuffle, PixelUnshuffle, Upsample
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding

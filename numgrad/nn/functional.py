@@ -57,6 +57,10 @@ from .functional_pdist import pdist
 from .functional_pooling_more import (adaptive_max_pool1d, lp_pool1d, lp_pool2d, max_unpool1d,
                                       max_unpool2d)
 from .functional_rrelu import rrelu
+from .functional_conv3d import conv3d, conv_transpose3d
+from .functional_pool3d import (adaptive_avg_pool3d, adaptive_max_pool3d,
+                                adaptive_max_pool3d_with_indices, avg_pool3d, lp_pool3d,
+                                max_pool3d, max_pool3d_with_indices, max_unpool3d)
 
 __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "logsigmoid",
            "hardtanh", "relu6", "softsign", "mish", "hardsigmoid", "hardswish", "glu", "prelu",
@@ -81,7 +85,10 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "adaptive_max_pool2d_with_indices", "upsample", "upsample_nearest",
            "upsample_bilinear", "dropout3d", "feature_alpha_dropout", "channel_shuffle",
            "conv_transpose1d", "affine_grid", "grid_sample", "multilabel_margin_loss",
-           "triplet_margin_with_distance_loss", "ctc_loss", "multi_head_attention_forward"]
+           "triplet_margin_with_distance_loss", "ctc_loss", "multi_head_attention_forward",
+           "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d",
+           "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices",
+           "lp_pool3d", "max_unpool3d"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------
