@@ -93,8 +93,6 @@ def from_numpy(array):
 def _shape(size, name):
     """A creation function's size (ints, or one tuple or list of them), checked as torch checks
     it: NumPy would take floats and bools, and say less of a negative dimension."""
-    if not size:
-        raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
     if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
         size = tuple(size[0])
     dims = []

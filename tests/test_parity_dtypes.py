@@ -30,14 +30,6 @@ def test_full_wants_a_tuple_size():
         ng.full(2, 1.5)
 
 
-def test_sized_factories_need_a_size():
-    for factory in (ng.zeros, ng.ones, ng.empty):
-        with pytest.raises(TypeError, match=f'^{factory.__name__}\\(\\) missing 1 required '
-                                            'positional arguments: "size"$'):
-            factory()
-        assert factory(()).shape == ()
-
-
 def test_negative_sizes_are_refused_in_each_factorys_words():
     with pytest.raises(RuntimeError, match="^zeros: Dimension size must be non-negative.$"):
         ng.zeros(2, -3)
