@@ -165,3 +165,77 @@ def test_randint_refusals():
     with pytest.raises(RuntimeError, match="^Only Tensors of floating point and complex dtype can "
                                            "require gradients$"):
         ng.randint(0, 5, (2,), requires_grad=True)
+
+
+# ---- reductions ---------------------------------------------------------------------------------
+INTS = [[1, 2], [3, 4]]
+
+
+def test_integer_sums_and_products_are_int64_unless_dtype_says():
+    check(ng.tensor(INTS, dtype=ng.int32).sum(), ng.int64, 10)
+    check(ng.tensor(INTS, dtype=ng.int32).prod(), ng.int64, 24)
+    check(ng.tensor(INTS).sum(dtype=ng.int32), ng.int32, 10)
+    check(ng.tensor(INTS).prod(dtype=ng.int32), ng.int32, 24)
+    check(ng.tensor([3000000000]).sum(dtype=ng.int32), ng.int32, -1294967296)   # wraps around
+    check(ng.tensor([[1.5, 0.5]]).sum(1, dtype=ng.int64), ng.int64, [1])    # cast, then summed
+    check(ng.tensor([[1.5, 0.5]]).prod(1, dtype=ng.int64), ng.int64, [0])
+    check(ng.tensor(INTS).nansum(dtype=ng.int32), ng.int32, 10)
+
+
+def test_bool_sums_are_any_and_bool_products_all():
+    mask = ng.tensor([[True, False], [True, True]])
+    check(mask.sum(0), ng.int64, [2, 1])
+    check(mask.sum(0, dtype=ng.bool), ng.bool, [True, True])
+    check(ng.tensor(INTS).sum(0, dtype=ng.bool), ng.bool, [True, True])
+    check(mask.prod(dtype=ng.bool), ng.bool, False)
+    check(ng.tensor(INTS).nansum(dtype=ng.bool), ng.bool, True)
+
+
+def test_integer_scans_keep_an_asked_dtype():
+    check(ng.tensor(INTS, dtype=ng.int32).cumsum(0), ng.int64, [[1, 2], [4, 6]])
+    check(ng.tensor(INTS).cumsum(0, dtype=ng.int32), ng.int32, [[1, 2], [4, 6]])
+    check(ng.tensor([1.7, 1.7]).cumsum(0, dtype=ng.int64), ng.int64, [1, 2])
+    check(ng.tensor(INTS).cumsum(0, dtype=ng.float64), ng.float64, [[1, 2], [4, 6]])
+    with pytest.raises(NotImplementedError, match="^\"cumsum_out_cpu\" not implemented for "
+                                                  "'Bool'$"):
+        ng.tensor(INTS).cumsum(0, dtype=ng.bool)
+    with pytest.raises(NotImplementedError, match="^\"cumprod_out_cpu\" not implemented for "
+                                                  "'Bool'$"):
+        ng.tensor([True]).cumprod(0, dtype=ng.bool)
+
+
+def test_an_integer_dtype_is_refused_where_a_gradient_is_needed():
+    x = ng.tensor([1.5], requires_grad=True)
+    for reduce in (lambda: x.sum(dtype=ng.int64), lambda: x.prod(dtype=ng.int64),
+                   lambda: x.cumsum(0, dtype=ng.int64), lambda: x.nansum(dtype=ng.int64)):
+        with pytest.raises(RuntimeError, match="^Autograd not support dtype: Long$"):
+            reduce()
+    with pytest.raises(RuntimeError, match="^Autograd not support dtype: Bool$"):
+        x.sum(0, dtype=ng.bool)
+    with ng.no_grad():
+        check(x.sum(dtype=ng.int64), ng.int64, 1)
+    assert x.sum(dtype=ng.float64).requires_grad
+
+
+def test_mean_names_an_integer_dtype_argument():
+    for x in (ng.tensor(INTS), ng.tensor([1.5], requires_grad=True)):
+        with pytest.raises(RuntimeError, match="^mean\\(\\): could not infer output dtype. "
+                                               "Optional dtype must be either a floating point or "
+                                               "complex dtype. Got: Long$"):
+            x.mean(dtype=ng.int64)
+    with pytest.raises(RuntimeError, match="^mean\\(\\): could not infer output dtype. Input dtype "
+                                           "must be either a floating point or complex dtype. "
+                                           "Got: Long$"):
+        ng.tensor(INTS).mean()
+    check(ng.tensor([[True, False], [True, True]]).mean(dtype=ng.float64), ng.float64, 0.75)
+
+
+def test_kernels_refuse_dtypes_in_torchs_words():
+    with pytest.raises(NotImplementedError, match="^\"bincount_cpu\" not implemented for "
+                                                  "'Float'$"):
+        ng.tensor([[1.0, 2.0]]).bincount()
+    with pytest.raises(NotImplementedError, match="^\"linspace_cpu\" not implemented for 'Bool'$"):
+        ng.tensor([True]).histc()
+    with pytest.raises(NotImplementedError, match="^\"histogram_cpu\" not implemented for "
+                                                  "'Long'$"):
+        ng.tensor([1]).histc()

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..creation import zeros_like
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
@@ -105,19 +105,38 @@ def _reduction(x, dim, keepdim, op_all, op_dim, mean):
     return apply(op, (x,), {"dims": dims, "keepdim": keepdim, "kshape": kshape, "scale": scale})
 
 
+def as_reduction_dtype(x, dtype):
+    """x cast to a reduction's dtype= (None: x itself). An integer or bool dtype has no gradient:
+    torch refuses it for an input that would need one."""
+    if dtype is None:
+        return x
+    dtype = np.dtype(dtype)
+    if not dtypes.is_floating(dtype) and x._requires_grad and grad_mode.state.grad_enabled:
+        raise RuntimeError(f"Autograd not support dtype: {dtypes.scalar_type_name(dtype)}")
+    return x.to(dtype)
+
+
+def integer_result_dtype(x, dtype):
+    """The dtype of an integer or bool sum or product: int64, unless dtype= asked for another
+    (int32 wraps around, a bool sum is an any and a bool product an all, as in torch)."""
+    return np.int64 if dtype is None else x._data.dtype
+
+
 def sum(x, dim=None, keepdim=False, *, dtype=None):
     """Sum over all elements, or over dim (an int or a tuple), keeping reduced dims if asked."""
-    if dtype is not None:
-        x = x.to(dtype)
+    x = as_reduction_dtype(x, dtype)
     if not dtypes.is_floating(x._data.dtype):
         return untracked(np.sum, x._data, axis=_dims(x, dim), keepdims=keepdim,
-                         dtype=np.int64 if x._data.dtype.kind in "bi" else None)
+                         dtype=integer_result_dtype(x, dtype))
     return _reduction(x, dim, keepdim, SUM, SUM_DIM, mean=False)
 
 
 def mean(x, dim=None, keepdim=False, *, dtype=None):
-    if dtype is not None:
-        x = x.to(dtype)
+    if dtype is not None and not dtypes.is_floating(np.dtype(dtype)):
+        raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either a "
+                           "floating point or complex dtype. Got: "
+                           f"{dtypes.scalar_type_name(np.dtype(dtype))}")
+    x = as_reduction_dtype(x, dtype)
     if not dtypes.is_floating(x._data.dtype):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            "floating point or complex dtype. Got: "
@@ -249,10 +268,10 @@ PROD_DIM = OpDef("prod_dim", _prod_forward, node_name="ProdBackward1", kernel="p
 
 def prod(x, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along one dim. Gradients are exact with zeros in the input."""
-    if dtype is not None:
-        x = x.to(dtype)
+    x = as_reduction_dtype(x, dtype)
     if not dtypes.is_floating(x._data.dtype):
-        return untracked(np.prod, x._data, axis=_dims(x, dim), keepdims=keepdim, dtype=np.int64)
+        return untracked(np.prod, x._data, axis=_dims(x, dim), keepdims=keepdim,
+                         dtype=integer_result_dtype(x, dtype))
     if dim is None:
         return _group_reduction(PROD, x, _dims(x, None), False)
     return _group_reduction(PROD_DIM, x, _dims(x, dim), keepdim)

@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
+from .reduce import as_reduction_dtype, integer_result_dtype
 from .registry import OpDef
 from .untracked import untracked
 
@@ -74,12 +75,16 @@ CUMPROD = OpDef("cumprod", lambda x, dim, lines: np.cumprod(x, axis=dim).reshape
 
 
 def _scan(op, np_fn, x, dim, dtype):
-    if dtype is not None:
-        x = x.to(dtype)
+    if dtype is not None and np.dtype(dtype) == dtypes.bool_:
+        raise NotImplementedError(f'"{op.name}_out_cpu" not implemented for \'Bool\'')
+    x = as_reduction_dtype(x, dtype)
     d = _wrap_dim(dim, x._data.ndim)
     axis = d if x._data.ndim else None
-    if not dtypes.is_floating(x._data.dtype):       # integers and bools scan in int64, as torch
-        return untracked(lambda v: np_fn(v.astype(np.int64), axis=axis).reshape(v.shape), x._data)
+    if not dtypes.is_floating(x._data.dtype):
+        # integers and bools scan in int64, as torch, unless dtype= says otherwise
+        result_dtype = integer_result_dtype(x, dtype)
+        return untracked(lambda v: np_fn(v, axis=axis, dtype=result_dtype).reshape(v.shape),
+                         x._data)
     return apply(op, (x,), {"dim": axis, "lines": line_meta(x._data.shape, d)})
 
 

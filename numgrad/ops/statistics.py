@@ -19,7 +19,7 @@ from ..tensor import Tensor, _wrap_dim
 from .index import gather, take
 from .named import named
 from .predicates import isnan
-from .reduce import sum as _sum
+from .reduce import as_reduction_dtype, sum as _sum
 from .select import _return_type, amax, amin, return_types
 from .untracked import to_host, untracked
 
@@ -91,10 +91,9 @@ def median_along(input, data, dim, keepdim, index_of, result):
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
     """The sum, NaNs counted as zero."""
-    if dtype is not None:
-        input = input.to(dtype)
+    input = as_reduction_dtype(input, dtype)
     if not dtypes.is_floating(input._data.dtype):
-        return _sum(input, dim, keepdim)
+        return _sum(input, dim, keepdim, dtype=dtype)
     return named(_sum(input.masked_fill(isnan(input), 0), dim, keepdim), "NansumBackward0", input)
 
 
@@ -146,10 +145,10 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def bincount(input, weights=None, minlength=0):
     """How often each of 0, 1, ... occurs in a 1-D non-negative integer tensor (summing weights
     instead of ones if given), at least minlength long."""
-    if input._data.dtype == np.bool_:
-        raise NotImplementedError("\"bincount_cpu\" not implemented for 'Bool'")
-    if (input._data.ndim != 1 or input._data.dtype.kind not in "iu"
-            or (to_host(input._data) < 0).any()):
+    if input._data.dtype.kind not in "iu":
+        raise NotImplementedError("\"bincount_cpu\" not implemented for "
+                                  f"'{dtypes.scalar_type_name(input._data.dtype)}'")
+    if input._data.ndim != 1 or (to_host(input._data) < 0).any():
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

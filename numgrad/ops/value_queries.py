@@ -49,7 +49,9 @@ def histc(input, bins=100, min=0, max=0):
     """A histogram of input's values over bins equal bins from min to max (the data's range when
     min == max); values outside are not counted. Not differentiable, as torch's."""
     if not dtypes.is_floating(input.dtype):
-        raise NotImplementedError(f"\"histogram_cpu\" not implemented for "
+        # torch's bool histc fails earlier, making its bin edges
+        kernel = "linspace_cpu" if input.dtype == dtypes.bool_ else "histogram_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for "
                                   f"'{dtypes.scalar_type_name(input.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
