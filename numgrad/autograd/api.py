@@ -51,9 +51,10 @@ def _seed(i, root, grad, create_graph):
 
 
 def _check_roots(roots):
-    for i, t in enumerate(roots):
+    for t in roots:
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected a Tensor as output {i}, got {type(t).__name__}")
+            raise AssertionError("Expected output to be a numgrad.Tensor")    # torch's words
+    for i, t in enumerate(roots):
         if not t._requires_grad:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
                                "grad_fn")
@@ -316,6 +317,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """
     tensors = _as_tuple(tensors)
     grad_tensors = _as_tuple(grad_tensors)
+    if not tensors:
+        return          # torch: nothing to do
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
@@ -351,15 +354,21 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_roots(outputs)           # torch checks the outputs first
     _check_inputs(inputs)
+    if not outputs:                 # torch: no output reaches any input
+        if not allow_unused:
+            raise _unused_error(0)
+        return tuple(_input_grad(t, [], materialize_grads, create_graph) for t in inputs)
     results = run_backward(outputs, _as_tuple(grad_outputs), retain_graph, create_graph, inputs,
                            accumulate=False, allow_unused=allow_unused, batched=is_grads_batched)
     if not is_grads_batched:
-        return tuple(_input_grad(t, grads, materialize_grads) for t, grads in zip(inputs, results))
+        return tuple(_input_grad(t, grads, materialize_grads, create_graph)
+                     for t, grads in zip(inputs, results))
     out = []
     for k, t in enumerate(inputs):
         rows = [_input_grad(t, element[k], True) for element in results]
-        if not any(element[k] for element in results) and not materialize_grads:
-            out.append(None)
+        if not any(element[k] for element in results):
+            # torch materializes an unused input's gradient after the batch: its own shape
+            out.append(_input_grad(t, [], True, create_graph) if materialize_grads else None)
         else:
             from ..ops.shape import stack
             out.append(stack(rows) if create_graph else
@@ -367,11 +376,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(out)
 
 
-def _input_grad(t, grads, materialize):
-    """One input's gradient: the sum over the places holding it (after its leaf hooks)."""
+def _input_grad(t, grads, materialize, create_graph=False):
+    """One input's gradient: the sum over the places holding it (after its leaf hooks); a
+    materialized one is zeros that require grad under create_graph, as torch's zeros_like."""
     if grads:
         total = _sum(grads)
         return _leaf_hooks(t, total) if t._node < 0 else total
     if materialize:
-        return Tensor._make(np.zeros_like(t._data), False)
+        return Tensor._make(np.zeros_like(t._data), create_graph)
     return None

@@ -18,14 +18,15 @@ from .api import grad as _grad
 
 
 def _as_tuple(x, arg_name, fn_name):
-    """(was it a tuple, the tuple) after checking it holds Tensors."""
-    is_tuple = isinstance(x, (tuple, list))
-    x = tuple(x) if is_tuple else (x,)
+    """(was it a tuple, the tuple) after checking it holds Tensors; as torch, a list is not a
+    tuple of Tensors."""
+    is_tuple = isinstance(x, tuple)
+    x = x if is_tuple else (x,)
     for i, t in enumerate(x):
         if not isinstance(t, Tensor):
-            where = f"the value at index {i} has" if is_tuple else "the given one has"
+            where = f"value at index {i}" if is_tuple else f"given {arg_name}"
             raise TypeError(f"The {arg_name} given to {fn_name} must be either a Tensor or a tuple "
-                            f"of Tensors but {where} type {type(t).__name__}.")
+                            f"of Tensors but the {where} has type {type(t)}.")
     return is_tuple, x
 
 
@@ -56,8 +57,9 @@ def _grad_postprocess(inputs, create_graph):
 
 def _validate_v(v, other, is_other_tuple):
     if len(other) != len(v):
-        expected = f"{len(other)}" if is_other_tuple else "1"
-        raise RuntimeError(f"v is a tuple of invalid length: should be {expected} but got "
+        if not is_other_tuple:
+            raise RuntimeError("The given v should contain a single Tensor.")
+        raise RuntimeError(f"v is a tuple of invalid length: should be {len(other)} but got "
                            f"{len(v)}.")
     for i, (el_v, el_other) in enumerate(zip(v, other)):
         if el_v.shape != el_other.shape:
@@ -78,11 +80,15 @@ def _check_requires_grad(tensors, kind, strict):
         if kind == "hessian":
             raise RuntimeError(f"The hessian of the user-provided function with respect to input "
                                f"{i} is independent of the input. This is not allowed in strict "
-                               "mode.")
+                               "mode. You should ensure that your function is thrice "
+                               "differentiable and that the hessian depends on the inputs.")
         if kind == "jacobian":
             raise RuntimeError(f"While computing the hessian, found that the jacobian of the "
                                f"user-provided function with respect to input {i} is independent "
-                               "of the input. This is not allowed in strict mode.")
+                               "of the input. This is not allowed in strict mode. You should "
+                               "ensure that your function is twice differentiable and that the "
+                               "jacobian depends on the inputs (this would be violated by a "
+                               "linear function for example).")
         if kind == "grad_inputs":
             raise RuntimeError(f"The gradient with respect to input {i} is independent of the "
                                "inputs of the user-provided function. This is not allowed in "
@@ -110,7 +116,9 @@ _INDEPENDENT = {
                   "gradients.",
     "double_back": "The jacobian of the user-provided function is independent of input {i}.",
     "double_back_trick": "The hessian of the user-provided function is independent of entry {i} "
-                         "in the grad_jacobian.",
+                         "in the grad_jacobian. This is not allowed in strict mode as it "
+                         "prevents from using the double backward trick to replace forward mode "
+                         "AD.",
 }
 
 
@@ -120,8 +128,9 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     for i, g in enumerate(grads):
         if g is None:
             if strict:
-                raise RuntimeError(_INDEPENDENT[stage].format(i=i) + " This is not allowed in "
-                                   "strict mode.")
+                message = _INDEPENDENT[stage].format(i=i)
+                raise RuntimeError(message if stage == "double_back_trick" else
+                                   message + " This is not allowed in strict mode.")
             g = zeros_like(refs[i])
         elif strict and create_graph and not g.requires_grad:
             what = "hessian" if "double" in stage else "jacobian"
@@ -131,13 +140,13 @@ def _fill_in_zeros(grads, refs, strict, create_graph, stage):
     return tuple(result)
 
 
-def _single_v(v, refs, is_refs_tuple, create_graph, what):
+def _single_v(v, refs, is_refs_tuple, create_graph, what, fn_name):
     if v is None:
         if len(refs) != 1 or refs[0].numel() != 1:
-            raise RuntimeError(f"The vector v can only be None if the {what} is a single Tensor "
+            raise RuntimeError(f"The vector v can only be None if the {what} a single Tensor "
                                "with a single element.")
         return None
-    _, v = _as_tuple(v, "v", "functional")
+    _, v = _as_tuple(v, "v", fn_name)
     v = _grad_preprocess(v, create_graph, need_graph=False)
     _validate_v(v, refs, is_refs_tuple)
     return v
@@ -157,7 +166,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
                                               "function", "vjp")
         _check_requires_grad(outputs, "outputs", strict)
         v = _single_v(v, outputs, is_outputs_tuple, create_graph,
-                      "user-provided function returns")
+                      "user-provided function returns", "vjp")
     with set_grad_enabled(create_graph or is_grad_enabled()):
         grads = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "back")
@@ -176,7 +185,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jvp")
         inputs = _grad_preprocess(inputs, create_graph, need_graph=True)
         v = _single_v(v, inputs, is_inputs_tuple, create_graph, "input to the user-provided "
-                      "function")
+                      "function is", "jvp")
         is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
                                               "function", "jvp")
         _check_requires_grad(outputs, "outputs", strict)
@@ -241,9 +250,35 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     tensor([[2., 0.],
             [0., 4.]])
     """
-    if strategy != "reverse-mode":
-        raise NotImplementedError("numgrad computes Jacobians in reverse mode only: use "
-                                  "strategy='reverse-mode'")
+    if strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode". '
+                             'Hint: If your function has more outputs than inputs, "forward-mode" '
+                             'tends to be more performant. Otherwise, prefer to use '
+                             '"reverse-mode".')
+    if strategy == "forward-mode":
+        if create_graph:
+            raise NotImplementedError(
+                "numgrad.autograd.functional.jacobian: `create_graph=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`create_graph=False` or `strategy="reverse-mode"`.')
+        if strict:
+            raise RuntimeError(
+                "numgrad.autograd.functional.jacobian: `strict=True` and "
+                '`strategy="forward-mode"` are not supported together (yet). Please either set '
+                '`strict=False` or `strategy="reverse-mode"`.')
+        if not vectorize:
+            raise NotImplementedError("Computing Jacobian using forward-AD or forward-over-reverse "
+                                      "Hessian isonly implemented for `vectorize=True`.")
+        # numgrad has no forward mode: the same Jacobian, computed in reverse mode. torch does
+        # not detach forward-mode results: they stay connected to inputs that require grad (and
+        # a forward-over-reverse Hessian's always require grad: its inner Jacobian made them)
+        tensors = inputs if isinstance(inputs, tuple) else (inputs,)
+        create_graph = getattr(func, "_forward_graph", False) or any(
+            isinstance(t, Tensor) and t.requires_grad for t in tensors)
+    elif vectorize and strict:
+        raise RuntimeError("numgrad.autograd.functional.jacobian: `strict=True` and "
+                           "`vectorized=True` are not supported together. Please either set "
+                           "`strict=False` or `vectorize=False`.")
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph, need_graph=True)
@@ -280,12 +315,16 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             [ 0., 12.]])
     """
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     scalar = _scalar_output(func, strict, "hessian")
 
     def gradient(*inp):
         jac = jacobian(scalar, inp, create_graph=True)
         _check_requires_grad(jac, "jacobian", strict)
         return jac
+
+    gradient._forward_graph = True
 
     res = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
                    vectorize=vectorize, strategy=outer_jacobian_strategy)
@@ -295,7 +334,8 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
 def _first_derivative(func, inputs, v, create_graph, strict, fn_name):
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", fn_name)
     inputs = _grad_preprocess(inputs, create_graph, need_graph=True)
-    v = _single_v(v, inputs, is_inputs_tuple, create_graph, "input to the user-provided function")
+    v = _single_v(v, inputs, is_inputs_tuple, create_graph,
+                  "input to the user-provided function is", fn_name)
     output = _scalar_output(func, strict, fn_name)(*inputs)
     jac = _autograd_grad((output,), inputs, create_graph=True)
     _check_requires_grad(jac, "jacobian", strict)
