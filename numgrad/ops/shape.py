@@ -6,7 +6,7 @@ by the saved-value checks of the other.
 """
 import numpy as np
 
-from ..tensor import _wrap_dim
+from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .registry import OpDef
 
@@ -40,20 +40,27 @@ UNSQUEEZE_ = OpDef("unsqueeze_", _reshape_forward, node_name="UnsqueezeBackward1
 
 
 def _infer_shape(shape, numel):
+    """torch's infer_size: its checks in its order, so that each bad shape gets torch's error."""
     shape = list(shape)
-    if shape.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
-    known = 1
-    for s in shape:
-        if s != -1:
+    infer, known = None, 1
+    for i, s in enumerate(shape):
+        if s == -1:
+            if infer is not None:
+                raise RuntimeError("only one dimension can be inferred")
+            infer = i
+        elif s < 0:
+            raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
+        else:
             known *= s
-    if -1 in shape:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
-        shape[shape.index(-1)] = numel // known
-    elif known != numel:
-        raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
-    return tuple(shape)
+    if numel == known or (infer is not None and known > 0 and numel % known == 0):
+        if infer is not None:
+            if known == 0:
+                raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape} "
+                                   "because the unspecified dimension size -1 can be any value "
+                                   "and is ambiguous")
+            shape[infer] = numel // known
+        return tuple(shape)
+    raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
 
 
 def _shape_args(shape):
@@ -94,6 +101,8 @@ def flatten(x, start_dim=0, end_dim=-1):
     if nd == 0:
         return reshape(x, 1)
     s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
         return x              # as torch: nothing to merge, no node
     shape = x._data.shape
@@ -433,11 +442,21 @@ CAT = OpDef("cat", lambda *xs, dim, outer, widths: np.concatenate(xs, axis=dim),
             node_name="CatBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta)
 
 
+def _check_tensor_list(name, tensors):
+    """torch's TypeError for anything but a list or tuple of tensors."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not "
+                        f"{type(tensors).__name__}")
+    for i, t_ in enumerate(tensors):
+        if not isinstance(t_, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got "
+                            f"{type(t_).__name__}")
+
+
 def _common(tensors):
+    """The tensors (a non-empty list) promoted to one dtype."""
     from .elementwise import operands
     tensors = list(tensors)
-    if not tensors:
-        raise RuntimeError("expected a non-empty list of Tensors")
     first = tensors[0]
     for i in range(1, len(tensors)):
         first, tensors[i] = operands(first, tensors[i])
@@ -445,6 +464,9 @@ def _common(tensors):
 
 
 def stack(tensors, dim=0):
+    _check_tensor_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
     tensors = _common(tensors)
     shape = tensors[0]._data.shape
     for i, t_ in enumerate(tensors):
@@ -458,9 +480,13 @@ def stack(tensors, dim=0):
 
 
 def cat(tensors, dim=0):
-    tensors = [t_ for t_ in _common(tensors) if not (t_._data.ndim == 1 and t_._data.size == 0)]
+    _check_tensor_list("cat", tensors)
     if not tensors:
-        raise RuntimeError("expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    tensors = _common(tensors)
+    # torch skips legacy empty (0,) tensors; when all are such, the result is one of them
+    tensors = [t_ for t_ in tensors if not (t_._data.ndim == 1 and t_._data.size == 0)] or \
+        tensors[:1]
     nd = tensors[0]._data.ndim
     if nd == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
@@ -542,6 +568,11 @@ def repeat(x, *sizes):
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of "
                            "dimensions of tensor")
     padded = (1,) * (len(sizes) - x._data.ndim) + tuple(x._data.shape)
+    # torch checks the output's shape, so a negative count multiplying a 0-size dim is allowed
+    out = [p * s for p, s in zip(padded, sizes)]
+    bad = next((n for n in out if n < 0), None)
+    if bad is not None:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {out}")
     return apply(REPEAT, (x,), {"sizes": tuple(sizes), "padded": padded})
 
 

@@ -63,7 +63,10 @@ def split(x, split_size_or_sections, dim=0):
         sizes = [min(step, size - s) for s in range(0, size, step)] if step else [0]
         return _pieces(SPLIT, x, d, sizes or [0], True)
     sizes = [int(s) for s in split_size_or_sections]
-    if sum(sizes) != size or any(s < 0 for s in sizes):
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, "
+                           f"but got split_sizes={sizes}")
+    if sum(sizes) != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
                            f"tensor's size at dimension {d}), but got split_sizes={sizes}")
     return _pieces(SPLIT_WITH_SIZES, x, d, sizes, True)
