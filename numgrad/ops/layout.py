@@ -7,6 +7,7 @@ from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .elementwise import where
 from .index import put_add, take
+from .linalg import infer_size_error
 from .named import named
 from .shape import DIAGONAL
 from .untracked import to_host
@@ -63,10 +64,19 @@ def diag(x, diagonal=0):
 def roll(x, shifts, dims=None):
     """Elements shifted along dims, those that fall off one end coming back at the other."""
     positions = np.arange(x._data.size, dtype=np.int64).reshape(x._data.shape)
-    if dims is None:
-        rolled = np.roll(positions.reshape(-1), shifts).reshape(x._data.shape)
+    one = isinstance(shifts, (int, np.integer))
+    shifts, dims = ((shifts,) if one else tuple(shifts)), (
+        () if dims is None else (dims,) if isinstance(dims, (int, np.integer)) else tuple(dims))
+    # torch's checks, before NumPy's own (an AxisError, and broadcasting of shifts against dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if not dims and len(shifts) == 1:
+        rolled = np.roll(positions.reshape(-1), shifts[0]).reshape(x._data.shape)
     else:
-        rolled = np.roll(positions, shifts, dims)
+        if len(shifts) != len(dims):
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
+                               f"dims:{len(dims)}")
+        rolled = np.roll(positions, shifts, [_wrap_dim(d, x._data.ndim) for d in dims])
     return named(take(x, rolled), "RollBackward0")
 
 
@@ -75,7 +85,10 @@ def masked_select(x, mask):
     mask = to_host(mask._data) if isinstance(mask, Tensor) else np.asarray(mask)
     if mask.dtype != np.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    shape = np.broadcast_shapes(x._data.shape, mask.shape)
+    try:
+        shape = np.broadcast_shapes(x._data.shape, mask.shape)
+    except ValueError:
+        infer_size_error(mask.shape, x._data.shape)     # torch expands mask against input
     positions = np.broadcast_to(np.arange(x._data.size, dtype=np.int64).reshape(x._data.shape),
                                 shape)
     return named(take(x, positions[np.broadcast_to(mask, shape)]), "MaskedSelectBackward0", x)

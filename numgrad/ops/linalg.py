@@ -132,11 +132,7 @@ def matmul(x, y):
     if form == "dot" and x._data.dtype != y._data.dtype:
         _check_dtypes(form, x, y)          # torch's dot compares dtypes before sizes
     if x._data.shape[-1] != y._data.shape[-2 if yd > 1 else 0]:
-        if xd == 1 and yd == 1:
-            _dot_error(x, y)
-        if yd == 1 and xd == 2:
-            _mv_error(x, y)
-        _shape_error(x, y)
+        _matmul_size_error(x, y)
     _check_dtypes(form, x, y)
     if not dtypes.is_floating(x._data.dtype):
         return untracked(np.matmul, x._data, y._data)
@@ -157,7 +153,10 @@ def matmul(x, y):
         return out
     a = x.unsqueeze(0) if xd == 1 else x
     b = y.unsqueeze(1) if yd == 1 else y
-    batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    try:
+        batch = np.broadcast_shapes(a._data.shape[:-2], b._data.shape[:-2])
+    except ValueError:
+        infer_size_error(a._data.shape[:-2], b._data.shape[:-2])
     m, k = a._data.shape[-2:]
     n = b._data.shape[-1]
     count = int(np.prod(batch)) if batch else 1
@@ -169,15 +168,54 @@ def matmul(x, y):
     return apply(UNSAFE_VIEW, (out,), {"shape": final})
 
 
+def _matmul_size_error(x, y):
+    """torch's error for x @ y whose inner sizes differ: that of the kernel torch reaches. A batched
+    x with a vector or matrix y is folded into one mv or mm; so is a batched y with a vector or
+    matrix x that requires grad (transposed: y.mT folded, times x.t()). Other batched products
+    broadcast their batch dims first, then go to bmm."""
+    xd, yd = x._data.ndim, y._data.ndim
+    if xd == 1 and yd == 1:
+        _dot_error(x, y)
+    if yd <= 2:
+        if yd == 1:
+            _mv_error(_rows(x), x._data.shape[-1], y._data.shape[0])
+        _shape_error(x, y)
+    ys = y._data.shape
+    if xd <= 2 and x.requires_grad:
+        rows = int(np.prod(ys[:-2])) * ys[-1]
+        if xd == 1:
+            _mv_error(rows, ys[-2], x._data.shape[0])
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{ys[-2]} and "
+                           f"{x._data.shape[1]}x{x._data.shape[0]})")
+    xs = x._data.shape if xd > 1 else (1,) + x._data.shape
+    try:
+        batch = np.broadcast_shapes(xs[:-2], ys[:-2])
+    except ValueError:
+        infer_size_error(xs[:-2], ys[:-2])
+    count = int(np.prod(batch))
+    raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                       f"[{count}, {xs[-1]}] but got: [{count}, {ys[-2]}].")
+
+
+def infer_size_error(a, b):
+    """torch's infer_size error for shapes a and b that do not broadcast (matmul's batch shapes,
+    masked_select's mask and input): the first clash from the last dim, numbered in the broadcast
+    shape."""
+    nd = max(len(a), len(b))
+    a, b = (1,) * (nd - len(a)) + tuple(a), (1,) * (nd - len(b)) + tuple(b)
+    i = next(i for i in range(nd - 1, -1, -1) if a[i] != b[i] and 1 not in (a[i], b[i]))
+    raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) "
+                       f"at non-singleton dimension {i}")
+
+
 def _dot_error(x, y):
     n, m = x._data.shape[0], y._data.shape[0]
     raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to have the "
                        f"same number of elements, but got {n} and {m} elements respectively")
 
 
-def _mv_error(x, y):
-    r, c = x._data.shape
-    raise RuntimeError(f"size mismatch, got input ({r}), mat ({r}x{c}), vec ({y._data.shape[0]})")
+def _mv_error(rows, cols, n):
+    raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({n})")
 
 
 def dot(x, y):
@@ -194,6 +232,9 @@ def mv(x, y):
 
 
 def outer(x, y):
+    for name, t in (("self", x), ("vec2", y)):
+        if t._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
     return x.unsqueeze(1) * y.unsqueeze(0)
 
 
