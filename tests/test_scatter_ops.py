@@ -79,7 +79,7 @@ def test_scatter_errors():
         x.scatter(0, ng.tensor([[2, 0, 0]]), ng.ones(1, 3))
     with pytest.raises(RuntimeError, match="same number of dimensions"):
         x.scatter(0, ng.tensor([0]), ng.ones(1, 3))
-    with pytest.raises(RuntimeError, match="smaller than src"):
+    with pytest.raises(RuntimeError, match="no larger size than src"):
         x.scatter(0, ng.tensor([[0, 1, 0]]), ng.ones(1, 2))
     with pytest.raises(RuntimeError, match="reduce argument must be either add or multiply."):
         x.scatter(0, ng.tensor([[0, 1, 0]]), ng.ones(1, 3), reduce="mean")

@@ -6,6 +6,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
+from .linalg import _C_TYPE_NAMES
 from .registry import OpDef
 from .shape import basic_getitem, is_basic_index
 from .untracked import to_host
@@ -246,7 +247,11 @@ def index_select(x, dim, index):
     idx = idx.reshape(-1)
     d = _wrap_dim(dim, x._data.ndim)
     size = x._data.shape[d] if x._data.ndim else 1
-    if ((idx < 0) | (idx >= size)).any():
+    bad = (idx < 0) | (idx >= size)
+    if bad.any():
+        if d == 1:      # torch's CPU kernel for dim 1 (index_select_out_cpu_dim1_) words its own
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={idx[bad][0]} "
+                               f"axis_dim={size}")
         raise IndexError("index out of range in self")
     full = (slice(None),) * d + (idx,)
     return take(x, _positions(x._data.shape, full), INDEX_SELECT)
@@ -292,7 +297,28 @@ def check_scatter_index(x, d, idx, src):
     check_index_dtype(idx, "scatter(): Expected dtype int32/int64 for index")
     if isinstance(src, Tensor) and src._data.dtype != x._data.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+    _check_scatter_shape(x, d, idx, src)
     _check_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, negative=False)
+
+
+def _check_scatter_shape(x, d, idx, src):
+    """torch's scatter_shape_check, before the bounds: index no larger than x apart from dim d,
+    nor than a src tensor anywhere (0-d tensors count as 1-d of size 1)."""
+    if not idx.size:
+        return
+    ishape, xshape = idx.shape or (1,), x._data.shape or (1,)
+    wrong = any(i > s for k, (i, s) in enumerate(zip(ishape, xshape)) if k != d)
+    if isinstance(src, Tensor):
+        sshape = src._data.shape or (1,)
+        if len(sshape) != len(ishape):
+            raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+        if wrong or any(i > s for i, s in zip(ishape, sshape)):
+            raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self "
+                               f"{list(x._data.shape)} apart from dimension {d} and to be no "
+                               f"larger size than src {list(src._data.shape)}")
+    elif wrong:
+        raise RuntimeError(f"Expected index {list(idx.shape)} to be no larger than self "
+                           f"{list(x._data.shape)} apart from dimension {d}")
 
 
 def scatter_add(x, dim, index, src):
@@ -315,14 +341,23 @@ def index_add(x, dim, index, source, *, alpha=1):
                       f"{dtypes.scalar_type_name(idx.dtype)}")
     idx = idx.reshape(-1)
     d = _wrap_dim(dim, x._data.ndim)
-    count = source._data.shape[d] if source._data.ndim else 1
-    if idx.size != count:
-        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
-                           f"source.size(dim): ({count}), for dim: {d}")
+    # torch's order: dtypes, source's dims, the count of indices, the slices' shapes, the bounds
     if source._data.dtype != x._data.dtype:
         raise RuntimeError(f"index_add_(): self ({dtypes.scalar_type_name(x._data.dtype)}) and "
                            f"source ({dtypes.scalar_type_name(source._data.dtype)}) must have the "
                            "same scalar type")
+    if d and d >= source._data.ndim:
+        raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor "
+                           f"with dim {source._data.ndim}")
+    count = source._data.shape[d] if source._data.ndim else 1
+    if idx.size != count:
+        raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
+                           f"source.size(dim): ({count}), for dim: {d}")
+    if x._data.shape[:d] + x._data.shape[d + 1:] != \
+            source._data.shape[:d] + source._data.shape[d + 1:]:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
+                           f"specified dimension. Got self.shape = {list(x._data.shape)} "
+                           f"source.shape = {list(source._data.shape)}")
     _check_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, negative=False)
     full = [slice(None)] * x._data.ndim
     full[d] = idx
@@ -337,8 +372,9 @@ def masked_fill(x, mask, value):
     from .elementwise import MASKED_FILL, MASKED_FILL_TENSOR, cast, condition_operand, constant
     mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if mask.dtype != np.bool_:
+        # torch names the dtype as C++ does here
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{mask.dtype}")
+                           f"{_C_TYPE_NAMES.get(mask.dtype, mask.dtype.name)}")
     cond = condition_operand(mask, x._data.dtype)
     if isinstance(value, Tensor):
         if value._data.ndim:

@@ -100,9 +100,6 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if value is not None and reduce is None:
         return masked_fill(input, _mask(input, positions), value)
     if value is None:
-        if src._data.ndim != idx.ndim or any(i > s for i, s in zip(idx.shape, src._data.shape)):
-            raise RuntimeError(f"Expected index {list(idx.shape)} to be smaller than src "
-                               f"{list(src._data.shape)} in every dimension")
         piece = src[tuple(slice(0, s) for s in idx.shape)] if src._data.shape != idx.shape else src
         if reduce is None:
             return _place(input, positions, piece)
@@ -150,24 +147,36 @@ def index_copy(input, dim, index, source):
     idx = _index_array(index)
     if idx.ndim > 1:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {idx.ndim})")
+    # torch's checks in its order: dims, dtypes, the slices' shapes, the count, the bounds
+    nd, snd = input._data.ndim, source._data.ndim
+    if snd == 0 and idx.size != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element "
+                         f"(got {idx.size})")
+    if snd != nd and snd and nd:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their "
+                         f"dimensionality must match. Source dimensionality ({snd}), destination "
+                         f"dimensionality ({nd})")
     check_index_dtype(idx, "index_copy_(): Expected a long tensor for index, but got "
                       f"{dtypes.scalar_type_name(idx.dtype)}", int32=False)
     idx = idx.reshape(-1)
-    d = _wrap_dim(dim, input._data.ndim)
-    count = source._data.shape[d] if source._data.ndim else 1
-    if idx.size != count:
-        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
-                         f"source.size(dim) ({count})")
+    d = _wrap_dim(dim, nd)
     if source._data.dtype != input._data.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but "
                            f"got (self) {dtypes.scalar_type_name(input._data.dtype)} and (source) "
                            f"{dtypes.scalar_type_name(source._data.dtype)}")
-    _check_bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, negative=False,
+    dest = input._data.shape[:d] + input._data.shape[d + 1:]
+    sliced = source._data.shape[:d] + source._data.shape[d + 1:]
+    if dest != sliced:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. "
+                           f"Destination slice shape: {' '.join(map(str, dest))} at dimension {d} "
+                           f"and source slice shape: {' '.join(map(str, sliced))} at dimension 0.")
+    count = source._data.shape[d] if snd else 1
+    if idx.size != count:
+        raise IndexError(f"index_copy_(): Number of indices ({idx.size}) should be equal to "
+                         f"source.size(dim) ({count})")
+    _check_bounds(idx, input._data.shape[d] if nd else 1, d, negative=False,
                   error=IndexError, prefix="index_copy_(): ")
     positions = _dim_positions(input, d, idx)
-    if tuple(source.shape) != positions.shape:
-        raise RuntimeError(f"index_copy(): Source/destination tensor must have same slice shapes; "
-                           f"source {list(source.shape)}, expected {list(positions.shape)}")
     return named(_place(input, positions, source), "IndexCopyBackward0", source)
 
 
@@ -186,8 +195,9 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if counts.ndim and counts.size not in (1, size):
         raise RuntimeError(f"repeats must have the same size as input along dim, but got "
                            f"repeats.size(0) = {counts.size} and input.size({d}) = {size}")
-    if (counts < 0).any():
-        raise RuntimeError("repeats can not be negative")
+    if (counts < 0).any():       # torch words this one by whether repeats is an int
+        raise RuntimeError("repeats can not be negative" if counts.ndim else
+                           "Repeats must be non-negative")
     idx = np.repeat(np.arange(size, dtype=np.int64), counts.reshape(-1) if counts.ndim else counts)
     if output_size is not None and idx.size != output_size:
         raise RuntimeError(f"allocated size does not match required size: {output_size} vs "
