@@ -19,6 +19,7 @@ from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
+from ..ops.tensor_info import typename
 from ..ops.untracked import to_host, untracked
 from ..tensor import Tensor
 from .functional_activation import (celu, elu, gelu, glu, hardshrink, hardsigmoid, hardswish,
@@ -195,16 +196,23 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     """
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported")
-    index = np.asarray(input._data if isinstance(input, Tensor) else input)
-    if index.dtype.kind not in "iu":
-        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
-                           f"scalar types: Long, Int; but got {dtypes.name(index.dtype)} instead")
-    rows, dim = weight.shape
-    if index.size and (index.min() < -rows or index.max() >= rows):
-        raise IndexError("index out of range in self")
-    index = index % rows
+    rows = weight.shape[0]
     if padding_idx is not None:
-        padding_idx = padding_idx % rows
+        if not -rows <= padding_idx < rows:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        padding_idx %= rows
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    index = to_host(input._data)
+    if index.dtype.kind not in "iu":
+        # torch names the type by its legacy name, a bool one by its older one still
+        kind = "CPUBoolType" if index.dtype == np.bool_ else typename(input)
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
+                           f"scalar types: Long, Int; but got {kind} instead (while checking "
+                           "arguments for embedding)")
+    dim = weight.shape[1]
+    if index.size and (index.min() < 0 or index.max() >= rows):
+        raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_rows(weight, np.unique(index), max_norm, norm_type)
     # flat positions of the picked rows' elements: no index grid the size of the table
@@ -241,10 +249,12 @@ def one_hot(tensor, num_classes=-1):
             [0, 0, 1]])
     """
     index = to_host(tensor._data)
-    if index.dtype.kind not in "iu":
+    if index.dtype != np.int64:
         raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
     if num_classes == -1:
-        num_classes = int(index.max()) + 1 if index.size else 0
+        if not index.size:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        num_classes = int(index.max()) + 1
     if index.size and (index.min() < 0 or index.max() >= num_classes):
         raise RuntimeError("Class values must be smaller than num_classes." if index.min() >= 0
                            else "Class values must be non-negative.")
