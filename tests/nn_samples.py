@@ -118,6 +118,10 @@ NN_SAMPLES = [
       lambda x: softplus(x * 8, 2.0, 5.0)),
     S("leaky_relu", lambda x: N.leaky_relu(x, 0.1), [Away((3, 4))],
       lambda x: np.where(x > 0, x, 0.1 * x)),
+    S("hardtanh", lambda x: N.hardtanh(x, -1.0, 1.0), [Away((3, 4))],
+      lambda x: np.clip(x, -1.0, 1.0)),
+    S("threshold", lambda x: N.threshold(x, 0.2, -3.0), [Away((3, 4))],
+      lambda x: np.where(x <= 0.2, -3.0, x)),
     S("elu", lambda x: N.elu(x, 0.7), [Away((3, 4))],
       lambda x: np.where(x > 0, x, 0.7 * np.expm1(x))),
     # composites of registry ops (away from their kinks)

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import special
 
 import numgrad as ng
+from numgrad.ops.elementwise import reads
 from numgrad.ops.named import named
 
 
@@ -221,6 +222,9 @@ SAMPLES = [
     S("named_1", lambda x: named(x * 2.0, "NamedBackward0", x), [(2, 3)], lambda x: x * 2),
     S("named_2", lambda x, y: named(x * y, "NamedBackward0", x, y), [(2, 3), (2, 3)],
       lambda x, y: x * y),
+    # a backward op's value with a zero-derivative edge to what it read (ops/elementwise.py)
+    S("reads", lambda x, y: reads(x * 2.0, y, "ThresholdBackwardBackward0"), [(2, 3), (3,)],
+      lambda x, y: np.broadcast_to(x * 2, (2, 3))),
     S("permute", lambda x: x.permute(2, 0, 1), [(2, 3, 2)], lambda x: x.transpose(2, 0, 1)),
     S("transpose", lambda x: x.transpose(0, 1) * 1.0, [(2, 3)], np.transpose),
     S("t", lambda x: x.t(), [(2, 3)], np.transpose),

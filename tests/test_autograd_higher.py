@@ -172,3 +172,37 @@ def test_jacobian_vector_product_by_the_double_backward_trick():
     (g,) = autograd.grad(x ** 2, x, v, create_graph=True)
     (jvp,) = autograd.grad(g, v, t64(uv, False))
     close(jvp, 2 * xv * uv)                # J = diag(2x)
+
+
+F = ng.nn.functional
+
+
+@pytest.mark.parametrize("fn, backward_name, first", [
+    (ng.relu, "ThresholdBackwardBackward0", [0.0, 1.0, 1.0]),
+    (lambda x: F.threshold(x, 0.5, -7.0), "ThresholdBackwardBackward0", [0.0, 0.0, 1.0]),
+    (lambda x: F.leaky_relu(x, 0.1), "LeakyReluBackwardBackward0", [0.1, 1.0, 1.0]),
+    (F.hardtanh, "HardtanhBackwardBackward0", [0.0, 1.0, 0.0]),
+    (F.relu6, "HardtanhBackwardBackward0", [0.0, 1.0, 1.0]),
+])
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_piecewise_linear_activations_differentiate_twice_to_zeros(fn, backward_name, first,
+                                                                  dtype):
+    # torch's backward ops of these read their input with derivative zero: the gradient
+    # requires grad when the input does, and its own gradient is zeros, not an error
+    x = ng.tensor([-2.0, 0.25, 3.0], dtype=dtype, requires_grad=True)
+    g, = autograd.grad(fn(x).sum(), x, create_graph=True)
+    assert g.requires_grad and g.grad_fn.name() == backward_name
+    np.testing.assert_array_equal(g.detach().numpy(), np.array(first, dtype))
+    g2, = autograd.grad((g * x).sum(), x)
+    np.testing.assert_array_equal(g2.numpy(), np.array(first, dtype))   # d/dx (g . x) = g + 0
+    assert g2.dtype == dtype
+
+
+def test_hessian_of_a_relu_network_is_defined():
+    # a ReLU MLP is piecewise linear in x: its Hessian in x is zero, and torch computes it
+    ng.manual_seed(0)
+    net = ng.nn.Sequential(ng.nn.Linear(3, 5), ng.nn.ReLU(), ng.nn.Linear(5, 1))
+    x = ng.tensor([[0.3, -0.2, 0.5]], requires_grad=True)
+    g, = autograd.grad(net(x).sum(), x, create_graph=True)
+    h, = autograd.grad(g[0, 0], x)
+    np.testing.assert_array_equal(h.numpy(), np.zeros((1, 3)))

@@ -49,6 +49,8 @@ NN_SAMPLES = [
     S("silu", N.silu, [(2, 3)], None),
     S("softplus", lambda x: N.softplus(x * 10.0, beta=0.5, threshold=3.0), [(2, 3)], None),
     S("leaky_relu", lambda x: N.leaky_relu(x, 0.2), [(2, 3)], None),
+    S("hardtanh", lambda x: N.hardtanh(x, -0.5, 0.8), [(2, 3)], None),
+    S("threshold", lambda x: N.threshold(x, 0.1, -2.0), [(2, 3)], None),
     S("elu", lambda x: N.elu(x, 1.5), [(2, 3)], None),
     S("binary_cross_entropy", N.binary_cross_entropy, [Prob((2, 3)), Prob((2, 3))], None),
 ]

@@ -126,6 +126,23 @@ def _select(cond, a, b):
     return lambda cond, a, b: a if cond else b
 
 
+@overload(fmath.threshold_backward)
+def _threshold_backward(g, x, threshold):
+    zero = np.float32(0.0) if g == types.float32 else 0.0     # a float32 kernel stays float32
+    return lambda g, x, threshold: zero if x <= threshold else g
+
+
+@overload(fmath.hardtanh_backward)
+def _hardtanh_backward(g, x, lo, hi):
+    zero = np.float32(0.0) if g == types.float32 else 0.0
+    return lambda g, x, lo, hi: zero if x <= lo or x >= hi else g
+
+
+@overload(fmath.leaky_relu_backward)
+def _leaky_relu_backward(g, x, slope):
+    return lambda g, x, slope: g if x > 0.0 else g * slope
+
+
 @overload(fmath.pow)
 def _pow(x, p):
     return lambda x, p: x ** p

@@ -220,6 +220,21 @@ def select(cond, a, b):
 
 
 @_device
+def threshold_backward(g, x, threshold):
+    return 0.0 if x <= threshold else g
+
+
+@_device
+def hardtanh_backward(g, x, lo, hi):
+    return 0.0 if x <= lo or x >= hi else g
+
+
+@_device
+def leaky_relu_backward(g, x, slope):
+    return g if x > 0.0 else g * slope
+
+
+@_device
 def maximum(x, y):
     # NaN wins, as in np.maximum; x at ties (0.0 and -0.0), as in torch
     return y if y > x or y != y else x

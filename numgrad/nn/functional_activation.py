@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
-from ..ops.named import named
+from ..ops.named import named, rename
 from ..tensor import _wrap_dim
 
 # selu's constants, from Klambauer et al. (2017), as torch spells them
@@ -25,13 +25,16 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 _TORCH_DTYPE_NAMES = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double"}
 
 
-def _maybe_inplace(fn, input, inplace, node_name=None):
+def _maybe_inplace(fn, input, inplace, node_name=None, inplace_name=None):
     """fn(input); inplace=True writes it into input (bumping its version), like torch. Out of
-    place, node_name is the torch node the composite stands for (Note [named composites])."""
+    place, node_name is the torch node the composite stands for (Note [named composites]); in
+    place, the node is inplace_name (torch's in-place forms that save their result are
+    ...Backward1), else node_name."""
     if not inplace:
         return named(fn(input), node_name, input) if node_name else fn(input)
     from ..ops.inplace import apply_inplace
-    return apply_inplace(input, fn)
+    name = inplace_name or node_name
+    return apply_inplace(input, (lambda x: rename(fn(x), name)) if name else fn)
 
 
 # ---- activations ---------------------------------------------------------------------------------
@@ -46,12 +49,13 @@ def relu(input, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x where x > 0, else negative_slope * x."""
-    return _maybe_inplace(lambda x: _N.leaky_relu(x, negative_slope), input, inplace)
+    return _maybe_inplace(lambda x: _N.leaky_relu(x, negative_slope), input, inplace,
+                          inplace_name="LeakyReluBackward1")
 
 
 def elu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha * (exp(x) - 1)."""
-    return _maybe_inplace(lambda x: _N.elu(x, alpha), input, inplace)
+    return _maybe_inplace(lambda x: _N.elu(x, alpha), input, inplace, inplace_name="EluBackward1")
 
 
 def gelu(input, approximate="none"):
@@ -105,8 +109,7 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
-    return _maybe_inplace(lambda x: _piecewise(x, min_val, max_val, lambda v: v, min_val,
-                                               float(max_val)), input, inplace, "HardtanhBackward0")
+    return _maybe_inplace(lambda x: _N.hardtanh(x, min_val, max_val), input, inplace)
 
 
 def relu6(input, inplace=False):
@@ -253,7 +256,7 @@ def selu(input, inplace=False):
     tensor([1.0507])
     """
     return _maybe_inplace(lambda x: _N.elu(x, _SELU_ALPHA) * _SELU_SCALE, input, inplace,
-                          "EluBackward0")
+                          "EluBackward0", "EluBackward1")
 
 
 def celu(input, alpha=1.0, inplace=False):
@@ -265,7 +268,7 @@ def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _maybe_inplace(lambda x: _N.elu(x * (1.0 / alpha), 1.0) * alpha, input, inplace,
-                          "CeluBackward0")
+                          "CeluBackward0", "CeluBackward1")
 
 
 def threshold(input, threshold, value, inplace=False):
@@ -274,8 +277,8 @@ def threshold(input, threshold, value, inplace=False):
     >>> F.threshold(ng.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
-    return _maybe_inplace(lambda x: _E.where(x > threshold, x, float(value)), input, inplace,
-                          "ThresholdBackward0")
+    return _maybe_inplace(lambda x: _N.threshold(x, threshold, value), input, inplace,
+                          inplace_name="ThresholdBackward1")
 
 
 def tanhshrink(input):

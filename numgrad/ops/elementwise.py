@@ -61,7 +61,7 @@ def d_tan(g, out): return g * (1.0 + out * out)
 def d_tanh(g, out): return g * (1.0 - out * out)
 def d_sigmoid(g, out): return g * out * (1.0 - out)
 # torch's threshold_backward: g is stopped only where out <= 0, so a NaN passes it
-def d_relu(g, out): return F.select(out <= 0.0, 0.0, g)
+def d_relu(g, out): return F.threshold_backward(g, out, 0.0)
 def d_abs(g, x): return g * F.sign(x)      # torch's sgn: 0 at 0 and at NaN
 def d_atan(g, x): return g / (1.0 + x * x)
 # torch's atan2_backward: 1 / (x^2 + y^2) masked to 0 where it is inf, so atan2(0, 0) has
@@ -203,6 +203,20 @@ def torch_sign(x):
 
 
 SIGN = _unary("sign", torch_sign, d_zero)     # piecewise constant: a zero gradient
+
+
+def _value_broadcast(value, source):
+    return np.array(np.broadcast_to(value, np.broadcast_shapes(value.shape, source.shape)))
+
+
+# Note [backward ops that read their input]
+# torch's relu backward is an op of its own, threshold_backward(grad, result, 0), differentiable
+# in result with derivative zero: under create_graph the gradient it gives requires grad whenever
+# result does, and differentiating that gradient again gives zeros, where a mask alone (a where
+# on a comparison) would leave it constant and a second grad would raise "does not require grad".
+# Formulas spell such ops with fmath's torch-named functions, which on Tensors end in this node:
+# the value, and an edge to what was read, whose derivative is zero.
+READS = _binary("reads", _value_broadcast, d_identity, d_zero)
 
 # Not differentiable: no node is recorded, results never require grad.
 EQ = OpDef("eq", np.equal, n_in=2, differentiable=False)
@@ -518,6 +532,9 @@ def clamp(x, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(x, min, max)
+    refuse_bool_clamp(x, (min, max),
+                      "clamp_scalar_cpu" if min is not None and max is not None else
+                      "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
     if not dtypes.is_floating(x._data.dtype):
         if isinstance(min, float) or isinstance(max, float):
             x = cast(x, dtypes.get_default_dtype())
@@ -526,6 +543,13 @@ def clamp(x, min=None, max=None):
     lo = -math.inf if min is None else float(min)
     hi = math.inf if max is None else float(max)
     return apply(CLAMP, (x,), {"lo": lo, "hi": hi})
+
+
+def refuse_bool_clamp(x, bounds, kernel):
+    """A bool tensor clamped by bool scalars stays bool, and torch's scalar kernels have none
+    (an int or float bound promotes it to int64 or float, and is clamped there)."""
+    if x._data.dtype == np.bool_ and all(isinstance(b, bool) for b in bounds if b is not None):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _clamp_tensor(x, min, max):
@@ -649,6 +673,17 @@ def square(x):
     return _square(cast(x, np.int64) if x._data.dtype == np.bool_ else x)
 
 _sign = _same_dtype_unary(SIGN)
+
+
+def reads(value, source, node_name):
+    """`value`, with a zero-derivative edge to `source` on a node named `node_name`: Note
+    [backward ops that read their input]. Without a gradient to carry it is `value` itself."""
+    if not (isinstance(source, Tensor) and source._requires_grad):
+        return value
+    out = apply(READS, operands(value, source))
+    if out._requires_grad:
+        out._seg.names[out._node] = node_name
+    return out
 
 
 def sign(x):

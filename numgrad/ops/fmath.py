@@ -56,6 +56,22 @@ def select(cond, a, b):
     return _E.where(cond, a, b)
 
 
+# torch's backward ops that read their input with derivative zero: Note [backward ops that read
+# their input] in elementwise.py. Their kernels compute the select alone.
+def threshold_backward(g, x, threshold):
+    """g where x > threshold, else 0 (a NaN x passes g): relu's and threshold's backward."""
+    return _E.reads(select(x <= threshold, 0.0, g), x, "ThresholdBackwardBackward0")
+
+
+def leaky_relu_backward(g, x, slope):
+    return _E.reads(select(x > 0.0, g, g * slope), x, "LeakyReluBackwardBackward0")
+
+
+def hardtanh_backward(g, x, lo, hi):
+    """g strictly between lo and hi, else 0 (a NaN x passes g)."""
+    return _E.reads(select((x <= lo) | (x >= hi), 0.0, g), x, "HardtanhBackwardBackward0")
+
+
 def pow(x, p):
     return _E.pow(x, p)
 

@@ -345,7 +345,16 @@ def d_softplus(g, x, beta, threshold):
 
 
 def d_leaky_relu(g, x, slope):
-    return F.select(x > 0.0, g, g * slope)
+    return F.leaky_relu_backward(g, x, slope)
+
+
+# zero at the bounds themselves, where clamp's derivative is g
+def d_hardtanh(g, x, lo, hi):
+    return F.hardtanh_backward(g, x, lo, hi)
+
+
+def d_threshold(g, x, threshold, value):
+    return F.threshold_backward(g, x, threshold)
 
 
 # at x = 0 the slope is alpha's, and its derivative 0: torch's double backward masks it to x < 0
@@ -395,6 +404,14 @@ def _leaky_relu_forward(x, slope):
     return np.where(x > 0, x, x * x.dtype.type(slope))
 
 
+def _hardtanh_forward(x, lo, hi):
+    return np.clip(x, x.dtype.type(lo), x.dtype.type(hi))      # NaN passes, as torch's clamp
+
+
+def _threshold_forward(x, threshold, value):
+    return np.where(x <= threshold, x.dtype.type(value), x)    # NaN passes: not <= threshold
+
+
 def _elu_forward(x, alpha):
     return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
 
@@ -406,6 +423,10 @@ SOFTPLUS = OpDef("softplus", _softplus_forward, grads=(d_softplus,),
                  meta=lambda beta, threshold: ((), (beta, threshold)))
 LEAKY_RELU = OpDef("leaky_relu", _leaky_relu_forward, grads=(d_leaky_relu,),
                    node_name="LeakyReluBackward0", meta=lambda slope: ((), (slope,)))
+HARDTANH = OpDef("hardtanh", _hardtanh_forward, grads=(d_hardtanh,), node_name="HardtanhBackward0",
+                 meta=lambda lo, hi: ((), (lo, hi)))
+THRESHOLD = OpDef("threshold", _threshold_forward, grads=(d_threshold,),
+                  meta=lambda threshold, value: ((), (threshold, value)))
 ELU = OpDef("elu", _elu_forward, grads=(d_elu,), meta=lambda alpha: ((), (alpha,)))
 BINARY_CROSS_ENTROPY = OpDef("binary_cross_entropy", _bce_forward, n_in=2, grads=(d_bce_x, d_bce_y),
                              node_name="BinaryCrossEntropyBackward0")
@@ -425,6 +446,14 @@ def softplus(x, beta=1.0, threshold=20.0):
 
 def leaky_relu(x, negative_slope=0.01):
     return apply(LEAKY_RELU, (x,), {"slope": float(negative_slope)})
+
+
+def hardtanh(x, lo, hi):
+    return apply(HARDTANH, (x,), {"lo": float(lo), "hi": float(hi)})
+
+
+def threshold(x, threshold, value):
+    return apply(THRESHOLD, (x,), {"threshold": float(threshold), "value": float(value)})
 
 
 def elu(x, alpha=1.0):
