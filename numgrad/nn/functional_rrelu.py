@@ -14,11 +14,13 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     tensor([-1.5000,  2.0000])
     """
     if not training:
-        return leaky_relu(input, (lower + upper) / 2, inplace)
+        return _maybe_inplace(lambda x: leaky_relu(x, (lower + upper) / 2), input, inplace,
+                              "RreluWithNoiseBackward0", "RreluWithNoiseBackward1")
 
     def randomized(x):
         # the slopes are constants of the graph: torch saves them as "noise"
         slopes = creation.generator().uniform(lower, upper, tuple(x.shape)).astype(x.dtype)
         slopes = creation.as_tensor(slopes, device=x.device)
         return _E.where(x > 0.0, x, x * slopes)
-    return _maybe_inplace(randomized, input, inplace)
+    return _maybe_inplace(randomized, input, inplace, "RreluWithNoiseBackward0",
+                          "RreluWithNoiseBackward1")

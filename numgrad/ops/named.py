@@ -47,3 +47,12 @@ def named(result, node_name, *saved, view_of_intermediate=False):
     out = apply(_NAMED[len(guards)], (result, *guards))
     out._seg.names[out._node] = node_name
     return out
+
+
+def rename(result, node_name):
+    """`result`, whose own node (a fresh op's, never an input's) is shown as `node_name`: an op
+    that stands for a torch op of another name, such as an in-place form (leaky_relu_ is
+    LeakyReluBackward1). Unlike `named` it adds no node."""
+    if result._requires_grad and result._node >= 0:
+        result._seg.names[result._node] = node_name
+    return result
