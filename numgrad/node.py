@@ -65,6 +65,21 @@ class Node:
             return self.variable._extras(), "accumulate_" + kind
         return self._seg.node_hooks, (kind, self._id)
 
+    def __getattr__(self, name):
+        """A custom Function's node is its ctx in torch: needs_input_grad, saved_tensors and what
+        forward stored on ctx read through grad_fn. (Only reached when the usual lookup fails.)"""
+        try:
+            seg = object.__getattribute__(self, "_seg")
+            node_id = object.__getattribute__(self, "_id")
+        except AttributeError:
+            raise AttributeError(name) from None
+        code = seg.op_of(node_id & 0xFFFFFFFF)
+        if not name.startswith("__") and registry.OPS[code].python_backward:
+            ctx = seg.python[node_id]
+            if hasattr(ctx, name):
+                return getattr(ctx, name)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     def __repr__(self):
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 

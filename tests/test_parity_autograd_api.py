@@ -157,3 +157,41 @@ def test_jacobian_strategies():
     assert h.requires_grad
     np.testing.assert_allclose(h.detach().numpy(), np.diag([0.23913, -2.65089, 1.51545]),
                                atol=1e-5)
+
+
+# ---- custom Functions --------------------------------------------------------------------------
+
+class Cube(ng.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k):
+        ctx.save_for_backward(x)
+        ctx.k = k
+        return x ** 3 * k
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 3 * ctx.k * x ** 2 * g, None
+
+
+def test_a_custom_functions_grad_fn_reads_its_ctx():
+    x = T(requires_grad=True)
+    out = Cube.apply(x, 2.0)
+    assert out.grad_fn.needs_input_grad == (True, False)
+    assert out.grad_fn.k == 2.0
+    assert out.grad_fn.saved_tensors[0] is x
+    with pytest.raises(AttributeError, match="'CubeBackward' object has no attribute 'nothing'"):
+        out.grad_fn.nothing
+    with pytest.raises(AttributeError, match="'MulBackward0' object has no attribute 'k'"):
+        (x * 2).grad_fn.k
+    out.sum().backward()
+    assert _message(lambda: out.grad_fn.saved_tensors).startswith(
+        "Trying to backward through the graph a second time (or directly access saved tensors "
+        "after they have already been freed).")
+
+
+def test_calling_a_function_instance_is_torchs_legacy_error():
+    assert _message(lambda: Cube()(T(), 2.0)) == (
+        "Legacy autograd function with non-static forward method is deprecated. Please use "
+        "new-style autograd function with static forward method. (Example: "
+        "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")

@@ -186,6 +186,12 @@ class Function:
 
     vjp = backward
 
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is "
+                           "deprecated. Please use new-style autograd function with static "
+                           "forward method. (Example: https://pytorch.org/docs/stable/autograd.html"
+                           "#torch.autograd.Function)")
+
     @staticmethod
     def setup_context(ctx, inputs, output):
         """torch 2's other style: override this, and forward(*args) takes no ctx."""
@@ -238,7 +244,7 @@ def _record(ctx, args, results):
     for a in args:
         if not isinstance(a, Tensor):
             continue
-        if not a._requires_grad:
+        if not a._requires_grad or a._node == tape.NO_GRAD_VIEW:
             edges.append((-1, 0))
         elif a._node >= 0:
             if a._seg is not seg:
