@@ -23,7 +23,9 @@ from .functional_conv import (_check_conv_dtypes, _check_input_dims, _check_kern
 
 
 def _triple(value):
-    return (int(value),) * 3 if isinstance(value, (int, np.integer)) else tuple(int(v) for v in value)
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * 3
+    return tuple(int(v) for v in value)
 
 
 def _depth_images(input, kd, sd, pd, dd, od):
