@@ -27,9 +27,12 @@ ACCUMULATE = 0    # op code of AccumulateGrad, the node of a leaf that requires 
 
 # A tensor's node when it has none (-1: a leaf), or when it is a view that torch makes unusable
 # in grad mode: one made under no_grad or by split/unbind, whose base was then changed in place
-# by a recorded op (ops/views.py, regenerate).
+# by a recorded op (ops/views.py, regenerate), or a view made under no_grad of a base that
+# requires grad: as in torch it requires grad (through its base) but has neither history nor
+# AccumulateGrad, so the gradients that reach it are dropped (ops/views.py, track).
 LEAF = -1
 STALE_VIEW = -2
+NO_GRAD_VIEW = -3
 
 # A node's kind: op code in the low 24 bits, then its dtype and device.
 FLOAT64 = 1 << 24

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import dtypes, grad_mode
 from .device import CPU, device as _device
-from .tape import STALE_VIEW
+from .tape import LEAF, NO_GRAD_VIEW, STALE_VIEW
 
 
 def new_version_counter():
@@ -165,13 +165,21 @@ class Tensor:
         if requires_grad and self._inference and not grad_mode.state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode "
                                "is not allowed.")
+        if self._node == NO_GRAD_VIEW or self._node == STALE_VIEW:
+            # it requires grad through its base whatever its own flag, as in torch; asking for it
+            # makes a view made in no_grad mode a leaf of its own, whose gradients accumulate in
+            # its .grad
+            if not requires_grad:
+                return self
+            if self._node == NO_GRAD_VIEW:
+                self._node = LEAF
         self._requires_grad = bool(requires_grad)
         return self
 
     def __deepcopy__(self, memo):
         """A copy of a leaf with its data, requires_grad and .grad (a subclass that says how it is
         rebuilt, as Parameter does, is rebuilt so); torch refuses to copy a graph's output."""
-        if self._node >= 0:
+        if not self.is_leaf:
             raise RuntimeError(
                 "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
                 "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
@@ -192,11 +200,17 @@ class Tensor:
 
     @property
     def is_leaf(self):
+        if self._node == NO_GRAD_VIEW or self._node == STALE_VIEW:
+            self.grad_fn            # torch's error for a view whose base has changed
         return self._node < 0
 
     @property
     def grad_fn(self):
         if self._node < 0:
+            if self._node == NO_GRAD_VIEW:
+                from .ops.views import changed_since_made
+                if changed_since_made(self):
+                    self._node = STALE_VIEW
             if self._node == STALE_VIEW:
                 from .ops.views import stale_view_error
                 raise stale_view_error(self)

@@ -1,6 +1,8 @@
 """In-place ops through views (Note [views] in numgrad/ops/views.py): the base's history takes the
 change (torch's CopySlices), every live view of the base reads the new history, torch's refusals
 raise and change nothing. Expected gradients are derived by hand in the comments."""
+import copy
+
 import numpy as np
 import pytest
 
@@ -450,3 +452,48 @@ def test_a_no_grad_view_is_unusable_in_grad_mode_after_a_recorded_change_of_its_
                                            "another view of its base has been modified inplace "
                                            "with grad mode enabled. Given that"):
         w * 1
+
+
+def test_a_view_made_in_no_grad_mode_requires_grad_through_its_base_and_gets_no_gradient():
+    # torch: requires_grad is True (its base's), it is a leaf without AccumulateGrad, and the
+    # gradients that reach it are dropped
+    x = leaf([1.0, 2.0, 3.0])
+    with ng.no_grad():
+        v = x[:2]
+        plain = ng.ones(3)[:2]
+    assert v.requires_grad and v.is_leaf and v.grad_fn is None
+    assert not plain.requires_grad
+    assert repr(v) == "tensor([1., 2.], dtype=numgrad.float64, requires_grad=True)"
+    y = (v * x[1:]).sum()
+    assert y.requires_grad and y.grad_fn.name() == "SumBackward0"
+    y.backward()
+    assert v.grad is None
+    close(x.grad, [0.0, 1.0, 2.0])                  # only through x[1:], made in grad mode
+    with pytest.raises(RuntimeError, match="^element 0 of tensors does not require grad and "
+                                           "does not have a grad_fn$"):
+        v.backward(ng.ones(2))
+    with pytest.raises(RuntimeError, match="The differentiated Tensor at index 0 appears to not "
+                                           "have been used in the graph"):
+        ng.autograd.grad((v * 2).sum(), v)
+    v.requires_grad_(False)                         # its base's flag wins, as in torch
+    assert v.requires_grad
+    v.requires_grad_()                              # now a leaf of its own
+    (v * 3).sum().backward()
+    close(v.grad, [3.0, 3.0])
+
+
+def test_a_view_made_in_no_grad_mode_is_unusable_once_its_base_changed_in_any_mode():
+    x = leaf([1.0, 2.0, 3.0])
+    with ng.no_grad():
+        v = x[:2]
+        x.mul_(2)                                   # not recorded, but the version moves
+        assert (v * 1).tolist() == [2.0, 4.0]       # fine without grad
+    message = "^A view was created in no_grad mode and its base or another view of its base"
+    with pytest.raises(RuntimeError, match=message):
+        v * 1
+    with pytest.raises(RuntimeError, match=message):
+        v.is_leaf
+    with pytest.raises(RuntimeError, match=message):
+        copy.deepcopy(v)
+    (x * 1).sum().backward()                        # the base itself is fine
+    close(x.grad, [1.0, 1.0, 1.0])

@@ -21,7 +21,7 @@ _recorder = tape._recorder
 _epoch = tape._inplace_epoch
 _new = object.__new__
 _FLOAT64, _CUDA = tape.FLOAT64, tape.CUDA
-_LEAF = tape.LEAF
+_LEAF, _NO_GRAD_VIEW = tape.LEAF, tape.NO_GRAD_VIEW
 
 
 def apply(op, inputs, attrs=_NO_ATTRS):
@@ -220,6 +220,9 @@ def _append_edges(op, inputs, seg):
                     e_slot.append(t._slot)
                 elif node == _LEAF:
                     e_node.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
+                    e_slot.append(0)
+                elif node == _NO_GRAD_VIEW and not views.changed_since_made(t):
+                    e_node.append(-1)            # its gradient goes nowhere, as in torch
                     e_slot.append(0)
                 else:
                     del e_node[first_edge:]        # the tape as it was

@@ -50,9 +50,9 @@ class ViewInfo:
     """What a view knows of its base (held in the view's `_extra["view"]`)."""
 
     __slots__ = ("base", "creation", "multi_output", "producer", "output", "own_node", "chain",
-                 "positions", "stale")
+                 "positions", "stale", "version")
 
-    def __init__(self, base, creation, multi_output, producer, output, own_node, chain):
+    def __init__(self, base, creation, multi_output, producer, output, own_node, chain, version):
         self.base = base              # the base Tensor: kept alive by its views, as in torch
         self.creation = creation      # DEFAULT, NO_GRAD_MODE or MULTI_OUTPUT
         self.multi_output = multi_output    # made by (or from) split/unbind in grad mode
@@ -62,6 +62,7 @@ class ViewInfo:
         self.chain = chain            # device views: view ops from the base (Note [device views])
         self.positions = None         # device views: (base shape, their region), made when needed
         self.stale = None             # torch's error on the next use in grad mode (regenerate)
+        self.version = version        # the base's version when the view was made
 
 
 def view_info(t):
@@ -94,13 +95,17 @@ def track(source, outputs, op, attrs):
         creation, multi_output = DEFAULT, False
     # recorded in torch, where a view requires grad when its base does
     own_node = grad_enabled and (base._requires_grad or source._requires_grad)
+    # torch's view made without recording still requires grad through its base (tape.NO_GRAD_VIEW)
+    detached_from_grad = not grad_enabled and base._requires_grad
     views = base._extras().setdefault("views", _LiveViews())
     for k, out in enumerate(outputs):
         out._vc = vc
         chain = None if parent_chain is None else parent_chain + ((op, attrs, k),)
         out._extras()["view"] = ViewInfo(base, creation, multi_output, op.node_name, k, own_node,
-                                         chain)
+                                         chain, vc[0])
         views.add(out)
+        if detached_from_grad:
+            out._requires_grad, out._node = True, tape.NO_GRAD_VIEW
 
 
 class _LiveViews:
@@ -165,8 +170,19 @@ def _stale_error(info):
 
 
 def stale_view_error(t):
-    """The RuntimeError for using a view that regenerate() made stale."""
-    return RuntimeError(t._extra["view"].stale)
+    """The RuntimeError for using a view that regenerate() made stale, or a view made in no_grad
+    mode (tape.NO_GRAD_VIEW) whose base changed in place since, in any mode: torch refuses both in
+    grad mode, and the second stays stale."""
+    info = t._extra["view"]
+    if info.stale is None:
+        info.stale = _stale_error(info)
+        t._seg, t._node, t._slot = None, tape.STALE_VIEW, 0
+    return RuntimeError(info.stale)
+
+
+def changed_since_made(t):
+    """Whether the base of view t was changed in place after t was made."""
+    return t._vc[0] != t._extra["view"].version
 
 
 def check_view_of_leaf(t):
