@@ -415,6 +415,22 @@ def test_conv3d_padding_modes(rng, mode, np_mode):
     np.testing.assert_allclose(conv(t64(x, False)).detach().numpy(), want, rtol=1e-10)
 
 
+@pytest.mark.parametrize("dilation", [1, 2])
+def test_conv3d_same_padding_with_a_padding_mode(rng, dilation):
+    # torch pads dilation*(k-1) per dim in that mode, the odd one on the right
+    conv = ng.nn.Conv3d(2, 3, (2, 3, 4), padding="same", padding_mode="replicate",
+                        dilation=dilation).double()
+    x = rng.standard_normal((1, 2, 5, 6, 7))
+    sides = [(dilation * (k - 1) // 2, dilation * (k - 1) - dilation * (k - 1) // 2)
+             for k in (2, 3, 4)]
+    padded = np.pad(x, ((0, 0), (0, 0), *sides), mode="edge")
+    want = np_conv3d(padded, conv.weight.detach().numpy(), conv.bias.detach().numpy(),
+                     dilation=(dilation,) * 3)
+    got = conv(t64(x, False))
+    assert got.shape == (1, 3, 5, 6, 7)
+    np.testing.assert_allclose(got.detach().numpy(), want, rtol=1e-10)
+
+
 def test_lazy_conv3d_layers():
     lazy = ng.nn.LazyConv3d(4, 3, padding=1)
     assert lazy(ng.ones(2, 5, 3, 3, 3)).shape == (2, 4, 3, 3, 3)

@@ -62,12 +62,14 @@ class _ConvNd(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def _padded(self, input):
-        """Non-zero padding modes pad first (torch's order: last dim first) and convolve with 0."""
-        if self.padding_mode == "zeros" or isinstance(self.padding, str):
+        """Non-zero padding modes pad first (torch's order: last dim first) and convolve with 0;
+        padding='same' pads dilation*(k-1) per dim, the odd one on the right, as torch does."""
+        if self.padding_mode == "zeros" or self.padding == "valid":
             return input, self.padding
-        amounts = []
-        for p in reversed(self.padding):
-            amounts += [p, p]
+        sides = [(p, p) for p in self.padding] if self.padding != "same" else \
+            [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2)
+             for k, d in zip(self.kernel_size, self.dilation)]
+        amounts = [amount for side in reversed(sides) for amount in side]
         return F.pad(input, amounts, mode=self.padding_mode), 0
 
     def extra_repr(self):
