@@ -28,6 +28,7 @@ class _ModeState(threading.local):
         # backward(inputs=...) (autograd/api.py, utils/checkpoint.py)
         self.graph_task = None
         self.checkpoint_valid = True
+        self.running_graph = None    # its LoweredGraph (autograd.graph.register_multi_grad_hook)
 
 
 state = _ModeState()
@@ -205,3 +206,25 @@ class inference_mode(_Mode):
 
     def clone(self):
         return inference_mode(self.mode)
+
+
+class set_multithreading_enabled:
+    """torch's switch for running a backward on several threads (a function call, a context
+    manager or a decorator). numgrad's backward runs on the calling thread either way: it changes
+    nothing.
+    """
+
+    def __init__(self, mode):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def clone(self):
+        return set_multithreading_enabled(self.mode)
+
+    def __call__(self, fn):
+        return fn

@@ -195,3 +195,111 @@ def test_calling_a_function_instance_is_torchs_legacy_error():
         "Legacy autograd function with non-static forward method is deprecated. Please use "
         "new-style autograd function with static forward method. (Example: "
         "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
+
+
+# ---- autograd.graph: multi-grad hooks, gradient edges ------------------------------------------
+
+def _copies(grads):
+    return [None if g is None else g.numpy().copy() for g in grads]
+
+
+def test_multi_grad_hook_all_runs_once_per_backward_with_what_it_reaches():
+    a, b = T(requires_grad=True), T(B, requires_grad=True)
+    log = []
+    handle = ng.autograd.graph.register_multi_grad_hook((a, b), lambda gs: log.append(_copies(gs)))
+    (a.sin().sum() + (b * 2).sum()).backward()
+    a.sin().sum().backward(inputs=[a])          # b is not reached: None
+    handle.remove()
+    (a.sum() + b.sum()).backward()
+    assert len(log) == 2
+    np.testing.assert_allclose(log[0][0], np.cos(A))
+    np.testing.assert_allclose(log[0][1], [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(log[1][0], np.cos(A))
+    assert log[1][1] is None
+
+
+def test_multi_grad_hook_all_on_non_leaves_and_under_grad():
+    a, b = T(requires_grad=True), T(B, requires_grad=True)
+    m1, m2 = a * 2, b * 3
+    log = []
+    ng.autograd.graph.register_multi_grad_hook((m1, m2), lambda gs: log.append(_copies(gs)))
+    (m1.sum() + m2.sum()).backward(retain_graph=True)
+    ng.autograd.grad(m1.sum(), a)
+    assert [[g is None for g in gs] for gs in log] == [[False, False], [False, True]]
+    # torch cannot count leaves under autograd.grad
+    x = T(requires_grad=True)
+    ng.autograd.graph.register_multi_grad_hook((x,), lambda gs: None)
+    assert _message(lambda: ng.autograd.grad(x.sum(), x)) == (
+        "A leaf node was passed to _will_engine_execute_node but we are currently running "
+        "autograd.grad(). This is currently not supported.")
+
+
+def test_multi_grad_hook_any_runs_once_per_backward():
+    a, b = T(requires_grad=True), T(B, requires_grad=True)
+    log = []
+    ng.autograd.graph.register_multi_grad_hook((a, b), lambda g: log.append(g.shape), mode="any")
+    (a.sin().sum() + (b * 2).sum()).backward()
+    (b * 2).sum().backward()
+    assert len(log) == 2 and log[1] == (3,)
+    assert _message(lambda: ng.autograd.graph.register_multi_grad_hook((a,), print, mode="x"),
+                    ValueError) == "Expects mode to be one of ('all', 'any') but got x"
+
+
+def test_gradient_edges_stand_for_tensors_in_grad_and_backward():
+    graph = ng.autograd.graph
+    x = T(requires_grad=True)
+    y = x * 2
+    edge = graph.get_gradient_edge(y)
+    assert (edge.node.name(), edge.output_nr) == ("MulBackward0", 0)
+    g, = ng.autograd.grad((y * y).sum(), edge)
+    np.testing.assert_allclose(g.numpy(), 4 * np.array(A))
+    leaf = graph.get_gradient_edge(x)
+    assert leaf.node.name() == "torch::autograd::AccumulateGrad"
+    g, = ng.autograd.grad((x * x).sum(), leaf)
+    np.testing.assert_allclose(g.numpy(), 2 * np.array(A))
+    first, second = x.unbind(0)
+    edge = graph.get_gradient_edge(second)
+    assert (edge.node.name(), edge.output_nr) == ("UnbindBackward0", 1)
+    g, = ng.autograd.grad((first * second).sum(), edge)
+    np.testing.assert_allclose(g.numpy(), A[0])
+    g, = ng.autograd.grad((y * y).sum(), graph.GradientEdge(y.grad_fn, 0))
+    np.testing.assert_allclose(g.numpy(), 4 * np.array(A))
+    ng.autograd.backward(graph.get_gradient_edge(y), ng.ones(2, 3, dtype=ng.float64))
+    np.testing.assert_allclose(x.grad.numpy(), np.full((2, 3), 2.0))
+    assert _message(lambda: graph.get_gradient_edge(T())) == (
+        "It is not possible to get the gradient edge for a Tensor that does not require "
+        "gradients")
+
+
+def test_inputs_may_be_a_dict():
+    x = T(requires_grad=True)
+    y = x * 2
+    grads = ng.autograd.grad((y * y).sum(), {"y": y, "x": x}, retain_graph=True)
+    assert list(grads) == ["y", "x"]
+    np.testing.assert_allclose(grads["x"].numpy(), 8 * np.array(A))
+    (y * y).sum().backward(inputs={"x": x})
+    np.testing.assert_allclose(x.grad.numpy(), 8 * np.array(A))
+    import collections
+    assert _message(lambda: ng.autograd.grad(y.sum(), collections.OrderedDict(x=x)),
+                    TypeError) == ("`inputs` argument to `grad()` must be a dict, not OrderedDict. "
+                                   "Other Mapping types are not supported.")
+
+
+def test_post_accumulate_grad_hook_return_values():
+    x = T(requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda t: 1)
+    assert _message(lambda: (x * x).sum().backward(), TypeError) == \
+        "expected Variable, but hook returned 'int'"
+    x = T(requires_grad=True)
+    x.register_post_accumulate_grad_hook(lambda t: t * 2)
+    assert _message(lambda: (x * x).sum().backward()) == \
+        "Tensor post accumulate grad hooks should return None."
+
+
+def test_torch_autograd_module_names():
+    assert ng.autograd.grad_mode.no_grad is ng.no_grad
+    assert ng.autograd.anomaly_mode.detect_anomaly is ng.autograd.detect_anomaly
+    with ng.autograd.set_multithreading_enabled(False):
+        x = T(requires_grad=True)
+        (x * x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.array(A))

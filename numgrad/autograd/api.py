@@ -1,6 +1,7 @@
 """autograd.backward and autograd.grad: check the request, lower, run, deliver the results."""
 import itertools
 import warnings
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -18,6 +19,28 @@ def _as_tuple(x):
     if isinstance(x, Tensor):
         return (x,)
     return tuple(x)
+
+
+def _tensors(x, fn_name=None):
+    """Outputs or inputs of grad()/backward() as a tuple of tensors: a tensor, a sequence, a dict
+    of them (inputs only: its values); autograd.graph.GradientEdges stand for tensors."""
+    if isinstance(x, Tensor):
+        return (x,)
+    if isinstance(x, (tuple, list)):
+        for e in x:
+            if not isinstance(e, Tensor):
+                break
+        else:
+            return tuple(x)
+    if fn_name is not None and isinstance(x, Mapping):
+        if type(x) is not dict:
+            raise TypeError(f"`inputs` argument to `{fn_name}()` must be a dict, not "
+                            f"{type(x).__name__}. Other Mapping types are not supported.")
+        x = x.values()
+    from .graph import GradientEdge, edge_tensor
+    if isinstance(x, GradientEdge):
+        return (edge_tensor(x),)
+    return tuple(edge_tensor(e) if isinstance(e, GradientEdge) else e for e in x)
 
 
 def _root_node(t):
@@ -55,7 +78,7 @@ def _check_roots(roots):
         if not isinstance(t, Tensor):
             raise AssertionError("Expected output to be a numgrad.Tensor")    # torch's words
     for i, t in enumerate(roots):
-        if not t._requires_grad:
+        if not t._requires_grad or t._node == tape.NO_GRAD_VIEW:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
                                "grad_fn")
 
@@ -157,8 +180,10 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     # exactly when it is to be recorded.
     per_element = []
     state = grad_mode.state
-    outer_task = (state.graph_task, state.checkpoint_valid)
+    outer_task = (state.graph_task, state.checkpoint_valid, state.running_graph)
     state.checkpoint_valid = inputs is None
+    state.running_graph = graph
+    graph.accumulates = accumulate
     try:
         with grad_mode.set_grad_enabled(create_graph):
             for seeds in seed_sets:
@@ -166,7 +191,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
                 per_element.append(_run_once(graph, seeds, create_graph, current, inputs, wanted,
                                              accumulate, allow_unused))
     finally:
-        state.graph_task, state.checkpoint_valid = outer_task
+        state.graph_task, state.checkpoint_valid, state.running_graph = outer_task
     if not retain_graph:
         release(graph)
     return per_element if batched else per_element[0]
@@ -192,6 +217,9 @@ def _run_once(graph, seeds, create_graph, current, inputs, wanted, accumulate, a
             for i, found in enumerate(results):
                 if not found:
                     raise _unused_error(i)
+        # an input's total, after a leaf's hooks: they run inside the backward, as torch's
+        results = [[_leaf_hooks(t, _sum(found)) if t._node < 0 else _sum(found)] if found else []
+                   for t, found in zip(inputs, results)]
     if accumulate:
         _accumulate(graph, read, inputs, wanted, create_graph)
     _retained(graph, read, create_graph)
@@ -251,7 +279,10 @@ def _accumulate_into(t, grad, create_graph):
         t._grad._data += grad._data
         t._grad._bump_version()
     for hook in list(extra.get("post_accumulate_hooks", {}).values()):
-        if hook(t) is not None:
+        result = hook(t)
+        if result is not None:
+            if not isinstance(result, Tensor):         # torch's two checks, in its order
+                raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
     if extra.get("accumulate_post_hooks"):
         run_node_post_hooks(extra["accumulate_post_hooks"], (), (grad,))
@@ -315,12 +346,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> x.grad
     tensor(4.)
     """
-    tensors = _as_tuple(tensors)
+    tensors = _tensors(tensors)
     grad_tensors = _as_tuple(grad_tensors)
     if not tensors:
         return          # torch: nothing to do
     if inputs is not None:
-        inputs = _as_tuple(inputs)
+        inputs = _tensors(inputs, "backward")
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for t in inputs:
@@ -344,8 +375,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     >>> numgrad.autograd.grad(x * x, x)
     (tensor(6.),)
     """
-    outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
+    keys = tuple(inputs) if type(inputs) is dict else None     # a dict in, a dict out
+    outputs = _tensors(outputs)
+    inputs = _tensors(inputs, "grad")
     if materialize_grads and allow_unused is False:
         raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
                          "but got: allow_unused=False.")
@@ -361,8 +393,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     results = run_backward(outputs, _as_tuple(grad_outputs), retain_graph, create_graph, inputs,
                            accumulate=False, allow_unused=allow_unused, batched=is_grads_batched)
     if not is_grads_batched:
-        return tuple(_input_grad(t, grads, materialize_grads, create_graph)
-                     for t, grads in zip(inputs, results))
+        result = tuple(_input_grad(t, grads, materialize_grads, create_graph)
+                       for t, grads in zip(inputs, results))
+        return dict(zip(keys, result)) if keys is not None else result
     out = []
     for k, t in enumerate(inputs):
         rows = [_input_grad(t, element[k], True) for element in results]
@@ -373,15 +406,14 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             from ..ops.shape import stack
             out.append(stack(rows) if create_graph else
                        Tensor._make(np.stack([r._data for r in rows]), False))
-    return tuple(out)
+    return dict(zip(keys, out)) if keys is not None else tuple(out)
 
 
 def _input_grad(t, grads, materialize, create_graph=False):
-    """One input's gradient: the sum over the places holding it (after its leaf hooks); a
-    materialized one is zeros that require grad under create_graph, as torch's zeros_like."""
+    """One input's gradient (run_backward summed it and ran a leaf's hooks); a materialized one
+    is zeros that require grad under create_graph, as torch's zeros_like."""
     if grads:
-        total = _sum(grads)
-        return _leaf_hooks(t, total) if t._node < 0 else total
+        return grads[0]
     if materialize:
         return Tensor._make(np.zeros_like(t._data), create_graph)
     return None

@@ -4,8 +4,10 @@
 same pending counts and buffer plan -- and runs nothing, frees nothing. Positions are the graph's
 own (indices into the flat arrays), so what the table shows is what the scheduler and a trace see.
 """
+import functools
 import shutil
 import subprocess
+from typing import NamedTuple
 
 import numpy as np
 
@@ -17,6 +19,125 @@ from .api import _as_tuple, _check_roots, _targets
 # torch.autograd.graph's public names that live elsewhere in numgrad
 from ..node import Node  # noqa: F401
 from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401
+from .. import grad_mode
+from ..hooks import RemovableHandle
+from ..node import node_view
+from ..tensor import Tensor
+
+
+class GradientEdge(NamedTuple):
+    """An edge of the backward graph: the node a gradient flows into and which of its outputs
+    it is. autograd.grad and autograd.backward take one in place of a tensor."""
+    node: Node
+    output_nr: int
+    ownership_token: Node = None
+
+
+def get_gradient_edge(tensor):
+    """The GradientEdge a tensor's gradient flows along: its grad_fn and output number, or its
+    AccumulateGrad for a leaf.
+
+    >>> x = numgrad.tensor([1., 2.], requires_grad=True)
+    >>> y = x * 2
+    >>> numgrad.autograd.grad(y.sum(), get_gradient_edge(y))
+    (tensor([1., 1.]),)
+    """
+    if not tensor.requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does "
+                           "not require gradients")
+    if tensor._node >= 0:
+        return GradientEdge(tensor.grad_fn, tensor._slot)
+    seg = tape.current_segment()
+    node = seg.acc_of.get(id(tensor)) or seg.add_leaf(tensor)
+    return GradientEdge(node_view(seg, node), 0)
+
+
+def edge_tensor(edge):
+    """A tensor standing for a GradientEdge where autograd.grad and backward take tensors: the
+    leaf of an AccumulateGrad, else a handle on the node's output (its shape and dtype read from
+    the tape, its values unused)."""
+    node, slot = edge.node, edge.output_nr
+    seg, node_id = node._seg, node._id
+    local = node_id & 0xFFFFFFFF
+    if seg.op_of(local) == tape.ACCUMULATE:
+        return seg.leaves[node_id]
+    counts = np.frombuffer(seg.counts, np.int64)[:local + 1]
+    n_meta = (counts >> tape.META_BITS) & ((1 << (tape.FM_BITS - tape.META_BITS)) - 1)
+    pos = int(n_meta[:local].sum())
+    for _ in range(int(counts[local] & 0xFFF) + slot):       # inputs' shapes, then outputs'
+        pos += 1 + seg.mt[pos]
+    shape = tuple(seg.mt[pos + 1:pos + 1 + seg.mt[pos]])
+    dtype = np.float64 if seg.kind[local] & tape.FLOAT64 else np.float32
+    return Tensor._make(np.zeros(shape, dtype), True, seg, node_id, slot)
+
+
+class _MultiHandle(RemovableHandle):
+    def __init__(self, handles):
+        self.handles = handles
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+
+def _will_execute(t):
+    """Whether the running backward computes a gradient for t (torch's _will_engine_execute_node
+    of its grad_fn or AccumulateGrad)."""
+    graph = grad_mode.state.running_graph
+    if t._node < 0 and not graph.accumulates:
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                           "currently running autograd.grad(). This is currently not supported.")
+    return any(graph.needed[p] for p, _ in _targets(graph, [t])[0])
+
+
+def _graph_task():
+    task = grad_mode.state.graph_task
+    if task is None:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return task
+
+
+def register_multi_grad_hook(tensors, fn, *, mode="all"):
+    """mode="all": fn(grads) once per backward, after the gradients of all the tensors that
+    backward reaches were computed (None for the others); mode="any": fn(grad) once per backward,
+    with the first of them computed.
+
+    >>> handle = register_multi_grad_hook((a, b), lambda grads: print(len(grads)))
+    """
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    if mode == "all":
+        count, buffer, nb_calls = {}, {}, {}
+
+        def inner_hook(idx, grad):
+            task = _graph_task()
+            if task not in count:
+                count[task] = 0
+                buffer[task] = [None] * len(tensors)
+                nb_calls[task] = sum(map(_will_execute, tensors))
+            count[task] += 1
+            buffer[task][idx] = grad
+            if count[task] == nb_calls[task]:
+                grads = buffer.pop(task)
+                del count[task], nb_calls[task]
+                fn(grads)
+
+        handles = tuple(t.register_hook(functools.partial(inner_hook, i))
+                        for i, t in enumerate(tensors))
+    else:
+        ran = set()
+
+        @functools.wraps(fn)
+        def wrapped_fn(grad):
+            task = _graph_task()
+            if task in ran:
+                return
+            ran.add(task)
+            fn(grad)
+
+        handles = tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad)
+    return _MultiHandle(handles)
 
 
 
