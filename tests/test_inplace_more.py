@@ -531,3 +531,36 @@ def test_index_put_over_a_place_written_twice_keeps_the_last_write_even_after_in
     values = ng.tensor([2.0, 1.0], requires_grad=True)
     ng.zeros(3).index_put((ng.tensor([0, 0]),), values).sum().backward()
     assert values.grad.tolist() == [1.0, 1.0]       # both writes get the gradient at their place
+
+
+def test_unrecorded_arithmetic_updates_write_in_place_as_the_general_path_does():
+    # p -= lr * g and friends are computed straight into p's memory when nothing is recorded:
+    # the same values, version bump, views and refusals as the general path
+    p = ng.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=ng.float32, requires_grad=True)
+    g = ng.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=ng.float32)
+    memory, version = p._data, p._version
+    with ng.no_grad():
+        p -= 0.5 * g
+        p.add_(1)
+        p.mul_(g)
+    assert p._data is memory and p._version == version + 3 and p.dtype == ng.float32
+    np.testing.assert_array_equal(p.detach().numpy(),
+                                  np.array([[0.875, -3.5], [6.0, 1.21875]], np.float32))
+    base = ng.zeros(2, 3)
+    view = base.t()[1]
+    view.add_(ng.ones(2))                       # no gradient anywhere: not recorded, through a view
+    assert base.tolist() == [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]] and base._version == view._version
+    with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
+        ng.zeros(1).expand(3).add_(ng.ones(3))
+    x = ng.arange(4.0)
+    with pytest.raises(RuntimeError, match="some elements of the input tensor and the written-to "
+                                           "tensor refer to a single memory location"):
+        x[1:].add_(x[:3])
+    assert x.tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match="a leaf Variable that requires grad is being used in "
+                                           "an in-place operation"):
+        p.add_(1.0)                             # grad mode: recorded, refused as before
+    i = ng.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired output "
+                                           "type Long"):
+        i.mul_(1.5)

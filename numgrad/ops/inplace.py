@@ -191,11 +191,46 @@ def _check_castable(result_dtype, dtype):
 
 
 def _method(fn, saves_self=True):
+    ufunc = _DIRECT_UFUNCS.get(fn.__name__) if fn.__module__ == f"{__package__}.elementwise" else None
+
     def method(self, *args, **kwargs):
+        if ufunc is not None and len(args) == 1 and not kwargs:
+            done = _direct_update(self, ufunc, args[0])
+            if done is not None:
+                return done
         return apply_inplace(self, lambda s, *o: fn(s, *o, **kwargs), *args, saves_self=saves_self)
     method.__name__ = fn.__name__ + "_"
     method.__doc__ = f"In-place {fn.__name__}: bumps the version counter."
     return method
+
+
+# add_, sub_ and mul_ of a float tensor by a float tensor of its dtype and shape, or by a Python
+# number, when nothing is recorded: an optimizer's p -= lr * g, or any update of a tensor that
+# needs no gradient
+_DIRECT_UFUNCS = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
+def _direct_update(self, ufunc, other):
+    """self = ufunc(self, other) computed into self's memory, where apply_inplace computes a new
+    array and copies it back (three times the memory traffic: p.sub_(g) on 784x256 float32 took
+    3.4 times NumPy's in-place subtract). None, having done nothing, where the general path must
+    decide: a recorded op, another dtype or shape, an operand sharing self's memory, a device."""
+    data = self._data
+    if type(data) is not np.ndarray or data.dtype.kind != "f" or _records(self, other):
+        return None
+    if isinstance(other, Tensor):
+        value = other._data
+        if (type(value) is not np.ndarray or value.dtype != data.dtype
+                or value.shape != data.shape or np.may_share_memory(data, value)):
+            return None
+    elif type(other) is float or type(other) is int:
+        value = other             # a Python number keeps the tensor's dtype, as in torch
+    else:
+        return None
+    _check_can_write(self, other)
+    ufunc(data, value, out=data)
+    self._bump_version()
+    return self
 
 
 def zero_(self):
