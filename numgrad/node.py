@@ -81,7 +81,10 @@ class Node:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __repr__(self):
-        return f"<{type(self).__name__} object at {hex(id(self))}>"
+        # torch's custom Function nodes are Python classes of torch.autograd.function
+        code = self._seg.op_of(self._local)
+        where = "numgrad.autograd.function." if registry.OPS[code].python_backward else ""
+        return f"<{where}{type(self).__name__} object at {hex(id(self))}>"
 
 
 # Nodes torch implements in C++ by hand: name() gives their namespace (the class name does not).

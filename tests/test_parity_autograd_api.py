@@ -303,3 +303,54 @@ def test_torch_autograd_module_names():
         x = T(requires_grad=True)
         (x * x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.array(A))
+
+
+def test_custom_function_outputs_and_keyword_inputs_as_torch():
+    class Twice(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            y = x * 2
+            return y, y
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + 10 * g2
+
+    x = T(requires_grad=True)
+    a, b = Twice.apply(x)
+    assert a is b
+    (a.sum() + b.sum() * 2).backward()
+    # the tensor is the node's second output: the first place gets zeros
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 30.0))
+
+    class Same(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_non_differentiable(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = T(requires_grad=True)
+    y = Same.apply(x)
+    assert y is not x and not y.requires_grad
+
+    class Scale(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k=2.0):
+            ctx.needs = ctx.needs_input_grad
+            return x * k
+
+        @staticmethod
+        def backward(ctx, g):
+            return g * 7, None
+
+    y = Scale.apply(x=x)                    # a keyword argument is an input, as in torch
+    assert y.grad_fn.needs == (True,)
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 7.0))
+    assert Scale.apply(x, k=3.0).grad_fn.needs == (True, False)
+    assert repr(y.grad_fn).startswith("<numgrad.autograd.function.ScaleBackward object at 0x")
+    assert repr((x * 2).grad_fn).startswith("<MulBackward0 object at 0x")

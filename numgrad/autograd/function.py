@@ -206,6 +206,10 @@ class Function:
             bound = inspect.signature(cls.forward).bind(*args, **kwargs)
             bound.apply_defaults()
             args, kwargs = bound.args, {}
+        elif kwargs:
+            # torch: keyword arguments become inputs too, in forward's order (defaults do not)
+            bound = inspect.signature(cls.forward).bind(ctx, *args, **kwargs)
+            args, kwargs = bound.args[1:], bound.kwargs
         tensor_args = [a for a in args if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx._inputs = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
@@ -223,7 +227,10 @@ class Function:
         for out in outputs:
             if isinstance(out, Tensor) and any(out is a for a in tensor_args):
                 if id(out) not in ctx._dirty:
-                    out = Tensor._make(out._data, False, vc=out._shared_vc())   # a view of the input
+                    alias = Tensor._make(out._data, False, vc=out._shared_vc())   # a view of it
+                    if id(out) in ctx._non_differentiable:
+                        ctx._non_differentiable.add(id(alias))
+                    out = alias
                 elif record and out._node < 0 and out._requires_grad:
                     raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                        "in-place operation.")
@@ -277,8 +284,12 @@ def _record(ctx, args, results):
     ctx._seg_ref = weakref.ref(seg)
     ctx._node = node
     outputs = {id(r): k for k, r in enumerate(differentiable)}
-    ctx._outputs = tuple((outputs.get(id(r), -1), r._data.shape, r._data.dtype)
-                         if isinstance(r, Tensor) else (None, None, None) for r in results)
+    # a tensor returned twice is the node's output where it came last (as torch): an earlier
+    # place gets no gradient
+    last = {id(r): k for k, r in enumerate(results)}
+    ctx._outputs = tuple((outputs.get(id(r), -1) if last[id(r)] == k else -1, r._data.shape,
+                          r._data.dtype) if isinstance(r, Tensor) else (None, None, None)
+                         for k, r in enumerate(results))
     for slot, r in enumerate(differentiable):
         r._requires_grad, r._seg, r._node, r._slot = True, seg, node, slot
         if r._vc is None:
