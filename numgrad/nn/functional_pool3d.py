@@ -141,7 +141,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         sizes = [_avg_divisors(size, k, s, p, o, count_include_pad)
                  for size, k, s, p, o in zip((d, h, w), kernel, stride, padding, out)]
         count = sizes[0][:, None, None] * sizes[1][None, :, None] * sizes[2][None, None, :]
-        result = sums * Tensor._make((1.0 / count).astype(x.dtype), False)
+        from ..creation import as_tensor
+        result = sums * as_tensor((1.0 / count).astype(x.dtype), device=x.device)
     if unbatched:
         result = result.squeeze(0)
     return named(result, "AvgPool3DBackward0", input, view_of_intermediate=True)
