@@ -181,6 +181,144 @@ CASES = [
      "one_hot is only applicable to index tensor of type LongTensor."),
     ("one_hot of nothing, classes inferred", lambda: F.one_hot(long([])), RuntimeError,
      "Can not infer total number of classes from empty tensor."),
+    # ---- nn.functional: linear, bilinear, convolution, pooling
+    ("linear bias of another size", lambda: F.linear(r(2, 3), r(4, 3), r(5)), RuntimeError,
+     "The expanded size of the tensor (4) must match the existing size (5) at non-singleton "
+     "dimension 1.  Target sizes: [2, 4].  Tensor sizes: [5]"),
+    ("linear of a batch of matrices, bias wrong", lambda: F.linear(r(2, 2, 3), r(4, 3), r(5)),
+     RuntimeError, "The expanded size of the tensor (4) must match the existing size (5) at "
+                   "non-singleton dimension 1.  Target sizes: [4, 4].  Tensor sizes: [5]"),
+    ("linear 2-d bias of another batch", lambda: F.linear(r(2, 3), r(4, 3), r(3, 4)), RuntimeError,
+     "The expanded size of the tensor (2) must match the existing size (3) at non-singleton "
+     "dimension 0.  Target sizes: [2, 4].  Tensor sizes: [3, 4]"),
+    ("bilinear input2 of another size", lambda: F.bilinear(r(2, 3), r(2, 4), r(5, 3, 3)),
+     RuntimeError, "bilinear(): input2 size does not match weight size: got 4 but expected 3"),
+    ("bilinear batches differ", lambda: F.bilinear(r(2, 3), r(3, 4), r(5, 3, 4)), RuntimeError,
+     "bilinear(): input batch dimensions do not match at dim 0: got 2 and 3"),
+    ("bilinear inputs of other ranks", lambda: F.bilinear(r(2, 3), r(2, 1, 4), r(5, 3, 4)),
+     RuntimeError, "bilinear(): input dimensions do not match: got 2 and 3"),
+    ("bilinear bias of another size", lambda: F.bilinear(r(2, 3), r(2, 4), r(5, 3, 4), r(4)),
+     RuntimeError, "bilinear(): bias size does not match weight size: got 4 but expected 5"),
+    ("conv2d with a 3-d weight", lambda: F.conv2d(r(1, 3, 5, 5), r(2, 3, 3)), RuntimeError,
+     "expected stride to be a single integer value or a list of 1 values to match the "
+     "convolution dimensions, but got stride=[1, 1]"),
+    ("conv2d with three strides", lambda: F.conv2d(r(1, 3, 5, 5), r(2, 3, 3, 3), stride=(1, 1, 1)),
+     RuntimeError, "expected stride to be a single integer value or a list of 2 values to match "
+                   "the convolution dimensions, but got stride=[1, 1, 1]"),
+    ("conv2d bias of another size", lambda: F.conv2d(r(1, 3, 5, 5), r(2, 3, 3, 3), r(3)),
+     RuntimeError, "Given weight of size [2, 3, 3, 3], expected bias to be 1-dimensional with 2 "
+                   "elements, but got bias of size [3] instead"),
+    ("conv2d channels checked before dtypes",
+     lambda: F.conv2d(r(1, 4, 5, 5), ng.ones(2, 3, 3, 3, dtype=ng.float64)), RuntimeError,
+     "Given groups=1, weight of size [2, 3, 3, 3], expected input[1, 4, 5, 5] to have 3 channels, "
+     "but got 4 channels instead"),
+    ("conv2d channels checked before the kernel's fit", lambda: F.conv2d(r(1, 4, 2, 2), r(2, 3, 3, 3)),
+     RuntimeError, "Given groups=1, weight of size [2, 3, 3, 3], expected input[1, 4, 2, 2] to "
+                   "have 3 channels, but got 4 channels instead"),
+    ("conv2d out channels not divisible by groups",
+     lambda: F.conv2d(r(1, 4, 5, 5), r(3, 2, 3, 3), groups=2), RuntimeError,
+     "Given groups=2, expected weight to be divisible by 2 at dimension 0, but got weight of size "
+     "[[3, 2, 3, 3]] instead"),
+    ("conv2d fewer out channels than groups",
+     lambda: F.conv2d(r(1, 3, 5, 5), r(1, 3, 3, 3), groups=2), RuntimeError,
+     "Given groups=2, expected weight to be at least 2 at dimension 0, but got weight of size "
+     "[1, 3, 3, 3] instead"),
+    ("conv2d zero groups", lambda: F.conv2d(r(1, 4, 5, 5), r(4, 2, 3, 3), groups=0), RuntimeError,
+     "non-positive groups is not supported"),
+    ("conv2d unknown padding string", lambda: F.conv2d(r(1, 3, 5, 5), r(2, 3, 3, 3), padding="foo"),
+     RuntimeError, "Invalid padding string: 'foo'"),
+    ("conv1d channels, in 1-d shapes", lambda: F.conv1d(r(1, 4, 5), r(2, 3, 3)), RuntimeError,
+     "Given groups=1, weight of size [2, 3, 3], expected input[1, 4, 5] to have 3 channels, but "
+     "got 4 channels instead"),
+    ("conv1d with a 4-d weight", lambda: F.conv1d(r(1, 3, 5), r(2, 3, 3, 3)), RuntimeError,
+     "Expected 4-dimensional input for 4-dimensional weight [2, 3, 3, 3], but got 3-dimensional "
+     "input of size [1, 3, 5] instead"),
+    ("conv1d with a 2-d weight", lambda: F.conv1d(r(1, 3, 5), r(2, 3)), RuntimeError,
+     "weight should have at least three dimensions"),
+    ("Conv1d module, channels", lambda: ng.nn.Conv1d(3, 2, 3)(r(1, 4, 5)), RuntimeError,
+     "Given groups=1, weight of size [2, 3, 3], expected input[1, 4, 5] to have 3 channels, but "
+     "got 4 channels instead"),
+    ("max_pool2d of a matrix", lambda: F.max_pool2d(r(4, 4), 2), RuntimeError,
+     "non-empty 3D or 4D (batch mode) tensor expected for input"),
+    ("max_pool2d without channels", lambda: F.max_pool2d(r(1, 0, 4, 4), 2), RuntimeError,
+     "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+     "got:[1, 0, 4, 4]"),
+    ("avg_pool2d of a matrix", lambda: F.avg_pool2d(r(4, 4), 2), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got -3)"),
+    ("avg_pool2d of a 5-d tensor", lambda: F.avg_pool2d(r(1, 1, 1, 4, 4), 2), RuntimeError,
+     "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+     "got:[1, 1, 1, 4, 4]"),
+    ("max_pool1d of a vector", lambda: F.max_pool1d(r(4), 2), RuntimeError,
+     "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
+     "but got:[4]"),
+    ("avg_pool1d of a vector", lambda: F.avg_pool1d(r(4), 2), RuntimeError,
+     "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' (while "
+     "checking arguments for avg_pool1d)"),
+    # ---- losses: torch's checks in its order
+    ("cross_entropy target of another batch", lambda: F.cross_entropy(r(2, 3), long([[0, 1]])),
+     ValueError, "Expected input batch_size (2) to match target batch_size (1)."),
+    ("nll_loss 2-d target", lambda: F.nll_loss(r(2, 3), long([[0], [1]])), RuntimeError,
+     "0D or 1D target tensor expected, multi-target not supported"),
+    ("cross_entropy of a 0-d input, probabilities expected",
+     lambda: F.cross_entropy(ng.tensor(1.), long(0)), RuntimeError,
+     "Expected floating point type for target with class probabilities, got Long"),
+    ("nll_loss of a 0-d input", lambda: F.nll_loss(ng.tensor(1.), long(0)), ValueError,
+     "Expected 1 or more dimensions (got 0)"),
+    ("cross_entropy weight of another size", lambda: F.cross_entropy(r(2, 3), long([0, 1]),
+                                                                     weight=ng.ones(4)),
+     RuntimeError, "weight tensor should be defined either for all 3 classes or no classes but "
+                   "got weight tensor of shape: [4]"),
+    ("nll_loss weight shape checked before its dtype",
+     lambda: F.nll_loss(r(2, 3), long([0, 1]), weight=ng.ones(4, dtype=ng.float64)), RuntimeError,
+     "weight tensor should be defined either for all 3 classes or no classes but got weight "
+     "tensor of shape: [4]"),
+    ("cross_entropy label_smoothing above 1", lambda: F.cross_entropy(r(2, 3), long([0, 1]),
+                                                                      label_smoothing=1.5),
+     RuntimeError, "label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
+    ("cross_entropy of integer logits", lambda: F.cross_entropy(long([[1, 2]]), long([0])),
+     NotImplementedError, "\"log_softmax_lastdim_kernel_impl\" not implemented for 'Long'"),
+    ("cross_entropy of 3-d integer logits",
+     lambda: F.cross_entropy(ng.ones(2, 3, 4, dtype=ng.int64), ng.ones(2, 4, dtype=ng.int64)),
+     NotImplementedError, "\"log_softmax_kernel_impl\" not implemented for 'Long'"),
+    ("nll_loss of integer input", lambda: F.nll_loss(long([[1, 2]]), long([0])),
+     NotImplementedError, "\"nll_loss_out_frame\" not implemented for 'Long'"),
+    ("nll_loss float target checked before integer input",
+     lambda: F.nll_loss(ng.ones(2, 3, dtype=ng.int64), ng.ones(2)), RuntimeError,
+     "expected target dtype to be Long or Byte, but got Float"),
+    ("cross_entropy probabilities with ignore_index 0",
+     lambda: F.cross_entropy(r(2, 3), r(2, 3), ignore_index=0), RuntimeError,
+     "ignore_index is not supported for floating point target"),
+    # ---- normalization, softmax, padding, resampling, distances
+    ("layer_norm weight of another shape", lambda: F.layer_norm(r(2, 3), (3,), ng.ones(4)),
+     RuntimeError, "Expected weight to be of same shape as normalized_shape, but got weight of "
+                   "shape [4] and normalized_shape = [3]"),
+    ("layer_norm bias of another shape",
+     lambda: F.layer_norm(r(2, 3), (3,), ng.ones(3), ng.ones(2)), RuntimeError,
+     "Expected bias to be of same shape as normalized_shape, but got bias of shape [2] and "
+     "normalized_shape = [3]"),
+    ("layer_norm of no dims", lambda: F.layer_norm(r(2, 3), ()), RuntimeError,
+     "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+     "element, but got normalized_shape = []"),
+    ("rms_norm weight of another shape", lambda: F.rms_norm(r(2, 3), (3,), ng.ones(4)),
+     RuntimeError, "Expected weight to be of same shape as normalized_shape, but got weight of "
+                   "shape [4] and normalized_shape = [3]"),
+    ("instance_norm of one spatial element", lambda: F.instance_norm(r(2, 3, 1)), ValueError,
+     "Expected more than 1 spatial element when training, got input size "
+     "torch.Size([2, 3, 1])".replace("torch.", "numgrad.")),
+    ("pad in an unknown mode", lambda: F.pad(r(1, 1, 3), (1, 1), mode="foo"), NotImplementedError,
+     "Unrecognised padding mode foo"),
+    ("interpolate in an unknown mode", lambda: F.interpolate(r(1, 1, 3, 3), size=4, mode="foo"),
+     NotImplementedError, "Input Error: Only 3D, 4D and 5D input Tensors supported (got 4D) for "
+                          "the modes: nearest | linear | bilinear | bicubic | trilinear | lanczos "
+                          "| area | nearest-exact (got foo)"),
+    ("gelu with an unknown approximation", lambda: F.gelu(r(3), approximate="foo"), RuntimeError,
+     "approximate argument must be either none or tanh."),
+    ("fold channels not divisible", lambda: F.fold(r(1, 5, 4), (3, 3), 2), RuntimeError,
+     "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+     "input.size(1)=5 and kernel_size=(2, 2)."),
+    ("cosine_similarity of unbroadcastable inputs",
+     lambda: F.cosine_similarity(r(2, 3), r(2, 4)), RuntimeError,
+     "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
 ]
 
 
@@ -206,6 +344,28 @@ def test_inplace_errors_change_nothing():
     np.testing.assert_array_equal(y.detach().numpy(), before)
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: F.softmax(r(2, 3)), "softmax"),
+    (lambda: F.softmax(ng.tensor(1.0)), "softmax"),
+    (lambda: F.log_softmax(r(2, 3)), "log_softmax"),
+    (lambda: F.softmin(r(2, 3)), "softmin"),
+])
+def test_implicit_softmax_dim_warns_in_torchs_words(call, name):
+    with pytest.warns(UserWarning, match=exactly(f"Implicit dimension choice for {name} has been "
+                                                 f"deprecated. Change the call to include dim=X as "
+                                                 f"an argument.")):
+        call()
+
+
+def test_elementwise_loss_of_another_shape_warns_and_broadcasts():
+    with pytest.warns(UserWarning, match=exactly(
+            "Using a target size (torch.Size([3])) that is different to the input size "
+            "(torch.Size([2, 3])). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.".replace("torch.", "numgrad."))):
+        loss = F.mse_loss(r(2, 3), r(3))
+    assert loss.item() == pytest.approx(float(((r(2, 3) - r(3)) ** 2).mean()))
 
 
 def test_cat_of_legacy_empty_tensors_only():

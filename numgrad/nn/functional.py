@@ -17,6 +17,7 @@ from .. import dtypes, grad_mode
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.index import take
+from ..ops.linalg import infer_size_error
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 from ..ops.tensor_info import typename
@@ -103,13 +104,31 @@ def linear(input, weight, bias=None):
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are "
                            f"{input.ndim}D and {weight.ndim}D")
     _check_linear_dtypes(input, weight, bias)
-    if input.ndim == 2:
-        return _N.linear(input, weight, bias)
-    if input.ndim == 1:
-        return _N.linear(input.unsqueeze(0), weight, bias).squeeze(0)
-    lead = input.shape[:-1]
-    out = _N.linear(input.reshape(-1, input.shape[-1]), weight, bias)
-    return out.reshape(*lead, weight.shape[0])
+    try:
+        if input.ndim == 2:
+            return _N.linear(input, weight, bias)
+        if input.ndim == 1:
+            return _N.linear(input.unsqueeze(0), weight, bias).squeeze(0)
+        lead = input.shape[:-1]
+        out = _N.linear(input.reshape(-1, input.shape[-1]), weight, bias)
+        return out.reshape(*lead, weight.shape[0])
+    except ValueError:          # NumPy's, for a bias that does not broadcast to the output
+        _bias_expand_error(input, weight, bias)
+
+
+def _bias_expand_error(input, weight, bias):
+    """torch's error for such a bias: its addmm expands the bias to (rows, out_features), rows
+    being input's leading dims folded."""
+    target = [input.numel() // input.shape[-1] if input.shape[-1] else 0, weight.shape[0]]
+    if bias.ndim > 2:
+        raise RuntimeError(f"expand({bias.type()}{{{list(bias.shape)}}}, size={target}): the "
+                           f"number of sizes provided (2) must be greater or equal to the number "
+                           f"of dimensions in the tensor ({bias.ndim})")
+    shape = (1,) * (2 - bias.ndim) + tuple(bias.shape)
+    i = next(i for i in (1, 0) if shape[i] not in (1, target[i]))
+    raise RuntimeError(f"The expanded size of the tensor ({target[i]}) must match the existing "
+                       f"size ({shape[i]}) at non-singleton dimension {i}.  Target sizes: "
+                       f"{target}.  Tensor sizes: {list(bias.shape)}")
 
 
 def _check_linear_dtypes(input, weight, bias):
@@ -137,7 +156,21 @@ def bilinear(input1, input2, weight, bias=None):
         names = [dtypes.scalar_type_name(t.dtype).lower() for t in (input1, input2, weight)]
         raise RuntimeError(f"All tensors must have the same dtype, got input1: {names[0]}, "
                            f"input2: {names[1]}, weight: {names[2]}")
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
+                           f"{input2.ndim}")
+    for i, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1])):
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                               f"{a} and {b}")
     out_features, in1, in2 = weight.shape
+    for k, got, want in ((1, input1.shape[-1], in1), (2, input2.shape[-1], in2)):
+        if got != want:
+            raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got {got} "
+                               f"but expected {want}")
+    if bias is not None and bias.shape[0] != out_features:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got "
+                           f"{bias.shape[0]} but expected {out_features}")
     lead = input1.shape[:-1]
     x1 = input1.reshape(-1, in1)
     x2 = input2.reshape(-1, in2)
@@ -168,7 +201,10 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     >>> F.cosine_similarity(ng.tensor([[1.0, 0.0]]), ng.tensor([[1.0, 1.0]]))
     tensor([0.7071])
     """
-    shape = np.broadcast_shapes(x1.shape, x2.shape)
+    try:
+        shape = np.broadcast_shapes(x1.shape, x2.shape)
+    except ValueError:
+        infer_size_error(x1.shape, x2.shape)
     x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
     n1, n2 = x1.norm(2, dim, keepdim=True), x2.norm(2, dim, keepdim=True)
     n1 = n1 + (n1.detach().clamp(min=eps) - n1.detach())
@@ -285,7 +321,7 @@ def pad(input, pad, mode="constant", value=None):
     if mode == "constant":
         return _constant_pad(input, pad, value=value)
     if mode not in _INDEX_MODES:
-        raise NotImplementedError(f"padding mode {mode!r} is not supported")
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if len(pad) % 2 or len(pad) // 2 > input.ndim:
         raise RuntimeError("Padding length must be divisible by 2 and at most twice the input's "
                            "number of dimensions")

@@ -65,7 +65,7 @@ def gelu(input, approximate="none"):
     tensor([0.8413])
     """
     if approximate not in ("none", "tanh"):
-        raise RuntimeError(f"approximate argument must be either none or tanh, got {approximate}")
+        raise RuntimeError("approximate argument must be either none or tanh.")
     return _N.gelu(input, approximate)
 
 
@@ -168,21 +168,22 @@ def tanh(input):
     return _E.tanh(input)
 
 
-def _softmax_dim(ndim, dim):
+def _implicit_dim(name, ndim):
+    """torch's legacy rule for a softmax called without dim, with its warning naming the function
+    (stacklevel 4: the caller of softmax, through _rowwise)."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. Change the call to "
+                  "include dim=X as an argument.", UserWarning, stacklevel=4)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def _rowwise(op, name, input, dim, dtype):
     if dim is None:
-        # torch's legacy rule for an implicit dim
-        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the call "
-                      "to include dim=X as an argument.", UserWarning, stacklevel=3)
-        dim = 0 if ndim in (0, 1, 3) else 1
-    return _wrap_dim(dim, ndim)
-
-
-def _rowwise(op, input, dim, dtype):
+        dim = _implicit_dim(name, input.ndim)
     if dtype is not None:
         input = input.to(dtype)
     if input.ndim == 0:
-        return _rowwise(op, input.reshape(1), 0, None).reshape(())
-    dim = _softmax_dim(input.ndim, dim)
+        return _rowwise(op, name, input.reshape(1), 0, None).reshape(())
+    dim = _wrap_dim(dim, input.ndim)
     if not input.is_floating_point():
         # torch has no integer softmax: its kernel's refusal, named by the dim it would run along
         where = "lastdim_kernel_impl" if dim in (-1, input.ndim - 1) else "kernel_impl"
@@ -197,7 +198,7 @@ def softmax(input, dim=None, dtype=None):
     >>> F.softmax(ng.tensor([0.0, 0.0]), dim=0)
     tensor([0.5000, 0.5000])
     """
-    return _rowwise(_N.softmax, input, dim, dtype)
+    return _rowwise(_N.softmax, "softmax", input, dim, dtype)
 
 
 def log_softmax(input, dim=None, dtype=None):
@@ -206,7 +207,7 @@ def log_softmax(input, dim=None, dtype=None):
     >>> F.log_softmax(ng.tensor([0.0, 0.0]), dim=0)
     tensor([-0.6931, -0.6931])
     """
-    return _rowwise(_N.log_softmax, input, dim, dtype)
+    return _rowwise(_N.log_softmax, "log_softmax", input, dim, dtype)
 
 
 
@@ -216,7 +217,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     >>> F.softmin(ng.tensor([0.0, 0.0]), dim=0)
     tensor([0.5000, 0.5000])
     """
-    return _rowwise(_N.softmax, -input, dim, dtype)
+    return _rowwise(_N.softmax, "softmin", -input, dim, dtype)
 
 
 def prelu(input, weight):

@@ -16,11 +16,15 @@ from .. import dtypes
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.named import named
-from ..tensor import Tensor
+from ..tensor import Tensor, _wrap_dim
 
 
 def _pair(value):
     return (int(value), int(value)) if isinstance(value, (int, np.integer)) else tuple(value)
+
+
+def _int_tuple(value):
+    return (int(value),) if isinstance(value, (int, np.integer)) else tuple(value)
 
 
 def _check_input_dims(op, input, rank):
@@ -41,6 +45,52 @@ def _check_conv_dtypes(input, weight, bias):
                            f"{name(weight.dtype)}")
 
 
+def _check_conv_lists(weight, stride, padding, dilation):
+    """torch's checks of a convolution's parameter lists (padding may be a string) against the
+    weight's rank, the first it makes."""
+    if weight.ndim < 3:
+        raise RuntimeError("weight should have at least three dimensions")
+    k = weight.ndim - 2
+    for name, values in (("stride", stride), ("padding", padding), ("dilation", dilation)):
+        if not isinstance(values, str) and len(values) not in (1, k):
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of {k} "
+                               f"values to match the convolution dimensions, but got "
+                               f"{name}={list(values)}")
+
+
+def _check_conv_args(input, weight, bias, stride, padding, dilation, groups):
+    """torch's checks of a convolution's arguments after the lists', in its order: their values,
+    then the shapes (input batched) and last the dtypes."""
+    if not isinstance(padding, str) and any(p < 0 for p in padding):
+        raise RuntimeError("negative padding is not supported")
+    if any(s <= 0 for s in stride):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilation):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if weight.ndim != input.ndim:
+        raise RuntimeError(f"Expected {weight.ndim}-dimensional input for {weight.ndim}-dimensional "
+                           f"weight {list(weight.shape)}, but got {input.ndim}-dimensional input "
+                           f"of size {list(input.shape)} instead")
+    out_channels, per_group = weight.shape[:2]
+    if out_channels < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at "
+                           f"dimension 0, but got weight of size {list(weight.shape)} instead")
+    if out_channels % groups:       # torch's message has the doubled brackets
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at "
+                           f"dimension 0, but got weight of size [{list(weight.shape)}] instead")
+    if input.shape[1] != per_group * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
+                           f"input{list(input.shape)} to have {per_group * groups} channels, but "
+                           f"got {input.shape[1]} channels instead")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {out_channels} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    _check_conv_dtypes(input, weight, bias)
+
+
 def _same_padding(kernel, dilation):
     """(left, right) per dim for padding='same' (stride 1): torch puts the odd one on the right."""
     return [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2) for k, d in zip(kernel, dilation)]
@@ -55,18 +105,16 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
               [20., 24.]]]])
     """
     _check_input_dims("conv2d", input, 2)
-    _check_conv_dtypes(input, weight, bias)
+    if isinstance(padding, str) and padding not in ("valid", "same"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
-    out_channels, per_group, kh, kw = weight.shape
     stride, dilation = _pair(stride), _pair(dilation)
-    if not isinstance(padding, str) and any(p < 0 for p in _pair(padding)):
-        raise RuntimeError("negative padding is not supported")
-    if any(s <= 0 for s in stride):
-        raise RuntimeError("non-positive stride is not supported")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilation)}")
+    listed = padding if isinstance(padding, str) else _pair(padding)
+    _check_conv_lists(weight, stride, listed, dilation)
+    _check_conv_args(input, weight, bias, stride, listed, dilation, groups)
+    out_channels, per_group, kh, kw = weight.shape
     if padding == "valid":
         padding = (0, 0)
     elif padding == "same":
@@ -82,10 +130,6 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     padding = _pair(padding)
     _check_kernel_fits([size + 2 * p for size, p in zip(input.shape[2:], padding)],
                        [d * (k - 1) + 1 for k, d in zip((kh, kw), dilation)])
-    if input.shape[1] != per_group * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
-                           f"input{list(input.shape)} to have {per_group * groups} channels, but "
-                           f"got {input.shape[1]} channels instead")
     if groups == 1:
         out = _conv_group(input, weight, bias, stride, padding, dilation)
     else:
@@ -121,13 +165,19 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     tensor([[[2., 2., 2.]]])
     """
     _check_input_dims("conv1d", input, 1)
+    if isinstance(padding, str) and padding not in ("valid", "same"):
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
     unbatched = input.ndim == 2
     if unbatched:
         input = input.unsqueeze(0)
-    stride = stride if isinstance(stride, int) else stride[0]
-    dilation = dilation if isinstance(dilation, int) else dilation[0]
+    stride, dilation = _int_tuple(stride), _int_tuple(dilation)
+    listed = padding if isinstance(padding, str) else _int_tuple(padding)
+    _check_conv_lists(weight, stride, listed, dilation)
+    # torch's conv1d runs as a conv2d of height 1: its dilation message shows the pair
+    _check_conv_args(input, weight, bias, stride, listed, (1,) + dilation, groups)
+    stride, dilation = stride[0], dilation[0]
     if not isinstance(padding, str):
-        padding = padding if isinstance(padding, int) else padding[0]
+        padding = _int_tuple(padding)[0]
         # checked here, so that the message speaks of one dim, as torch's conv1d does
         _check_kernel_fits([input.shape[2] + 2 * padding], [dilation * (weight.shape[2] - 1) + 1])
         padding = (0, padding)
@@ -144,6 +194,13 @@ def _pool_size(size, k, s, p, d, ceil_mode):
     out = -(-span // s) + 1
     # the last window must start inside the input or the left padding (torch's rule)
     return out - 1 if (out - 1) * s >= size + p else out
+
+
+def _check_pool_input(input):
+    """torch's refusal of 2-D pooling inputs of other ranks, or empty but for the batch dim."""
+    if input.ndim not in (3, 4) or 0 in input.shape[-3:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
+                           f"for input, but got:{list(input.shape)}")
 
 
 def _check_pool(input, kernel, stride, padding, dilation, out):
@@ -172,6 +229,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     tensor([[[[ 5.,  7.],
               [13., 15.]]]])
     """
+    if input.ndim not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    _check_pool_input(input)
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -211,6 +271,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     tensor([[[[ 2.5000,  4.5000],
               [10.5000, 12.5000]]]])
     """
+    _wrap_dim(-3, input.ndim)     # torch reads input.size(-3) first: its IndexError below 3 dims
+    _check_pool_input(input)
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -280,6 +342,9 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> F.max_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[3., 2.]]])
     """
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
+                           f"batch size for input, but got:{list(input.shape)}")
     stride = _single(kernel_size if stride in (None, ()) else stride)
     result = max_pool2d(input.unsqueeze(-2), (1, _single(kernel_size)), (1, stride),
                         (0, _single(padding)), (1, _single(dilation)), ceil_mode, return_indices)
@@ -295,6 +360,9 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     >>> F.avg_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[2., 1.]]])
     """
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for avg_pool1d)")
     stride = _single(kernel_size if stride in (None, ()) else stride)
     return avg_pool2d(input.unsqueeze(-2), (1, _single(kernel_size)), (1, stride),
                       (0, _single(padding)), ceil_mode, count_include_pad).squeeze(-2)

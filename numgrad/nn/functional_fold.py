@@ -53,7 +53,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     if rows % per_channel:
         raise RuntimeError(f"Expected size of input's dimension 1 to be divisible by the product "
                            f"of kernel_size, but got input.size(1)={rows} and "
-                           f"kernel_size=({kernel[0]}, {kernel[1]})")
+                           f"kernel_size=({kernel[0]}, {kernel[1]}).")
     if length != oh * ow:
         raise RuntimeError(f"Given output_size=({height}, {width}), kernel_size=({kernel[0]}, "
                            f"{kernel[1]}), dilation=({dilation[0]}, {dilation[1]}), padding="

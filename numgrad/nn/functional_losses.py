@@ -58,36 +58,51 @@ def _class_rows(input, target):
     """input (N, C, d1, ...) or (C,) as rows (M, C), and target as (M,) int64, with the shape a
     reduction='none' result takes."""
     index = np.asarray(target._data if isinstance(target, Tensor) else target)
-    if input.ndim <= 2 and index.ndim > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if index.dtype not in (np.int64, np.uint8):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
-                           f"{dtypes.scalar_type_name(index.dtype)}")
     _check_target_shape(input.shape, index.shape)
     if input.ndim == 1:
-        return input.unsqueeze(0), index.reshape(1).astype(np.int64), ()
+        return input.unsqueeze(0), index.reshape(1), ()
     classes = input.shape[1]
     if input.ndim == 2:
         rows = input
     else:
         order = [0] + list(range(2, input.ndim)) + [1]
         rows = input.permute(order).reshape(-1, classes)
-    return rows, index.reshape(-1).astype(np.int64, copy=False), index.shape
+    return rows, index.reshape(-1), index.shape
 
 
 def _check_target_shape(input_shape, target_shape):
-    """torch's checks that the target has a class per input position."""
-    if len(input_shape) < 2:
-        return
-    if target_shape[:1] != input_shape[:1]:
+    """torch's checks that the target has a class per input position, in its order."""
+    if not input_shape:
+        raise ValueError("Expected 1 or more dimensions (got 0)")
+    if len(input_shape) > 1 and target_shape[:1] != input_shape[:1]:
         raise ValueError(f"Expected input batch_size ({input_shape[0]}) to match target "
                          f"batch_size ({target_shape[0] if target_shape else 0}).")
+    if len(input_shape) <= 2:
+        if len(target_shape) > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        return
     expected = input_shape[:1] + input_shape[2:]
     if target_shape != expected:
         if len(input_shape) == 4:
             raise RuntimeError(f"size mismatch (got input: {list(input_shape)} , target: "
                                f"{list(target_shape)}")
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target_shape)}")
+
+
+def _class_indices(index, input, kernel):
+    """The target as int64 after torch's kernel checks: its dtype, then input's (kernel is the
+    name of torch's kernel that has no integer version)."""
+    if index.dtype not in (np.int64, np.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got "
+                           f"{dtypes.scalar_type_name(index.dtype)}")
+    _check_floating(input, kernel)
+    return index.astype(np.int64, copy=False)
+
+
+def _check_floating(input, kernel):
+    if not dtypes.is_floating(input.dtype):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.scalar_type_name(input.dtype)}'")
 
 
 def _check_targets(index, classes, ignore_index):
@@ -109,7 +124,7 @@ def _class_weights(weight, classes, dtype):
     w = weight._data if isinstance(weight, Tensor) else np.asarray(weight)
     if w.shape != (classes,):
         raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or "
-                           "no classes")
+                           f"no classes but got weight tensor of shape: {list(w.shape)}")
     return np.ascontiguousarray(w, dtype)
 
 
@@ -121,16 +136,24 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     tensor(0.6931)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    # torch checks only an upper bound: a negative smoothing is taken as it is
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     # class probabilities exactly when the target has the input's shape, as torch decides
     if isinstance(target, Tensor) and tuple(target.shape) == tuple(input.shape):
-        if ignore_index != -100:
+        if not dtypes.is_floating(target.dtype):
+            raise RuntimeError(f"Expected floating point type for target with class "
+                               f"probabilities, got {dtypes.scalar_type_name(target.dtype)}")
+        if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
         return _cross_entropy_probs(input, target, weight, reduction, label_smoothing)
+    # torch's log_softmax comes first, refusing integer logits before the target is looked at
+    _check_floating(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else
+                    "log_softmax_kernel_impl")
     rows, index, shape = _class_rows(input, target)
-    _check_weight_dtype(weight, rows.dtype)
     w = _class_weights(weight, rows.shape[1], rows.dtype)
+    index = _class_indices(index, rows, "nll_loss_out_frame")
+    _check_weight_dtype(weight, rows.dtype)
     out = _N.cross_entropy(rows, np.ascontiguousarray(index), w, int(ignore_index),
                            float(label_smoothing), _CODES[reduction])
     return out.reshape(shape) if reduction == "none" else out
@@ -165,9 +188,11 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     reduction = _reduction(size_average, reduce, reduction)
     rows, index, shape = _class_rows(input, target)
     classes = rows.shape[1]
+    w = _class_weights(weight, classes, rows.dtype)
+    index = _class_indices(index, rows, "nll_loss_out_frame" if input.ndim <= 2 else
+                           "nll_loss2d_forward_out_frame")
     _check_targets(index, classes, ignore_index)
     _check_weight_dtype(weight, rows.dtype)
-    w = _class_weights(weight, classes, rows.dtype)
     kept = index != ignore_index
     safe = np.where(kept, index, 0)
     row_weight = np.where(kept, w[safe], 0).astype(rows.dtype)

@@ -58,6 +58,18 @@ def _normalized_dims(input, normalized_shape, separator):
     return tuple(range(input.ndim - size, input.ndim))
 
 
+def _check_affine_shapes(normalized_shape, weight, bias):
+    """torch's checks of layer_norm's and rms_norm's parameters, before the input's shape."""
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if not shape:
+        raise RuntimeError(f"Expected normalized_shape to be at least 1-dimensional, i.e., "
+                           f"containing at least one element, but got normalized_shape = {shape}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and list(t.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
+                               f"{name} of shape {list(t.shape)} and normalized_shape = {shape}")
+
+
 def _check_same_dtype(input, *others):
     """torch's CPU normalisation kernels take one dtype for the input and its parameters."""
     if any(t is not None and t.dtype != input.dtype for t in others):
@@ -71,6 +83,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     tensor([[-1.0000,  1.0000]])
     """
     _check_same_dtype(input, weight, bias)
+    _check_affine_shapes(normalized_shape, weight, bias)
     dims = _normalized_dims(input, normalized_shape, ", ")
     _, centred, var = _moments(input, dims)
     out = centred * (var + eps).rsqrt()
@@ -88,6 +101,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     >>> F.rms_norm(ng.tensor([[3.0, 4.0]]), (2,), eps=0.0)
     tensor([[0.8485, 1.1314]])
     """
+    _check_affine_shapes(normalized_shape, weight, None)
     dims = _normalized_dims(input, normalized_shape, "")
     if eps is None:
         eps = float(np.finfo(input.dtype).eps)
@@ -148,7 +162,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     count = math.prod(input.shape[2:])
     if count <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
-                         f"{list(input.shape)}")
+                         f"{input.shape}")
     mean, centred, var = _moments(input, dims)
     if running_mean is not None:
         _update_running(running_mean, running_var, mean.detach().mean(0), var.detach().mean(0),

@@ -16,6 +16,9 @@ from ..creation import as_tensor
 from ..ops.named import named
 
 _LINEAR_MODES = {"linear": 1, "bilinear": 2}
+# every mode torch knows (numgrad computes the first three): another is refused in torch's words
+_TORCH_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "lanczos", "area",
+                "nearest-exact")
 
 
 def pixel_shuffle(input, upscale_factor):
@@ -110,6 +113,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if mode in _LINEAR_MODES and input.ndim != _LINEAR_MODES[mode] + 2:
         raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
                                   f"{_LINEAR_MODES[mode] + 2}D input")
+    if mode not in _TORCH_MODES:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
+                                  f"{input.ndim}D) for the modes: {' | '.join(_TORCH_MODES)} "
+                                  f"(got {mode})")
     if mode not in ("nearest",) + tuple(_LINEAR_MODES) or input.ndim not in (3, 4) or antialias:
         raise NotImplementedError(f"interpolate supports the modes nearest, linear and bilinear "
                                   f"of 3-D or 4-D inputs without antialias (got {mode} of a "
