@@ -564,6 +564,20 @@ class Tensor:
     def __itruediv__(self, other):
         return self.div_(other)
 
+    # without these Python would rebind `t **= 2`, `m &= other`, ... to a new tensor, where torch
+    # changes t in place (its dtype kept, views and version counter seeing the change)
+    def __ipow__(self, other):
+        return self.pow_(other)
+
+    def __iand__(self, other):
+        return self.bitwise_and_(other)
+
+    def __ior__(self, other):
+        return self.bitwise_or_(other)
+
+    def __ixor__(self, other):
+        return self.bitwise_xor_(other)
+
 
 class Size(tuple):
     """torch.Size: a tuple that prints as torch.Size([2, 3])."""

@@ -239,3 +239,70 @@ def test_kernels_refuse_dtypes_in_torchs_words():
     with pytest.raises(NotImplementedError, match="^\"histogram_cpu\" not implemented for "
                                                   "'Long'$"):
         ng.tensor([1]).histc()
+
+
+# ---- elementwise --------------------------------------------------------------------------------
+def test_bool_clamp_promotes_with_number_bounds_and_refuses_bool_ones():
+    mask = ng.tensor([True, False, True])
+    check(ng.clamp(mask, -1, 2), ng.int64, [1, 0, 1])
+    check(ng.clamp(mask, 2, -1), ng.int64, [-1, -1, -1])
+    check(ng.clamp(mask, 1.5), ng.float32, [1.5, 1.5, 1.5])
+    check(ng.clamp_min(mask, 2), ng.int64, [2, 2, 2])
+    for clamp, kernel in ((lambda: ng.clamp(mask, True), "clamp_min_scalar_cpu"),
+                          (lambda: ng.clamp(mask, None, True), "clamp_max_scalar_cpu"),
+                          (lambda: ng.clamp(mask, True, True), "clamp_scalar_cpu"),
+                          (lambda: ng.clamp_min(mask, True), "clamp_min_scalar_cpu"),
+                          (lambda: ng.clamp_max(mask, False), "clamp_max_scalar_cpu")):
+        with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for "
+                                                      "'Bool'$"):
+            clamp()
+    # tensor bounds clamp a bool tensor as bool
+    check(ng.clamp(mask, ng.tensor(True)), ng.bool, [True, True, True])
+
+
+def test_ldexp_promotes_with_its_exponents_float_type():
+    check(ng.ldexp(ng.tensor([1.0, 2.0]), ng.tensor([1.0, 2.0], dtype=ng.float64)), ng.float64,
+          [2.0, 8.0])
+    check(ng.ldexp(ng.tensor([1, 2]), ng.tensor([1.0, 2.0], dtype=ng.float64)), ng.float64,
+          [2.0, 8.0])
+    # a 0-d exponent does not promote a dimensioned input
+    check(ng.ldexp(ng.tensor([1.0, 2.0]), ng.tensor(3.0, dtype=ng.float64)), ng.float32,
+          [8.0, 16.0])
+    check(ng.ldexp(ng.tensor([1, 2]), ng.tensor([True, False])), ng.float32, [2.0, 2.0])
+    with pytest.raises(NotImplementedError, match="^\"ldexp_cpu_exp\" not implemented for "
+                                                  "'Bool'$"):
+        ng.ldexp(ng.tensor([1.0]), ng.tensor([True]))
+
+
+def test_augmented_power_and_bitwise_assignments_are_in_place():
+    t = ng.tensor([2, 3])
+    alias = t
+    t **= 2
+    assert t is alias
+    check(alias, ng.int64, [4, 9])
+    t = ng.tensor([2.0, 3.0])
+    t **= ng.tensor([2.0, 1.0], dtype=ng.float64)       # float64 written into float32
+    check(t, ng.float32, [4.0, 3.0])
+    mask = ng.tensor([True, False, True])
+    alias = mask
+    mask &= ng.tensor([False, False, True])
+    mask |= ng.tensor([False, True, False])
+    mask ^= ng.tensor([True, False, False])
+    assert mask is alias
+    check(alias, ng.bool, [True, True, True])
+    x = ng.tensor([1.0, 2.0], requires_grad=True).clone()
+    x **= 2
+    assert x.grad_fn.name() == "PowBackward0"
+
+
+@pytest.mark.parametrize("dtype, exponent, result", [
+    (ng.int64, 1.5, "Float"), (ng.int32, ng.tensor([1.5, 2.0]), "Float"),
+    (ng.int64, ng.tensor(2.5, dtype=ng.float64), "Double"), (ng.bool, 1, "Long"),
+    (ng.bool, ng.tensor([1, 2], dtype=ng.int32), "Int"),
+])
+def test_augmented_power_refuses_a_downcast(dtype, exponent, result):
+    t = ng.tensor([2, 3], dtype=dtype)
+    name = {ng.int64: "Long", ng.int32: "Int", ng.bool: "Bool"}[dtype]
+    with pytest.raises(RuntimeError, match=f"^result type {result} can't be cast to the desired "
+                                           f"output type {name}$"):
+        t **= exponent

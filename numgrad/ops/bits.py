@@ -65,12 +65,19 @@ def frexp(input):
 
 def ldexp(input, other):
     """input * 2**other, in a float dtype (the default one for integer input)."""
+    exponent = other._data if isinstance(other, Tensor) else np.asarray(other)
     if not isinstance(input, Tensor) or not dtypes.is_floating(input.dtype):
         input = cast(input if isinstance(input, Tensor) else Tensor._make(np.asarray(input),
                                                                            False),
                      dtypes.get_default_dtype())
-    exponent = other._data if isinstance(other, Tensor) else np.asarray(other)
-    return input * untracked(lambda e: np.exp2(e.astype(np.float64)).astype(input.dtype),
+    elif exponent.dtype == np.bool_:
+        # torch's float kernel has no bool exponent (an integer input goes another way)
+        raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
+    # torch's input * pow(2.0, other): the power is of other's float dtype (the default one for
+    # integers and bools), so a float64 exponent promotes a float32 input by torch's rules
+    power_dtype = exponent.dtype if dtypes.is_floating(exponent.dtype) else \
+        dtypes.get_default_dtype()
+    return input * untracked(lambda e: np.exp2(e.astype(np.float64)).astype(power_dtype),
                              exponent)
 
 

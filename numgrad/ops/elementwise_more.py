@@ -17,8 +17,8 @@ from . import fmath as F
 from .apply import apply
 from ..creation import as_tensor
 from .elementwise import (_binary, _float_input, _promoted, _quiet, _tensor_result_type, _unary,
-                          _unary_fn, constant, d_identity, d_zero, operands, torch_maximum,
-                          torch_minimum, torch_sign)
+                          _unary_fn, constant, d_identity, d_zero, operands, refuse_bool_clamp,
+                          torch_maximum, torch_minimum, torch_sign)
 from .registry import OpDef
 from .untracked import untracked
 
@@ -340,6 +340,7 @@ def _clamp_one(x, bound, op, tensor_op, np_fn):
         if not _is_float(a):
             return untracked(np_fn, a._data, b._data)
         return apply(tensor_op, (a, b))
+    refuse_bool_clamp(x, (bound,), f"{op.name}_scalar_cpu")
     if not _is_float(x):
         if not isinstance(bound, float):
             return untracked(np_fn, x._data, bound)
