@@ -550,3 +550,39 @@ def test_pool3d_errors():
             "Found an invalid max index: 100 (output volumes are of size 4x4x4)")
     _raises(lambda: F.max_unpool3d(values, indices, 2, output_size=[9, 9, 9]), ValueError,
             'invalid output_size "[9, 9, 9]" (dim 0 must be between 2 and 6)')
+
+
+@pytest.mark.parametrize("call,message", [
+    (lambda x: F.max_pool3d(x, (2, 2)),
+     "max_pool3d: kernel_size must either be a single int, or a tuple of three ints"),
+    (lambda x: F.max_pool3d(x, 2, stride=(2, 2)),
+     "max_pool3d: stride must either be omitted, a single int, or a tuple of three ints"),
+    (lambda x: F.max_pool3d(x, 2, padding=(1, 1)),
+     "max_pool3d: padding must either be a single int, or a tuple of three ints"),
+    (lambda x: F.max_pool3d(x, 2, dilation=(1, 1)),
+     "max_pool3d: dilation must be either a single int, or a tuple of three ints"),
+    (lambda x: F.avg_pool3d(x, (2, 2)),
+     "avg_pool3d: kernel_size must be a single int, or a tuple of three ints"),
+    (lambda x: F.avg_pool3d(x, 2, stride=(2, 2)),
+     "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints"),
+    (lambda x: F.avg_pool3d(x, 2, padding=(1, 1)),
+     "avg_pool3d: padding must be a single int, or a tuple of three ints"),
+    (lambda x: F.avg_pool3d(x, 2, divisor_override=0), "divisor must be not zero"),
+    (lambda x: F.conv3d(x, ng.randn(1, 2, 1, 1, 1), stride=(1, 1)),
+     "expected stride to be a single integer value or a list of 3 values to match the "
+     "convolution dimensions, but got stride=[1, 1]"),
+    (lambda x: F.conv3d(x, ng.randn(1, 2, 1, 1, 1), padding=(1, 1)),
+     "expected padding to be a single integer value or a list of 3 values to match the "
+     "convolution dimensions, but got padding=[1, 1]"),
+    (lambda x: F.adaptive_avg_pool3d(x, (2, 2)), "adaptive_avg_pool3d: output_size must be 3"),
+    (lambda x: F.adaptive_max_pool3d(x, (2, 2)),
+     "adaptive_max_pool3d(): internal error: output_size.size() must be 3"),
+])
+def test_settings_of_the_wrong_length(call, message):
+    _raises(lambda: call(ng.randn(1, 2, 4, 4, 4)), RuntimeError, message)
+
+
+def test_empty_batches_pool():
+    x = ng.randn(0, 2, 4, 4, 4)
+    assert F.max_pool3d(x, 2).shape == F.avg_pool3d(x, 2).shape == (0, 2, 2, 2, 2)
+    assert F.max_pool3d(x, (2,), stride=(1,)).shape == (0, 2, 3, 3, 3)

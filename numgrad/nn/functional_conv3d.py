@@ -22,10 +22,23 @@ from .functional_conv import (_check_conv_dtypes, _check_input_dims, _check_kern
                               _same_padding)
 
 
-def _triple(value):
+def _triple(value, refusal=None):
+    """(v, v, v) for an int or a 1-tuple, the triple itself, else RuntimeError(refusal)."""
     if isinstance(value, (int, np.integer)):
         return (int(value),) * 3
-    return tuple(int(v) for v in value)
+    value = tuple(int(v) for v in value)
+    if len(value) == 1:
+        return value * 3
+    if len(value) != 3 and refusal is not None:
+        raise RuntimeError(refusal)
+    return value
+
+
+def _conv_triple(name, value):
+    """_triple, refused in torch's words for a convolution."""
+    shown = list(value) if not isinstance(value, (int, np.integer)) else value
+    return _triple(value, f"expected {name} to be a single integer value or a list of 3 values "
+                          f"to match the convolution dimensions, but got {name}={shown}")
 
 
 def _depth_images(input, kd, sd, pd, dd, od):
@@ -81,8 +94,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         input = input.unsqueeze(0)
     per_group = weight.shape[1]
     kernel = tuple(weight.shape[2:])
-    stride, dilation = _triple(stride), _triple(dilation)
-    if not isinstance(padding, str) and any(p < 0 for p in _triple(padding)):
+    stride, dilation = _conv_triple("stride", stride), _conv_triple("dilation", dilation)
+    if not isinstance(padding, str) and any(p < 0 for p in _conv_triple("padding", padding)):
         raise RuntimeError("negative padding is not supported")
     if any(s <= 0 for s in stride):
         raise RuntimeError("non-positive stride is not supported")

@@ -24,17 +24,31 @@ from .functional_pooling_more import _max_unpool, _root_of_sum, _unpooled_size
 
 
 def _batched(input):
-    """(the input as (N, C, D, H, W), whether it was one sample)."""
-    if input.ndim not in (4, 5) or input.numel() == 0:
+    """(the input as (N, C, D, H, W), whether it was one sample). An empty batch is fine."""
+    if input.ndim not in (4, 5) or 0 in input.shape[input.ndim - 4:]:
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     return (input.unsqueeze(0), True) if input.ndim == 4 else (input, False)
 
 
-def _pool_args(kernel_size, stride, padding, dilation):
-    kernel = _triple(kernel_size)
+# torch's refusals of settings that are neither an int nor a triple, in each function's words
+_REFUSALS = {
+    "max_pool3d": ("max_pool3d: kernel_size must either be a single int, or a tuple of three ints",
+                   "max_pool3d: stride must either be omitted, a single int, or a tuple of three "
+                   "ints",
+                   "max_pool3d: padding must either be a single int, or a tuple of three ints",
+                   "max_pool3d: dilation must be either a single int, or a tuple of three ints"),
+    "avg_pool3d": ("avg_pool3d: kernel_size must be a single int, or a tuple of three ints",
+                   "avg_pool3d: stride must be omitted, a single int, or a tuple of three ints",
+                   "avg_pool3d: padding must be a single int, or a tuple of three ints", None),
+}
+
+
+def _pool_args(op, kernel_size, stride, padding, dilation):
+    words = _REFUSALS[op]
+    kernel = _triple(kernel_size, words[0])
     stride = kernel if stride is None or (not isinstance(stride, int) and len(stride) == 0) \
-        else _triple(stride)
-    return kernel, stride, _triple(padding), _triple(dilation)
+        else _triple(stride, words[1])
+    return kernel, stride, _triple(padding, words[2]), _triple(dilation, words[3])
 
 
 def _out_sizes(input, kernel, stride, padding, dilation, ceil_mode):
@@ -85,7 +99,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
                             ceil_mode=False, return_indices=False):
     """max_pool3d's values and indices (each within its (D, H, W) volume), always both."""
     x, unbatched = _batched(input)
-    kernel, stride, padding, dilation = _pool_args(kernel_size, stride, padding, dilation)
+    kernel, stride, padding, dilation = _pool_args("max_pool3d", kernel_size, stride, padding,
+                                                   dilation)
     out = _out_sizes(x, kernel, stride, padding, dilation, ceil_mode)
     _check_out(x, out)
     n, c, d, h, w = x.shape
@@ -120,7 +135,7 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     tensor([[[[[3.5000]]]]])
     """
     x, unbatched = _batched(input)
-    kernel, stride, padding, _ = _pool_args(kernel_size, stride, padding, 1)
+    kernel, stride, padding, _ = _pool_args("avg_pool3d", kernel_size, stride, padding, 1)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     out = _out_sizes(x, kernel, stride, padding, (1, 1, 1), ceil_mode)
@@ -148,9 +163,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     return named(result, "AvgPool3DBackward0", input, view_of_intermediate=True)
 
 
-def _output_size(output_size, sizes):
+def _output_size(output_size, sizes, refusal):
     out = (output_size,) * 3 if isinstance(output_size, (int, np.integer)) else \
         tuple(output_size)
+    if len(out) != 3:
+        raise RuntimeError(refusal)
     return tuple(size if o is None else int(o) for o, size in zip(out, sizes))
 
 
@@ -166,7 +183,8 @@ def adaptive_avg_pool3d(input, output_size):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
     d, h, w = input.shape[-3:]
-    od, oh, ow = _output_size(output_size, (d, h, w))
+    od, oh, ow = _output_size(output_size, (d, h, w),
+                              "adaptive_avg_pool3d: output_size must be 3")
     if (od, oh, ow) == (1, 1, 1):
         return input.mean((-3, -2, -1), keepdim=True)         # torch's node too: MeanBackward1
     lead, dtype = input.shape[:-3], input.dtype
@@ -202,7 +220,8 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
                            f"{list(input.shape)}")
     d, h, w = input.shape[-3:]
-    out = _output_size(output_size, (d, h, w))
+    out = _output_size(output_size, (d, h, w),
+                       "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
     lead = input.shape[:-3]
     data = np.ascontiguousarray(to_host(input.detach()._data)).reshape(-1, d, h, w)
     positions = _adaptive_max_positions(data, out)
