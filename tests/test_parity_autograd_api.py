@@ -354,3 +354,18 @@ def test_custom_function_outputs_and_keyword_inputs_as_torch():
     assert Scale.apply(x, k=3.0).grad_fn.needs == (True, False)
     assert repr(y.grad_fn).startswith("<numgrad.autograd.function.ScaleBackward object at 0x")
     assert repr((x * 2).grad_fn).startswith("<MulBackward0 object at 0x")
+
+
+def test_deprecated_keywords_still_work_with_torchs_warnings():
+    x = T(requires_grad=True)
+    with pytest.warns(FutureWarning, match="only_inputs argument is deprecated and is ignored now"):
+        g, = ng.autograd.grad((x * x).sum(), x, only_inputs=False)
+    np.testing.assert_allclose(g.numpy(), 2 * np.array(A))
+    with pytest.warns(FutureWarning, match="`grad_variables` is deprecated. Use `grad_tensors` "
+                                           "instead."):
+        ng.autograd.backward((x * x).sum(), grad_variables=ng.tensor(2., dtype=ng.float64))
+    np.testing.assert_allclose(x.grad.numpy(), 4 * np.array(A))
+    with pytest.warns(FutureWarning), pytest.raises(RuntimeError, match="`grad_tensors` and "
+                                                    "`grad_variables` \\(deprecated\\) arguments "
+                                                    "both passed to `backward\\(\\)`"):
+        ng.autograd.backward((x * x).sum(), ng.tensor(1.), grad_variables=ng.tensor(1.))

@@ -338,7 +338,8 @@ _CYCLE_WARNING = (
     ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
 
 
-def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
+             inputs=None):
     """Accumulate the gradients of tensors w.r.t. the graph leaves (or `inputs`) into .grad.
 
     >>> x = numgrad.tensor(2., requires_grad=True)
@@ -346,6 +347,13 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     >>> x.grad
     tensor(4.)
     """
+    if grad_variables is not None:
+        warnings.warn("`grad_variables` is deprecated. Use `grad_tensors` instead.", FutureWarning,
+                      stacklevel=2)
+        if grad_tensors is not None:
+            raise RuntimeError("`grad_tensors` and `grad_variables` (deprecated) arguments both "
+                               "passed to `backward()`. Please only use `grad_tensors`.")
+        grad_tensors = grad_variables
     tensors = _tensors(tensors)
     grad_tensors = _as_tuple(grad_tensors)
     if not tensors:
@@ -365,7 +373,7 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of outputs w.r.t. inputs, returned as a tuple; .grad is left untouched.
 
     is_grads_batched: each grad_output has a leading batch dimension and each result gets it too
@@ -386,6 +394,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     _check_roots(outputs)           # torch checks the outputs first
     _check_inputs(inputs)
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To "
+                      "accumulate gradient for other parts of the graph, please use "
+                      "numgrad.autograd.backward.", FutureWarning, stacklevel=2)
     if not outputs:                 # torch: no output reaches any input
         if not allow_unused:
             raise _unused_error(0)
