@@ -319,6 +319,28 @@ CASES = [
     ("cosine_similarity of unbroadcastable inputs",
      lambda: F.cosine_similarity(r(2, 3), r(2, 4)), RuntimeError,
      "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"),
+    # ---- nn.Module and optimizer misuse
+    ("load_state_dict of a list", lambda: ng.nn.Linear(3, 4).load_state_dict([1, 2]), TypeError,
+     "Expected state_dict to be dict-like, got <class 'list'>."),
+    ("load_state_dict of a non-tensor value",
+     lambda: ng.nn.Linear(3, 4).load_state_dict({"weight": ng.ones(4, 3), "bias": [1, 2, 3, 4]}),
+     RuntimeError, "Error(s) in loading state_dict for Linear:\n\tWhile copying the parameter named "
+                   "\"bias\", expected torch.Tensor or Tensor-like object from checkpoint but "
+                   "received <class 'list'>".replace("torch.", "numgrad.")),
+    ("register_parameter of a tensor", lambda: ng.nn.Module().register_parameter("a", ng.ones(3)),
+     TypeError, "cannot assign 'torch.FloatTensor' object to parameter 'a' (torch.nn.Parameter or "
+                "None required)".replace("torch.", "numgrad.")),
+    ("assigning a tensor to a parameter",
+     lambda: setattr(ng.nn.Linear(2, 2), "weight", ng.ones(2, 2, dtype=ng.int64)), TypeError,
+     "cannot assign 'torch.LongTensor' as parameter 'weight' (torch.nn.Parameter or None "
+     "expected)".replace("torch.", "numgrad.")),
+    ("add_module of a tensor", lambda: ng.nn.Module().add_module("a", ng.ones(2)), TypeError,
+     "torch.FloatTensor is not a Module subclass".replace("torch.", "numgrad.")),
+    ("optimizer groups mixing a dict and a tensor",
+     lambda: ng.optim.SGD([{"params": [ng.nn.Parameter(ng.ones(3))]},
+                           ng.nn.Parameter(ng.ones(3))], lr=0.1), TypeError,
+     "param_group must be a dict, but got <class 'torch.nn.parameter.Parameter'>"
+     .replace("torch.", "numgrad.")),
 ]
 
 
@@ -366,6 +388,20 @@ def test_elementwise_loss_of_another_shape_warns_and_broadcasts():
             "Please ensure they have the same size.".replace("torch.", "numgrad."))):
         loss = F.mse_loss(r(2, 3), r(3))
     assert loss.item() == pytest.approx(float(((r(2, 3) - r(3)) ** 2).mean()))
+
+
+def test_load_state_dict_keys_strict_and_not():
+    """strict: torch's message, missing keys first; not strict: the lists, and the values that fit
+    are loaded."""
+    lin = ng.nn.Linear(3, 4)
+    state = {"weight": ng.zeros(4, 3), "foo": ng.ones(1)}
+    with pytest.raises(RuntimeError, match=exactly(
+            'Error(s) in loading state_dict for Linear:\n\tMissing key(s) in state_dict: "bias". '
+            '\n\tUnexpected key(s) in state_dict: "foo". ')):
+        lin.load_state_dict(state)
+    result = lin.load_state_dict(state, strict=False)
+    assert (result.missing_keys, result.unexpected_keys) == (["bias"], ["foo"])
+    assert not lin.weight.detach().numpy().any()
 
 
 def test_cat_of_legacy_empty_tensors_only():

@@ -2,12 +2,14 @@
 import itertools
 import warnings
 from collections import OrderedDict, namedtuple
+from collections.abc import Mapping
 
 import numpy as np
 
 from .. import dtypes, grad_mode
 from ..device import device as _device
 from ..hooks import RemovableHandle
+from ..ops.tensor_info import typename
 from ..tensor import Tensor
 from .buffer import Buffer
 from .parameter import Parameter
@@ -150,7 +152,7 @@ class Module:
             return
         if params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
                                 "(numgrad.nn.Parameter or None expected)")
             params[name] = None
             return
@@ -163,7 +165,7 @@ class Module:
             return
         if modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(numgrad.nn.Module or None expected)")
             modules[name] = None
             return
@@ -173,7 +175,7 @@ class Module:
             return
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(numgrad.Tensor or None expected)")
             buffers[name] = value
             return
@@ -206,7 +208,7 @@ class Module:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         _check_name(name, self, "parameter")
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
                             "(numgrad.nn.Parameter or None required)")
         self._parameters[name] = param
 
@@ -217,7 +219,7 @@ class Module:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         _check_name(name, self, "buffer")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(numgrad Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
@@ -228,7 +230,7 @@ class Module:
     def add_module(self, name, module):
         """Add a child module (or None) under name."""
         if module is not None and not isinstance(module, Module):
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         if isinstance(name, str) and "." in name:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         _check_name(name, self, "module")
@@ -457,6 +459,8 @@ class Module:
         strict: every key must match. Shapes must match in any case. Returns the
         (missing_keys, unexpected_keys) named tuple.
         """
+        if not isinstance(state_dict, Mapping):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         state_dict = OrderedDict(state_dict)   # the hooks and upgrades must not touch the caller's
         # every module under each of its names, as state_dict lists a shared one
         modules = [(prefix + "." if prefix else "", module)
@@ -481,7 +485,12 @@ class Module:
                 if key in extra:
                     extra[key].set_extra_state(value)
                     continue
-                array = value._data if isinstance(value, Tensor) else np.asarray(value)
+                if not isinstance(value, Tensor):
+                    errors.append(f'While copying the parameter named "{key}", expected '
+                                  f'numgrad.Tensor or Tensor-like object from checkpoint but '
+                                  f'received {type(value)}')
+                    continue
+                array = value._data
                 if array.shape != target._data.shape:
                     errors.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{_size(array.shape)} from checkpoint, the shape in current "
@@ -645,10 +654,6 @@ def _plain_handle(table, hook):
     key = next(_hook_ids)
     table[key] = hook
     return RemovableHandle(table, key)
-
-
-def _typename(value):
-    return type(value).__name__
 
 
 def _size(shape):

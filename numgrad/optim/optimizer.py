@@ -61,6 +61,8 @@ class Optimizer:
         """Add a group of parameters with its own hyperparameters (the defaults fill the rest).
         Its params may be (name, tensor) pairs, as model.named_parameters() gives: the names are
         kept in the group's "param_names"."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         group = dict(param_group)
         params = group["params"]
         if isinstance(params, Tensor):
