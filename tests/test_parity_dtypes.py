@@ -306,3 +306,31 @@ def test_augmented_power_refuses_a_downcast(dtype, exponent, result):
     with pytest.raises(RuntimeError, match=f"^result type {result} can't be cast to the desired "
                                            f"output type {name}$"):
         t **= exponent
+
+
+def test_integer_addcmul_truncates_a_float_value():
+    i = ng.tensor([2, -3, 0])
+    check(ng.addcmul(i, i, i, value=1.5), ng.int64, [6, 6, 0])
+    check(ng.addcmul(i, i, i, value=-1.5), ng.int64, [-2, -12, 0])
+    check(ng.addcmul(i, i, i, value=0.5), ng.int64, [2, -3, 0])
+    # a float operand makes the whole product float, value kept
+    check(ng.addcmul(i, i, ng.tensor([1.5]), value=0.5), ng.float32, [3.5, -5.25, 0.0])
+
+
+def test_search_results_can_be_int32():
+    check(ng.searchsorted(ng.tensor([0, 1, 2]), ng.tensor([2, -3, 0]), out_int32=True), ng.int32,
+          [2, 0, 0])
+    check(ng.searchsorted(ng.tensor([0.0, 1.0, 2.0]), 1, out_int32=True), ng.int32, 1)
+    check(ng.bucketize(ng.tensor([0.5, -1.5, 0.0]), ng.tensor([0.0, 1.0]), right=True,
+                       out_int32=True), ng.int32, [1, 0, 1])
+    check(ng.searchsorted(ng.tensor([0, 1, 2]), ng.tensor([1.5])), ng.int64, [2])
+
+
+def test_isin_refuses_bool():
+    for elements, test in ((ng.tensor([2, 0]), ng.tensor([True])), (ng.tensor([True]),
+                                                                    ng.tensor([True])),
+                           (ng.tensor([2, 0]), True)):
+        with pytest.raises(RuntimeError, match="^Unsupported input type encountered for isin\\(\\): "
+                                               "Bool$"):
+            ng.isin(elements, test)
+    check(ng.isin(ng.tensor([2, -3]), ng.tensor([2.0])), ng.bool, [True, False])

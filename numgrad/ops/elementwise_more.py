@@ -313,7 +313,8 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     if x._data.dtype == np.bool_:
         raise NotImplementedError("\"addcmul_cpu_out\" not implemented for 'Bool'")
     if not _is_float(x):
-        return untracked(lambda a, b, c: a + value * b * c, x._data, _data(y), _data(z))
+        # torch's integer kernel takes value as an integer: a float one truncated (0.5 adds 0)
+        return untracked(lambda a, b, c: a + int(value) * b * c, x._data, _data(y), _data(z))
     return apply(ADDCMUL, (x, y, z), {"value": float(value)})
 
 

@@ -162,10 +162,12 @@ def bincount(input, weights=None, minlength=0):
                      input._data, weights._data)
 
 
-def _search(boundaries, values, side):
+def _search(boundaries, values, side, out_int32=False):
+    """The insertion indices, int64 (int32 with out_int32, as torch's)."""
+    dtype = np.int32 if out_int32 else np.int64
     values = np.asarray(values)
     if boundaries.ndim <= 1:
-        return np.searchsorted(boundaries, values, side=side).astype(np.int64)
+        return np.searchsorted(boundaries, values, side=side).astype(dtype)
     if boundaries.shape[:-1] != values.shape[:-1]:
         raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
                            "first N-1 dimensions of boundaries tensor and input value tensor must "
@@ -173,7 +175,7 @@ def _search(boundaries, values, side):
     rows_b = boundaries.reshape(-1, boundaries.shape[-1])
     rows_v = values.reshape(-1, values.shape[-1])
     out = [np.searchsorted(b, v, side=side) for b, v in zip(rows_b, rows_v)]
-    return np.asarray(out, np.int64).reshape(values.shape)
+    return np.asarray(out, dtype).reshape(values.shape)
 
 
 def _side(right, side):
@@ -191,19 +193,21 @@ def _array(x):
     return x._data if isinstance(x, Tensor) else np.asarray(x)
 
 
-def searchsorted(sorted_sequence, input, *, right=False, side=None):
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None):
     """For each value, its insertion index into sorted_sequence (each row, if N-D) that keeps it
     sorted: the first such index, or the last with right=True (side="right")."""
-    return untracked(_search, _array(sorted_sequence), _array(input), _side(right, side))
+    return untracked(_search, _array(sorted_sequence), _array(input), _side(right, side),
+                     out_int32)
 
 
-def bucketize(input, boundaries, *, right=False):
+def bucketize(input, boundaries, *, out_int32=False, right=False):
     """The bucket of each value among 1-D boundaries: i with boundaries[i-1] < x <= boundaries[i]
     (boundaries[i-1] <= x < boundaries[i] with right=True)."""
     if _array(boundaries).ndim != 1:
         raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim("
                            f"{_array(boundaries).ndim})")
-    return untracked(_search, _array(boundaries), _array(input), "right" if right else "left")
+    return untracked(_search, _array(boundaries), _array(input), "right" if right else "left",
+                     out_int32)
 
 
 PUBLIC = ("median", "nanmean", "nansum", "aminmax", "unique", "bincount", "searchsorted",

@@ -17,6 +17,8 @@ def _array(value):
 
 def isin(elements, test_elements, *, assume_unique=False, invert=False):
     """Whether each element of elements is among test_elements (either may be a number)."""
+    if any(_array(v).dtype == np.bool_ for v in (elements, test_elements)):
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
     return untracked(lambda e, t: np.isin(e, t, invert=invert), _array(elements),
                      _array(test_elements))
 
