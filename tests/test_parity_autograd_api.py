@@ -369,3 +369,27 @@ def test_deprecated_keywords_still_work_with_torchs_warnings():
                                                     "`grad_variables` \\(deprecated\\) arguments "
                                                     "both passed to `backward\\(\\)`"):
         ng.autograd.backward((x * x).sum(), ng.tensor(1.), grad_variables=ng.tensor(1.))
+
+
+def test_batched_grad_outputs_are_checked_as_torch():
+    x = T(requires_grad=True)
+    assert _message(lambda: ng.autograd.grad(x * 2, x, ng.ones(4, 3, dtype=ng.float64),
+                                             is_grads_batched=True)) == (
+        "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "
+        "batch dimension. The sizes of the remaining dimensions are expected to match the shape "
+        "of corresponding output, but a mismatch was detected: grad_output[0] has a shape of "
+        "numgrad.Size([]) and output[0] has a shape of numgrad.Size([2, 3]). If you only want "
+        "some tensors in `grad_output` to be considered batched, consider using vmap.")
+    assert _message(lambda: ng.autograd.grad(
+        [x * 2, x * 3], x, [ng.ones(4, 2, 3, dtype=ng.float64), ng.ones(5, 2, 3, dtype=ng.float64)],
+        is_grads_batched=True), ValueError) == (
+        "vmap: Expected all tensors to have the same size in the mapped dimension, got sizes "
+        "[4, 5] for the mapped dimension")
+    assert _message(lambda: ng.autograd.grad(x.sum(), x, is_grads_batched=True),
+                    ValueError).startswith("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0")
+
+
+def test_a_leaf_given_twice_as_backward_input_accumulates_once():
+    x = T(requires_grad=True)
+    (x * x).sum().backward(inputs=[x, x])
+    np.testing.assert_allclose(x.grad.numpy(), 2 * np.array(A))

@@ -73,6 +73,39 @@ def _seed(i, root, grad, create_graph):
     return grad
 
 
+def _batch_size(roots, grad_roots):
+    """The batch size of is_grads_batched's grad_outputs, checked as torch's _make_grads and
+    vmap check them (their words; torch prints an element's shape without its first dimension)."""
+    sizes = []
+    for i, (r, g) in enumerate(zip(roots, grad_roots)):
+        if g is None:
+            if r._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if r.ndim == 0:
+                raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
+                                 "but that input is a Tensor of dimensionality 0 so expected in_dim "
+                                 "to satisfy 0 <= in_dim < 0.")
+            raise NotImplementedError("is_grads_batched=True needs a grad_output for each output")
+        if not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
+        if g.ndim == 0:
+            raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                             "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+        if tuple(g.shape[1:]) != tuple(r.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output "
+                "as the batch dimension. The sizes of the remaining dimensions are expected to "
+                "match the shape of corresponding output, but a mismatch was detected: "
+                f"grad_output[{i}] has a shape of {type(r.shape)(g.shape[2:])!r} and output[{i}] "
+                f"has a shape of {r.shape!r}. If you only want some tensors in `grad_output` to "
+                "be considered batched, consider using vmap.")
+        sizes.append(int(g.shape[0]))
+    if len(set(sizes)) > 1:
+        raise ValueError("vmap: Expected all tensors to have the same size in the mapped "
+                         f"dimension, got sizes {sizes} for the mapped dimension")
+    return sizes[0]
+
+
 def _check_roots(roots):
     for t in roots:
         if not isinstance(t, Tensor):
@@ -151,12 +184,9 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     if len(grad_roots) != len(roots):
         raise RuntimeError(f"got {len(roots)} tensors and {len(grad_roots)} gradients")
     if batched:
-        sizes = {g.shape[0] if isinstance(g, Tensor) and g.ndim else None for g in grad_roots}
-        if len(sizes) != 1 or None in sizes:
-            raise RuntimeError("If `is_grads_batched=True`, every grad_output must be a tensor "
-                               "with the same leading batch dimension")
+        size = _batch_size(roots, grad_roots)
         seed_sets = [[_seed(i, r, g[b], create_graph) for i, (r, g) in
-                      enumerate(zip(roots, grad_roots))] for b in range(sizes.pop())]
+                      enumerate(zip(roots, grad_roots))] for b in range(size)]
     else:
         seed_sets = [[_seed(i, r, g, create_graph) for i, (r, g) in enumerate(zip(roots, grad_roots))]]
     if retain_graph is None:
@@ -307,9 +337,11 @@ def _accumulate(graph, read, inputs, wanted, create_graph):
                     if g is not None:
                         _accumulate_into(leaf, g, create_graph)
         return
+    done = set()
     for t, places in zip(inputs, wanted):
-        if t._node >= 0:
-            continue          # a non-leaf input retains its grad (see backward)
+        if t._node >= 0 or id(t) in done:
+            continue          # a non-leaf input retains its grad (see backward); a leaf given
+        done.add(id(t))       # twice accumulates once, as torch
         grads = [g for g in (read(p, o) for p, o in places) if g is not None]
         if grads:
             _accumulate_into(t, _sum(grads), create_graph)
