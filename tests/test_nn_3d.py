@@ -586,3 +586,17 @@ def test_empty_batches_pool():
     x = ng.randn(0, 2, 4, 4, 4)
     assert F.max_pool3d(x, 2).shape == F.avg_pool3d(x, 2).shape == (0, 2, 2, 2, 2)
     assert F.max_pool3d(x, (2,), stride=(1,)).shape == (0, 2, 3, 3, 3)
+
+
+def test_conv_output_plane_of_the_input_size_but_not_its_shape(rng):
+    # a 5x4 image padded (0, 1) by a 2x2 kernel gives a 4x5 plane: as many positions as pixels,
+    # which the columns' whole-plane copy once took for the same shape (and read garbage)
+    x, w = rng.standard_normal((1, 2, 5, 4)), rng.standard_normal((3, 2, 2, 2))
+    got = F.conv2d(t64(x, False), t64(w, False), padding=(0, 1))
+    want = np_conv3d(x[:, :, None], w[:, :, None], padding=(0, 0, 1))[:, :, 0]
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10)
+    x3, w3 = rng.standard_normal((1, 4, 4, 5, 4)), rng.standard_normal((4, 2, 2, 2, 2))
+    got = F.conv3d(t64(x3, False), t64(w3, False), stride=(3, 1, 1), padding=(1, 0, 1), groups=2)
+    want = np_conv3d(x3, w3, stride=(3, 1, 1), padding=(1, 0, 1), groups=2)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-10)
+    assert gradcheck(lambda x: F.conv2d(x, t64(w), padding=(0, 1)), (t64(x),))

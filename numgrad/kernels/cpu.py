@@ -994,7 +994,8 @@ def _conv_columns_of(image, geometry, cols, gather):
     kh, kw, sh, sw, ph, pw, dh, dw = (geometry[6], geometry[7], geometry[8], geometry[9],
                                       geometry[10], geometry[11], geometry[12], geometry[13])
     spots, plane = oh * ow, height * width
-    dense = sh == 1 and sw == 1 and spots == plane
+    # the output plane must be the input's shape, not only its size (4x5 out of 5x4 is not)
+    dense = sh == 1 and sw == 1 and oh == height and ow == width
     row = 0
     for c in range(channels):
         for ky in range(kh):
