@@ -341,6 +341,20 @@ CASES = [
                            ng.nn.Parameter(ng.ones(3))], lr=0.1), TypeError,
      "param_group must be a dict, but got <class 'torch.nn.parameter.Parameter'>"
      .replace("torch.", "numgrad.")),
+    # ---- basic indexing: the dim is numbered by the item's place in the index
+    ("index after None", lambda: r(2, 3, 4)[None, 5], IndexError,
+     "index 5 is out of bounds for dimension 1 with size 2"),
+    ("index after None and an int", lambda: r(2, 3, 4)[None, 0, 5], IndexError,
+     "index 5 is out of bounds for dimension 2 with size 3"),
+    ("index after an ellipsis", lambda: r(2, 3, 4)[..., 9], IndexError,
+     "index 9 is out of bounds for dimension 1 with size 4"),
+    ("index after an int and None", lambda: r(2, 3, 4)[0, None, 5], IndexError,
+     "index 5 is out of bounds for dimension 2 with size 3"),
+    ("index after None, a tensor and an ellipsis", lambda: r(2, 3, 4)[None, long([0]), ..., 9],
+     IndexError, "index 9 is out of bounds for dimension 3 with size 4"),
+    ("clip_grad_norm_ with a string norm type and no gradients",
+     lambda: ng.nn.utils.clip_grad_norm_([ng.nn.Parameter(ng.ones(2))], 1.0, norm_type="fro"),
+     ValueError, "could not convert string to float: 'fro'"),
 ]
 
 

@@ -95,7 +95,7 @@ def _basic_part(shape, items):
     the result it starts at. Raises torch's errors for the basic items."""
     sizes, arrays, d = [], [], 0
     spread = len(shape) - sum(_consumed_dims(i) for i in items)
-    for item in items:
+    for place, item in enumerate(items):
         if item is None:
             sizes.append(1)
         elif item is Ellipsis:
@@ -118,8 +118,9 @@ def _basic_part(shape, items):
                 raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
                                  f"byte Variables are valid indices (got {type(item).__name__})")
             size, i = shape[d], int(item)
-            if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            if not -size <= i < size:   # torch numbers the dim by the item's place in the index
+                raise IndexError(f"index {i} is out of bounds for dimension {place} with size "
+                                 f"{size}")
             d += 1
     return sizes + list(shape[d:]), arrays
 

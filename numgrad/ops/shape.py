@@ -352,16 +352,18 @@ def basic_index_map(shape, index):
                              "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
     if n_real > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    spread = len(shape) - n_real
     if Ellipsis in items:
         at = items.index(Ellipsis)
-        items[at:at + 1] = [slice(None)] * (len(shape) - n_real)
+        items[at:at + 1] = [slice(None)] * spread
     else:
-        items += [slice(None)] * (len(shape) - n_real)
+        at = len(items)
+        items += [slice(None)] * spread
     cstrides = [1] * len(shape)
     for d in range(len(shape) - 2, -1, -1):
         cstrides[d] = cstrides[d + 1] * shape[d + 1]
     out_shape, strides, offset, d = [], [], 0, 0
-    for item in items:
+    for k, item in enumerate(items):
         if item is None:
             out_shape.append(1)
             strides.append(0)
@@ -377,7 +379,10 @@ def basic_index_map(shape, index):
         else:
             i = int(item)
             if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+                # torch numbers the dim by the item's place in the index (an ellipsis is one)
+                place = k if k < at else k - spread + 1
+                raise IndexError(f"index {i} is out of bounds for dimension {place} with size "
+                                 f"{size}")
             offset += (i % size) * cstrides[d]
         d += 1
     return tuple(out_shape), offset, tuple(strides)

@@ -25,10 +25,10 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     >>> ng.nn.utils.get_total_norm([ng.tensor([3.0]), ng.tensor([4.0])])
     tensor(5.)
     """
+    norm_type = float(norm_type)     # first, as torch: a bad norm_type fails without tensors too
     tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
     if not tensors:
         return Tensor._make(np.array(0.0, dtypes.get_default_dtype()), False)
-    norm_type = float(norm_type)
     with grad_mode.no_grad():
         # numgrad ops, so the norms are taken where the tensors live (CPU or GPU)
         total_norm = stack([t.double().norm(norm_type) for t in tensors]).norm(norm_type)
