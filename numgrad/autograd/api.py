@@ -82,9 +82,9 @@ def _batch_size(roots, grad_roots):
             if r._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             if r.ndim == 0:
-                raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some input, "
-                                 "but that input is a Tensor of dimensionality 0 so expected in_dim "
-                                 "to satisfy 0 <= in_dim < 0.")
+                raise ValueError("vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for some "
+                                 "input, but that input is a Tensor of dimensionality 0 so "
+                                 "expected in_dim to satisfy 0 <= in_dim < 0.")
             raise NotImplementedError("is_grads_batched=True needs a grad_output for each output")
         if not isinstance(g, Tensor):
             raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}")
@@ -427,8 +427,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     _check_roots(outputs)           # torch checks the outputs first
     _check_inputs(inputs)
     if not only_inputs:
-        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To "
-                      "accumulate gradient for other parts of the graph, please use "
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
+                      "True). To accumulate gradient for other parts of the graph, please use "
                       "numgrad.autograd.backward.", FutureWarning, stacklevel=2)
     if not outputs:                 # torch: no output reaches any input
         if not allow_unused:
