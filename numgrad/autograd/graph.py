@@ -102,7 +102,10 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
     backward reaches were computed (None for the others); mode="any": fn(grad) once per backward,
     with the first of them computed.
 
+    >>> a, b = numgrad.ones(2, requires_grad=True), numgrad.ones(2, requires_grad=True)
     >>> handle = register_multi_grad_hook((a, b), lambda grads: print(len(grads)))
+    >>> (a * b).sum().backward()
+    2
     """
     supported_modes = ("all", "any")
     if mode not in supported_modes:
