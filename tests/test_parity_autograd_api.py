@@ -393,3 +393,16 @@ def test_a_leaf_given_twice_as_backward_input_accumulates_once():
     x = T(requires_grad=True)
     (x * x).sum().backward(inputs=[x, x])
     np.testing.assert_allclose(x.grad.numpy(), 2 * np.array(A))
+
+
+def test_variable_is_torchs_legacy_alias():
+    x = ng.ones(2)
+    v = ng.autograd.Variable(x, requires_grad=True)
+    assert v is not x and v.requires_grad and not x.requires_grad and v.is_leaf
+    assert isinstance(x, ng.autograd.Variable)
+    w = ng.autograd.Variable(ng.ones(2, requires_grad=True) * 2)
+    assert w.grad_fn is None and not w.requires_grad
+    with pytest.warns(UserWarning, match="volatile was removed and now has no effect"):
+        ng.autograd.Variable(x, volatile=True)
+    assert _message(lambda: ng.autograd.Variable([1.0]), TypeError) == \
+        "Variable data has to be a tensor, but got list"
