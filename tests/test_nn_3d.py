@@ -600,3 +600,14 @@ def test_conv_output_plane_of_the_input_size_but_not_its_shape(rng):
     want = np_conv3d(x3, w3, stride=(3, 1, 1), padding=(1, 0, 1), groups=2)
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-10)
     assert gradcheck(lambda x: F.conv2d(x, t64(w), padding=(0, 1)), (t64(x),))
+
+
+def test_second_derivatives(rng):
+    from numgrad.autograd import gradgradcheck
+    x, w, b = t64(rng.standard_normal((1, 2, 3, 3, 3))), \
+        t64(rng.standard_normal((2, 2, 2, 2, 2))), t64(rng.standard_normal(2))
+    assert gradgradcheck(lambda x, w, b: F.conv3d(x, w, b, padding=1, stride=(2, 1, 1)),
+                         (x, w, b))
+    assert gradgradcheck(lambda x, w: F.conv_transpose3d(x, w, stride=2), (x, w))
+    assert gradgradcheck(lambda x: F.avg_pool3d(x, 2, 1, 1, count_include_pad=False), (x,))
+    assert gradgradcheck(lambda x: F.max_pool3d(x, 2, 1), (x,))
