@@ -44,7 +44,7 @@ _DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Te
 
 # torch's names of dtypes in the messages of the .grad setter
 _C_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
-            np.dtype(np.int32): "int", np.dtype(np.int64): "long", np.dtype(np.bool_): "bool"}
+            np.dtype(np.int32): "int", np.dtype(np.int64): "long int", np.dtype(np.bool_): "bool"}
 
 
 def _device_index(t):
@@ -220,7 +220,7 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._node >= 0 and not self.retains_grad:
+        if self._node >= 0 and not self.retains_grad and self._grad is None:
             import warnings
             warnings.warn(
                 "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
@@ -235,6 +235,8 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
                                 f"type {type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if value.device != self.device:
                 raise RuntimeError(
                     f"attempting to assign a gradient located on device with index "

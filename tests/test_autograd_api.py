@@ -1,6 +1,7 @@
 """autograd.grad, autograd.backward and Tensor.backward: several roots, grad_outputs, `inputs=`
 pruning, and where the results go. Expected values are derived by hand in the comments."""
 import contextlib
+import warnings
 
 import numpy as np
 import pytest
@@ -334,3 +335,17 @@ def test_a_view_made_in_no_grad_mode_cannot_be_changed_in_place_in_grad_mode(mak
     with ng.no_grad():
         view.mul_(2)
     assert base.tolist() == [1.0, 4.0, 6.0]
+
+
+def test_grad_attribute_setter_and_getter_follow_torch():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="^can't assign Variable as its own grad$"):
+        x.grad = x
+    with pytest.raises(RuntimeError, match="assign a gradient with dtype 'long int' to a tensor "
+                                           "with grad_dtype 'Float'"):
+        x.grad = ng.tensor([1, 2])
+    h = x * 2
+    h.grad = ng.ones(2)             # a non-leaf's assigned .grad is read without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert h.grad.tolist() == [1.0, 1.0]

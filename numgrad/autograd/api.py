@@ -181,8 +181,9 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     _check_roots(roots)
     if grad_roots is None:
         grad_roots = (None,) * len(roots)
-    if len(grad_roots) != len(roots):
+    if len(grad_roots) < len(roots):
         raise RuntimeError(f"got {len(roots)} tensors and {len(grad_roots)} gradients")
+    grad_roots = tuple(grad_roots)[:len(roots)]      # torch pairs them up and ignores the rest
     if batched:
         size = _batch_size(roots, grad_roots)
         seed_sets = [[_seed(i, r, g[b], create_graph) for i, (r, g) in
