@@ -334,3 +334,41 @@ def test_isin_refuses_bool():
                                                "Bool$"):
             ng.isin(elements, test)
     check(ng.isin(ng.tensor([2, -3]), ng.tensor([2.0])), ng.bool, [True, False])
+
+
+def test_integer_scalars_too_large_for_the_tensor_wrap_around():
+    check(ng.tensor([1], dtype=ng.int32) + 2 ** 32, ng.int32, [1])
+    check(ng.tensor([1], dtype=ng.int32) * 2 ** 33, ng.int32, [0])
+    check(2 ** 31 + ng.tensor([3, -4], dtype=ng.int32), ng.int32, [-2147483645, 2147483644])
+    check(ng.tensor([-2 ** 31], dtype=ng.int32) == 2 ** 31, ng.bool, [True])
+    check(ng.tensor([1]) + 2 ** 63, ng.int64, [-9223372036854775807])
+    check(ng.tensor([True]) + 2 ** 40, ng.int64, [2 ** 40 + 1])
+    with pytest.raises(OverflowError, match="^int too big to convert$"):
+        ng.tensor([1], dtype=ng.int32) + 2 ** 64
+
+
+def test_numpy_scalar_clamp_bounds_count_as_python_numbers():
+    check(ng.clamp(ng.tensor([3, -4]), np.float32(2.5)), ng.float32, [3.0, 2.5])
+    check(ng.clamp(ng.tensor([True, False]), np.int32(2)), ng.int64, [2, 2])
+    check(ng.clamp(ng.tensor([3, -4], dtype=ng.int32), np.int64(2)), ng.int32, [3, 2])
+    check(ng.clamp_min(ng.tensor([3, -4]), np.float32(2.5)), ng.float32, [3.0, 2.5])
+
+
+def test_where_refuses_an_integer_that_does_not_fit():
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t without "
+                                           "overflow$"):
+        ng.where(ng.tensor([True]), ng.tensor([1]), 2 ** 63)
+    with pytest.raises(RuntimeError, match="^value cannot be converted to type int without "
+                                           "overflow$"):
+        ng.where(ng.tensor([True]), ng.tensor([1], dtype=ng.int32), -2 ** 31 - 1)
+    check(ng.where(ng.tensor([False]), ng.tensor([1], dtype=ng.int32), 2 ** 31 - 1), ng.int32,
+          [2 ** 31 - 1])
+    check(ng.where(ng.tensor([True]), ng.tensor([True]), 2 ** 40), ng.int64, [1])
+
+
+def test_true_division_by_a_large_integer_is_float():
+    # the tensor becomes float before the int joins it (in int32 the divisor would wrap to 0)
+    np.testing.assert_allclose(np.asarray(ng.tensor([3, -4], dtype=ng.int32) / 2 ** 62),
+                               [6.5052130e-19, -8.6736174e-19], rtol=1e-6)
+    check(ng.tensor([1, 2]) / ng.tensor(2, dtype=ng.float64), ng.float64, [0.5, 1.0])
+    check(2 / ng.tensor([4, 8], dtype=ng.int32), ng.float32, [0.5, 0.25])

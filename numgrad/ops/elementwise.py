@@ -258,7 +258,22 @@ def _scalar_operand(t, s):
         if new != dt:
             t = cast(t, new)
             dt = new
+        if type(s) is int and not -_HALF_RANGE[dt] <= s < _HALF_RANGE[dt]:
+            s = _wrapped(s, dt)
     return t, constant(s, dt)
+
+
+# 2 ** (bits - 1) of the integer types a Python int can meet in arithmetic
+_HALF_RANGE = {dtypes.int32: 2 ** 31, dtypes.int64: 2 ** 63}
+
+
+def _wrapped(value, dtype):
+    """An int outside dtype's range, wrapped around as torch casts a scalar to the tensor's type
+    (int32 + 2**32 is int32 + 0; NumPy would raise); beyond 64 bits torch refuses it too."""
+    if not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError("int too big to convert")
+    half = _HALF_RANGE[dtype]
+    return (value + half) % (2 * half) - half
 
 
 def _tensor_result_type(da, nda, db, ndb):
@@ -318,13 +333,14 @@ def _array_operand(value):
 
 def _float_operands(a, b):
     """Operands for ops whose result is always floating (true division, atan2)."""
-    a, b = operands(a, b)
-    da = a.dtype if isinstance(a, np.ndarray) else a._data.dtype
-    if not dtypes.is_floating(da):
-        dt = dtypes.get_default_dtype()
-        a = a.astype(dt) if isinstance(a, np.ndarray) else cast(a, dt)
-        b = b.astype(dt) if isinstance(b, np.ndarray) else cast(b, dt)
-    return a, b
+    x, y = operands(a, b)
+    dx = x.dtype if isinstance(x, np.ndarray) else x._data.dtype
+    if dtypes.is_floating(dx):
+        return x, y
+    # integers and bools compute in the default float type; the tensors are cast before a Python
+    # number joins them: made in their integer type it could wrap around (int32 / 2**62)
+    dt = dtypes.get_default_dtype()
+    return operands(*(cast(v, dt) if isinstance(v, Tensor) else v for v in (a, b)))
 
 
 def _float_input(x):
@@ -532,6 +548,9 @@ def clamp(x, min=None, max=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         return _clamp_tensor(x, min, max)
+    # NumPy scalar bounds count as Python numbers, as in torch (np.clip would promote by NumPy's
+    # rules: an int64 tensor clamped by a float32 bound would be float64)
+    min, max = (v.item() if isinstance(v, np.generic) else v for v in (min, max))
     refuse_bool_clamp(x, (min, max),
                       "clamp_scalar_cpu" if min is not None and max is not None else
                       "clamp_min_scalar_cpu" if min is not None else "clamp_max_scalar_cpu")
@@ -592,10 +611,26 @@ def where(condition, x=None, y=None):
     dt = (a if isinstance(a, np.ndarray) else a._data).dtype
     cond = condition._data if isinstance(condition, Tensor) else np.asarray(condition)
     if not dtypes.is_floating(dt):
+        for value in (x, y):
+            check_fits(value, dt)
         av = a if isinstance(a, np.ndarray) else a._data
         bv = b if isinstance(b, np.ndarray) else b._data
         return untracked(np.where, cond, av, bv)
     return apply(WHERE, (condition_operand(cond, dt), a, b))
+
+
+# torch's (C++) names of integer types in its overflow messages
+_C_INT_NAMES = {dtypes.int32: "int", dtypes.int64: "int64_t"}
+
+
+def check_fits(value, dtype):
+    """A Python int that where, masked_fill or fill_ would write into an integer dtype must fit:
+    torch refuses it there (arithmetic wraps it around instead)."""
+    if isinstance(value, int) and not isinstance(value, bool) and dtype in _C_INT_NAMES:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[dtype]} without "
+                               "overflow")
 
 
 def condition_operand(cond, dtype):

@@ -341,6 +341,8 @@ def _clamp_one(x, bound, op, tensor_op, np_fn):
         if not _is_float(a):
             return untracked(np_fn, a._data, b._data)
         return apply(tensor_op, (a, b))
+    if isinstance(bound, np.generic):        # a Python number to torch, as to clamp
+        bound = bound.item()
     refuse_bool_clamp(x, (bound,), f"{op.name}_scalar_cpu")
     if not _is_float(x):
         if not isinstance(bound, float):
