@@ -146,7 +146,16 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
                         f"{type(size).__name__}")
     if dtype is None:
         dtype = _fill_dtype(fill_value)
-    return _finish(np.full(_shape((size,), "full"), fill_value, np.dtype(dtype)), requires_grad, device)
+    dtype = np.dtype(dtype)
+    try:
+        values = np.full(_shape((size,), "full"), fill_value, dtype)
+    except OverflowError:
+        if dtype not in dtypes.C_INT_NAMES:
+            raise
+        # an integer that does not fit, in torch's words
+        raise RuntimeError(f"value cannot be converted to type {dtypes.C_INT_NAMES[dtype]} "
+                           "without overflow") from None
+    return _finish(values, requires_grad, device)
 
 
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):

@@ -74,6 +74,11 @@ def promote_scalar(dtype, value):
 _SCALAR_TYPE_NAMES = {float32: "Float", float64: "Double", int32: "Int", int64: "Long", bool_: "Bool"}
 
 
+# torch's C++ names of the integer types, in its overflow messages ("value cannot be converted to
+# type int64_t without overflow")
+C_INT_NAMES = {int32: "int", int64: "int64_t"}
+
+
 def scalar_type_name(dtype):
     """torch's name of a dtype in its messages ("Float did not match Double", "... for 'Long'")."""
     dtype = np.dtype(dtype)

@@ -372,3 +372,16 @@ def test_true_division_by_a_large_integer_is_float():
                                [6.5052130e-19, -8.6736174e-19], rtol=1e-6)
     check(ng.tensor([1, 2]) / ng.tensor(2, dtype=ng.float64), ng.float64, [0.5, 1.0])
     check(2 / ng.tensor([4, 8], dtype=ng.int32), ng.float32, [0.5, 0.25])
+
+
+def test_filling_with_an_integer_that_does_not_fit_is_refused():
+    for fill in (lambda: ng.full_like(ng.tensor([1], dtype=ng.int32), 2 ** 31),
+                 lambda: ng.tensor([1], dtype=ng.int32).fill_(2 ** 31)):
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type int without "
+                                               "overflow$"):
+            fill()
+    for fill in (lambda: ng.full((1,), 2 ** 63), lambda: ng.tensor([1]).fill_(2 ** 63)):
+        with pytest.raises(RuntimeError, match="^value cannot be converted to type int64_t "
+                                               "without overflow$"):
+            fill()
+    check(ng.tensor([1], dtype=ng.int32).fill_(2 ** 31 - 1), ng.int32, [2 ** 31 - 1])

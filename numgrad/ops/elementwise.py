@@ -619,18 +619,14 @@ def where(condition, x=None, y=None):
     return apply(WHERE, (condition_operand(cond, dt), a, b))
 
 
-# torch's (C++) names of integer types in its overflow messages
-_C_INT_NAMES = {dtypes.int32: "int", dtypes.int64: "int64_t"}
-
-
 def check_fits(value, dtype):
-    """A Python int that where, masked_fill or fill_ would write into an integer dtype must fit:
-    torch refuses it there (arithmetic wraps it around instead)."""
-    if isinstance(value, int) and not isinstance(value, bool) and dtype in _C_INT_NAMES:
+    """A Python int written into an integer dtype (by where, fill_) must fit: torch refuses it
+    there (arithmetic wraps it around instead)."""
+    if isinstance(value, int) and not isinstance(value, bool) and dtype in dtypes.C_INT_NAMES:
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
-            raise RuntimeError(f"value cannot be converted to type {_C_INT_NAMES[dtype]} without "
-                               "overflow")
+            raise RuntimeError(f"value cannot be converted to type {dtypes.C_INT_NAMES[dtype]} "
+                               "without overflow")
 
 
 def condition_operand(cond, dtype):

@@ -13,7 +13,7 @@ from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from . import views
 from .apply import apply
-from .elementwise import cast, d_identity, d_zero
+from .elementwise import cast, check_fits, d_identity, d_zero
 from .registry import OpDef
 
 _LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -244,6 +244,7 @@ def zero_(self):
 
 def fill_(self, value):
     _check_can_write(self, value)
+    check_fits(value, self._data.dtype)
     if _records(self, value):
         if isinstance(value, Tensor):
             if value._data.ndim:
