@@ -5,6 +5,7 @@ import math
 import re
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -767,3 +768,17 @@ def test_max_and_amax_gradients_at_nan_follow_torch(fn, values, want, dtype):
     np.testing.assert_array_equal(x.grad.numpy(), np.array(want, x.grad.numpy().dtype))
     (grad,) = ng.autograd.grad(fn(x), x, create_graph=True)
     np.testing.assert_array_equal(grad.detach().numpy(), x.grad.numpy())
+
+
+def test_forwards_give_inf_and_nan_silently_as_torch():
+    # Note [quiet forwards]: NumPy would warn (or raise, under warnings-as-errors) for each
+    x = ng.tensor([-1.0, 0.0, 1e30], dtype=ng.float32)
+    cases = [(ng.log, [math.nan, -math.inf, 69.07755]), (ng.sqrt, [math.nan, 0.0, 1e15]),
+             (ng.reciprocal, [-1.0, math.inf, 1e-30]), (lambda t: t * t, [1.0, 0.0, math.inf]),
+             (ng.exp, [0.36787945, 1.0, math.inf]), (lambda t: t / 0.0, [-math.inf, math.nan, math.inf])]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fn, expected in cases:
+            np.testing.assert_allclose(fn(x).numpy(), np.array(expected, np.float32), rtol=1e-6)
+    with pytest.warns(RuntimeWarning):
+        np.log(np.zeros(1))         # NumPy's own settings are the caller's, untouched
