@@ -782,3 +782,10 @@ def test_forwards_give_inf_and_nan_silently_as_torch():
             np.testing.assert_allclose(fn(x).numpy(), np.array(expected, np.float32), rtol=1e-6)
     with pytest.warns(RuntimeWarning):
         np.log(np.zeros(1))         # NumPy's own settings are the caller's, untouched
+
+
+def test_comparisons_of_shapes_that_do_not_broadcast_raise_torchs_error():
+    for fn in (lambda a, b: a == b, lambda a, b: a < b, ng.logical_and, ng.logical_xor):
+        with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of "
+                                               r"tensor b \(4\) at non-singleton dimension 1$"):
+            fn(ng.ones(2, 3), ng.ones(4))

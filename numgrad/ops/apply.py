@@ -111,7 +111,9 @@ def _raise_if_not_broadcastable(op, arrays):
     ValueError of its own. The shapes are combined left to right, each new one against the
     broadcast of those before it, and the first clash from the last dimension is named, as
     torch's infer_size does."""
-    if not op.elementwise:
+    # comparisons and logical ops are NumPy ufuncs without derivative formulas: elementwise too
+    plain_ufunc = isinstance(op.forward, np.ufunc) and op.forward.signature is None
+    if not (op.elementwise or plain_ufunc):
         return
     shape = ()
     for a in arrays:
