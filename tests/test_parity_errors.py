@@ -421,3 +421,11 @@ def test_load_state_dict_keys_strict_and_not():
 def test_cat_of_legacy_empty_tensors_only():
     """torch skips 1-d empty tensors in cat; when there is nothing else, the result is empty."""
     assert tuple(ng.cat([ng.ones(0), ng.ones(0)]).shape) == (0,)
+
+
+def test_max_unpool_names_the_last_invalid_index_as_torch():
+    values = ng.ones(2, 1, 2, 2)
+    indices = ng.tensor([[[[0, 17], [1, 1]]], [[[0, 19], [1, 1]]]])
+    with pytest.raises(RuntimeError, match=r"^Found an invalid max index: 19 \(output volumes are "
+                                           r"of size 4x4\)$"):
+        ng.nn.functional.max_unpool2d(values, indices, 2)

@@ -80,8 +80,8 @@ def _max_unpool(input, indices, size):
     index = np.asarray(flat_indices._data)
     invalid = index[(index < 0) | (index >= planes)]
     if invalid.size:
-        # the first one in order, as torch's loop meets it
-        raise RuntimeError(f"Found an invalid max index: {int(invalid[0])} (output volumes are "
+        # the last one in order: torch's loop records each invalid index and reports the last
+        raise RuntimeError(f"Found an invalid max index: {int(invalid[-1])} (output volumes are "
                            f"of size {'x'.join(map(str, size if len(size) > 1 else size + (1,)))})")
     zeros = creation.zeros(*lead, planes, dtype=input.dtype, device=input.device)
     return scatter(zeros, -1, flat_indices, flat_input).reshape(*lead, *size)
