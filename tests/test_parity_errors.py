@@ -429,3 +429,11 @@ def test_max_unpool_names_the_last_invalid_index_as_torch():
     with pytest.raises(RuntimeError, match=r"^Found an invalid max index: 19 \(output volumes are "
                                            r"of size 4x4\)$"):
         ng.nn.functional.max_unpool2d(values, indices, 2)
+
+
+def test_isclose_and_broadcast_tensors_name_the_clash_nearest_the_last_dim():
+    message = (r"^The size of tensor a \(3\) must match the size of tensor b \(4\) at "
+               r"non-singleton dimension 2$")
+    for fn in (ng.isclose, ng.allclose, ng.broadcast_tensors):
+        with pytest.raises(RuntimeError, match=message):
+            fn(ng.ones(5, 2, 3), ng.ones(4, 2, 4))

@@ -466,7 +466,7 @@ def broadcast_tensors(*tensors):
         nd = builtins.max(len(shape), t.ndim)
         a = (1,) * (nd - len(shape)) + tuple(shape)
         b = (1,) * (nd - t.ndim) + tuple(t.shape)
-        for k in range(nd):
+        for k in range(nd - 1, -1, -1):          # torch names the clash nearest the last dim
             if a[k] != b[k] and a[k] != 1 and b[k] != 1:
                 raise RuntimeError(f"The size of tensor a ({a[k]}) must match the size of tensor b "
                                    f"({b[k]}) at non-singleton dimension {k}")
@@ -525,7 +525,11 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol:g}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol:g}")
-    return untracked(_isclose, input._data, other._data, rtol, atol, equal_nan)
+    try:
+        return untracked(_isclose, input._data, other._data, rtol, atol, equal_nan)
+    except ValueError:
+        from .linalg import infer_size_error
+        infer_size_error(input.shape, other.shape)
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
