@@ -2,6 +2,7 @@
 and integer rules, promotion, reductions' dtypes and the refusals, each pinned by torch's own
 values, dtypes and messages (torch 2.13, hard-coded: torch is not a test dependency)."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -385,3 +386,88 @@ def test_filling_with_an_integer_that_does_not_fit_is_refused():
                                                "without overflow$"):
             fill()
     check(ng.tensor([1], dtype=ng.int32).fill_(2 ** 31 - 1), ng.int32, [2 ** 31 - 1])
+
+
+# ---- already as torch: pinned so they stay so --------------------------------------------------
+@pytest.mark.parametrize("make, dtype, expected", [
+    (lambda: ng.tensor([7, -7]) / 2, ng.float32, [3.5, -3.5]),
+    (lambda: ng.tensor([7, -7]) // 2, ng.int64, [3, -4]),
+    (lambda: ng.tensor([7, -7]) % -3, ng.int64, [-2, -1]),
+    (lambda: ng.tensor([1, 2]) * 1.5, ng.float32, [1.5, 3.0]),
+    (lambda: ng.tensor([True, False]) * 2, ng.int64, [2, 0]),
+    (lambda: ng.tensor([True]) + ng.tensor([True]), ng.bool, [True]),
+    (lambda: ng.tensor([-3, 4]).abs(), ng.int64, [3, 4]),
+    (lambda: ng.clamp(ng.tensor([1, 5]), 1.5, 3.5), ng.float32, [1.5, 3.5]),
+    # 0-d tensors count only when of a higher category
+    (lambda: ng.tensor(2) + ng.tensor([1.5, 2.5]), ng.float32, [3.5, 4.5]),
+    (lambda: ng.tensor([1, 2], dtype=ng.int32) + ng.tensor(5), ng.int32, [6, 7]),
+    (lambda: ng.tensor([1, 2], dtype=ng.int32) + ng.tensor(1.5, dtype=ng.float64), ng.float64,
+     [2.5, 3.5]),
+    (lambda: ng.tensor([1.0, 2.0]) + ng.tensor(1.5, dtype=ng.float64), ng.float32, [2.5, 3.5]),
+    (lambda: ng.tensor([True]) + ng.tensor(2, dtype=ng.int32), ng.int32, [3]),
+    (lambda: ng.where(ng.tensor([True, False]), ng.tensor([1, 2], dtype=ng.int32), 2.5),
+     ng.float32, [1.0, 2.5]),
+    (lambda: ng.where(ng.tensor([True, False]), ng.tensor([1.0, 2.0]),
+                      ng.tensor(3, dtype=ng.float64)), ng.float32, [1.0, 3.0]),
+    (lambda: ng.where(ng.tensor([True, False]), ng.tensor([1, 2]), True), ng.int64, [1, 1]),
+    (lambda: ng.cat([ng.tensor([1]), ng.tensor([True]), ng.tensor([1.0], dtype=ng.float64),
+                     ng.tensor([2.0])]), ng.float64, [1.0, 1.0, 1.0, 2.0]),
+    (lambda: ng.stack([ng.tensor([1], dtype=ng.int32), ng.tensor([True])]), ng.int32,
+     [[1], [1]]),
+    (lambda: ng.tensor([1, 2, 3]).masked_fill(ng.tensor([True, False, True]), -2.7), ng.int64,
+     [-2, 2, -2]),
+    (lambda: ng.tensor([True, False]).sum(), ng.int64, 1),
+    (lambda: ng.tensor([True, False]).max(), ng.bool, True),
+    (lambda: ng.tensor([3, 1]).argmax(), ng.int64, 0),
+    (lambda: ng.tensor([1.5, 0.0]).all(), ng.bool, False),
+])
+def test_promotion_as_torch(make, dtype, expected):
+    check(make(), dtype, expected)
+
+
+@pytest.mark.parametrize("make, error, message", [
+    (lambda: ng.ones(2, 2) @ ng.ones(2, 2, dtype=ng.float64), RuntimeError,
+     "expected m1 and m2 to have the same dtype, but got: float != double"),
+    (lambda: ng.mm(ng.ones(2, 2), ng.ones(2, 2, dtype=ng.int64)), RuntimeError,
+     "expected m1 and m2 to have the same dtype, but got: float != long int"),
+    (lambda: ng.tensor([1, 2], requires_grad=True), RuntimeError,
+     "Only Tensors of floating point and complex dtype can require gradients"),
+    (lambda: ng.tensor([1, 2]).requires_grad_(), RuntimeError,
+     "only Tensors of floating point dtype can require gradients"),
+    (lambda: ng.tensor([2, 3]) ** -1, RuntimeError,
+     "Integers to negative integer powers are not allowed."),
+    (lambda: ng.tensor([1, 2]).mean(), RuntimeError,
+     "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+     "complex dtype. Got: Long"),
+    (lambda: ng.tensor([1, 2]).std(), RuntimeError,
+     "std and var only support floating point and complex dtypes"),
+    (lambda: ng.tensor([1, 2]).norm(), RuntimeError,
+     "linalg.vector_norm: Expected a floating point or complex tensor as input. Got Long"),
+])
+def test_refusals_as_torch(make, error, message):
+    with pytest.raises(error, match="^" + re.escape(message) + "$"):
+        make()
+
+
+def test_integer_in_place_ops_refuse_a_float_result():
+    t = ng.tensor([1, 2])
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output "
+                                           "type Long$"):
+        t += 1.5
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired output "
+                                           "type Int$"):
+        ng.tensor([1], dtype=ng.int32).div_(2)
+
+
+def test_integer_results_of_float_tensors_do_not_require_grad():
+    x = ng.tensor([1.5, -2.0, 3.0], requires_grad=True)
+    for result in (x.argmax(), x > 0, x.long(), x.sort()[1], x.max(0)[1], x.isnan(), x.bool()):
+        assert not result.requires_grad
+    assert x.double().requires_grad and x.to(ng.float64).grad_fn.name() == "ToCopyBackward0"
+
+
+def test_python_scalars_out_of_tensors_are_torchs_types():
+    for t, value in ((ng.tensor(2.5), 2.5), (ng.tensor(3), 3), (ng.tensor(True), True)):
+        assert type(t.item()) is type(value) and t.item() == value
+        assert type(t.reshape(1).tolist()[0]) is type(value)
+    assert int(ng.tensor(-2.7)) == -2 and float(ng.tensor(3)) == 3.0
