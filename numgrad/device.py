@@ -1,4 +1,8 @@
 """Devices: 'cpu', and 'cuda' when numba.cuda finds a GPU (or its simulator)."""
+import re
+
+# torch's device string: a type, then optionally ':' and an index without leading zeros
+_DEVICE_STRING = re.compile(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?")
 
 
 class device:
@@ -10,8 +14,11 @@ class device:
         if isinstance(spec, device):
             spec, index = spec.type, spec.index
         text = str(spec)
-        if ":" in text:
-            text, idx = text.split(":", 1)
+        match = _DEVICE_STRING.fullmatch(text)
+        if match is None:
+            raise RuntimeError(f"Invalid device string: '{text}'")
+        text, idx = match.groups()
+        if idx is not None:
             index = int(idx)
         if text not in ("cpu", "cuda"):
             raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")

@@ -153,6 +153,9 @@ class Tensor:
                                                           "can require gradients"):
         """(_refusal: the words for an integer tensor, which differ with the way in, as torch's
         do: this method, the attribute, a factory's requires_grad=True.)"""
+        if not isinstance(requires_grad, (bool, np.bool_)):
+            raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, "
+                            f"not {type(requires_grad).__name__}")
         if self._node >= 0:
             if not requires_grad:
                 raise RuntimeError(

@@ -437,3 +437,19 @@ def test_isclose_and_broadcast_tensors_name_the_clash_nearest_the_last_dim():
     for fn in (ng.isclose, ng.allclose, ng.broadcast_tensors):
         with pytest.raises(RuntimeError, match=message):
             fn(ng.ones(5, 2, 3), ng.ones(4, 2, 4))
+
+
+def test_device_strings_and_requires_grad_flags_are_checked_as_torch():
+    x = ng.ones(2)
+    for text in ("float99", "cuda:x", "cuda:01", "cuda:1:2"):
+        with pytest.raises(RuntimeError, match=f"^Invalid device string: '{text}'$"):
+            x.to(text)
+    with pytest.raises(RuntimeError, match="^Expected one of cpu, cuda device type at start of "
+                                           "device string: gpu$"):
+        ng.device("gpu")
+    assert ng.device("cuda:1") == ng.device("cuda", 1) and str(ng.device("cpu:0")) == "cpu:0"
+    for flag in ("x", 1):
+        with pytest.raises(TypeError, match=r"^requires_grad_\(\): argument 'requires_grad' "
+                                            rf"\(position 1\) must be bool, not {type(flag).__name__}$"):
+            x.requires_grad_(flag)
+    assert not x.requires_grad
