@@ -11,9 +11,13 @@ tensor(7.)
 import math
 import warnings
 
+import numpy as np
+
 # torch computes log(0) = -inf, 0/0 = nan and exp(1000) = inf without a word; NumPy warns each
-# time. A filter on the warnings our own forwards raise is free when nothing is raised (wrapping
-# every op in np.errstate cost 0.9 us per op), and leaves the user's NumPy settings alone.
+# time. Ops run with NumPy's errors off (Note [quiet forwards] in ops/apply.py); this filter
+# silences the NumPy calls made outside ops (a composite's own arithmetic), for free when nothing
+# is raised, and leaves the user's NumPy settings alone (a warnings-as-errors filter put in front
+# of it wins, though).
 warnings.filterwarnings("ignore", r"(divide by zero|invalid value|overflow|underflow) encountered",
                         RuntimeWarning, r"numgrad\.")
 
@@ -21,8 +25,8 @@ from .tensor import Size, Tensor  # noqa: E402,I001  (first: the ops attach thei
 from . import autograd, dtypes
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
-                       linspace, manual_seed, ones, ones_like, rand, rand_like, randint, randn,
-                       randn_like, randperm, tensor, zeros, zeros_like)
+                       linspace, manual_seed, ones, ones_like, rand, rand_like, randint,
+                       randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .creation_more import asarray, empty_strided, frombuffer, range, scalar_tensor
 from .dtype_info import can_cast, finfo, iinfo, promote_types, result_type
 from .generator import Generator, default_generator
@@ -74,6 +78,7 @@ from . import nn, optim, utils  # noqa: E402  (nn needs the ops above)
 from . import func, viz  # noqa: E402  (function transforms; drawing the backward graph)
 from . import special  # noqa: E402  (torch.special's names for the ops)
 from . import cuda, distributed  # noqa: E402  (GPU and MPI: their heavy imports wait for first use)
+from . import testing  # noqa: E402  (assert_close)
 
 for _family in _FAMILIES:
     globals().update({name: getattr(_family, name) for name in _family.PUBLIC})
@@ -98,6 +103,9 @@ globals().update({name: getattr(Tensor, name) for name in _TENSOR_FIRST})
 
 # torch's constants
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
+# torch.int is int32, and torch.dtype the class of the dtypes (here NumPy's). Last, since `int`
+# shadows the builtin in this module from here on.
+int, dtype = int32, np.dtype
 vmap = func.vmap
 
 __version__ = "0.1.0"

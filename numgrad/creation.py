@@ -310,6 +310,15 @@ def randperm(n, dtype=None, device=None):
     return _finish(_rng[0].permutation(n).astype(dt), False, device)
 
 
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):
+    """randint_like(input, high) or randint_like(input, low, high): input's shape, and its dtype
+    unless dtype says otherwise."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, tuple(input.shape), dtype=dtype or input.dtype,
+                   device=device or input.device, requires_grad=requires_grad)
+
+
 def rand_like(input, dtype=None, device=None, requires_grad=False):
     return rand(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
