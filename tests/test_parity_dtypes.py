@@ -471,3 +471,18 @@ def test_python_scalars_out_of_tensors_are_torchs_types():
         assert type(t.item()) is type(value) and t.item() == value
         assert type(t.reshape(1).tolist()[0]) is type(value)
     assert int(ng.tensor(-2.7)) == -2 and float(ng.tensor(3)) == 3.0
+
+
+def test_index_put_refuses_another_dtype_where_a_basic_index_casts():
+    x = ng.zeros(3)
+    for index in (ng.tensor([0, 1]), ng.tensor([True, False, True])):
+        for value in (ng.ones(2, dtype=ng.float64), ng.tensor(5)):
+            with pytest.raises(RuntimeError, match="^Index put requires the source and destination "
+                                                   "dtypes match, got Float for the destination "
+                                                   f"and {'Double' if value.ndim else 'Long'} for "
+                                                   "the source.$"):
+                x[index] = value
+    assert x.tolist() == [0.0, 0.0, 0.0]
+    x[0:2] = ng.ones(2, dtype=ng.float64)          # copy_ casts
+    x[ng.tensor([2])] = 7.0                         # a Python number takes x's dtype
+    assert x.tolist() == [1.0, 1.0, 7.0]

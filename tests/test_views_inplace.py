@@ -277,7 +277,7 @@ def test_ints_among_index_arrays_are_applied_first_as_in_torch():
     assert value.grad.tolist() == [[12.0, 14.0], [16.0, 18.0], [20.0, 22.0]]
     assert x.grad[1].tolist() == [[0.0, 13.0, 0.0, 15.0], [0.0, 17.0, 0.0, 19.0],
                                   [0.0, 21.0, 0.0, 23.0]]
-    z = ng.zeros(2, 3, 4)
+    z = ng.zeros(2, 3, 4, dtype=ng.float64)          # index_put_ does not cast
     z[1, :, [0, 2]] = value.detach()
     assert z[1].tolist() == [[1.0, 0.0, 2.0, 0.0], [3.0, 0.0, 4.0, 0.0], [5.0, 0.0, 6.0, 0.0]]
 

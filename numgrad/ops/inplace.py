@@ -338,6 +338,11 @@ def setitem(self, index, value):
         basic_index_map(shape, index)          # torch's refusals of the index
     else:
         check_index(shape, index)
+        if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
+            from .. import dtypes     # index_put_ does not cast, where a basic index's copy_ does
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{dtypes.scalar_type_name(self._data.dtype)} for the destination "
+                               f"and {dtypes.scalar_type_name(value._data.dtype)} for the source.")
     # torch's copy_to fills from a 0-d value (FillBackward3) and copies any other (CopyBackwards)
     fills = (value._data.ndim == 0 if isinstance(value, Tensor) else np.ndim(value) == 0) \
         and self._data.ndim > 0
