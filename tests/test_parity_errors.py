@@ -453,3 +453,11 @@ def test_device_strings_and_requires_grad_flags_are_checked_as_torch():
                                             rf"\(position 1\) must be bool, not {type(flag).__name__}$"):
             x.requires_grad_(flag)
     assert not x.requires_grad
+
+
+def test_fill_refuses_a_value_with_dimensions_recorded_or_not():
+    for x in (ng.zeros(3), ng.zeros(3, requires_grad=True) * 1):
+        with pytest.raises(RuntimeError, match="^fill_ only supports 0-dimension value tensor but "
+                                               "got tensor with 1 dimensions.$"):
+            x.fill_(ng.ones(3))
+        assert x.tolist() == [0.0, 0.0, 0.0]

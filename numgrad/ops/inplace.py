@@ -245,11 +245,11 @@ def zero_(self):
 def fill_(self, value):
     _check_can_write(self, value)
     check_fits(value, self._data.dtype)
+    if isinstance(value, Tensor) and value._data.ndim:      # recorded or not, as in torch
+        raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value._data.ndim} dimensions.")
     if _records(self, value):
         if isinstance(value, Tensor):
-            if value._data.ndim:
-                raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor "
-                                   f"with {value._data.ndim} dimensions.")
             return rebase(self, apply(FILL_TENSOR, (self, _as_dtype(value, self._data.dtype))))
         return rebase(self, apply(FILL_SCALAR, (self, np.asarray(value, self._data.dtype))))
     self._data[...] = value._data if isinstance(value, Tensor) else value
