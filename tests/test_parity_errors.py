@@ -461,3 +461,10 @@ def test_fill_refuses_a_value_with_dimensions_recorded_or_not():
                                                "got tensor with 1 dimensions.$"):
             x.fill_(ng.ones(3))
         assert x.tolist() == [0.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["var", "std", "var_mean", "std_mean"])
+def test_the_degrees_of_freedom_warning_names_the_function_called(name):
+    with pytest.warns(UserWarning, match=f"^{name}\\(\\): degrees of freedom is <= 0. Correction "
+                                         "should be strictly less than the reduction factor"):
+        getattr(ng, name)(ng.ones(1))

@@ -277,8 +277,9 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
     return _group_reduction(PROD_DIM, x, _dims(x, dim), keepdim)
 
 
-def _var_attrs(x, dim, unbiased, correction):
-    """Reduced dims and torch's scale 2 / (N - correction) of var's gradient."""
+def _var_attrs(x, dim, unbiased, correction, name):
+    """Reduced dims and torch's scale 2 / (N - correction) of var's gradient (name: the public
+    function, which torch's warning names)."""
     if isinstance(dim, bool):            # torch.var(x, unbiased)
         dim, unbiased = None, dim
     if correction is None:
@@ -289,9 +290,9 @@ def _var_attrs(x, dim, unbiased, correction):
         count *= x._data.shape[d]
     dof = count - correction
     if dof <= 0:
-        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than "
-                      "the reduction factor (input numel divided by output numel).", UserWarning,
-                      stacklevel=3)
+        warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=4)
     return dims, correction, (2.0 / dof if dof else math.inf)
 
 
@@ -331,29 +332,32 @@ STD = OpDef("std", _std_forward, node_name="StdBackward0", saves=("x", "out"), k
             vjp=_std_vjp, meta=_var_meta)
 
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    """Variance over dims with Bessel's correction (correction=1) unless told otherwise."""
+def _spread_of(op, name, x, dim, unbiased, keepdim, correction):
     if not dtypes.is_floating(x._data.dtype):
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims, correction, scale = _var_attrs(x, dim, unbiased, correction)
-    return _group_reduction(VAR, x, dims, keepdim, correction=correction, scale=scale)
+    dims, correction, scale = _var_attrs(x, dim, unbiased, correction, name)
+    return _group_reduction(op, x, dims, keepdim, correction=correction, scale=scale)
+
+
+def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+    """Variance over dims with Bessel's correction (correction=1) unless told otherwise."""
+    return _spread_of(VAR, "var", x, dim, unbiased, keepdim, correction)
 
 
 def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    if not dtypes.is_floating(x._data.dtype):
-        raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims, correction, scale = _var_attrs(x, dim, unbiased, correction)
-    return _group_reduction(STD, x, dims, keepdim, correction=correction, scale=scale)
+    return _spread_of(STD, "std", x, dim, unbiased, keepdim, correction)
 
 
 def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over the same dims, as torch returns them."""
-    return (var(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim))
+    return (_spread_of(VAR, "var_mean", x, dim, unbiased, keepdim, correction),
+            mean(x, dim, keepdim))
 
 
 def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over the same dims."""
-    return (std(x, dim, unbiased, keepdim, correction=correction), mean(x, dim, keepdim))
+    return (_spread_of(STD, "std_mean", x, dim, unbiased, keepdim, correction),
+            mean(x, dim, keepdim))
 
 
 def _logsumexp_forward(x, dims, keepdim, kshape):
