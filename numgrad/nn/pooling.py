@@ -22,6 +22,42 @@ class _MaxPoolNd(Module):
                 f"dilation={self.dilation}, ceil_mode={self.ceil_mode}")
 
 
+class _AvgPoolNd(Module):
+    """The settings the average poolings share, as torch's _AvgPoolNd (AvgPool1d's are tuples)."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 count_include_pad=True, divisor_override=None):
+        super().__init__()
+        self.kernel_size = kernel_size
+        self.stride = stride if stride is not None else kernel_size
+        self.padding = padding
+        self.ceil_mode = ceil_mode
+        self.count_include_pad = count_include_pad
+        self.divisor_override = divisor_override
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class _AdaptiveAvgPoolNd(Module):
+    def __init__(self, output_size):
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
+class _AdaptiveMaxPoolNd(Module):
+    def __init__(self, output_size, return_indices=False):
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self):
+        return f"output_size={self.output_size}"
+
+
 class MaxPool2d(_MaxPoolNd):
     """The maximum over each kernel_size window (stride defaults to kernel_size).
 
@@ -35,7 +71,7 @@ class MaxPool2d(_MaxPoolNd):
                             self.ceil_mode, self.return_indices)
 
 
-class AvgPool2d(Module):
+class AvgPool2d(_AvgPoolNd):
     """The mean over each kernel_size window (stride defaults to kernel_size).
 
     >>> import numgrad as ng
@@ -43,25 +79,12 @@ class AvgPool2d(Module):
     numgrad.Size([1, 3, 4, 4])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
     def forward(self, input):
         return F.avg_pool2d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-
-class AdaptiveAvgPool2d(Module):
+class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """The mean over windows that tile the input into output_size (an int, or (h, w) where None
     keeps that input size).
 
@@ -70,15 +93,8 @@ class AdaptiveAvgPool2d(Module):
     numgrad.Size([1, 3, 1, 2])
     """
 
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
     def forward(self, input):
         return F.adaptive_avg_pool2d(input, self.output_size)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
 
 class MaxPool1d(_MaxPoolNd):
@@ -99,7 +115,7 @@ def _single(value):
     return (value,) if isinstance(value, int) else tuple(value)
 
 
-class AvgPool1d(Module):
+class AvgPool1d(_AvgPoolNd):
     """The mean over each kernel_size window of (N, C, L) inputs (stride defaults to kernel_size).
 
     >>> import numgrad as ng
@@ -109,22 +125,15 @@ class AvgPool1d(Module):
 
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
                  count_include_pad=True):
-        super().__init__()
-        self.kernel_size = _single(kernel_size)
-        self.stride = _single(stride if stride is not None else kernel_size)
-        self.padding = _single(padding)
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
+        super().__init__(_single(kernel_size), _single(stride if stride is not None else kernel_size),
+                         _single(padding), ceil_mode, count_include_pad)
 
     def forward(self, input):
         return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad)
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-
-class AdaptiveMaxPool2d(Module):
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
     """The maximum over windows that tile the input into output_size.
 
     >>> import numgrad as ng
@@ -132,27 +141,12 @@ class AdaptiveMaxPool2d(Module):
     numgrad.Size([1, 3, 1, 2])
     """
 
-    def __init__(self, output_size, return_indices=False):
-        super().__init__()
-        self.output_size = output_size
-        self.return_indices = return_indices
-
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
-
-class AdaptiveAvgPool1d(Module):
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """The mean over windows that tile the last dim into output_size."""
-
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
 
     def forward(self, input):
         return F.adaptive_avg_pool1d(input, self.output_size)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"

@@ -1,8 +1,7 @@
 """3-D pooling layers over functional_pool3d: MaxPool3d, AvgPool3d, AdaptiveAvgPool3d,
 AdaptiveMaxPool3d, LPPool3d and MaxUnpool3d."""
 from . import functional_pool3d as P
-from .module import Module
-from .pooling import _MaxPoolNd
+from .pooling import _AdaptiveAvgPoolNd, _AdaptiveMaxPoolNd, _AvgPoolNd, _MaxPoolNd
 from .pooling_more import _LPPoolNd, _MaxUnpoolNd
 
 
@@ -20,7 +19,7 @@ class MaxPool3d(_MaxPoolNd):
                             self.ceil_mode, self.return_indices)
 
 
-class AvgPool3d(Module):
+class AvgPool3d(_AvgPoolNd):
     """The mean over each kernel_size window of (N, C, D, H, W) inputs (stride defaults to
     kernel_size).
 
@@ -29,25 +28,12 @@ class AvgPool3d(Module):
     numgrad.Size([1, 3, 2, 2, 2])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None):
-        super().__init__()
-        self.kernel_size = kernel_size
-        self.stride = stride if stride is not None else kernel_size
-        self.padding = padding
-        self.ceil_mode = ceil_mode
-        self.count_include_pad = count_include_pad
-        self.divisor_override = divisor_override
-
     def forward(self, input):
         return P.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
                             self.count_include_pad, self.divisor_override)
 
-    def extra_repr(self):
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
-
-class AdaptiveAvgPool3d(Module):
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """The mean over windows that tile the input into output_size (an int, or (d, h, w) where
     None keeps that input size).
 
@@ -56,30 +42,15 @@ class AdaptiveAvgPool3d(Module):
     numgrad.Size([1, 3, 1, 2, 2])
     """
 
-    def __init__(self, output_size):
-        super().__init__()
-        self.output_size = output_size
-
     def forward(self, input):
         return P.adaptive_avg_pool3d(input, self.output_size)
 
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
-
-class AdaptiveMaxPool3d(Module):
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
     """The maximum over windows that tile the input into output_size."""
-
-    def __init__(self, output_size, return_indices=False):
-        super().__init__()
-        self.output_size = output_size
-        self.return_indices = return_indices
 
     def forward(self, input):
         return P.adaptive_max_pool3d(input, self.output_size, self.return_indices)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
 
 class LPPool3d(_LPPoolNd):

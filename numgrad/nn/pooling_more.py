@@ -2,21 +2,14 @@
 unpooling, over numgrad.nn.functional."""
 from . import functional as F
 from .module import Module
+from .pooling import _AdaptiveMaxPoolNd
 
 
-class AdaptiveMaxPool1d(Module):
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
     """The maximum over windows that tile the last dim into output_size."""
-
-    def __init__(self, output_size, return_indices=False):
-        super().__init__()
-        self.output_size = output_size
-        self.return_indices = return_indices
 
     def forward(self, input):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
-
-    def extra_repr(self):
-        return f"output_size={self.output_size}"
 
 
 class _LPPoolNd(Module):
