@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from . import ops
+from . import dtypes, ops
 from .autograd import Function
 from .ops.elementwise import where
 from .ops.untracked import untracked
@@ -142,6 +142,12 @@ def xlog1py(input, other):
     return input * where(infinite, 0.0, ops.log1p(where(infinite, 0.0, other)))
 
 
+def _float_type(dtype):
+    """The dtype SciPy's values are given in: the inputs' if it is a float, else the default
+    float type (torch's special functions of integers and bools are floats)."""
+    return dtype if dtype.kind == "f" else np.dtype(dtypes.get_default_dtype())
+
+
 def _bessel(name, values):
     """A modified Bessel function of SciPy's, as the forward of a Function."""
     class Bessel(Function):
@@ -149,7 +155,7 @@ def _bessel(name, values):
         def forward(ctx, input):
             ctx.node_name = f"Special{name.capitalize()}Backward0"
             ctx.save_for_backward(input)
-            return untracked(lambda x: values(x).astype(x.dtype), input._data)
+            return untracked(lambda x: values(x).astype(_float_type(x.dtype)), input._data)
 
         @staticmethod
         def backward(ctx, grad):
@@ -187,7 +193,7 @@ class _Erfcx(Function):
     def forward(ctx, input):
         ctx.node_name = "SpecialErfcxBackward0"
         ctx.save_for_backward(input)
-        return untracked(lambda x: _lazy("erfcx")(x).astype(x.dtype), input._data)
+        return untracked(lambda x: _lazy("erfcx")(x).astype(_float_type(x.dtype)), input._data)
 
     @staticmethod
     def backward(ctx, grad):
@@ -208,7 +214,7 @@ def _two_argument(name, node_name, values, derivative, refused):
         def forward(ctx, input, other):
             ctx.node_name = node_name
             ctx.save_for_backward(input, other)
-            return untracked(lambda a, b: values(a, b).astype(a.dtype), input._data,
+            return untracked(lambda a, b: values(a, b).astype(_float_type(a.dtype)), input._data,
                              other._data)
 
         @staticmethod
@@ -253,7 +259,8 @@ zeta = _two_argument("zeta", "SpecialZetaBackward0", _lazy("zeta"),
 # ---- values without a gradient (torch defines none for these) ------------------------------------
 def _values_only(name, values):
     def function(input):
-        return untracked(lambda x: np.asarray(values(x)).astype(x.dtype), input._data)
+        return untracked(lambda x: np.asarray(values(x)).astype(_float_type(x.dtype)),
+                         input._data)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"torch.special.{name}: SciPy's values, without a gradient (as torch's)."
     return function
@@ -262,8 +269,8 @@ def _values_only(name, values):
 def _polynomial(name, values):
     def function(input, n):
         degree = n._data if isinstance(n, Tensor) else n
-        return untracked(lambda x, k: np.asarray(values(k, x)).astype(x.dtype), input._data,
-                         degree)
+        return untracked(lambda x, k: np.asarray(values(k, x)).astype(_float_type(x.dtype)),
+                         input._data, degree)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"torch.special.{name}(input, n): the polynomial of degree n at input."
     return function

@@ -486,3 +486,13 @@ def test_index_put_refuses_another_dtype_where_a_basic_index_casts():
     x[0:2] = ng.ones(2, dtype=ng.float64)          # copy_ casts
     x[ng.tensor([2])] = 7.0                         # a Python number takes x's dtype
     assert x.tolist() == [1.0, 1.0, 7.0]
+
+
+@pytest.mark.parametrize("name", ["i0", "i0e", "i1", "i1e", "erfcx", "modified_bessel_i0"])
+def test_special_functions_of_integers_and_bools_are_floats(name):
+    fn = getattr(ng.special, name)
+    assert fn(ng.tensor([1, 2])).dtype == ng.float32
+    assert fn(ng.tensor([True, False])).dtype == ng.float32
+    assert fn(ng.tensor([1.0], dtype=ng.float64)).dtype == ng.float64
+    np.testing.assert_allclose(ng.special.i0(ng.tensor([1, 2])).numpy(), [1.2660659, 2.2795853],
+                               rtol=1e-6)
