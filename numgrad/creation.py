@@ -31,14 +31,44 @@ def _infer_dtype(data):
     return dtypes.canonical(array.dtype)
 
 
+def _ragged_error(data):
+    """torch's error for nested sequences that are not a grid, or None: the shape is read down
+    the first elements, and the first sequence whose length differs from it is named."""
+    shape = []
+    first = data
+    while isinstance(first, (list, tuple)):
+        shape.append(len(first))
+        if not first:
+            break
+        first = first[0]
+
+    def check(value, dim):
+        if dim == len(shape):
+            return None
+        if not isinstance(value, (list, tuple)):
+            return TypeError("not a sequence")
+        if len(value) != shape[dim]:
+            return ValueError(f"expected sequence of length {shape[dim]} at dim {dim} "
+                              f"(got {len(value)})")
+        return next((e for e in (check(v, dim + 1) for v in value) if e is not None), None)
+    return check(data, 0)
+
+
 def _as_array(data, dtype=None):
+    if isinstance(data, str):
+        raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if isinstance(data, Tensor):
         data = data._data
     if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data):
         data = [v._data if isinstance(v, Tensor) else v for v in data]
-    dt = np.dtype(dtype) if dtype is not None else _infer_dtype(data)
     try:
+        dt = np.dtype(dtype) if dtype is not None else _infer_dtype(data)
         return np.array(data, dtype=dt)
+    except ValueError:
+        error = _ragged_error(data)
+        if error is None:
+            raise
+        raise error from None
     except OverflowError:
         # NumPy's words differ with the value (an int, a float, an infinity); torch has one
         raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow") \
@@ -144,6 +174,9 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
+    if isinstance(fill_value, (list, tuple, np.ndarray)):
+        raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
+                        f"{type(fill_value).__name__}")
     if dtype is None:
         dtype = _fill_dtype(fill_value)
     dtype = np.dtype(dtype)
@@ -235,8 +268,15 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     return _finish(np.trunc(values).astype(dtype), requires_grad, device)
 
 
+def _check_like_input(name, input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
 def _like(fn):
     def like(input, dtype=None, device=None, requires_grad=False):
+        _check_like_input(like.__name__, input)
         return fn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
                   requires_grad=requires_grad)
     like.__name__ = fn.__name__ + "_like"
@@ -250,6 +290,7 @@ empty_like = _like(empty)
 
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
+    _check_like_input("full_like", input)
     return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
                 requires_grad=requires_grad)
 
@@ -304,6 +345,8 @@ def randint(low, high=None, size=_NO_SIZE, dtype=None, device=None, requires_gra
 
 
 def randperm(n, dtype=None, device=None):
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = np.dtype(dtype or np.int64)
     if dt == dtypes.bool_:
         raise NotImplementedError('"randperm" not implemented for \'Bool\'')

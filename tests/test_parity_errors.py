@@ -468,3 +468,35 @@ def test_the_degrees_of_freedom_warning_names_the_function_called(name):
     with pytest.warns(UserWarning, match=f"^{name}\\(\\): degrees of freedom is <= 0. Correction "
                                          "should be strictly less than the reduction factor"):
         getattr(ng, name)(ng.ones(1))
+
+
+def test_creation_and_small_op_errors_are_torchs():
+    cases = [
+        (lambda: ng.tensor("a"), TypeError, "new(): invalid data type 'str'"),
+        (lambda: ng.tensor([[1, 2], [3]]), ValueError, "expected sequence of length 2 at dim 1 (got 1)"),
+        (lambda: ng.tensor([[[1], [2]], [[3, 3], [4, 3]]]), ValueError,
+         "expected sequence of length 1 at dim 2 (got 2)"),
+        (lambda: ng.tensor([[1, 2], 3]), TypeError, "not a sequence"),
+        (lambda: ng.zeros_like([1, 2]), TypeError,
+         "zeros_like(): argument 'input' (position 1) must be Tensor, not list"),
+        (lambda: ng.full_like(np.ones(2), 1.0), TypeError,
+         "full_like(): argument 'input' (position 1) must be Tensor, not ndarray"),
+        (lambda: ng.full((2,), [1, 2]), TypeError,
+         "full(): argument 'fill_value' (position 2) must be Number, not list"),
+        (lambda: ng.randperm(-1), RuntimeError,
+         "Trying to create tensor with negative dimension -1: [-1]"),
+        (lambda: ng.tensor([1, 2], dtype=ng.int32).masked_fill(ng.tensor([True, False]), 2**31),
+         RuntimeError, "value cannot be converted to type int without overflow"),
+        (lambda: ng.tensordot(ng.ones(2, 2), ng.ones(2, 2, dtype=ng.float64), 1), RuntimeError,
+         "both inputs should have same dtype"),
+        (lambda: ng.inner(ng.ones(2), ng.ones(2, dtype=ng.float64)), RuntimeError,
+         "both inputs should have same dtype"),
+        (lambda: ng.cross(ng.ones(3), ng.ones(3, dtype=ng.float64), dim=0), RuntimeError,
+         "expected scalar type Float but found Double"),
+        (lambda: bool(ng.tensor([])), RuntimeError,
+         "Boolean value of Tensor with no values is ambiguous"),
+    ]
+    for fn, error, message in cases:
+        with pytest.raises(error, match="^" + re.escape(message) + "$"):
+            fn()
+    assert ng.tensor([[1.0, 2.0], [3.0, 4.0]]).shape == (2, 2)

@@ -266,6 +266,9 @@ def cross(input, other, dim=None):
     3, with torch's deprecation warning)."""
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    if input.dtype != other.dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.dtype)} but found "
+                           f"{dtypes.scalar_type_name(other.dtype)}")
     if dim is None:
         shape = broadcast_tensors(input, other)[0].shape
         if 3 not in shape:
@@ -287,6 +290,8 @@ def cross(input, other, dim=None):
 def tensordot(a, b, dims=2):
     """Sum of products over a's dims dims[0] and b's dims dims[1] (an int n: a's last n dims and
     b's first n); the result has a's remaining dims, then b's."""
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, (int, np.integer)):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")

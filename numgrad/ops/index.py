@@ -370,7 +370,8 @@ def index_add(x, dim, index, source, *, alpha=1):
 
 def masked_fill(x, mask, value):
     """x with value where mask (broadcast to x) holds; value is a scalar or a 0-d tensor."""
-    from .elementwise import MASKED_FILL, MASKED_FILL_TENSOR, cast, condition_operand, constant
+    from .elementwise import (MASKED_FILL, MASKED_FILL_TENSOR, cast, check_fits, condition_operand,
+                              constant)
     mask = mask._data if isinstance(mask, Tensor) else np.asarray(mask)
     if mask.dtype != np.bool_:
         # torch names the dtype as C++ does here
@@ -382,4 +383,5 @@ def masked_fill(x, mask, value):
             raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got "
                                f"tensor with {value._data.ndim} dimension(s).")
         return apply(MASKED_FILL_TENSOR, (cond, x, cast(value, x._data.dtype)))
+    check_fits(value, x._data.dtype)
     return apply(MASKED_FILL, (cond, x, constant(value, x._data.dtype)))
