@@ -66,27 +66,21 @@ class LogNormal(Distribution):
         return self.base_dist.entropy() + self.loc
 
 
-class HalfNormal(Distribution):
-    """HalfNormal(scale): |Normal(0, scale)|."""
+class _Folded(Distribution):
+    """|base(0, scale)| for a symmetric location-scale family: its density is twice the base's
+    on [0, inf), and its entropy log 2 less."""
 
     has_rsample = True
     arg_names = ("scale",)
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
+    base_family = None      # a LocScale family, set by each subclass
 
     def __init__(self, scale, validate_args=None):
         scale = as_parameter(scale)
-        self.base_dist = Normal(scale * 0, scale, validate_args=validate_args)
+        self.base_dist = self.base_family(scale * 0, scale, validate_args=validate_args)
         self.scale = self.base_dist.scale
         super().__init__(self.scale.shape, validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.scale * math.sqrt(2 / math.pi)
-
-    @property
-    def variance(self):
-        return self.scale ** 2 * (1 - 2 / math.pi)
 
     def rsample(self, sample_shape=()):
         return self.base_dist.rsample(sample_shape).abs()
@@ -98,6 +92,20 @@ class HalfNormal(Distribution):
 
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
+
+
+class HalfNormal(_Folded):
+    """HalfNormal(scale): |Normal(0, scale)|."""
+
+    base_family = Normal
+
+    @property
+    def mean(self):
+        return self.scale * math.sqrt(2 / math.pi)
+
+    @property
+    def variance(self):
+        return self.scale ** 2 * (1 - 2 / math.pi)
 
 
 class StudentT(Distribution):
@@ -255,30 +263,10 @@ class Binomial(Distribution):
         return log_binomial + value * logits - normalizer
 
 
-class HalfCauchy(Distribution):
+class HalfCauchy(_Folded):
     """HalfCauchy(scale): |Cauchy(0, scale)|."""
 
-    has_rsample = True
-    arg_names = ("scale",)
-    arg_constraints = {"scale": constraints.positive}
-    support = constraints.nonnegative
-
-    def __init__(self, scale, validate_args=None):
-        scale = as_parameter(scale)
-        self.base_dist = Cauchy(scale * 0, scale, validate_args=validate_args)
-        self.scale = self.base_dist.scale
-        super().__init__(self.scale.shape, validate_args=validate_args)
-
-    def rsample(self, sample_shape=()):
-        return self.base_dist.rsample(sample_shape).abs()
-
-    def log_prob(self, value):
-        value = as_parameter(value, self.scale)
-        self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
-        return self.base_dist.log_prob(value) + math.log(2)
-
-    def entropy(self):
-        return self.base_dist.entropy() - math.log(2)
+    base_family = Cauchy
 
 
 _EULER_GAMMA = 0.57721566490153286060

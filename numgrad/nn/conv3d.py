@@ -49,11 +49,9 @@ class LazyConv3d(_LazyConv, Conv3d):
     """A Conv3d whose in_channels is its first input's."""
 
     cls_to_become = Conv3d
-    rank = 3
 
 
 class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
     """A ConvTranspose3d whose in_channels is its first input's."""
 
     cls_to_become = ConvTranspose3d
-    rank = 3

@@ -85,6 +85,16 @@ def _distance(x1, x2, p, eps):
     return (x1 - x2 + eps).norm(p, -1)
 
 
+def check_triplet(margin, anchor, positive, negative):
+    """torch's refusals of a triplet loss's margin and inputs."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
+                           f"same number of dimensions, but got: anchor {anchor.ndim}D, positive "
+                           f"{positive.ndim}D, and negative {negative.ndim}D inputs")
+
+
 def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False,
                         size_average=None, reduce=None, reduction="mean"):
     """max(0, d(anchor, positive) - d(anchor, negative) + margin) with the p-norm distance of
@@ -95,12 +105,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     tensor(0.)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
-                           f"same number of dimensions, but got: anchor {anchor.ndim}D, positive "
-                           f"{positive.ndim}D, and negative {negative.ndim}D inputs")
+    check_triplet(margin, anchor, positive, negative)
     closer = _distance(anchor, positive, p, eps)
     farther = _distance(anchor, negative, p, eps)
     if swap:

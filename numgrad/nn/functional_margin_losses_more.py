@@ -7,6 +7,7 @@ from ..ops.index import gather
 from ..ops.untracked import to_host
 from ..tensor import Tensor
 from .functional_losses import _reduce, _reduction
+from .functional_margin_losses import check_triplet
 
 
 def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -51,12 +52,7 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     (pairwise_distance by default); swap uses the closer of d(anchor, negative) and
     d(positive, negative)."""
     from .functional import pairwise_distance      # (functional.py imports this module first)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the "
-                           f"same number of dimensions, but got: anchor {anchor.ndim}D, positive "
-                           f"{positive.ndim}D, and negative {negative.ndim}D inputs")
+    check_triplet(margin, anchor, positive, negative)
     distance = pairwise_distance if distance_function is None else distance_function
     closer = distance(anchor, positive)
     farther = distance(anchor, negative)

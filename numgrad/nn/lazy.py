@@ -70,7 +70,6 @@ class LazyLinear(_LazyMixin, Linear):
 
 class _LazyConv(_LazyMixin):
     inferred = "in_channels"
-    rank = 0
 
     def __init__(self, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
                  bias=True, padding_mode="zeros", device=None, dtype=None):
@@ -79,21 +78,20 @@ class _LazyConv(_LazyMixin):
                              padding_mode=padding_mode, device=device, dtype=dtype))
 
     def _input_size(self, input):
-        return input.shape[0 if input.ndim == self.rank + 1 else 1]
+        # the channels lead an unbatched input, which has one dim per kernel dim besides
+        return input.shape[0 if input.ndim == len(self.kernel_size) + 1 else 1]
 
 
 class LazyConv1d(_LazyConv, Conv1d):
     """A Conv1d whose in_channels is its first input's."""
 
     cls_to_become = Conv1d
-    rank = 1
 
 
 class LazyConv2d(_LazyConv, Conv2d):
     """A Conv2d whose in_channels is its first input's."""
 
     cls_to_become = Conv2d
-    rank = 2
 
 
 class _LazyConvTranspose(_LazyConv):
@@ -110,14 +108,12 @@ class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
     """A ConvTranspose1d whose in_channels is its first input's."""
 
     cls_to_become = ConvTranspose1d
-    rank = 1
 
 
 class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
     """A ConvTranspose2d whose in_channels is its first input's."""
 
     cls_to_become = ConvTranspose2d
-    rank = 2
 
 
 class _LazyNorm(_LazyMixin):

@@ -61,30 +61,32 @@ def check_backward_validity(inputs):
                       stacklevel=2)
 
 
-_debug_enabled = None
-_early_stop_enabled = None
+# settings that blocks override over each call's own argument (None: no override)
+_overrides = {"debug": None, "early_stop": None}
 
 
 @contextlib.contextmanager
+def _overriding(setting, value):
+    previous, _overrides[setting] = _overrides[setting], value
+    try:
+        yield
+    finally:
+        _overrides[setting] = previous
+
+
+def _setting(setting, argument):
+    override = _overrides[setting]
+    return argument if override is None else override
+
+
 def set_checkpoint_debug_enabled(enabled):
     """Override checkpoint's `debug` flag inside the block (None: each call's own)."""
-    global _debug_enabled
-    previous, _debug_enabled = _debug_enabled, enabled
-    try:
-        yield
-    finally:
-        _debug_enabled = previous
+    return _overriding("debug", enabled)
 
 
-@contextlib.contextmanager
 def set_checkpoint_early_stop(enable):
     """Override checkpoint's `early_stop` for the checkpoints whose forward runs in the block."""
-    global _early_stop_enabled
-    previous, _early_stop_enabled = _early_stop_enabled, enable
-    try:
-        yield
-    finally:
-        _early_stop_enabled = previous
+    return _overriding("early_stop", enable)
 
 
 @contextlib.contextmanager
@@ -302,7 +304,7 @@ class _checkpoint_hooks(saved_tensors_hooks):
 
 def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, determinism_check,
                                   debug, early_stop, args, kwargs):
-    if _debug_enabled if _debug_enabled is not None else debug:
+    if _setting("debug", debug):
         if context_fn is not noop_context_fn:
             raise ValueError("debug=True is incompatible with non-default context_fn")
     if determinism_check not in _DETERMINISM_CHECKS:
@@ -317,8 +319,8 @@ def _checkpoint_without_reentrant(function, preserve_rng_state, context_fn, dete
         with _rng_restored(rng_state), recompute_context:
             function(*inputs, **kwargs)
 
-    frame = _Frame(recompute_fn, _early_stop_enabled if _early_stop_enabled is not None
-                   else early_stop, _DETERMINISM_CHECKS[determinism_check], args)
+    frame = _Frame(recompute_fn, _setting("early_stop", early_stop),
+                   _DETERMINISM_CHECKS[determinism_check], args)
     suppressed = True
     with _checkpoint_hooks(frame), forward_context:
         result = function(*args, **kwargs)
