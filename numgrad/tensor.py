@@ -210,13 +210,10 @@ class Tensor:
     @property
     def grad_fn(self):
         if self._node < 0:
-            if self._node == NO_GRAD_VIEW:
-                from .ops.views import changed_since_made
-                if changed_since_made(self):
-                    self._node = STALE_VIEW
-            if self._node == STALE_VIEW:
-                from .ops.views import stale_view_error
-                raise stale_view_error(self)
+            if self._node == STALE_VIEW or self._node == NO_GRAD_VIEW:
+                from .ops.views import changed_since_made, stale_view_error
+                if self._node == STALE_VIEW or changed_since_made(self):
+                    raise stale_view_error(self)       # (which makes a NO_GRAD_VIEW stale)
             return None
         from .node import node_view
         return node_view(self._seg, self._node)
