@@ -26,7 +26,13 @@ def shared_intermediate():
     print("\nThe lowered graph, the flat arrays the compiled scheduler runs on (x*x has two edges")
     print("to x's AccumulateGrad, so x waits for two contributions: pending 2):")
     print(ng.autograd.graph.lower(loss, names=names))
-    print("\nThe scheduler's run: each node once, after the contributions to it are summed:")
+    print("\nThe scheduler's run: each node once, after the contributions to it are summed.")
+    print("First in the seed's order (a first-in first-out queue):")
+    with ng.autograd.trace(names=names, order="fifo") as run:
+        loss.backward(retain_graph=True)
+    print(run)
+    print("\nthen in torch's (the newest ready node first), numgrad's own, for a second backward:")
+    x.grad = u.grad = None
     with ng.autograd.trace(names=names) as run:
         loss.backward()
     print(run)

@@ -10,8 +10,8 @@ import threading
 import numpy as np
 
 from . import tape
-from .hooks import run_hooks, run_node_post_hooks, run_node_pre_hooks
-from .kernels import scheduler, table
+from .hooks import output_hooks, run_hooks, run_node_post_hooks, run_node_pre_hooks
+from .kernels import ready_queue, scheduler, table
 from .kernels.plan import saved_value_addresses
 from .kernels.abi import address_of
 from .lower import _column
@@ -132,11 +132,12 @@ def execute(graph, seeds, python_node):
     keep = []
     s_addr = saved_addresses(graph, keep)
     fn_table = table.kernels_for(graph.kind, graph.runnable, graph.variant)
-    ready = graph.ready
     queue = np.empty(max(graph.n, 1), np.int64)
-    queue[:len(ready)] = ready
+    ranks = np.empty(max(graph.n, 1), np.int64)
     state = np.zeros(5, np.int64)
-    state[scheduler.TAIL] = len(ready)
+    state[scheduler.READY] = ready_queue.push_all(queue, ranks, graph.ready, graph.ready_order,
+                                                  graph.op)
+    state[scheduler.PUSHED] = state[scheduler.READY]
     graph.order = np.empty(max(graph.n, 1), np.int64)
     graph.events = np.empty((4, max(len(graph.e_node), 1)), np.int64)   # src, dst, slot, pending
     scratch = np.empty(6 + graph.arg_width, np.int64)
@@ -149,7 +150,8 @@ def execute(graph, seeds, python_node):
                              graph.e_node, graph.e_slot, graph.out_ptr, graph.sv_ptr, s_addr,
                              mt_addr, graph.mt_ptr, address_of(fm), graph.fm_ptr, graph.needed,
                              pending, graph.buf_off, graph.buf_kind, buffers.written,
-                             buffers.addr, fn_table, queue, state, graph.order, *graph.events,
+                             buffers.addr, fn_table, queue, ranks, graph.ready_order, state,
+                             graph.order, *graph.events,
                              scratch, resume, phase)
         if node < 0:
             break
@@ -184,11 +186,19 @@ def _output_grads(graph, buffers, index):
 
 def _run_pre_hooks(graph, buffers, index, seg, node):
     """Tensor hooks of each output, then the node's pre-hooks (torch's order); what they return
-    replaces the gradients in the buffers."""
-    for j in range(int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
-        hooks = seg.hooks.get((node, j))
+    replaces the gradients in the buffers. For a leaf's AccumulateGrad: graph.leaf_step."""
+    if graph.op[index] == tape.ACCUMULATE:
+        slot = buffers.slot(index, 0)
+        if graph.leaf_step is not None and buffers.written[slot]:
+            shape = output_shape(graph, index, 0)
+            grad = Tensor._make(buffers.view(slot, shape).copy(), False)
+            new = graph.leaf_step(graph, index, grad)
+            if new is not grad:
+                buffers.view(slot, shape)[...] = new._data
+        return
+    for j, hooks in output_hooks(seg, node, int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
         slot = buffers.slot(index, j)
-        if hooks and buffers.written[slot]:
+        if buffers.written[slot]:
             shape = output_shape(graph, index, j)
             grad = Tensor._make(buffers.view(slot, shape).copy(), False)
             buffers.view(slot, shape)[...] = run_hooks(hooks, grad)._data

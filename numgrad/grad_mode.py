@@ -29,6 +29,9 @@ class _ModeState(threading.local):
         self.graph_task = None
         self.checkpoint_valid = True
         self.running_graph = None    # its LoweredGraph (autograd.graph.register_multi_grad_hook)
+        # the order ready nodes run in: 0 torch's, 1 first in first out (autograd.trace's
+        # order="fifo"; Note [ready order] in kernels/ready_queue.py)
+        self.ready_order = 0
 
 
 state = _ModeState()

@@ -29,9 +29,21 @@ def register_tensor_hook(tensor, hook):
         table = tensor._extras().setdefault("hooks", {})
     else:
         # lowering flags the node (tape.PRE_HOOKS) while this table is not empty
-        table = tensor._seg.hooks.setdefault((tensor._node, tensor._slot), {})
+        seg, where = tensor._seg, (tensor._node, tensor._slot)
+        table = seg.hooks.get(where)
+        if table is None:
+            table = seg.hooks[where] = {}
+            seg.hook_rank[where] = key
     table[key] = hook
     return RemovableHandle(table, key)
+
+
+def output_hooks(seg, node, n_out):
+    """(output, hooks) of a node's outputs that have tensor hooks, in torch's order: a node keeps
+    one pre-hook per output, added when that output got its first hook, and runs them in turn."""
+    hooked = [(seg.hook_rank[(node, j)], j, seg.hooks[(node, j)]) for j in range(n_out)
+              if seg.hooks.get((node, j))]
+    return [(j, hooks) for _, j, hooks in sorted(hooked)]
 
 
 def register_post_accumulate_hook(tensor, hook):

@@ -8,10 +8,13 @@ places the gradient buffers. Nothing here walks the graph in Python.
 import numpy as np
 
 from . import tape
+from .kernels import ready_queue
 from .kernels.plan import plan, runnable_nodes, share_buffers, unpack
 from .node import forward_name, node_name, node_view
 from .ops import registry
 
+# what a leaf's AccumulateGrad runs in Python: tensor hooks, node hooks, post-accumulate hooks
+_LEAF_HOOKS = ("hooks", "accumulate_pre_hooks", "accumulate_post_hooks", "post_accumulate_hooks")
 _NODE_HOOK_FLAGS = {"pre_hooks": tape.PRE_HOOKS, "post_hooks": tape.PYTHON}
 _COLUMNS = (("kind", np.int32), ("counts", np.int64), ("e_node", np.int64), ("e_slot", np.int64),
             ("s_ref", np.int64), ("mt", np.int64), ("fm", np.float64))
@@ -67,6 +70,26 @@ class LoweredGraph:
                 if hooks:
                     self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= _NODE_HOOK_FLAGS[kind]
         self.any_packed = any(seg.packed for seg in segments)
+        self._flag_hooked_leaves()
+        self.leaf_step = None
+        self.ready_order = ready_queue.TORCH      # Note [ready order] in kernels/ready_queue.py
+
+    def _flag_hooked_leaves(self):
+        """A leaf with hooks has its AccumulateGrad handed to Python when it runs (to
+        graph.leaf_step(graph, index, grad)), so that its hooks run, and its .grad is stored,
+        where torch's engine does it (Note [ready order] in kernels/ready_queue.py). A leaf with
+        a node in several lowered segments gets its parts summed after the run instead, as one
+        gradient."""
+        places = {}
+        for k, seg in enumerate(self.segments):
+            for node, leaf in seg.leaves.items():
+                extra = leaf._extra
+                if extra and any(extra.get(key) for key in _LEAF_HOOKS):
+                    position = int(self.starts[k]) + (node & 0xFFFFFFFF)
+                    places.setdefault(id(leaf), []).append(position)
+        for positions in places.values():
+            if len(positions) == 1:
+                self.flags[positions[0]] |= tape.PRE_HOOKS
 
     def saved_epochs(self):
         """The in-place epoch each value was saved under (Note [version checks])."""
@@ -112,8 +135,9 @@ class LoweredGraph:
                                       self.in_ptr, self.e_node, self.out_ptr, self.o_numel, keep,
                                       reuse)
         if unplaced:
-            share_buffers(self.n, self.roots, self.ready, self.needed, self.pending, self.op,
-                          self.variant, self.in_ptr, self.e_node, self.e_slot, self.out_ptr, self.o_numel, keep,
+            share_buffers(self.n, self.roots, self.ready, self.ready_order, self.needed,
+                          self.pending, self.op, self.variant, self.in_ptr, self.e_node,
+                          self.e_slot, self.out_ptr, self.o_numel, keep,
                           registry.pass_through_table(), self.buf_off, self.buf_kind, self.totals)
 
     def read_after_run(self, places):

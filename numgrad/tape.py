@@ -87,7 +87,7 @@ class Segment:
     __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
                  "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names",
-                 "node_hooks", "packed", "saved_bytes",
+                 "node_hooks", "packed", "saved_bytes", "hook_rank",
                  "_input_starts", "__weakref__")
 
     def __init__(self):
@@ -119,6 +119,7 @@ class Segment:
         # node id -> {saved position: (unpack, packed)} (Note [packed saved values])
         self.packed = {}
         self.hooks = {}              # (node id, output) -> {handle id: hook}
+        self.hook_rank = {}          # (node id, output) -> handle id of its first hook ever
         self.retained = {}           # (node id, output) -> weakref of a tensor that called retain_grad
         self.views = None            # node id -> its grad_fn object while alive (made on first use)
         self.saved_bytes = 0

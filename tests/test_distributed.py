@@ -157,10 +157,15 @@ def test_buckets_start_in_reverse_parameter_order_and_respect_the_cap():
 def test_buckets_are_rebuilt_in_arrival_order_and_sent_as_they_fill(monkeypatch):
     ddp = DDP(mlp(), bucket_cap_mb=0)
     reducer = ddp._reducer
+    arrival = []
+    for i, p in enumerate(ddp.module.parameters()):
+        p.register_post_accumulate_grad_hook(lambda t, i=i: arrival.append(i))
     x = ng.randn(2, 3)
     ddp(x).sum().backward()
+    # the last layer's gradients arrive first, as each is complete (weight, then bias)
+    assert arrival == [2, 3, 0, 1]
     ddp(x)                                   # the next forward rebuilds
-    assert [b.indices for b in reducer.buckets] == [[0], [1], [2], [3]]
+    assert [b.indices for b in reducer.buckets] == [[2], [3], [0], [1]]
     arrived_when_sent = []
     send = type(reducer.buckets[0]).send
     monkeypatch.setattr(type(reducer.buckets[0]), "send",

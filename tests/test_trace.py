@@ -3,7 +3,8 @@
 Seed 000 prints, for u = x*x feeding 2*u and 3*u at x = 2:
     run loss: 1 / run 2*u: 1 / u buffer=2, pending=1 / run 3*u: 1 / u buffer=5, pending=0 /
     run u=x*x: 5 / run x: 20 / x.grad=20
-numgrad's FIFO scheduler runs the same order; its trace also shows every delivery.
+Its queue is first in, first out; numgrad's scheduler runs that order under trace(order="fifo"),
+and torch's (the newest ready node first) otherwise. The trace also shows every delivery.
 """
 import threading
 
@@ -32,7 +33,7 @@ def seed_example(x0=2.0):
 
 def test_seed_example_prints_like_the_cpp_model():
     x, u, a, b, loss = seed_example()
-    with trace(names={"x": x, "u=x*x": u, "2*u": a, "3*u": b, "loss": loss}) as t:
+    with trace(names={"x": x, "u=x*x": u, "2*u": a, "3*u": b, "loss": loss}, order="fifo") as t:
         loss.backward()
     assert str(t) == """\
 seed loss: 1
@@ -51,6 +52,20 @@ x.grad=20"""
     assert x.grad.item() == 20.0
 
 
+def test_torch_order_runs_the_newest_ready_node_first():
+    x, u, a, b, loss = seed_example()
+    with trace(names={"x": x, "u": u, "2*u": a, "3*u": b, "loss": loss}) as t:
+        loss.backward()
+    runs = [str(e) for e in t.events if isinstance(e, Run)]
+    assert runs == ["run loss: 1", "run 3*u: 1", "run 2*u: 1", "run u: 5", "run x: 20"]
+    assert x.grad.item() == 20.0
+
+
+def test_an_unknown_order_is_refused():
+    with pytest.raises(ValueError, match="order must be 'torch' or 'fifo', got 'lifo'"):
+        trace(order="lifo")
+
+
 def test_run_order_rules_hold_in_the_event_data():
     x, u, a, b, loss = seed_example(3.0)
     plan = lower(loss)
@@ -67,12 +82,13 @@ def test_run_order_rules_hold_in_the_event_data():
         if deliveries:
             assert events[deliveries[-1]].pending == 0
             assert deliveries[-1] < events.index(run)
-    # the shared square runs once with the sum 2 + 3, never with 2 and then 3
+    # the shared square runs once with the sum 3 + 2 (3*u, made last, runs first), never with 3
+    # and then 2
     (square,) = [r for r in runs if r.node == u._node & 0xFFFFFFFF]
     assert square.grads[0] == 5.0
     contributions = [float(e.contribution) for e in events
                      if isinstance(e, Delivery) and e.dst == square.node]
-    assert contributions == [2.0, 3.0]
+    assert contributions == [3.0, 2.0]
     # each of the square's two edges to the leaf carries 5 * x = 15: 30 in total
     leaf = [e for e in events if isinstance(e, Delivery) and e.src == square.node]
     assert [float(e.contribution) for e in leaf] == [15.0, 15.0]

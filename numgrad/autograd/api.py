@@ -1,4 +1,5 @@
 """autograd.backward and autograd.grad: check the request, lower, run, deliver the results."""
+import functools
 import itertools
 import warnings
 from collections.abc import Mapping
@@ -156,6 +157,7 @@ def plan_backward(roots, inputs=None):
     """
     root_nodes = [_root_node(t) for t in roots]
     graph = LoweredGraph(segments_of({id(s): s for s, _, _ in root_nodes}.values()))
+    graph.ready_order = grad_mode.state.ready_order
     root_index = graph.index_of([n for _, n, _ in root_nodes])
     graph.root_slots = [(int(i), out) for i, (_, _, out) in zip(root_index, root_nodes)]
     graph.wanted = _targets(graph, inputs) if inputs is not None else None
@@ -236,6 +238,8 @@ _graph_tasks = itertools.count()
 def _run_once(graph, seeds, create_graph, current, inputs, wanted, accumulate, allow_unused):
     """One run of the planned graph from one set of seeds (see run_backward)."""
     seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)]
+    graph.leaves_done = set()
+    graph.leaf_step = functools.partial(_leaf_step, accumulate, create_graph)   # no cycle
     read = _run(graph, seed_list, create_graph, current)
     for observer in list(observers):
         observer(graph, read)
@@ -248,9 +252,9 @@ def _run_once(graph, seeds, create_graph, current, inputs, wanted, accumulate, a
             for i, found in enumerate(results):
                 if not found:
                     raise _unused_error(i)
-        # an input's total, after a leaf's hooks: they run inside the backward, as torch's
-        results = [[_leaf_hooks(t, _sum(found)) if t._node < 0 else _sum(found)] if found else []
-                   for t, found in zip(inputs, results)]
+        # an input's total, after a leaf's hooks (unless they ran when its node did)
+        results = [[_leaf_hooks(t, _sum(found)) if t._node < 0 and id(t) not in graph.leaves_done
+                    else _sum(found)] if found else [] for t, found in zip(inputs, results)]
     if accumulate:
         _accumulate(graph, read, inputs, wanted, create_graph)
     _retained(graph, read, create_graph)
@@ -284,6 +288,20 @@ def _buffer_reader(graph, buffers):
         # intermediate buffers are reused scratch: copy; leaf results are fresh and can be shared
         return Tensor._make(view if graph.buf_kind[slot] >= 2 else view.copy(), False)
     return read
+
+
+def _leaf_step(accumulate, create_graph, graph, index, grad):
+    """What a leaf's AccumulateGrad does when the engine runs it (a leaf with hooks: see
+    LoweredGraph._flag_hooked_leaves): backward() accumulates into .grad there, hooks and all;
+    grad() runs the leaf's tensor hooks on the gradient it captures. Returns that gradient."""
+    seg, node = graph.locate(index)
+    leaf = seg.leaves[node]
+    graph.leaves_done.add(id(leaf))
+    if not accumulate:
+        return _leaf_hooks(leaf, grad)
+    if leaf._requires_grad:
+        _accumulate_into(leaf, grad, create_graph)
+    return grad
 
 
 def _leaf_hooks(t, grad):
@@ -327,18 +345,23 @@ def _sum(grads):
 
 
 def _accumulate(graph, read, inputs, wanted, create_graph):
+    """Accumulate the leaves that the run left to now: those without hooks, and those with an
+    AccumulateGrad in several segments, whose parts are summed first (torch has one per leaf)."""
+    done = graph.leaves_done
     if inputs is None:
+        parts = {}
         for k, seg in enumerate(graph.segments):
             for node, leaf in seg.leaves.items():
                 index = int(graph.starts[k]) + (node & 0xFFFFFFFF)
                 # a leaf set to requires_grad=False after the graph was built gets nothing, as
                 # torch's AccumulateGrad checks at run time
-                if graph.needed[index] and leaf._requires_grad:
+                if graph.needed[index] and leaf._requires_grad and id(leaf) not in done:
                     g = read(index, 0)
                     if g is not None:
-                        _accumulate_into(leaf, g, create_graph)
+                        parts.setdefault(id(leaf), (leaf, []))[1].append(g)
+        for leaf, grads in parts.values():
+            _accumulate_into(leaf, _sum(grads), create_graph)
         return
-    done = set()
     for t, places in zip(inputs, wanted):
         if t._node >= 0 or id(t) in done:
             continue          # a non-leaf input retains its grad (see backward); a leaf given

@@ -6,14 +6,14 @@ same rule: a node runs once, after the contributions to its outputs are summed.
 """
 import functools
 import inspect
-from collections import deque
 
 import numpy as np
 
 from .. import tape
 from ..creation import full
 from ..engine import shape_of
-from ..hooks import run_hooks, run_node_post_hooks, run_node_pre_hooks
+from ..hooks import output_hooks, run_hooks, run_node_post_hooks, run_node_pre_hooks
+from ..kernels import ready_queue
 from ..ops import registry
 from ..ops.reduce import sum_to
 from ..tensor import Tensor
@@ -146,17 +146,24 @@ def execute(graph, seeds):
         slot = int(graph.out_ptr[index]) + out
         grads[slot] = value if slot not in grads else grads[slot] + value
     pending = graph.pending.copy()
-    ready = deque(np.flatnonzero(graph.needed & (pending == 0)).tolist())
+    # the compiled scheduler's order (Note [ready order]), through its own ready queue
+    queue = np.empty(max(graph.n, 1), np.int64)
+    ranks = np.empty(max(graph.n, 1), np.int64)
+    size = ready_queue.push_all(queue, ranks, graph.ready, graph.ready_order, graph.op)
+    pushed = size
     order = []
-    while ready:
-        index = ready.popleft()
+    while size:
+        index = int(ready_queue.pop(queue, ranks, size))
+        size -= 1
         order.append(index)
         seg, node = graph.locate(index)
         o0, o1 = int(graph.out_ptr[index]), int(graph.out_ptr[index + 1])
-        if graph.flags[index] & tape.PRE_HOOKS:
-            for j in range(o1 - o0):
-                hooks = seg.hooks.get((node, j))
-                if hooks and (o0 + j) in grads:
+        if graph.flags[index] & tape.PRE_HOOKS and graph.op[index] == tape.ACCUMULATE:
+            if graph.leaf_step is not None and o0 in grads:
+                grads[o0] = graph.leaf_step(graph, index, grads[o0])
+        elif graph.flags[index] & tape.PRE_HOOKS:
+            for j, hooks in output_hooks(seg, node, o1 - o0):
+                if (o0 + j) in grads:
                     grads[o0 + j] = run_hooks(hooks, grads[o0 + j])
             pre_hooks = seg.node_hooks.get(("pre_hooks", node))
             if pre_hooks:
@@ -191,7 +198,9 @@ def execute(graph, seeds):
             if dst >= 0 and graph.needed[dst]:
                 pending[dst] -= 1
                 if pending[dst] == 0:
-                    ready.append(dst)
+                    rank = ready_queue.rank_of(graph.ready_order, graph.op, dst, pushed)
+                    size = ready_queue.push(queue, ranks, size, dst, rank)
+                    pushed += 1
     graph.order = np.array(order, np.int64)
     graph.n_order = len(order)
     return grads

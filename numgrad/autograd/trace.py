@@ -14,10 +14,14 @@ from typing import NamedTuple, Optional
 import numpy as np
 
 from .. import grad_mode, tape
+from ..kernels import ready_queue
 from ..tensor import Tensor
 from . import api
 from .differentiable import node_vjp
 from .graph import Labels
+
+
+_ORDERS = {"torch": ready_queue.TORCH, "fifo": ready_queue.FIFO}
 
 
 def _fmt(value):
@@ -85,7 +89,9 @@ class LeafGrad(NamedTuple):
 class trace:
     """Record every backward run in this thread inside the block.
 
-    `names` ({"x": x, ...}) labels tensors; other nodes print as `MulBackward0#1`.
+    `names` ({"x": x, ...}) labels tensors; other nodes print as `MulBackward0#1`. `order`: the
+    order ready nodes run in, "torch" (the newest node first, as torch's engine) or "fifo" (first
+    ready, first run: the seed's C++ model, whose printout this reproduces).
 
     >>> x = numgrad.tensor(2., requires_grad=True)
     >>> y = x * x
@@ -100,8 +106,12 @@ class trace:
     x.grad=4
     """
 
-    def __init__(self, names=None):
+    def __init__(self, names=None, order="torch"):
+        if order not in _ORDERS:
+            raise ValueError(f"order must be 'torch' or 'fifo', got {order!r}")
         self.names = names
+        self._order = _ORDERS[order]
+        self._outer_order = None
         self._events = []
         self._leaves = []       # (event index, leaf, its .grad and version before) still to settle
         self._thread = None
@@ -109,9 +119,12 @@ class trace:
     def __enter__(self):
         self._thread = threading.get_ident()
         api.observers.append(self._observe)
+        self._outer_order = grad_mode.state.ready_order
+        grad_mode.state.ready_order = self._order
         return self
 
     def __exit__(self, *exc):
+        grad_mode.state.ready_order = self._outer_order
         api.observers.remove(self._observe)
         self._settle()
         return False

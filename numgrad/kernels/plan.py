@@ -10,8 +10,8 @@ Note [buffer reuse]
 Each (node, output) slot gets a gradient buffer. Laid out one after another, a chain of 30 ops on
 10^6 values wants 120 MB of buffers, each touched once: every kernel then reads and writes memory
 that left the cache long ago. A slot's buffer is dead once its node has run, so large slots share
-memory as torch's caching allocator lets them: `plan` replays the scheduler's queue (first in,
-first out, from the same ready list and pending counts, so the order is the one the run will
+memory as torch's caching allocator lets them: `plan` replays the scheduler's ready queue (the
+same queue, from the same ready list and pending counts, so the order is the one the run will
 have), gives a slot its buffer when the first contribution to it is written, and frees the
 node's own slots after it has run - after its destinations got theirs, so a kernel never writes
 into the buffer it reads. A freed buffer serves the next slot of the same workspace and size. Slots
@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit
 
 from .abi import numel_at
+from .ready_queue import pop, push, push_all, rank_of
 
 ACCUMULATE = 0
 REUSE_MIN_NUMEL = 4096   # Note [buffer reuse]: smaller slots keep their own buffers
@@ -46,8 +47,8 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel, keep, reus
     runnable nodes compute something: needed, not an AccumulateGrad, and with at least one needed
     input (a root that leads to no requested input does not run, as in torch, so its graph stays
     usable). ready: the needed nodes nothing waits
-    on, in id order (the scheduler's first queue); unplaced: whether share_buffers has slots to
-    place.
+    on, in id order (the ready queue's first pushes); unplaced: whether share_buffers has slots
+    to place.
     """
     reached = np.zeros(n, np.bool_)
     post = np.empty(n, np.int64)          # reached nodes, each after everything it reaches
@@ -129,8 +130,8 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel, keep, reus
 
 
 @njit(cache=True)
-def share_buffers(n, roots, ready, needed, pending, op, variant, in_ptr, e_node, e_slot, out_ptr,
-                  o_numel, keep, passes_through, buf_off, buf_kind, totals):
+def share_buffers(n, roots, ready, ready_order, needed, pending, op, variant, in_ptr, e_node,
+                  e_slot, out_ptr, o_numel, keep, passes_through, buf_off, buf_kind, totals):
     """Place the slots plan left unplaced (buf_off -1) in the order the scheduler will run the
     nodes, reusing the buffers of slots whose node has run (Note [buffer reuse]). Apart from plan:
     compiled only when a graph has large slots."""
@@ -149,18 +150,17 @@ def share_buffers(n, roots, ready, needed, pending, op, variant, in_ptr, e_node,
     for node in range(n):
         left[node] = pending[node]
     queue = np.empty(n, np.int64)
-    for k in range(ready.size):
-        queue[k] = ready[k]
-    tail = ready.size
+    ranks = np.empty(n, np.int64)
+    size = push_all(queue, ranks, ready, ready_order, op)
+    pushed = size
     for r in roots:      # seeded before anything runs
         for s in range(out_ptr[r], out_ptr[r + 1]):
             if buf_off[s] < 0:
                 buf_off[s] = totals[buf_kind[s]]
                 totals[buf_kind[s]] += o_numel[s]
-    for head in range(n):
-        if head == tail:
-            break
-        node = queue[head]
+    while size > 0:
+        node = pop(queue, ranks, size)
+        size -= 1
         own = out_ptr[node]
         passed_on = False     # the node's one output buffer now belongs to an input's slot
         for e in range(in_ptr[node], in_ptr[node + 1]):
@@ -197,8 +197,8 @@ def share_buffers(n, roots, ready, needed, pending, op, variant, in_ptr, e_node,
                         totals[kind] += o_numel[s]
             left[dst] -= 1
             if left[dst] == 0:
-                queue[tail] = dst
-                tail += 1
+                size = push(queue, ranks, size, dst, rank_of(ready_order, op, dst, pushed))
+                pushed += 1
         for s in range(out_ptr[node], out_ptr[node + 1]):
             if (buf_off[s] >= 0 and buf_kind[s] < 2 and o_numel[s] >= REUSE_MIN_NUMEL
                     and not keep[s] and not passed_on):

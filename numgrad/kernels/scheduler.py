@@ -1,16 +1,18 @@
 """The compiled scheduler: runs each needed node once, when its pending count reaches zero.
 
-It pops a ready node, lets its kernel turn output gradients into input gradients written straight
-into the destination slots' buffers (the first contribution writes, later ones add: Note [write then
-add] in abi.py), then decrements each destination's pending count once per edge (Note [pending
-counts] in plan.py) and queues it at zero. AccumulateGrad nodes only mark their leaf's gradient as
-final; Python stores it in `.grad` afterwards. Nodes that need Python (custom Functions, tensor
-hooks) are handed back: `run` returns the node id and state stays in the arrays, so a second call
-resumes where the first stopped.
+It pops the ready node torch would run next (Note [ready order] in ready_queue.py), lets its kernel
+turn output gradients into input gradients written straight into the destination slots' buffers
+(the first contribution writes, later ones add: Note [write then add] in abi.py), then decrements
+each destination's pending count once per edge (Note [pending counts] in plan.py) and queues it at
+zero. AccumulateGrad nodes only mark their leaf's gradient as final; Python stores it in `.grad`
+afterwards, or, for a leaf with hooks, when the node runs. Nodes that need Python (custom
+Functions, hooks) are handed back: `run` returns the node id and state stays in the arrays, so a
+second call resumes where the first stopped.
 """
 from numba import njit
 
 from .abi import ADD, HEADER, WRITE, call_kernel
+from .ready_queue import pop, push, rank_of
 
 ACCUMULATE = 0
 PYTHON = 2
@@ -21,8 +23,9 @@ START = 0          # nothing to resume
 HOOKS_DONE = 1     # Python ran the tensor hooks of node `resume_node`: now run the node itself
 PYTHON_DONE = 2    # Python ran the backward of node `resume_node`: now release its inputs
 
-# state slots; REASON says why run() returned a node: its HOOKS are due, or its PYTHON backward
-HEAD, TAIL, N_ORDER, N_EVENTS, REASON = 0, 1, 2, 3, 4
+# state slots: READY, how many nodes the ready queue holds, and PUSHED, how many it was given;
+# REASON says why run() returned a node: its HOOKS are due, or its PYTHON backward
+READY, PUSHED, N_ORDER, N_EVENTS, REASON = 0, 1, 2, 3, 4
 HOOKS, PYTHON_BACKWARD = 1, 2
 
 _ITEMSIZE = (4, 8, 4, 8)
@@ -35,19 +38,20 @@ def buffer_address(ws_addr, buf_kind, buf_off, slot):
 
 
 @njit(cache=True)
-def run(op, dt, variant, flags, in_ptr, e_node, e_slot, out_ptr, sv_ptr, s_addr, mt_addr, mt_ptr, fm_addr,
-        fm_ptr, needed, pending, buf_off, buf_kind, written, ws_addr, fn_table, queue, state,
-        order, ev_src, ev_dst, ev_slot, ev_pending, scratch, resume_node, resume_phase):
+def run(op, dt, variant, flags, in_ptr, e_node, e_slot, out_ptr, sv_ptr, s_addr, mt_addr, mt_ptr,
+        fm_addr, fm_ptr, needed, pending, buf_off, buf_kind, written, ws_addr, fn_table, queue,
+        ranks, ready_order, state, order, ev_src, ev_dst, ev_slot, ev_pending, scratch,
+        resume_node, resume_phase):
     """Run until the graph is done (returns -1) or a node needs Python (returns its id)."""
     args_addr = scratch.ctypes.data
     node = resume_node
     phase = resume_phase
     while True:
         if phase == START:
-            if state[HEAD] == state[TAIL]:
+            if state[READY] == 0:
                 return -1
-            node = queue[state[HEAD]]
-            state[HEAD] += 1
+            node = pop(queue, ranks, state[READY])
+            state[READY] -= 1
             if flags[node] & PRE_HOOKS:
                 state[REASON] = HOOKS
                 return node                     # Python runs the hooks, then resumes HOOKS_DONE
@@ -113,6 +117,7 @@ def run(op, dt, variant, flags, in_ptr, e_node, e_slot, out_ptr, sv_ptr, s_addr,
                 ev_pending[ev] = pending[dst]
                 state[N_EVENTS] += 1
                 if pending[dst] == 0:
-                    queue[state[TAIL]] = dst
-                    state[TAIL] += 1
+                    rank = rank_of(ready_order, op, dst, state[PUSHED])
+                    state[READY] = push(queue, ranks, state[READY], dst, rank)
+                    state[PUSHED] += 1
         phase = START

@@ -8,15 +8,14 @@ as one non-blocking all_reduce; when every bucket is sent, the last hook waits f
 writes the means back into .grad. Buckets are sent strictly in bucket order, whatever order the
 gradients arrive in, so every rank starts the same collectives in the same order, as MPI requires.
 
-What overlaps, honestly: numgrad's engine runs the whole backward in compiled code and calls the
-post-accumulate hooks afterwards, one leaf at a time, in the order the parameters were first used
-by the forward. So no reduction overlaps the gradient computation; a bucket's all_reduce overlaps
-only the accumulation, hooks and copies of the parameters after it (each hook also tests the
-buckets in flight, which is what lets MPI progress them). The first buckets follow reverse
-parameter order, as torch's do; that order fills last here, so in the first iteration every bucket
-is sent at the last hook. After the first synchronized backward the buckets are rebuilt in the
-order the gradients arrived on rank 0 (torch rebuilds its buckets the same way), and from then on
-each bucket is sent as soon as it fills.
+What overlaps: a parameter's post-accumulate hook runs inside the backward, when its gradient is
+complete (the compiled scheduler hands its AccumulateGrad back to Python: Note [ready order] in
+kernels/ready_queue.py), so a bucket's all_reduce overlaps the rest of the backward, as in torch
+(each hook also tests the buckets in flight, which is what lets MPI progress them). The last
+layer's gradients arrive first, each layer's weight before its bias (torch's addmm delivers the
+bias first). The first buckets follow reverse parameter order, as torch's do; after the first
+synchronized backward they are rebuilt in the order the gradients arrived on rank 0 (torch
+rebuilds its buckets the same way), and from then on each bucket is sent as soon as it fills.
 """
 import contextlib
 import weakref

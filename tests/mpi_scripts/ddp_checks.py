@@ -111,8 +111,13 @@ for step in range(3):
 for cap_mb, (g, _) in results.items():
     check(f"cap {cap_mb:g} MiB equals per-parameter all_reduce",
           all(np.array_equal(a, b) for a, b in zip(g, grads(plain))))
-check("rebuilt buckets follow the order gradients arrived (first layer first)",
-      results[0][1][0] == [0] and results[0][1][-1] == [n_params - 1])
+arrival = []
+probe = make_model(0)
+for i, p in enumerate(probe.parameters()):
+    p.register_post_accumulate_grad_hook(lambda t, i=i: arrival.append(i))
+F.mse_loss(probe(x), y).backward()
+check("rebuilt buckets follow the order gradients arrived (the last layer first)",
+      results[0][1] == [[i] for i in arrival] and min(arrival[:2]) == n_params - 2)
 
 # 3. no_sync: local accumulation, then the next synchronized backward averages the totals
 m = make_model(0)
