@@ -14,3 +14,10 @@ def _seed():
     ng.manual_seed(0)
     np.random.seed(0)
     yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_warnings():
+    """Warnings torch gives once per process are given again in each test, as in a fresh one."""
+    ng.autograd.api.cycle_warning["given"] = False
+    yield

@@ -392,6 +392,7 @@ _CYCLE_WARNING = (
     "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
     "creating the graph to avoid this. If you have to use this function, make sure to reset the "
     ".grad fields of your parameters to None after use to break the cycle and avoid the leak.")
+cycle_warning = {"given": False}     # torch gives it once per process (TORCH_WARN_ONCE)
 
 
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None,
@@ -423,7 +424,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
                 raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
             if not t._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-    if create_graph:
+    if create_graph and not cycle_warning["given"]:
+        cycle_warning["given"] = True
         warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=2)
     run_backward(tensors, grad_tensors, retain_graph, create_graph, inputs, accumulate=True)
 
