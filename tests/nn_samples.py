@@ -122,6 +122,10 @@ NN_SAMPLES = [
       lambda x: np.clip(x, -1.0, 1.0)),
     S("threshold", lambda x: N.threshold(x, 0.2, -3.0), [Away((3, 4))],
       lambda x: np.where(x <= 0.2, -3.0, x)),
+    S("hardshrink", lambda x: N.hardshrink(x, 0.9), [Away((3, 4))],
+      lambda x: np.where(np.abs(x) > 0.9, x, 0.0)),
+    S("softshrink", lambda x: N.softshrink(x, 0.9), [Away((3, 4))],
+      lambda x: np.where(x > 0.9, x - 0.9, np.where(x < -0.9, x + 0.9, 0.0))),
     S("elu", lambda x: N.elu(x, 0.7), [Away((3, 4))],
       lambda x: np.where(x > 0, x, 0.7 * np.expm1(x))),
     # composites of registry ops (away from their kinks)

@@ -181,6 +181,8 @@ F = ng.nn.functional
     (lambda x: F.leaky_relu(x, 0.1), "LeakyReluBackwardBackward0", [0.1, 1.0, 1.0]),
     (F.hardtanh, "HardtanhBackwardBackward0", [0.0, 1.0, 0.0]),
     (F.relu6, "HardtanhBackwardBackward0", [0.0, 1.0, 1.0]),
+    (lambda x: F.hardshrink(x, 0.25), "HardshrinkBackwardBackward0", [1.0, 0.0, 1.0]),
+    (lambda x: F.softshrink(x, 0.5), "SoftshrinkBackwardBackward0", [1.0, 0.0, 1.0]),
 ])
 @pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
 def test_piecewise_linear_activations_differentiate_twice_to_zeros(fn, backward_name, first,

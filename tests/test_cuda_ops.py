@@ -51,6 +51,8 @@ NN_SAMPLES = [
     S("leaky_relu", lambda x: N.leaky_relu(x, 0.2), [(2, 3)], None),
     S("hardtanh", lambda x: N.hardtanh(x, -0.5, 0.8), [(2, 3)], None),
     S("threshold", lambda x: N.threshold(x, 0.1, -2.0), [(2, 3)], None),
+    S("hardshrink", lambda x: N.hardshrink(x, 0.3), [(2, 3)], None),
+    S("softshrink", lambda x: N.softshrink(x, 0.3), [(2, 3)], None),
     S("elu", lambda x: N.elu(x, 1.5), [(2, 3)], None),
     S("binary_cross_entropy", N.binary_cross_entropy, [Prob((2, 3)), Prob((2, 3))], None),
 ]

@@ -473,3 +473,39 @@ def test_elementwise_losses_promote_a_wider_target_as_torch(loss, value):
     assert out.dtype == ng.float64 and out.item() == value
     out.backward()
     assert x.grad.dtype == ng.float32
+
+
+@pytest.mark.parametrize("fn, kernel", [
+    (F.elu, "elu_cpu"), (F.selu, "elu_cpu"), (F.celu, "elu_cpu"), (F.leaky_relu, "leaky_relu_cpu"),
+    (F.rrelu, "leaky_relu_cpu"), (F.gelu, "GeluKernelImpl"), (F.silu, "silu_cpu"),
+    (F.softplus, "softplus_cpu"), (F.logsigmoid, "log_sigmoid_cpu"), (F.mish, "mish_cpu"),
+    (F.hardsigmoid, "hardsigmoid_cpu"), (F.hardswish, "hardswish_cpu"),
+    (lambda x: F.glu(x, 0), "glu_cpu"), (F.hardshrink, "hardshrink_cpu"),
+    (F.softshrink, "softshrink_check"), (lambda x: F.layer_norm(x, (2,)), "LayerNormKernelImpl"),
+])
+@pytest.mark.parametrize("dtype, name", [(ng.int64, "Long"), (ng.int32, "Int"), (ng.bool, "Bool")])
+def test_float_only_activations_refuse_integer_and_bool_inputs_as_torch(fn, kernel, dtype, name):
+    # they used to compute: gelu of an int tensor gave ints, elu float64
+    with pytest.raises(NotImplementedError, match=f"^\"{kernel}\" not implemented for '{name}'$"):
+        fn(ng.tensor([1, 0], dtype=dtype))
+
+
+def test_hardtanh_and_threshold_refuse_bool_inputs_as_torch():
+    with pytest.raises(RuntimeError, match="^Bool inputs not supported for hardtanh$"):
+        F.relu6(ng.tensor([True]))
+    with pytest.raises(NotImplementedError, match="\"threshold_cpu\" not implemented for 'Bool'"):
+        F.threshold(ng.tensor([True]), 0.5, 0.0)
+    assert F.hardtanh(ng.tensor([-3, 0, 4]), -1, 2).tolist() == [-1, 0, 2]     # ints clamp
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_shrinks_pass_nan_and_keep_torchs_signed_zero(dtype):
+    x = ng.tensor([float("nan"), -1.0, -0.5, 0.2, 0.7], dtype=dtype, requires_grad=True)
+    hard, soft = F.hardshrink(x, 0.5), F.softshrink(x, 0.5)
+    np.testing.assert_array_equal(hard.detach().numpy(), np.array([np.nan, -1.0, 0, 0, 0.7], dtype))
+    lambd, top = np.array([0.5, 0.7], dtype)                # computed in the input's type
+    np.testing.assert_array_equal(soft.detach().numpy(),
+                                  np.array([np.nan, -0.5, 0, 0, top - lambd], dtype))
+    assert np.signbit(soft.detach().numpy()[2])             # -0.5 * 0: torch's -0.0
+    (hard + soft).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.array([2, 2, 0, 0, 2], dtype))   # NaN passes

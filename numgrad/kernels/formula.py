@@ -138,6 +138,17 @@ def _hardtanh_backward(g, x, lo, hi):
     return lambda g, x, lo, hi: zero if x <= lo or x >= hi else g
 
 
+def _shrink_backward(g, x, lambd):
+    if g == types.float32:      # compared in the input's type, as torch
+        return lambda g, x, lambd: (np.float32(0.0) if x >= -np.float32(lambd)
+                                    and x <= np.float32(lambd) else g)
+    return lambda g, x, lambd: 0.0 if x >= -lambd and x <= lambd else g
+
+
+overload(fmath.hardshrink_backward)(_shrink_backward)
+overload(fmath.softshrink_backward)(_shrink_backward)
+
+
 @overload(fmath.leaky_relu_backward)
 def _leaky_relu_backward(g, x, slope):
     return lambda g, x, slope: g if x > 0.0 else g * slope

@@ -230,6 +230,16 @@ def hardtanh_backward(g, x, lo, hi):
 
 
 @_device
+def hardshrink_backward(g, x, lambd):
+    return 0.0 if x >= -lambd and x <= lambd else g
+
+
+@_device
+def softshrink_backward(g, x, lambd):
+    return 0.0 if x >= -lambd and x <= lambd else g
+
+
+@_device
 def leaky_relu_backward(g, x, slope):
     return g if x > 0.0 else g * slope
 

@@ -9,6 +9,7 @@ would cost several.
 >>> F.softmax(ng.tensor([[1.0, 2.0, 3.0]]), dim=1)
 tensor([[0.0900, 0.2447, 0.6652]])
 """
+import functools
 import warnings
 
 import numpy as np
@@ -37,6 +38,21 @@ def _maybe_inplace(fn, input, inplace, node_name=None, inplace_name=None):
     return apply_inplace(input, (lambda x: rename(fn(x), name)) if name else fn)
 
 
+def float_kernel(kernel):
+    """torch runs these activations on floating kernels only: an integer or bool input raises its
+    NotImplementedError, naming the kernel, before anything else is checked."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def checked(input, *args, **kwargs):
+            dtype = getattr(input, "dtype", None)
+            if dtype is not None and not dtypes.is_floating(dtype):
+                raise NotImplementedError(f'"{kernel}" not implemented for '
+                                          f"'{dtypes.scalar_type_name(dtype)}'")
+            return fn(input, *args, **kwargs)
+        return checked
+    return wrap
+
+
 # ---- activations ---------------------------------------------------------------------------------
 def relu(input, inplace=False):
     """max(x, 0).
@@ -47,17 +63,20 @@ def relu(input, inplace=False):
     return input.relu_() if inplace else _E.relu(input)
 
 
+@float_kernel("leaky_relu_cpu")
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x where x > 0, else negative_slope * x."""
     return _maybe_inplace(lambda x: _N.leaky_relu(x, negative_slope), input, inplace,
                           inplace_name="LeakyReluBackward1")
 
 
+@float_kernel("elu_cpu")
 def elu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha * (exp(x) - 1)."""
     return _maybe_inplace(lambda x: _N.elu(x, alpha), input, inplace, inplace_name="EluBackward1")
 
 
+@float_kernel("GeluKernelImpl")
 def gelu(input, approximate="none"):
     """x * Phi(x) (exact, with erf) or its tanh approximation (approximate="tanh").
 
@@ -69,11 +88,13 @@ def gelu(input, approximate="none"):
     return _N.gelu(input, approximate)
 
 
+@float_kernel("silu_cpu")
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
     return _maybe_inplace(_N.silu, input, inplace)
 
 
+@float_kernel("softplus_cpu")
 def softplus(input, beta=1.0, threshold=20.0):
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold."""
     return _N.softplus(input, beta, threshold)
@@ -83,6 +104,7 @@ def sigmoid(input):
     return _E.sigmoid(input)
 
 
+@float_kernel("log_sigmoid_cpu")
 def logsigmoid(input):
     """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)), exact at both tails. Both pieces are
     selects on x < 0, as torch's derivative is: 0 counts as positive (there min(x, 0) has slope 0
@@ -109,6 +131,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    if input.dtype == np.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
     return _maybe_inplace(lambda x: _N.hardtanh(x, min_val, max_val), input, inplace)
 
 
@@ -122,6 +146,7 @@ def softsign(input):
     return input / (_E.abs(input) + 1.0)
 
 
+@float_kernel("mish_cpu")
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
     return _maybe_inplace(lambda x: x * _E.tanh(_N.softplus(x)), input, inplace, "MishBackward0")
@@ -139,12 +164,14 @@ def _hardsigmoid_inside(v):
     return ((v + 3.0) / 6.0).detach() + (sloped - sloped.detach())
 
 
+@float_kernel("hardsigmoid_cpu")
 def hardsigmoid(input, inplace=False):
     """min(max(x + 3, 0), 6) / 6."""
     return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, _hardsigmoid_inside, 0.0, 1.0),
                           input, inplace, "HardsigmoidBackward0")
 
 
+@float_kernel("hardswish_cpu")
 def hardswish(input, inplace=False):
     """x * min(max(x + 3, 0), 6) / 6 (gradient 1 from x = 3 on, as torch's)."""
     return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: v * (v + 3.0) / 6.0, 0.0,
@@ -152,6 +179,7 @@ def hardswish(input, inplace=False):
                           "HardswishBackward0")
 
 
+@float_kernel("glu_cpu")
 def glu(input, dim=-1):
     """a * sigmoid(b), where a and b are the two halves of input along dim."""
     if input.ndim == 0:
@@ -220,6 +248,7 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return _rowwise(_N.softmax, "softmin", -input, dim, dtype)
 
 
+@float_kernel("prelu_cpu")
 def prelu(input, weight):
     """x where x > 0, else weight * x, with one weight for all channels or one per channel (dim 1).
 
@@ -250,6 +279,7 @@ def prelu(input, weight):
                  weight)
 
 
+@float_kernel("elu_cpu")
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with Klambauer et al.'s constants.
 
@@ -260,6 +290,7 @@ def selu(input, inplace=False):
                           "EluBackward0", "EluBackward1")
 
 
+@float_kernel("elu_cpu")
 def celu(input, alpha=1.0, inplace=False):
     """x where x > 0, else alpha * (exp(x / alpha) - 1): alpha * elu(x / alpha).
 
@@ -278,6 +309,8 @@ def threshold(input, threshold, value, inplace=False):
     >>> F.threshold(ng.tensor([0.5, 2.0]), 1.0, -1.0)
     tensor([-1.,  2.])
     """
+    if input.dtype == np.bool_:
+        raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
     return _maybe_inplace(lambda x: _N.threshold(x, threshold, value), input, inplace,
                           inplace_name="ThresholdBackward1")
 
@@ -287,20 +320,17 @@ def tanhshrink(input):
     return input - _E.tanh(input)
 
 
-def _shrink_mask(x, lambd):
-    # |x| > lambd, written as two comparisons: torch's gradient is 0 at |x| = lambd
-    return (x > lambd) | (x < -lambd)
-
-
+@float_kernel("hardshrink_cpu")
 def hardshrink(input, lambd=0.5):
     """x where |x| > lambd, else 0.
 
     >>> F.hardshrink(ng.tensor([-1.0, 0.25, 0.75]))
     tensor([-1.0000,  0.0000,  0.7500])
     """
-    return named(_E.where(_shrink_mask(input, lambd), input, 0.0), "HardshrinkBackward0", input)
+    return _N.hardshrink(input, lambd)
 
 
+@float_kernel("softshrink_check")
 def softshrink(input, lambd=0.5):
     """x - lambd where x > lambd, x + lambd where x < -lambd, else 0.
 
@@ -311,5 +341,4 @@ def softshrink(input, lambd=0.5):
     if not 0 <= lambd <= limit:
         raise RuntimeError(f"lambda must be in range [0, {limit:g}] for input dtype "
                            f"{_TORCH_DTYPE_NAMES[input.dtype]}, but found {lambd:g}")
-    shifted = _E.where(input > 0.0, input - lambd, input + lambd)
-    return named(_E.where(_shrink_mask(input, lambd), shifted, 0.0), "SoftshrinkBackward0", input)
+    return _N.softshrink(input, lambd)

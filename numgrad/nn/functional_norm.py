@@ -15,6 +15,7 @@ import numpy as np
 from .. import grad_mode
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
+from .functional_activation import float_kernel
 
 
 def _channel_shape(input):
@@ -76,6 +77,7 @@ def _check_same_dtype(input, *others):
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
 
 
+@float_kernel("LayerNormKernelImpl")
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the last len(normalized_shape) dims (biased variance), then scale and shift.
 

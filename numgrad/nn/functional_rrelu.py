@@ -1,9 +1,10 @@
 """rrelu: leaky ReLU whose negative slope is drawn at random in training."""
 from .. import creation
 from ..ops import elementwise as _E
-from .functional_activation import _maybe_inplace, leaky_relu
+from .functional_activation import _maybe_inplace, float_kernel, leaky_relu
 
 
+@float_kernel("leaky_relu_cpu")
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     """x where x > 0, else a * x, with a drawn uniformly from [lower, upper] for each element in
     training and (lower + upper) / 2 otherwise (Xu et al., 2015).

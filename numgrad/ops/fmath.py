@@ -72,6 +72,20 @@ def hardtanh_backward(g, x, lo, hi):
     return _E.reads(select((x <= lo) | (x >= hi), 0.0, g), x, "HardtanhBackwardBackward0")
 
 
+def hardshrink_backward(g, x, lambd):
+    """0 where -lambd <= x <= lambd, else g (a NaN x passes g)."""
+    return _E.reads(select(_within(x, lambd), 0.0, g), x, "HardshrinkBackwardBackward0")
+
+
+def softshrink_backward(g, x, lambd):
+    """The same mask as hardshrink's, on a node of its own name."""
+    return _E.reads(select(_within(x, lambd), 0.0, g), x, "SoftshrinkBackwardBackward0")
+
+
+def _within(x, lambd):
+    return (x >= -lambd) & (x <= lambd)
+
+
 def pow(x, p):
     return _E.pow(x, p)
 

@@ -357,6 +357,14 @@ def d_threshold(g, x, threshold, value):
     return F.threshold_backward(g, x, threshold)
 
 
+def d_hardshrink(g, x, lambd):
+    return F.hardshrink_backward(g, x, lambd)
+
+
+def d_softshrink(g, x, lambd):
+    return F.softshrink_backward(g, x, lambd)
+
+
 # at x = 0 the slope is alpha's, and its derivative 0: torch's double backward masks it to x < 0
 def d_elu(g, x, alpha):
     return F.select(x > 0.0, g, g * alpha * F.exp(F.select(x < 0.0, x, 0.0)))
@@ -412,6 +420,17 @@ def _threshold_forward(x, threshold, value):
     return np.where(x <= threshold, x.dtype.type(value), x)    # NaN passes: not <= threshold
 
 
+# torch's: lambd in the input's type, and a NaN passes both (no comparison holds for it)
+def _hardshrink_forward(x, lambd):
+    lambd = x.dtype.type(lambd)
+    return np.where((x >= -lambd) & (x <= lambd), x.dtype.type(0), x)
+
+
+def _softshrink_forward(x, lambd):
+    lambd = x.dtype.type(lambd)
+    return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * x.dtype.type(0)))
+
+
 def _elu_forward(x, alpha):
     return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
 
@@ -427,6 +446,10 @@ HARDTANH = OpDef("hardtanh", _hardtanh_forward, grads=(d_hardtanh,), node_name="
                  meta=lambda lo, hi: ((), (lo, hi)))
 THRESHOLD = OpDef("threshold", _threshold_forward, grads=(d_threshold,),
                   meta=lambda threshold, value: ((), (threshold, value)))
+HARDSHRINK = OpDef("hardshrink", _hardshrink_forward, grads=(d_hardshrink,),
+                   meta=lambda lambd: ((), (lambd,)))
+SOFTSHRINK = OpDef("softshrink", _softshrink_forward, grads=(d_softshrink,),
+                   meta=lambda lambd: ((), (lambd,)))
 ELU = OpDef("elu", _elu_forward, grads=(d_elu,), meta=lambda alpha: ((), (alpha,)))
 BINARY_CROSS_ENTROPY = OpDef("binary_cross_entropy", _bce_forward, n_in=2, grads=(d_bce_x, d_bce_y),
                              node_name="BinaryCrossEntropyBackward0")
@@ -454,6 +477,14 @@ def hardtanh(x, lo, hi):
 
 def threshold(x, threshold, value):
     return apply(THRESHOLD, (x,), {"threshold": float(threshold), "value": float(value)})
+
+
+def hardshrink(x, lambd):
+    return apply(HARDSHRINK, (x,), {"lambd": float(lambd)})
+
+
+def softshrink(x, lambd):
+    return apply(SOFTSHRINK, (x,), {"lambd": float(lambd)})
 
 
 def elu(x, alpha=1.0):
