@@ -231,7 +231,8 @@ def _run_in_python(graph, buffers, index, seg, node):
                 grads_in[k] = g
     post_hooks = seg.node_hooks.get(("post_hooks", node))
     if post_hooks:
-        grads_in = run_node_post_hooks(post_hooks, grads_in, grads_out)
+        grads_in = run_node_post_hooks(post_hooks, grads_in, grads_out,
+                                       registry.OPS[int(graph.op[index])].listed)
     for k, g in enumerate(grads_in):
         dst = int(graph.e_node[i0 + k])
         if g is None or dst < 0 or not graph.needed[dst]:

@@ -26,10 +26,12 @@ class Node:
 
     @property
     def next_functions(self):
+        """One (node, input_nr) per input torch counts (OpDef.listed)."""
         seg, local = self._seg, self._local
         start, end = seg.inputs_of(local)
+        listed = registry.OPS[seg.op_of(local)].listed
         edges = []
-        for e in range(start, end):
+        for e in (range(start, end) if listed is None else (start + k for k in listed)):
             producer = seg.e_node[e]
             if producer < 0:
                 edges.append((None, 0))

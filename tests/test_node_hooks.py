@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import numgrad as ng
+import numgrad.nn.functional as F
 
 
 def _mul_graph(dtype=ng.float32):
@@ -127,3 +128,42 @@ def test_a_hook_cannot_give_a_gradient_where_none_arrived():
     with pytest.raises(RuntimeError, match="can't replace a None gradient with a non-None value"):
         (p * 2).sum().backward()
     assert a.grad is None
+
+
+def _names(fn):
+    return [(None if f is None else f.name(), nr) for f, nr in fn.next_functions]
+
+
+def test_next_functions_list_only_the_inputs_torch_differentiates():
+    # a condition, a mask, index positions and class targets are operands, not inputs
+    x = ng.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]], requires_grad=True)
+    y = ng.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], requires_grad=True)
+    mask = x.detach() > 0
+    index = ng.tensor([[0, 2], [1, 0]])
+    acc = "torch::autograd::AccumulateGrad"
+    assert _names(ng.where(mask, x, y).grad_fn) == [(acc, 0), (acc, 0)]
+    assert _names(ng.where(mask, x, 0.0).grad_fn) == [(acc, 0), (None, 0)]
+    assert _names(x.masked_fill(mask, 1.0).grad_fn) == [(acc, 0)]
+    assert _names(x.masked_fill(mask, y.sum()).grad_fn) == [(acc, 0), ("SumBackward0", 0)]
+    assert _names(x.gather(1, index).grad_fn) == [(acc, 0)]
+    assert _names(x.index_select(1, ng.tensor([0, 2])).grad_fn) == [(acc, 0)]
+    assert _names(x[ng.tensor([1, 0])].grad_fn) == [(acc, 0)]
+    assert _names(x.scatter_add(1, index, y[:, :2]).grad_fn) == [(acc, 0), ("SliceBackward0", 0)]
+    assert _names(F.cross_entropy(x, ng.tensor([0, 2])).grad_fn) == [(acc, 0)]
+    assert _names(x.clone().fill_(2.0).grad_fn) == [("CloneBackward0", 0)]
+
+
+def test_a_node_hook_sees_and_replaces_only_the_listed_gradients():
+    x = ng.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    y = ng.tensor([4.0, 5.0, 6.0], requires_grad=True)
+    out = ng.where(ng.tensor([True, False, True]), x, y)
+    seen = []
+
+    def hook(grad_inputs, grad_outputs):
+        seen.append([g.tolist() for g in grad_inputs])
+        return grad_inputs[0] * 10, grad_inputs[1]
+
+    out.grad_fn.register_hook(hook)
+    out.sum().backward()
+    assert seen == [[[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]]
+    assert x.grad.tolist() == [10.0, 0.0, 10.0] and y.grad.tolist() == [0.0, 1.0, 0.0]

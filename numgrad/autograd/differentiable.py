@@ -185,7 +185,8 @@ def execute(graph, seeds):
                 if post_hooks:
                     in_grads += [None] * (i1 - i0 - len(in_grads))
                     in_grads = run_node_post_hooks(post_hooks, [g if w else None for g, w in
-                                                                zip(in_grads, wanted)], outs)
+                                                                zip(in_grads, wanted)], outs,
+                                                   registry.OPS[int(graph.op[index])].listed)
                 for k in range(i1 - i0):
                     dst = int(graph.e_node[i0 + k])
                     g = in_grads[k] if k < len(in_grads) else None

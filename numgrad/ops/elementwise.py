@@ -161,7 +161,8 @@ WHERE = OpDef("where", lambda c, a, b: np.where(c != 0, a, b), n_in=3,
               grads=(None, d_where_x, d_where_y))
 # masked_fill(x, mask, value) is where(mask, value, x): the condition comes first here too
 MASKED_FILL = OpDef("masked_fill", lambda c, x, v: np.where(c != 0, v, x), n_in=3,
-                    grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward0")
+                    grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward0",
+                    listed=(1,))
 MASKED_FILL_TENSOR = OpDef("masked_fill_tensor", lambda c, x, v: np.where(c != 0, v, x), n_in=3,
                            grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward1")
 POW_SCALAR = _unary("pow_scalar", lambda x, p: np.power(x, x.dtype.type(p)), d_pow_scalar,

@@ -23,7 +23,7 @@ def _put_vjp(ctx, g):
 
 
 # `positions` is an int64 array of flat indices into x (saved as a non-float input).
-_TAKE = dict(n_in=2, saves=("y",), kernel="take_bwd", vjp=_take_vjp)
+_TAKE = dict(n_in=2, saves=("y",), kernel="take_bwd", vjp=_take_vjp, listed=(0,))
 TAKE = OpDef("take", lambda x, positions: x.reshape(-1)[positions], node_name="IndexBackward0",
              **_TAKE)
 GATHER = OpDef("gather", lambda x, positions: x.reshape(-1)[positions], node_name="GatherBackward0",
@@ -31,7 +31,8 @@ GATHER = OpDef("gather", lambda x, positions: x.reshape(-1)[positions], node_nam
 INDEX_SELECT = OpDef("index_select", lambda x, positions: x.reshape(-1)[positions],
                      node_name="IndexSelectBackward0", **_TAKE)
 PUT_ADD = OpDef("put_add", lambda g, positions, shape: _put_add_forward(g, positions, shape), n_in=2,
-                saves=("y",), node_name="IndexPutBackward0", kernel="put_add_bwd", vjp=_put_vjp)
+                saves=("y",), node_name="IndexPutBackward0", kernel="put_add_bwd", vjp=_put_vjp,
+                listed=(0,))
 
 
 def _put_add_forward(g, positions, shape):
@@ -280,7 +281,7 @@ def _scatter_add_forward(x, src, positions):
 
 
 # x with src added at flat positions: one node, gradients for both (positions: constant, saved)
-_SCATTER = dict(n_in=3, saves=("z",), kernel="scatter_add_bwd", vjp=_scatter_add_vjp)
+_SCATTER = dict(n_in=3, saves=("z",), kernel="scatter_add_bwd", vjp=_scatter_add_vjp, listed=(0, 1))
 SCATTER_ADD = OpDef("scatter_add", _scatter_add_forward, node_name="ScatterAddBackward0", **_SCATTER)
 INDEX_ADD = OpDef("index_add", _scatter_add_forward, node_name="IndexAddBackward0", **_SCATTER)
 

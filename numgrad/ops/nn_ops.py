@@ -118,7 +118,7 @@ def _ce_vjp(ctx, g):
 
 
 # one fused node; named as the last of torch's (nll_loss over log_softmax) for class indices
-CROSS_ENTROPY = OpDef("cross_entropy", _ce_forward, node_name="NllLossBackward0", n_in=3,
+CROSS_ENTROPY = OpDef("cross_entropy", _ce_forward, node_name="NllLossBackward0", n_in=3, listed=(0,),
                       saves=("x", "y", "z"), kernel="cross_entropy_bwd", vjp=_ce_vjp,
                       meta=lambda ignore_index, eps, reduction, scale:
                       ((ignore_index, reduction), (eps, scale)))

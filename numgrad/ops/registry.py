@@ -27,7 +27,7 @@ class OpDef:
 
     def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
                  vjp=None, saves=(), meta=None, differentiable=True, python_backward=False,
-                 view=False, readers=None, mixed_floats=False):
+                 view=False, readers=None, mixed_floats=False, listed=None):
         self.name = name
         self.node_name = node_name or name.capitalize() + "Backward0"
         self.forward = forward
@@ -38,6 +38,13 @@ class OpDef:
         self.vjp = vjp                # otherwise: vjp(ctx, *grads) -> input grads, in numgrad ops
         self.differentiable = differentiable
         self.elementwise = grads is not None
+        # the inputs torch counts as the node's (next_functions, a node hook's grad_inputs), by
+        # position: as given, else those with a derivative formula, else all (None). The others
+        # (a condition, index positions, class targets) are operands torch's derivatives do not
+        # differentiate, which numgrad records as inputs that need no gradient.
+        if listed is None and grads is not None and any(f is None for f in grads):
+            listed = tuple(k for k, f in enumerate(grads) if f is not None)
+        self.listed = listed
         self.python_backward = python_backward   # custom Functions: no kernel, Python runs them
         self.view = view              # outputs share the input's memory (Note [views] in views.py)
         # inputs of another float type than the output are allowed only where the kernel knows
