@@ -162,10 +162,12 @@ def test_buckets_are_rebuilt_in_arrival_order_and_sent_as_they_fill(monkeypatch)
         p.register_post_accumulate_grad_hook(lambda t, i=i: arrival.append(i))
     x = ng.randn(2, 3)
     ddp(x).sum().backward()
-    # the last layer's gradients arrive first, as each is complete (weight, then bias)
-    assert arrival == [2, 3, 0, 1]
+    # each gradient arrives as soon as it is complete: the last layer's first, bias before
+    # weight (torch's order)
+    assert arrival == [3, 2, 1, 0]
+    reducer.buckets.reverse()                # (as if the first buckets had been otherwise)
     ddp(x)                                   # the next forward rebuilds
-    assert [b.indices for b in reducer.buckets] == [[2], [3], [0], [1]]
+    assert [b.indices for b in reducer.buckets] == [[3], [2], [1], [0]]
     arrived_when_sent = []
     send = type(reducer.buckets[0]).send
     monkeypatch.setattr(type(reducer.buckets[0]), "send",

@@ -186,3 +186,21 @@ def test_fifo_ranks_pop_in_push_order():
         popped.append(int(ready_queue.pop(heap, ranks, size)))
         size -= 1
     assert popped == pushes
+
+
+def test_a_networks_parameters_get_their_gradients_in_torchs_order():
+    """Linear's node lists the bias first, as torch's addmm(b, x, w.T): of a layer's two
+    AccumulateGrads, ready together, the bias's runs first; the last layer's before the first's."""
+    ng.manual_seed(0)
+    model = ng.nn.Sequential(ng.nn.Linear(3, 4), ng.nn.Tanh(), ng.nn.Linear(4, 2))
+    order = []
+    for name, p in model.named_parameters():
+        p.register_post_accumulate_grad_hook(lambda t, name=name: order.append(name))
+    out = model(ng.randn(5, 3))
+    names = [(None if f is None else f.name(), nr) for f, nr in out.grad_fn.next_functions]
+    assert names == [("torch::autograd::AccumulateGrad", 0), ("TanhBackward0", 0),
+                     ("torch::autograd::AccumulateGrad", 0)]
+    assert out.grad_fn.next_functions[0][0].variable is model[2].bias
+    out.sum().backward()
+    assert order == ["2.bias", "2.weight", "0.bias", "0.weight"]
+    np.testing.assert_allclose(model[2].bias.grad.numpy(), [5.0, 5.0])

@@ -70,7 +70,7 @@ def _table():
         "max_all": reduce.amax, "min_all": reduce.amin, "max_dim": reduce.pick,
         "min_dim": reduce.pick,
         "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot, "mv": linalg.mv,
-        "linear": linalg.linear, "linear_no_bias": linalg.linear,
+        "linear": lambda b, x, w: linalg.linear(x, w, b), "linear_no_bias": linalg.linear,
         "softmax": nn.softmax, "log_softmax": nn.log_softmax, "im2col": nn.im2col,
         "col2im": nn.col2im, "conv2d": nn.conv2d, "conv2d_no_bias": nn.conv2d,
         # a composite's named node (ops/named.py) passes its first input on

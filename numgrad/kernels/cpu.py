@@ -812,23 +812,26 @@ def cross_entropy_bwd(addr, dt):
 
 @njit
 def linear_bwd(addr, dt):
-    """out = x (M, K) @ w (N, K).T [+ b]: gx = g w, gw = g.T x, gb = g summed over rows."""
+    """out = x (M, K) @ w (N, K).T [+ b]: gx = g w, gw = g.T x, gb = g summed over rows. The
+    inputs are (x, w), or (b, x, w) with a bias (ops/nn_ops.py)."""
     a = args_block(addr)
     md = meta(a)
-    rows, inner = md[1], md[2]
-    cols = md[shape_pos(md, 1) + 1]
+    first = a[1] - 2
+    pos = shape_pos(md, first)
+    rows, inner = md[pos + 1], md[pos + 2]
+    cols = md[shape_pos(md, first + 1) + 1]
     x = view(saved(a, 0), rows * inner, dt)
     w = view(saved(a, 1), cols * inner, dt)
     g = view(gout(a, 0), rows * cols, dt).reshape((rows, cols))
-    if gin(a, 0) != 0:
-        gemm(view(gin(a, 0), rows * inner, dt), g.reshape(-1), False, w, False, rows, inner, cols,
-             mode(a, 0) == ADD)
-    if gin(a, 1) != 0:     # BLAS reads g transposed: no copy
-        gemm(view(gin(a, 1), cols * inner, dt), g.reshape(-1), True, x, False, cols, inner, rows,
-             mode(a, 1) == ADD)
-    if a[1] == 3 and gin(a, 2) != 0:
-        gb = view(gin(a, 2), cols, dt)
-        if mode(a, 2) != ADD:
+    if gin(a, first) != 0:
+        gemm(view(gin(a, first), rows * inner, dt), g.reshape(-1), False, w, False, rows, inner,
+             cols, mode(a, first) == ADD)
+    if gin(a, first + 1) != 0:     # BLAS reads g transposed: no copy
+        gemm(view(gin(a, first + 1), cols * inner, dt), g.reshape(-1), True, x, False, cols,
+             inner, rows, mode(a, first + 1) == ADD)
+    if first == 1 and gin(a, 0) != 0:
+        gb = view(gin(a, 0), cols, dt)
+        if mode(a, 0) != ADD:
             gb[:] = 0
         for i in range(rows):
             for j in range(cols):

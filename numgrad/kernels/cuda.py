@@ -1003,35 +1003,38 @@ def cross_entropy_bwd(args, starts, first, count, w):
 
 @cuda.jit(cache=True)
 def linear_bwd(args, starts, first, count, w):
-    """out = x (M, K) @ w (N, K).T [+ b]: gx = g w and gw = g.T x tile by tile; gb: column sums."""
+    """out = x (M, K) @ w (N, K).T [+ b]: gx = g w and gw = g.T x tile by tile; gb: column sums.
+    The inputs are (x, w), or (b, x, w) with a bias (ops/nn_ops.py)."""
     sa = cuda.shared.array((TILE, TILE), w.dtype)
     sb = cuda.shared.array((TILE, TILE), w.dtype)
     for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
         a = node_args(args, starts, first, j)
         md = meta(a)
-        rows, inner = md[1], md[2]
-        cols = md[shape_pos(md, 1) + 1]
+        ix = a[1] - 2
+        pos = shape_pos(md, ix)
+        rows, inner = md[pos + 1], md[pos + 2]
+        cols = md[shape_pos(md, ix + 1) + 1]
         x = view(saved(a, 0), rows * inner, w.dtype)
         wm = view(saved(a, 1), cols * inner, w.dtype)
         g = view(gout(a, 0), rows * cols, w.dtype)
-        gx = view(gin(a, 0), rows * inner, w.dtype)
-        gw = view(gin(a, 1), cols * inner, w.dtype)
-        n_gx = tiles(rows) * tiles(inner) if gin(a, 0) != 0 else 0
-        n_gw = tiles(cols) * tiles(inner) if gin(a, 1) != 0 else 0
+        gx = view(gin(a, ix), rows * inner, w.dtype)
+        gw = view(gin(a, ix + 1), cols * inner, w.dtype)
+        n_gx = tiles(rows) * tiles(inner) if gin(a, ix) != 0 else 0
+        n_gw = tiles(cols) * tiles(inner) if gin(a, ix + 1) != 0 else 0
         for t in range(cuda.blockIdx.x, n_gx + n_gw, cuda.gridDim.x):
             if t < n_gx:
                 tile_matmul(t, tiles(inner), g, 0, cols, 1, wm, 0, inner, 1, gx, 0,
-                            rows, cols, inner, mode(a, 0), sa, sb)
+                            rows, cols, inner, mode(a, ix), sa, sb)
             else:
                 tile_matmul(t - n_gx, tiles(inner), g, 0, 1, cols, x, 0, inner, 1, gw, 0,
-                            cols, rows, inner, mode(a, 1), sa, sb)
-        if a[1] == 3 and gin(a, 2) != 0:
-            gb = view(gin(a, 2), cols, w.dtype)
+                            cols, rows, inner, mode(a, ix + 1), sa, sb)
+        if ix == 1 and gin(a, 0) != 0:
+            gb = view(gin(a, 0), cols, w.dtype)
             for c in range(first_thread(), cols, thread_step()):
                 s = g[0] * 0
                 for r in range(rows):
                     s += g[r * cols + c]
-                put(gb, c, s, mode(a, 2))
+                put(gb, c, s, mode(a, 0))
 
 
 @_device

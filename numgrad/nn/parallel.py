@@ -12,8 +12,7 @@ What overlaps: a parameter's post-accumulate hook runs inside the backward, when
 complete (the compiled scheduler hands its AccumulateGrad back to Python: Note [ready order] in
 kernels/ready_queue.py), so a bucket's all_reduce overlaps the rest of the backward, as in torch
 (each hook also tests the buckets in flight, which is what lets MPI progress them). The last
-layer's gradients arrive first, each layer's weight before its bias (torch's addmm delivers the
-bias first). The first buckets follow reverse parameter order, as torch's do; after the first
+layer's gradients arrive first, each layer's bias before its weight, as in torch. The first buckets follow reverse parameter order, as torch's do; after the first
 synchronized backward they are rebuilt in the order the gradients arrived on rank 0 (torch
 rebuilds its buckets the same way), and from then on each bucket is sent as soon as it fills.
 """

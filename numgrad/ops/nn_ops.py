@@ -145,17 +145,25 @@ def _linear_forward(x, w, b=None):
     return out
 
 
+def _addmm_forward(b, x, w):
+    return _linear_forward(x, w, b)
+
+
 def _linear_vjp(ctx, g):
     x, w = ctx.saved
     needs = ctx.needs_input_grad
-    gx = g.matmul(w) if needs[0] else None
-    gw = g.t().matmul(x) if needs[1] else None
-    if len(needs) == 2:
+    first = len(needs) - 2          # LINEAR's inputs are (b, x, w)
+    gx = g.matmul(w) if needs[first] else None
+    gw = g.t().matmul(x) if needs[first + 1] else None
+    if not first:
         return gx, gw
-    return gx, gw, g.sum(0) if needs[2] else None
+    return g.sum(0) if needs[0] else None, gx, gw
 
 
-LINEAR = OpDef("linear", _linear_forward, node_name="AddmmBackward0", n_in=3, saves=("x", "y"),
+# The bias comes first, as in torch's addmm(b, x, w.T): the backward then delivers to the bias's
+# AccumulateGrad first, so the hooks of a layer's parameters run in torch's order (bias, then
+# weight: Note [ready order] in kernels/ready_queue.py), and next_functions lists them as torch.
+LINEAR = OpDef("linear", _addmm_forward, node_name="AddmmBackward0", n_in=3, saves=("y", "z"),
                kernel="linear_bwd", vjp=_linear_vjp)
 LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0", n_in=2,
                        saves=("x", "y"), kernel="linear_bwd", vjp=_linear_vjp)
@@ -180,7 +188,7 @@ def linear(x, w, b=None):
                            f"{w._data.shape[1]}x{w._data.shape[0]})")
     if b is None:
         return apply(LINEAR_NO_BIAS, (x, w))
-    return apply(LINEAR, (x, w, b))
+    return apply(LINEAR, (b, x, w))
 
 
 # ---- im2col: the sliding windows of an image as rows -------------------------------------------------
