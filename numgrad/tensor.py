@@ -548,7 +548,7 @@ class Tensor:
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
 
     def __invert__(self):
-        return _ops.bitwise_not(self)
+        return _ops.invert(self)
 
     def __getitem__(self, index):
         return _ops.getitem(self, index)

@@ -453,15 +453,21 @@ def test_operators_with_what_is_not_a_tensor_number_or_array_follow_python_as_to
     assert x in [x] and None != x  # noqa: E711
     with pytest.raises(TypeError, match="'<' not supported between instances of 'Tensor' and 'str'"):
         x < "a"
-    for other in (None, "a", object()):
+    for other in (None, "a", object(), [1.0, 2.0], (1.0, 2.0)):
         with pytest.raises(TypeError, match="unsupported operand type"):
             x + other
         with pytest.raises(TypeError, match="unsupported operand type"):
+            x * other
+        with pytest.raises(TypeError, match="unsupported operand type"):
+            ng.maximum(x, other)
+    for other in (None, "a", object()):
+        with pytest.raises(TypeError, match="unsupported operand type"):
             other * x
-    # numbers, arrays and tensors are elementwise; ng.eq still takes a list
+    with pytest.raises(TypeError):          # torch takes no list for a tensor operand
+        ng.eq(x, [1.0, 3.0])
+    # numbers, arrays and tensors are elementwise
     np.testing.assert_array_equal((x == 2).numpy(), [False, True])
     np.testing.assert_array_equal((x == np.array([1.0, 3.0])).numpy(), [True, False])
-    np.testing.assert_array_equal(ng.eq(x, [1.0, 3.0]).numpy(), [True, False])
 
 
 def test_bitwise_operators_are_bitwise_on_integers_logical_on_bools_and_refused_on_floats():
@@ -789,3 +795,40 @@ def test_comparisons_of_shapes_that_do_not_broadcast_raise_torchs_error():
         with pytest.raises(RuntimeError, match=r"^The size of tensor a \(3\) must match the size of "
                                                r"tensor b \(4\) at non-singleton dimension 1$"):
             fn(ng.ones(2, 3), ng.ones(4))
+
+
+def test_scatter_takes_a_0d_src_as_one_element_and_names_torchs_nodes():
+    s = ng.tensor(2.7, requires_grad=True)
+    x = ng.zeros(3, requires_grad=True)
+    y = x.scatter(0, ng.tensor([1]), s)
+    assert y.grad_fn.name() == "ScatterBackward0"
+    assert x.scatter(0, ng.tensor([1]), 2.0).grad_fn.name() == "ScatterBackward1"
+    (y * ng.tensor([1.0, 3.0, 5.0])).sum().backward()
+    assert s.grad.item() == pytest.approx(3.0) and x.grad.tolist() == [1.0, 0.0, 5.0]
+    np.testing.assert_allclose(y.detach().numpy(), [0.0, 2.7, 0.0], rtol=1e-6)
+    with pytest.raises(RuntimeError, match="same number of dimensions as src"):
+        ng.zeros(2, 3).scatter(1, ng.tensor([[1], [0]]), s)
+
+
+@pytest.mark.parametrize("dtype, c_name", [(ng.int64, "long int"), (ng.int32, "int"),
+                                           (ng.bool, "bool")])
+def test_clamp_in_place_by_a_float_names_the_c_type_as_torch(dtype, c_name):
+    t = ng.tensor([1, 0], dtype=dtype)
+    for call in (lambda: t.clamp_(0.5), lambda: t.clip_(max=0.5), lambda: t.clamp_(0.5, 1.5)):
+        with pytest.raises(RuntimeError, match=f"^result type Float can't be cast to the desired "
+                                               f"output type {c_name}$"):
+            call()
+    assert t.tolist() == ([1, 0] if dtype != ng.bool else [True, False])      # unchanged
+    assert ng.tensor([1, 5]).clamp_(2, 3).tolist() == [2, 3]
+
+
+def test_bitwise_not_of_floats_and_nanmedian_of_bools_are_refused_as_torch():
+    with pytest.raises(NotImplementedError, match="\"bitwise_not_cpu\" not implemented for 'Float'"):
+        ng.bitwise_not(ng.tensor([1.0]))
+    with pytest.raises(TypeError, match=r"~ \(operator.invert\) is only implemented"):
+        ~ng.tensor([1.0])
+    assert (~ng.tensor([1, -2])).tolist() == [-2, 1]
+    with pytest.raises(NotImplementedError, match="\"median_cpu\" not implemented for 'Bool'"):
+        ng.tensor([True, False]).nanmedian()
+    with pytest.raises(NotImplementedError, match="\"median_out\" not implemented for 'Bool'"):
+        ng.tensor([True, False]).nanmedian(0)

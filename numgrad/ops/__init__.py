@@ -3,12 +3,13 @@ its family module; the registry in registry.py holds their forward and derivativ
 from . import elementwise, index, inplace, linalg, reduce, scan, select, shape
 from . import nn_ops
 from .elementwise import (abs, absolute, add, arctan, atan, atan2, bitwise_and, bitwise_not,
-                          bitwise_or, bitwise_xor, cast, clamp, clip, cos, div, eq,
-                          erf, exp, expm1, floor_divide, fmod, ge, greater, greater_equal, gt, le,
-                          less, less_equal, log, log1p, log2, logical_and, logical_not, logical_or,
-                          logical_xor, lt, maximum, minimum, mul, ne, neg, negative, pow, rdiv,
-                          reciprocal, relu, remainder, rfloordiv, rpow, rremainder, rsqrt, rsub,
-                          sigmoid, sign, sin, sqrt, square, sub, tan, tanh, where)
+                          bitwise_or, bitwise_xor, cast, clamp, clamp_inplace_bounds, clip, cos,
+                          div, eq, erf, exp, expm1, floor_divide, fmod, ge, greater, greater_equal,
+                          gt, invert, le, less, less_equal, log, log1p, log2, logical_and,
+                          logical_not, logical_or, logical_xor, lt, maximum, minimum, mul, ne, neg,
+                          negative, pow, rdiv, reciprocal, relu, remainder, rfloordiv, rpow,
+                          rremainder, rsqrt, rsub, sigmoid, sign, sin, sqrt, square, sub, tan,
+                          tanh, where)
 from .index import gather, getitem, index_add, index_select, masked_fill, scatter_add
 from .inplace import copy_, fill_, setitem, zero_
 from .layout import diag, diagonal, masked_select, roll, tril, triu
@@ -54,7 +55,8 @@ _METHODS = ("abs", "add", "atan", "atan2", "clamp", "clip", "cos", "div", "eq", 
             "bitwise_or", "bitwise_xor", "bitwise_not")
 # In-place forms of out-of-place functions: x.add_(y) is x = add(x, y) written into x.
 _INPLACE = {"add_": (add, False), "sub_": (sub, False), "mul_": (mul, True), "div_": (div, True),
-            "pow_": (pow, True), "clamp_": (clamp, True), "clip_": (clamp, True),
+            "pow_": (pow, True), "clamp_": (clamp_inplace_bounds, True),
+            "clip_": (clamp_inplace_bounds, True),
             "exp_": (exp, False), "log_": (log, True), "relu_": (relu, False),
             "sigmoid_": (sigmoid, False), "tanh_": (tanh, False), "neg_": (neg, False),
             "abs_": (abs, True), "sqrt_": (sqrt, False), "sin_": (sin, True), "cos_": (cos, True),

@@ -326,8 +326,9 @@ def _promoted(t, dtype):
 
 
 def _array_operand(value):
-    """An array-like operand as a tensor; None, a string or another object is torch's TypeError."""
-    if not isinstance(value, (np.ndarray, list, tuple, numbers.Number)):
+    """An ndarray operand as a tensor; a list, None, a string or another object is torch's
+    TypeError (torch takes no sequence for a tensor operand)."""
+    if not isinstance(value, (np.ndarray, numbers.Number)):
         raise TypeError(f"unsupported operand type(s): 'Tensor' and '{type(value).__name__}'")
     return as_tensor(value)
 
@@ -767,12 +768,33 @@ bitwise_xor = _bitwise(logical_xor, np.bitwise_xor, "bitwise_xor_cpu")
 
 
 def bitwise_not(x):
-    """~x: logical not of a bool tensor, bitwise not of an integer one."""
+    """Logical not of a bool tensor, bitwise not of an integer one."""
     if x._data.dtype == np.bool_:
         return logical_not(x)
     if dtypes.is_floating(x._data.dtype):
-        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        raise NotImplementedError(f'"bitwise_not_cpu" not implemented for '
+                                  f"'{dtypes.scalar_type_name(x._data.dtype)}'")
     return untracked(np.invert, x._data)
+
+
+def invert(x):
+    """~x: bitwise_not, whose refusal of a float tensor is the operator's TypeError in torch."""
+    if dtypes.is_floating(x._data.dtype):
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(x)
+
+
+# torch names the C type a float scalar bound cannot be cast to, in clamp_'s message
+_C_TYPE_NAMES = {np.dtype(np.int64): "long int", np.dtype(np.int32): "int", np.dtype(np.bool_): "bool"}
+
+
+def clamp_inplace_bounds(x, min=None, max=None):
+    """clamp for clamp_/clip_: a float scalar bound cannot clamp an integer or bool tensor in
+    place (torch's scalar kernel says so naming the C type; a tensor bound, the dtype's name)."""
+    if not dtypes.is_floating(x._data.dtype) and (isinstance(min, float) or isinstance(max, float)):
+        raise RuntimeError(f"result type {dtypes.scalar_type_name(dtypes.get_default_dtype())} "
+                           f"can't be cast to the desired output type {_C_TYPE_NAMES[x._data.dtype]}")
+    return clamp(x, min, max)
 
 
 # ---- dtype casts --------------------------------------------------------------------------------

@@ -25,6 +25,9 @@ def nanmedian(input, dim=None, keepdim=False):
     """nanmedian(x): the lower median of the non-NaN elements. nanmedian(x, dim): (values,
     indices) along dim."""
     data = to_host(input._data)
+    if data.dtype == np.bool_:            # torch's nanmedian is its median kernel
+        kernel = "median_cpu" if dim is None else "median_out"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
         flat = data.reshape(-1)
         if flat.size == 0:

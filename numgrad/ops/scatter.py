@@ -16,7 +16,7 @@ from .. import dtypes, grad_mode
 from ..tensor import Tensor, _wrap_dim
 from .index import SCATTER_ADD, _check_bounds, _index_array, _positions, _scatter_add, \
     _scatter_positions, check_index_dtype, check_scatter_index, index_select, masked_fill
-from .named import named
+from .named import named, rename
 from .untracked import to_host, untracked
 
 
@@ -91,6 +91,8 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if src is not None and not isinstance(src, Tensor):
         src, value = None, src
     idx = _index_array(index)
+    if src is not None and src.ndim == 0 and idx.ndim == 1:
+        src = src.reshape(1)      # torch's checks take a 0-d src as 1-d of one element
     nd = input._data.ndim
     d = _wrap_dim(dim, nd)
     if idx.ndim != nd and nd:
@@ -98,11 +100,11 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     check_scatter_index(input, d, idx, src)
     positions = _scatter_positions(input._data.shape, d, idx)
     if value is not None and reduce is None:
-        return masked_fill(input, _mask(input, positions), value)
+        return rename(masked_fill(input, _mask(input, positions), value), "ScatterBackward1")
     if value is None:
         piece = src[tuple(slice(0, s) for s in idx.shape)] if src._data.shape != idx.shape else src
         if reduce is None:
-            return _place(input, positions, piece)
+            return rename(_place(input, positions, piece), "ScatterBackward0")
     if _records(input, src):
         # torch records a node whose backward raises this; numgrad refuses before computing
         raise RuntimeError("derivative for aten::scatter is not implemented")
