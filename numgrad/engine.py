@@ -186,7 +186,8 @@ def _output_grads(graph, buffers, index):
 
 def _run_pre_hooks(graph, buffers, index, seg, node):
     """Tensor hooks of each output, then the node's pre-hooks (torch's order); what they return
-    replaces the gradients in the buffers. For a leaf's AccumulateGrad: graph.leaf_step."""
+    replaces the gradients in the buffers; retained gradients are stored between the two
+    (graph.retain_step). For a leaf's AccumulateGrad: graph.leaf_step."""
     if graph.op[index] == tape.ACCUMULATE:
         slot = buffers.slot(index, 0)
         if graph.leaf_step is not None and buffers.written[slot]:
@@ -202,6 +203,8 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
             shape = output_shape(graph, index, j)
             grad = Tensor._make(buffers.view(slot, shape).copy(), False)
             buffers.view(slot, shape)[...] = run_hooks(hooks, grad)._data
+    if graph.retain_step is not None and seg.retained:
+        graph.retain_step(graph, index, _output_grads(graph, buffers, index))
     pre_hooks = seg.node_hooks.get(("pre_hooks", node))
     if not pre_hooks:
         return

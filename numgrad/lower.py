@@ -62,6 +62,10 @@ class LoweredGraph:
             for (node, _), hooks in seg.hooks.items():
                 if hooks:
                     self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= tape.PRE_HOOKS
+            # a retained gradient is stored when its node runs, after the tensor hooks, as
+            # torch's retains_grad hook (graph.retain_step)
+            for node, _ in seg.retained:
+                self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= tape.PRE_HOOKS
             # A node with pre-hooks is handed back to Python before it runs, as for tensor
             # hooks; a node with hooks after it runs in Python altogether
             # (engine.serve_python_node), so that they see and may replace its input gradients
@@ -71,7 +75,7 @@ class LoweredGraph:
                     self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= _NODE_HOOK_FLAGS[kind]
         self.any_packed = any(seg.packed for seg in segments)
         self._flag_hooked_leaves()
-        self.leaf_step = None
+        self.leaf_step = self.retain_step = None
         self.ready_order = ready_queue.TORCH      # Note [ready order] in kernels/ready_queue.py
 
     def _flag_hooked_leaves(self):

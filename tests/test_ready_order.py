@@ -204,3 +204,26 @@ def test_a_networks_parameters_get_their_gradients_in_torchs_order():
     out.sum().backward()
     assert order == ["2.bias", "2.weight", "0.bias", "0.weight"]
     np.testing.assert_allclose(model[2].bias.grad.numpy(), [5.0, 5.0])
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_retained_grad_is_stored_when_its_node_runs(create_graph):
+    """torch's retain_grad is a hook of the node: later hooks see .grad, hooked values included."""
+    seen = []
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    y.retain_grad()
+    z = y.sin()
+    z.retain_grad()
+    z.register_hook(lambda g: g * 2)          # runs before z's gradient is retained
+    y.register_hook(lambda g: seen.append(("y", z.grad.tolist(), y.grad)))
+    x.register_hook(lambda g: seen.append(("x", y.grad.tolist())))
+    if create_graph:
+        z.sum().backward(create_graph=True)
+    else:
+        z.sum().backward()
+    expected_y = (2 * np.cos(3 * np.array([1.0, 2.0], np.float32))).tolist()
+    assert seen[0] == ("y", [2.0, 2.0], None)
+    np.testing.assert_allclose(seen[1][1], expected_y, rtol=1e-6)
+    np.testing.assert_allclose(y.grad.detach().numpy(), expected_y, rtol=1e-6)
+    assert y.grad.requires_grad == create_graph

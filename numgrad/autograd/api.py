@@ -238,8 +238,9 @@ _graph_tasks = itertools.count()
 def _run_once(graph, seeds, create_graph, current, inputs, wanted, accumulate, allow_unused):
     """One run of the planned graph from one set of seeds (see run_backward)."""
     seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)]
-    graph.leaves_done = set()
+    graph.leaves_done, graph.retained_done = set(), set()
     graph.leaf_step = functools.partial(_leaf_step, accumulate, create_graph)   # no cycle
+    graph.retain_step = functools.partial(_retain_step, create_graph)
     read = _run(graph, seed_list, create_graph, current)
     for observer in list(observers):
         observer(graph, read)
@@ -371,20 +372,33 @@ def _accumulate(graph, read, inputs, wanted, create_graph):
             _accumulate_into(t, _sum(grads), create_graph)
 
 
+def _retain_step(create_graph, graph, index, grads):
+    """torch's retains_grad hook, when a node runs: each retained output's gradient (after its
+    tensor hooks) goes into its tensor's .grad, so hooks that run later see it."""
+    seg, node = graph.locate(index)
+    for out, g in enumerate(grads):
+        ref = seg.retained.get((node, out))
+        if ref is not None:
+            graph.retained_done.add((index, out))
+            _store_retained(ref(), node, g, create_graph)
+
+
 def _retained(graph, read, create_graph):
+    """The retained gradients of the nodes that ran without Python (the CUDA engine's)."""
     for k, seg in enumerate(graph.segments):
         for (node, out), ref in list(seg.retained.items()):
-            t = ref()
             index = int(graph.starts[k]) + (node & 0xFFFFFFFF)
-            if t is None or not graph.needed[index] or t._node != node:
-                continue
-            g = read(index, out)
-            if g is None:
-                continue
-            if t._grad is None:
-                t._grad = g if create_graph else Tensor._make(g._data.copy(), False)
-            else:
-                t._grad = t._grad + g
+            if graph.needed[index] and (index, out) not in graph.retained_done:
+                _store_retained(ref(), node, read(index, out), create_graph)
+
+
+def _store_retained(t, node, g, create_graph):
+    if t is None or t._node != node or g is None:
+        return          # gone, changed in place since (another node now), or no gradient
+    if t._grad is None:
+        t._grad = g if create_graph else Tensor._make(g._data.copy(), False)
+    else:
+        t._grad = t._grad + g
 
 
 _CYCLE_WARNING = (

@@ -165,6 +165,8 @@ def execute(graph, seeds):
             for j, hooks in output_hooks(seg, node, o1 - o0):
                 if (o0 + j) in grads:
                     grads[o0 + j] = run_hooks(hooks, grads[o0 + j])
+            if graph.retain_step is not None and seg.retained:
+                graph.retain_step(graph, index, [grads.get(s) for s in range(o0, o1)])
             pre_hooks = seg.node_hooks.get(("pre_hooks", node))
             if pre_hooks:
                 outs = run_node_pre_hooks(pre_hooks, [grads.get(s) for s in range(o0, o1)])
