@@ -85,6 +85,16 @@ def scalar_type_name(dtype):
     return _SCALAR_TYPE_NAMES.get(dtype, dtype.name)
 
 
+_C_TYPE_NAMES = {float32: "float", float64: "double", int32: "int", int64: "long int", bool_: "bool"}
+
+
+def c_type_name(dtype):
+    """torch's other name of a dtype in messages, the C++ type's ("float != double", "the
+    desired output type long int")."""
+    dtype = np.dtype(dtype)
+    return _C_TYPE_NAMES.get(dtype, dtype.name)
+
+
 def name(dtype):
     return "numgrad." + {float32: "float32", float64: "float64", int32: "int32", int64: "int64",
                          bool_: "bool"}[dtype]

@@ -42,11 +42,6 @@ _DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Te
                        "the tensor to host memory first.")
 
 
-# torch's names of dtypes in the messages of the .grad setter
-_C_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
-            np.dtype(np.int32): "int", np.dtype(np.int64): "long int", np.dtype(np.bool_): "bool"}
-
-
 def _device_index(t):
     return -1 if t.device.type == "cpu" else (t.device.index or 0)
 
@@ -245,7 +240,7 @@ class Tensor:
                     "on the same device")
             if value._data.dtype != self._data.dtype:
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{_C_NAMES[value._data.dtype]}' "
+                    f"attempting to assign a gradient with dtype '{dtypes.c_type_name(value._data.dtype)}' "
                     f"to a tensor with grad_dtype '{dtypes.scalar_type_name(self._data.dtype)}'. The "
                     "gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). "
                     "You can set the tensor's grad_dtype attribute with a specific dtype, or None "
@@ -567,20 +562,6 @@ class Tensor:
 
     def __itruediv__(self, other):
         return self.div_(other)
-
-    # without these Python would rebind `t **= 2`, `m &= other`, ... to a new tensor, where torch
-    # changes t in place (its dtype kept, views and version counter seeing the change)
-    def __ipow__(self, other):
-        return self.pow_(other)
-
-    def __iand__(self, other):
-        return self.bitwise_and_(other)
-
-    def __ior__(self, other):
-        return self.bitwise_or_(other)
-
-    def __ixor__(self, other):
-        return self.bitwise_xor_(other)
 
 
 class Size(tuple):

@@ -111,6 +111,12 @@ def install_methods(cls):
     cls.__rshift__ = bits.bitwise_right_shift
     cls.__rlshift__ = bits._rlshift
     cls.__rrshift__ = bits._rrshift
+    # without these Python would rebind `t **= 2`, `m &= other`, ... to a new tensor, where torch
+    # changes t in place (its dtype kept, views and version counter seeing the change)
+    cls.__ipow__ = cls.pow_
+    cls.__iand__ = cls.bitwise_and_
+    cls.__ior__ = cls.bitwise_or_
+    cls.__ixor__ = cls.bitwise_xor_
     cls.__ilshift__ = cls.bitwise_left_shift_
     cls.__irshift__ = cls.bitwise_right_shift_
     cls.__ifloordiv__ = cls.floor_divide_

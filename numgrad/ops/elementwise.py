@@ -784,16 +784,12 @@ def invert(x):
     return bitwise_not(x)
 
 
-# torch names the C type a float scalar bound cannot be cast to, in clamp_'s message
-_C_TYPE_NAMES = {np.dtype(np.int64): "long int", np.dtype(np.int32): "int", np.dtype(np.bool_): "bool"}
-
-
 def clamp_inplace_bounds(x, min=None, max=None):
     """clamp for clamp_/clip_: a float scalar bound cannot clamp an integer or bool tensor in
     place (torch's scalar kernel says so naming the C type; a tensor bound, the dtype's name)."""
     if not dtypes.is_floating(x._data.dtype) and (isinstance(min, float) or isinstance(max, float)):
         raise RuntimeError(f"result type {dtypes.scalar_type_name(dtypes.get_default_dtype())} "
-                           f"can't be cast to the desired output type {_C_TYPE_NAMES[x._data.dtype]}")
+                           f"can't be cast to the desired output type {dtypes.c_type_name(x._data.dtype)}")
     return clamp(x, min, max)
 
 

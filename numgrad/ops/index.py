@@ -6,7 +6,6 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
-from .linalg import _C_TYPE_NAMES
 from .registry import OpDef
 from .shape import basic_getitem, is_basic_index
 from .untracked import to_host
@@ -377,7 +376,7 @@ def masked_fill(x, mask, value):
     if mask.dtype != np.bool_:
         # torch names the dtype as C++ does here
         raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype "
-                           f"{_C_TYPE_NAMES.get(mask.dtype, mask.dtype.name)}")
+                           f"{dtypes.c_type_name(mask.dtype)}")
     cond = condition_operand(mask, x._data.dtype)
     if isinstance(value, Tensor):
         if value._data.ndim:

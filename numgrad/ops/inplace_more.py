@@ -20,7 +20,7 @@ import numbers
 import numpy as np
 
 from .. import dtypes, grad_mode
-from ..tensor import _C_NAMES, Tensor, _wrap_dim
+from ..tensor import Tensor, _wrap_dim
 from . import views
 from .apply import apply
 from .elementwise import logical_not
@@ -165,8 +165,8 @@ def _same_shape(fn):
                                f"output tensor size {list(out._data.shape)} should match")
         if out._data.dtype != self._data.dtype:
             raise RuntimeError(f"Bad in-place call: input tensor dtype "
-                               f"{_C_NAMES[self._data.dtype]} and output tensor dtype "
-                               f"{_C_NAMES[out._data.dtype]} should match")
+                               f"{dtypes.c_type_name(self._data.dtype)} and output tensor dtype "
+                               f"{dtypes.c_type_name(out._data.dtype)} should match")
         return out
     checked.__name__ = fn.__name__
     return checked

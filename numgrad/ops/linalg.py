@@ -53,10 +53,6 @@ def _check(x, y):
                            f"{x._data.ndim}D and {y._data.ndim}D")
 
 
-# torch names dtypes two ways in these messages: C++ type names ("long int") and ScalarType names
-_C_TYPE_NAMES = {np.dtype(np.float32): "float", np.dtype(np.float64): "double",
-                 np.dtype(np.int32): "int", np.dtype(np.int64): "long int",
-                 np.dtype(np.bool_): "bool"}
 
 # the kernel torch names when it has no bool version of a product
 _BOOL_KERNELS = {"mm": "addmm_impl_cpu_", "bmm": "bmm", "dot": "dot", "mv": "addmv_impl_cpu"}
@@ -81,8 +77,8 @@ def _check_dtypes(form, x, y):
     if dx != dy:
         sx, sy = dtypes.scalar_type_name(dx), dtypes.scalar_type_name(dy)
         raise RuntimeError({
-            "mm": f"expected m1 and m2 to have the same dtype, but got: {_C_TYPE_NAMES[dx]} != "
-                  f"{_C_TYPE_NAMES[dy]}",
+            "mm": f"expected m1 and m2 to have the same dtype, but got: {dtypes.c_type_name(dx)} != "
+                  f"{dtypes.c_type_name(dy)}",
             "bmm": f"expected scalar type {sx} but found {sy}",
             "dot": f"dot : expected both vectors to have same dtype, but found {sx} and {sy}",
             # addmv(result, mat, vec): the result takes the vector's dtype
@@ -253,9 +249,9 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     """beta * input + alpha * (batch1 @ batch2), batch by batch."""
     if input.dtype != batch1.dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input "
-                           f"{_C_TYPE_NAMES[input._data.dtype]}, batch1: "
-                           f"{_C_TYPE_NAMES[batch1._data.dtype]}, batch2: "
-                           f"{_C_TYPE_NAMES[batch2._data.dtype]}")
+                           f"{dtypes.c_type_name(input._data.dtype)}, batch1: "
+                           f"{dtypes.c_type_name(batch1._data.dtype)}, batch2: "
+                           f"{dtypes.c_type_name(batch2._data.dtype)}")
     if input._data.dtype == np.bool_:
         raise NotImplementedError('"baddbmm" not implemented for \'Bool\'')
     return named(_scaled_sum(input, bmm(batch1, batch2), beta, alpha), "BaddbmmBackward0", batch1,
