@@ -145,6 +145,11 @@ NN_SAMPLES = [
       lambda x, y: (x * y).sum(1) / np.linalg.norm(x, axis=1) / np.linalg.norm(y, axis=1)),
     S("norm", lambda x, y: F.pairwise_distance(x, y, p=3.0), [(3, 4), (3, 4)],
       lambda x, y: (np.abs(x - y + 1e-6) ** 3).sum(-1) ** (1 / 3)),
+    S("affine", N.affine, [(2, 3, 4), (3, 1), (4,)], lambda x, w, b: x * w + b),
+    S("affine", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+      [(3, 2, 4), (2,), (2,)],
+      lambda x, w, b: (x - x.mean((0, 2), keepdims=True)) / np.sqrt(x.var((0, 2), keepdims=True)
+                                                                   + 1e-5) * w[:, None] + b[:, None]),
     S("binary_cross_entropy", lambda x, y: N.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
       [(3, 4), (3, 4)],
       lambda x, y: -(special.expit(y) * np.log(special.expit(x))

@@ -206,6 +206,29 @@ def test_a_networks_parameters_get_their_gradients_in_torchs_order():
     np.testing.assert_allclose(model[2].bias.grad.numpy(), [5.0, 5.0])
 
 
+def _parameter_order(model, x):
+    order = []
+    for name, p in model.named_parameters():
+        p.register_post_accumulate_grad_hook(lambda t, name=name: order.append(name))
+    model(x).sum().backward()
+    return order
+
+
+def test_a_norm_layers_weight_gets_its_gradient_before_its_bias():
+    """torch's layer, batch and group norm nodes list (input, weight, bias); instance_norm is
+    batch_norm over parameters repeated per sample, whose bias comes first."""
+    nn = ng.nn
+    ng.manual_seed(0)
+    mlp = nn.Sequential(nn.Linear(3, 4), nn.LayerNorm(4), nn.Linear(4, 2))
+    assert _parameter_order(mlp, ng.randn(2, 3)) == ["2.bias", "2.weight", "1.weight", "1.bias",
+                                                     "0.bias", "0.weight"]
+    cnn = nn.Sequential(nn.Conv2d(2, 4, 3), nn.BatchNorm2d(4), nn.GroupNorm(2, 4),
+                        nn.InstanceNorm2d(4, affine=True))
+    assert _parameter_order(cnn, ng.randn(2, 2, 5, 5)) == [
+        "3.bias", "3.weight", "2.weight", "2.bias", "1.weight", "1.bias", "0.weight", "0.bias"]
+    np.testing.assert_allclose(cnn[3].bias.grad.numpy(), np.full(4, 18.0))     # N * H * W
+
+
 @pytest.mark.parametrize("create_graph", [False, True])
 def test_a_retained_grad_is_stored_when_its_node_runs(create_graph):
     """torch's retain_grad is a hook of the node: later hooks see .grad, hooked values included."""

@@ -151,6 +151,7 @@ FORWARD = {
     "softshrink": lambda x, lambd: F.select(x > lambd, x - lambd,
                                             F.select(x < -lambd, x + lambd, x * 0.0)),
     "elu": lambda x, alpha: F.select(x > 0, x, alpha * F.expm1(F.minimum(x, 0.0))),
+    "affine": lambda x, y, z: x * y + z,
     "binary_cross_entropy": _bce,
     "floor": lambda x: F.floor(x),
     "ceil": lambda x: F.ceil(x),

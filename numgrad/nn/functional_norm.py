@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import grad_mode
+from ..ops import nn_ops as _N
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 from .functional_activation import float_kernel
@@ -23,11 +24,23 @@ def _channel_shape(input):
     return (1, input.shape[1]) + (1,) * (input.ndim - 2)
 
 
-def _affine(out, weight, bias, shape):
+def _affine(out, weight, bias, shape, one_node=True):
+    """out * weight + bias, each parameter optional and reshaped to `shape` where given.
+
+    With both, one node takes (out, weight, bias), as torch's norm node does, so the weight's
+    gradient is stored (and its hooks run) before the bias's. The bias is reshaped first: the
+    weight's reshape is then the later node, which the backward runs first (Note [ready order]).
+    torch's instance_norm is batch_norm over parameters repeated per sample, bias's repeat last,
+    so that the bias comes first: one_node=False, a product and then a sum, gives that order."""
+    if one_node and weight is not None and bias is not None:
+        if shape is not None:
+            bias = bias.reshape(shape)
+            weight = weight.reshape(shape)
+        return _N.affine(out, weight, bias)
     if weight is not None:
-        out = out * weight.reshape(shape)
+        out = out * (weight if shape is None else weight.reshape(shape))
     if bias is not None:
-        out = out + bias.reshape(shape)
+        out = out + (bias if shape is None else bias.reshape(shape))
     return out
 
 
@@ -88,11 +101,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     _check_affine_shapes(normalized_shape, weight, bias)
     dims = _normalized_dims(input, normalized_shape, ", ")
     _, centred, var = _moments(input, dims)
-    out = centred * (var + eps).rsqrt()
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
+    out = _affine(centred * (var + eps).rsqrt(), weight, bias, None)
     return named(out, "NativeLayerNormBackward0", input, weight)
 
 
@@ -160,7 +169,8 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     shape = _channel_shape(input)
     if not use_input_stats:
         centred = input - running_mean.reshape(shape)
-        return _affine(centred * (running_var.reshape(shape) + eps).rsqrt(), weight, bias, shape)
+        return _affine(centred * (running_var.reshape(shape) + eps).rsqrt(), weight, bias, shape,
+                       one_node=False)
     count = math.prod(input.shape[2:])
     if count <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
@@ -169,7 +179,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if running_mean is not None:
         _update_running(running_mean, running_var, mean.detach().mean(0), var.detach().mean(0),
                         momentum, count)
-    return _affine(centred * (var + eps).rsqrt(), weight, bias, shape)
+    return _affine(centred * (var + eps).rsqrt(), weight, bias, shape, one_node=False)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):

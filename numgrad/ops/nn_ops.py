@@ -1,6 +1,7 @@
 """Neural-network primitives, each one node where the composite would be several: softmax,
 log_softmax, cross_entropy (class indices), linear, conv2d, im2col/col2im (pooling, and conv2d's
-double backward), and activations given as one derivative formula each.
+double backward), a normalisation's scale and shift, and activations given as one derivative
+formula each.
 
 The forwards are NumPy. The backwards of the non-elementwise ops are the kernels in the "nn"
 section of kernels/cpu.py; beside each op sits its VJP in numgrad ops, used by create_graph. The
@@ -390,6 +391,24 @@ def d_bce_y(g, x):
     return g * (F.select(hi > -100.0, hi, -100.0) - F.select(lo > -100.0, lo, -100.0))
 
 
+# A normalisation's scale and shift, x * y + z, as one node with inputs (x, weight, bias): torch's
+# native layer, batch and group norms hand out their gradients in that order, so the weight's
+# AccumulateGrad (and its hooks) runs before the bias's (Note [ready order]).
+def d_affine_x(g, y):
+    return g * y
+
+
+def d_affine_weight(g, x):
+    return g * x
+
+
+def d_affine_bias(g):
+    return g
+
+
+def _affine_forward(x, y, z):
+    return x * y + z
+
 def _bce_forward(x, y):
     with np.errstate(divide="ignore"):
         lo, hi = np.maximum(np.log(x), -100), np.maximum(np.log1p(-x), -100)
@@ -459,6 +478,8 @@ HARDSHRINK = OpDef("hardshrink", _hardshrink_forward, grads=(d_hardshrink,),
 SOFTSHRINK = OpDef("softshrink", _softshrink_forward, grads=(d_softshrink,),
                    meta=lambda lambd: ((), (lambd,)))
 ELU = OpDef("elu", _elu_forward, grads=(d_elu,), meta=lambda alpha: ((), (alpha,)))
+AFFINE = OpDef("affine", _affine_forward, n_in=3,
+               grads=(d_affine_x, d_affine_weight, d_affine_bias))
 BINARY_CROSS_ENTROPY = OpDef("binary_cross_entropy", _bce_forward, n_in=2, grads=(d_bce_x, d_bce_y),
                              node_name="BinaryCrossEntropyBackward0")
 
@@ -497,6 +518,11 @@ def softshrink(x, lambd):
 
 def elu(x, alpha=1.0):
     return apply(ELU, (x,), {"alpha": float(alpha)})
+
+
+def affine(x, weight, bias):
+    """x * weight + bias (broadcasting), one node differentiating x, weight and bias in turn."""
+    return apply(AFFINE, (x, weight, bias))
 
 
 def binary_cross_entropy(x, y):
