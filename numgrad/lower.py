@@ -175,12 +175,7 @@ class LoweredGraph:
         """Raise torch's errors before anything runs when a saved value is freed or was modified."""
         freed = self.runnable & ((self.flags & tape.RELEASED) != 0)
         if freed.any():
-            raise RuntimeError(
-                "Trying to backward through the graph a second time (or directly access saved "
-                "tensors after they have already been freed). Saved intermediate values of the "
-                "graph are freed when you call .backward() or autograd.grad(). Specify "
-                "retain_graph=True if you need to backward through the graph a second time or if "
-                "you need to access saved tensors after calling backward.")
+            raise RuntimeError(tape.FREED_ERROR)
         if all(not len(seg.epoch_marks) or seg.epoch_marks[1] == tape.epoch()
                for seg in self.segments):
             return      # no in-place op anywhere since these values were saved
@@ -199,34 +194,14 @@ class LoweredGraph:
 
     def _check_version(self, index, s):
         seg, local_s = self.local_saved(index, s)
-        vc = seg.s_vc[local_s]
-        expected = seg.versions.get(local_s, 0)
-        if vc is None or vc[0] == expected:
+        if not version_changed(seg, local_s):
             return
         _, node = self.locate(index)
         op = registry.OPS[int(self.op[index])]
         position = s - int(self.sv_ptr[index])
         where = op.save_index[position] if position < len(op.save_index) else 0
         shape, dtype = self._saved_shape(seg, local_s, index, where)
-        owner = ""
-        if where >= 0:
-            e = int(self.in_ptr[index]) + where
-            producer = int(self.e_node[e])
-            now = _owner_now(vc, seg, local_s, shape)
-            if now is not None:
-                owner = now
-            elif producer >= 0 and self.op[producer] != tape.ACCUMULATE:
-                pseg, pid = self.locate(producer)
-                owner = f", which is output {int(self.e_slot[e])} of {_forward_name(pseg, pid)},"
-        else:
-            owner = f", which is output {~where} of {_forward_name(seg, node)},"
-        kind = "DoubleTensor" if dtype == np.float64 else "FloatTensor"
-        raise RuntimeError(
-            "one of the variables needed for gradient computation has been modified by an inplace "
-            f"operation: [numgrad.{kind} {list(shape)}]{owner} is at version {vc[0]}; expected "
-            f"version {expected} instead. Hint: enable anomaly detection to find the operation "
-            "that failed to compute its gradient, with "
-            "numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+        raise version_error(seg, node, where, local_s, shape, dtype)
 
     def _saved_shape(self, seg, local_s, index, where):
         ref = seg.s_ref[local_s]
@@ -251,17 +226,55 @@ def lower(root_ids, root_segments, target_ids=()):
     return graph
 
 
-def _owner_now(vc, seg, local_s, shape):
+def version_changed(seg, local_s):
+    """Whether the tensor of saved value local_s (of seg) changed in place since it was saved."""
+    vc = seg.s_vc[local_s]
+    return vc is not None and vc[0] != seg.versions.get(local_s, 0)
+
+
+def version_error(seg, node, where, local_s, shape, dtype):
+    """torch's error for a saved value (input `where` of the node, or output ~where) that changed
+    in place since it was saved: it names the tensor's node, where it has one."""
+    vc = seg.s_vc[local_s]
+    ref = seg.s_ref[local_s]
+    owner = ""
+    if where >= 0:
+        now = owner_now(vc, seg.arrays[~ref] if ref < 0 else None, shape)
+        start, _ = seg.inputs_of(node & 0xFFFFFFFF)
+        producer = seg.e_node[start + where]
+        if now is not None:
+            owner = now
+        elif producer >= 0:
+            pseg = tape.segment_holding(seg, producer)
+            if pseg.op_of(producer & 0xFFFFFFFF) != tape.ACCUMULATE:
+                owner = (f", which is output {seg.e_slot[start + where]} of "
+                         f"{_forward_name(pseg, producer)},")
+    else:
+        owner = f", which is output {~where} of {_forward_name(seg, node)},"
+    return version_message(dtype, shape, owner, vc[0], seg.versions.get(local_s, 0))
+
+
+def version_message(dtype, shape, owner, version, expected):
+    """torch's error for a saved tensor changed in place: `owner` names its node (or is "")."""
+    kind = "DoubleTensor" if dtype == np.float64 else "FloatTensor"
+    return RuntimeError(
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        f"operation: [numgrad.{kind} {list(shape)}]{owner} is at version {version}; expected "
+        f"version {expected} instead. Hint: enable anomaly detection to find the operation that "
+        "failed to compute its gradient, with "
+        "numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def owner_now(vc, saved, shape):
     """torch names the node a saved input has when the check fails, not the one it had when it
     was saved: after x.add_(1), x's AddBackward0. The notes of the tensor changed in place last
     and of its base (tensor._changed_note, kept by the version counter) tell it: the one holding
     the saved data is the saved tensor, whose node is named (AsStrided for a view, whose node
     torch regenerates); a saved tensor holding neither is a view of them: AsStrided too. None
     (the producer is named) when the saved data was changed through a tensor outside the graph
-    (a leaf, a detached alias), whose node stays, or when the node's segment is gone."""
+    (a leaf, a detached alias), whose node stays, or when the node's segment is gone. `saved`:
+    the saved array, None where the value is kept by value or packed."""
     notes = vc[2] if len(vc) > 2 else ()
-    ref = seg.s_ref[local_s]
-    saved = seg.arrays[~ref] if ref < 0 else None
     for data_id, data_shape, owns_data, seg_ref, node, slot, is_view in notes:
         if saved is not None:
             held = data_id == id(saved)

@@ -4,7 +4,7 @@ import weakref
 
 from .hooks import register_node_hook
 from .ops import registry
-from .tape import ACCUMULATE
+from .tape import ACCUMULATE, segment_holding
 
 
 class Node:
@@ -36,7 +36,7 @@ class Node:
             if producer < 0:
                 edges.append((None, 0))
             else:
-                edges.append((node_view(_segment_holding(seg, producer), producer), seg.e_slot[e]))
+                edges.append((node_view(segment_holding(seg, producer), producer), seg.e_slot[e]))
         return tuple(edges)
 
     @property
@@ -69,7 +69,8 @@ class Node:
 
     def __getattr__(self, name):
         """A custom Function's node is its ctx in torch: needs_input_grad, saved_tensors and what
-        forward stored on ctx read through grad_fn. (Only reached when the usual lookup fails.)"""
+        forward stored on ctx read through grad_fn. Other nodes show their saved values as
+        _saved_<name> (node_saved.py). (Only reached when the usual lookup fails.)"""
         try:
             seg = object.__getattribute__(self, "_seg")
             node_id = object.__getattribute__(self, "_id")
@@ -80,6 +81,9 @@ class Node:
             ctx = seg.python[node_id]
             if hasattr(ctx, name):
                 return getattr(ctx, name)
+        elif name.startswith(("_saved_", "_raw_saved_")):
+            from .node_saved import saved_attribute
+            return saved_attribute(seg, node_id, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __repr__(self):
@@ -99,21 +103,6 @@ def _node_class(name):
     if cls is None:
         cls = _classes[name] = type(name, (Node,), {"__slots__": ()})
     return cls
-
-
-def _segment_holding(seg, node_id):
-    serial = node_id >> 32
-    if seg.serial == serial:
-        return seg
-    stack, seen = list(seg.deps), set()
-    while stack:
-        s = stack.pop()
-        if s.serial == serial:
-            return s
-        if id(s) not in seen:
-            seen.add(id(s))
-            stack.extend(s.deps)
-    raise RuntimeError("internal error: an edge leads to a segment that is gone")
 
 
 def node_name(seg, node_id):

@@ -77,6 +77,11 @@ FM_BITS = 56
 # (`epoch_marks`, one entry per change): only values saved before the latest in-place op anywhere
 # are checked one by one.
 FREED = -(1 << 62)   # s_ref of a saved value a backward released
+FREED_ERROR = ("Trying to backward through the graph a second time (or directly access saved "
+               "tensors after they have already been freed). Saved intermediate values of the "
+               "graph are freed when you call .backward() or autograd.grad(). Specify "
+               "retain_graph=True if you need to backward through the graph a second time or if "
+               "you need to access saved tensors after calling backward.")
 
 
 def pack_counts(n_in, n_out, n_saved, n_meta, n_fm):
@@ -88,7 +93,7 @@ class Segment:
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
                  "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names",
                  "node_hooks", "packed", "saved_bytes", "hook_rank",
-                 "_input_starts", "__weakref__")
+                 "_input_starts", "_saved_starts", "__weakref__")
 
     def __init__(self):
         self.serial = next(_serials)
@@ -124,6 +129,7 @@ class Segment:
         self.views = None            # node id -> its grad_fn object while alive (made on first use)
         self.saved_bytes = 0
         self._input_starts = None
+        self._saved_starts = None
 
     def __len__(self):
         return len(self.kind)
@@ -136,9 +142,19 @@ class Segment:
         The starts are a cumulative sum of the packed counts, kept until the segment grows."""
         starts = self._input_starts
         if starts is None or len(starts) <= local + 1:
-            counts = np.frombuffer(self.counts, np.int64) if len(self.counts) else np.zeros(0, np.int64)
-            starts = self._input_starts = np.concatenate(([0], np.cumsum(counts & 0xFFF)))
+            starts = self._input_starts = self._starts(IN_BITS)
         return int(starts[local]), int(starts[local + 1])
+
+    def saved_of(self, local):
+        """(start, end) of a node's entries in s_ref/s_vc, for introspection (grad_fn._saved_*)."""
+        starts = self._saved_starts
+        if starts is None or len(starts) <= local + 1:
+            starts = self._saved_starts = self._starts(SAVED_BITS)
+        return int(starts[local]), int(starts[local + 1])
+
+    def _starts(self, bits):
+        counts = np.frombuffer(self.counts, np.int64) if len(self.counts) else np.zeros(0, np.int64)
+        return np.concatenate(([0], np.cumsum((counts >> bits) & 0xFFF)))
 
     def add_node(self, kind, counts):
         """Append one node (its edges, meta and saved values are appended by the caller)."""
@@ -184,6 +200,22 @@ class Segment:
         self.acc_of[id(tensor)] = node
         self.leaves[node] = tensor
         return node
+
+
+def segment_holding(seg, node_id):
+    """The segment that recorded node `node_id`: `seg` or one of the older ones it reaches."""
+    serial = node_id >> 32
+    if seg.serial == serial:
+        return seg
+    stack, seen = list(seg.deps), set()
+    while stack:
+        s = stack.pop()
+        if s.serial == serial:
+            return s
+        if id(s) not in seen:
+            seen.add(id(s))
+            stack.extend(s.deps)
+    raise RuntimeError("internal error: an edge leads to a segment that is gone")
 
 
 def _address(array):

@@ -30,7 +30,7 @@ def new_version_counter():
 
 
 def _changed_note(t, is_view):
-    """What a version error needs of a tensor just changed in place (lower._owner_now): which
+    """What a version error needs of a tensor just changed in place (lower.owner_now): which
     data it holds (the id of its array: the saved value compared against is alive, so the id
     is not reused), and its node now, weakly; a view's own node torch regenerates."""
     seg = weakref.ref(t._seg) if t._seg is not None else None
@@ -315,7 +315,7 @@ class Tensor:
         if vc[1]:
             bump_epoch()
             # the version error names the saved tensor's node as it is now, which the tensor
-            # changed last and its base tell (lower._owner_now)
+            # changed last and its base tell (lower.owner_now)
             view = self._extra.get("view") if self._extra else None
             changed = (_changed_note(self, view is not None),) if view is None else \
                 (_changed_note(self, True), _changed_note(view.base, False))

@@ -11,6 +11,7 @@ import weakref
 import numpy as np
 
 from .. import grad_mode, tape
+from ..lower import owner_now, version_message
 from ..node import forward_name, node_name
 from ..ops.registry import PYTHON_FUNCTION
 from ..tensor import Tensor, new_version_counter
@@ -43,21 +44,19 @@ class _SavedTensor:
         self.producer = node_name(t._seg, t._node) if is_input else None
 
     def check(self, ctx):
-        """torch's error when the tensor was modified in place since it was saved."""
-        if self.vc[0] != self.version:
+        """torch's error when the tensor was modified in place since it was saved (a value packed
+        by saved_tensors_hooks is not checked: the backward reads what unpack returns)."""
+        if self.packed is None and self.vc[0] != self.version:
+            now = owner_now(self.vc, self.data, self.shape) if self.output is None else None
             if self.output is not None:
                 owner = f", which is output {self.output} of {forward_name(ctx.node_name)},"
+            elif now is not None:
+                owner = now
             elif self.producer is not None:
                 owner = f", which is output {self.slot} of {forward_name(self.producer)},"
             else:
                 owner = ""
-            shape = list(self.shape)
-            raise RuntimeError(
-                "one of the variables needed for gradient computation has been modified by an "
-                f"inplace operation: [numgrad.{_kind(self.data)} {shape}]{owner} is "
-                f"at version {self.vc[0]}; expected version {self.version} instead. Hint: enable "
-                "anomaly detection to find the operation that failed to compute its gradient, with "
-                "numgrad.autograd.set_detect_anomaly(True).")
+            raise version_message(self.data.dtype, self.shape, owner, self.vc[0], self.version)
 
     def unpack(self, ctx):
         self.check(ctx)
@@ -77,17 +76,6 @@ class _SavedTensor:
             node, slot = self.node, self.slot
         return Tensor._make(data, self.requires_grad and seg is not None, seg,
                             node if seg is not None else -1, slot, vc=self.vc)
-
-
-def _kind(data):
-    return "DoubleTensor" if data.dtype == np.float64 else "FloatTensor"
-
-
-_FREED = ("Trying to backward through the graph a second time (or directly access saved tensors "
-          "after they have already been freed). Saved intermediate values of the graph are freed "
-          "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-          "backward through the graph a second time or if you need to access saved tensors after "
-          "calling backward.")
 
 
 class FunctionCtx:
@@ -124,7 +112,7 @@ class FunctionCtx:
     @property
     def saved_tensors(self):
         if self._released:
-            raise RuntimeError(_FREED)
+            raise RuntimeError(tape.FREED_ERROR)
         if self._saved is None:
             return tuple(self._to_save)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
@@ -148,7 +136,7 @@ class FunctionCtx:
         """Before a backward runs: torch's errors for this node's saved tensors (freed, or
         modified in place), so that the backward fails before anything runs."""
         if self._released:
-            raise RuntimeError(_FREED)
+            raise RuntimeError(tape.FREED_ERROR)
         for saved in self._saved or ():
             if saved is not None:
                 saved.check(self)

@@ -6,7 +6,8 @@ backward goes through `pack`, and the graph keeps what pack returned instead of 
 tape drops its own reference to the array (a kept 0-d value costs nothing and stays). When a
 backward runs the node, `unpack` turns the packed object back into the tensor the derivative
 reads: `engine.saved_addresses` points the compiled kernels at it, the create_graph walk and
-custom Functions read it too. Packed objects live in the segment's `packed` table, per node,
+custom Functions read it too. As in torch, a packed value is not version-checked: the tensor may
+change in place afterwards, and the backward reads what unpack returns. Packed objects live in the segment's `packed` table, per node,
 and go when the backward frees the node's saved values. Tensors on the GPU and
 constants (Python numbers an op took) are not packed.
 """
@@ -90,6 +91,7 @@ def pack_saved(seg, node, save_index, inputs, outputs):
         if not isinstance(t, Tensor) or type(t._data) is not np.ndarray:
             continue
         packed[position] = pack_one(t)
+        seg.s_vc[first + position] = None     # torch checks no version of a packed value
         ref = seg.s_ref[first + position]
         if ref < 0:
             seg.saved_bytes -= seg.arrays[~ref].nbytes

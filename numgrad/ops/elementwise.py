@@ -140,7 +140,8 @@ ADD = _binary("add", np.add, d_identity, d_identity)
 SUB = _binary("sub", np.subtract, d_identity, d_negate)
 MUL = _binary("mul", np.multiply, d_mul_x, d_mul_y)
 DIV = _binary("div", np.true_divide, d_div_x, d_div_y)
-POW = _binary("pow", np.power, d_pow_x, d_pow_y, node_name="PowBackward1")
+POW = _binary("pow", np.power, d_pow_x, d_pow_y, node_name="PowBackward1",
+              saved_names=("self", "exponent", "result"))
 ATAN2 = _binary("atan2", np.arctan2, d_atan2_x, d_atan2_y)
 # Rounded division is piecewise constant: zero gradients, as torch gives (DivBackward2). NumPy's
 # floor_divide is torch's algorithm (from fmod, so 1 // 0.1 is 9, not 10).
@@ -158,25 +159,26 @@ FMOD_SCALAR = _unary("fmod_scalar", _quiet(lambda x, s: np.fmod(x, x.dtype.type(
 MAXIMUM = _binary("maximum", torch_maximum, d_max_x, d_max_y)
 MINIMUM = _binary("minimum", torch_minimum, d_min_x, d_min_y)
 WHERE = OpDef("where", lambda c, a, b: np.where(c != 0, a, b), n_in=3,
-              grads=(None, d_where_x, d_where_y))
+              grads=(None, d_where_x, d_where_y), saved_names=("condition",))
 # masked_fill(x, mask, value) is where(mask, value, x): the condition comes first here too
 MASKED_FILL = OpDef("masked_fill", lambda c, x, v: np.where(c != 0, v, x), n_in=3,
                     grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward0",
-                    listed=(1,))
+                    listed=(1,), saved_names=("mask",))
 MASKED_FILL_TENSOR = OpDef("masked_fill_tensor", lambda c, x, v: np.where(c != 0, v, x), n_in=3,
-                           grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward1")
+                           grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward1",
+                           saved_names=("mask",))
 POW_SCALAR = _unary("pow_scalar", lambda x, p: np.power(x, x.dtype.type(p)), d_pow_scalar,
                     node_name="PowBackward0", meta=lambda p: ((), (p,)))
 # base ** x for a Python scalar base
 POW_BASE = _unary("pow_base", _quiet(lambda x, base, log_base: np.power(x.dtype.type(base), x)),
-                  d_pow_base, node_name="PowBackward2",
+                  d_pow_base, node_name="PowBackward2", saved_names=("exponent", "result"),
                   meta=lambda base, log_base: ((), (base, log_base)))
 RSUB = _unary("rsub", lambda x, s: np.subtract(s, x), d_negate, node_name="RsubBackward1")
 CLAMP = _unary("clamp", lambda x, lo, hi: np.clip(x, x.dtype.type(lo), x.dtype.type(hi)), d_clamp,
                node_name="ClampBackward1", meta=lambda lo, hi: ((), (lo, hi)))
 CLAMP_TENSOR = OpDef("clamp_tensor", lambda x, lo, hi: torch_minimum(torch_maximum(x, lo), hi),
                      n_in=3, grads=(d_clamp_x, d_clamp_min, d_clamp_max),
-                     node_name="ClampBackward0")
+                     node_name="ClampBackward0", saved_names=("self", "min", "max"))
 NEG = _unary("neg", np.negative, d_negate)
 EXP = _unary("exp", np.exp, d_exp)
 EXPM1 = _unary("expm1", np.expm1, d_expm1)

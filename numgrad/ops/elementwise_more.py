@@ -125,17 +125,17 @@ LERP = _binary("lerp", _lerp, d_lerp_start, d_lerp_end, meta=lambda weight: ((),
 LERP_TENSOR = OpDef("lerp_tensor", _lerp_values, n_in=3, node_name="LerpBackward1",
                     grads=(d_lerp_tensor_start, d_lerp_tensor_end, d_lerp_tensor_weight))
 ADDCMUL = OpDef("addcmul", _addcmul, n_in=3, grads=(d_input, d_addcmul_y, d_addcmul_z),
-                meta=lambda value: ((), (value,)))
+                meta=lambda value: ((), (value,)), saved_names=("tensor1", "tensor2"))
 ADDCDIV = OpDef("addcdiv", _addcdiv, n_in=3, grads=(d_input, d_addcdiv_y, d_addcdiv_z),
-                meta=lambda value: ((), (value,)))
+                meta=lambda value: ((), (value,)), saved_names=("tensor1", "tensor2"))
 CLAMP_MIN = _unary("clamp_min", lambda x, lo: torch_maximum(x, x.dtype.type(lo)), d_clamp_min,
                    node_name="ClampMinBackward0", meta=lambda lo: ((), (lo,)))
 CLAMP_MAX = _unary("clamp_max", lambda x, hi: torch_minimum(x, x.dtype.type(hi)), d_clamp_max,
                    node_name="ClampMaxBackward0", meta=lambda hi: ((), (hi,)))
 CLAMP_MIN_TENSOR = _binary("clamp_min_tensor", torch_maximum, d_clamp_min_x, d_clamp_min_y,
-                           node_name="ClampMinBackward1")
+                           node_name="ClampMinBackward1", saved_names=("self", "min"))
 CLAMP_MAX_TENSOR = _binary("clamp_max_tensor", torch_minimum, d_clamp_max_x, d_clamp_max_y,
-                           node_name="ClampMaxBackward1")
+                           node_name="ClampMaxBackward1", saved_names=("self", "max"))
 NAN_TO_NUM = _unary("nan_to_num", lambda x, nan, posinf, neginf: np.nan_to_num(
     x, nan=nan, posinf=posinf, neginf=neginf), d_nan_to_num, node_name="NanToNumBackward0")
 

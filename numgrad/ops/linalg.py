@@ -22,9 +22,9 @@ def _matmul_vjp(ctx, g):
 _CROSSED = ((1,), (0,))
 # (m, k) @ (k, n) or (B, m, k) @ (B, k, n): every other form is reshaped onto these.
 MM = OpDef("mm", np.matmul, node_name="MmBackward0", n_in=2, saves=("x", "y"),
-           kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED)
+           kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED, saved_names=("self", "mat2"))
 BMM = OpDef("bmm", np.matmul, node_name="BmmBackward0", n_in=2, saves=("x", "y"),
-            kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED)
+            kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED, saved_names=("self", "mat2"))
 
 
 def _dot_vjp(ctx, g):
@@ -40,9 +40,9 @@ def _mv_vjp(ctx, g):
 
 # Vector forms torch names on their own (DotBackward0, MvBackward0).
 DOT = OpDef("dot", np.dot, node_name="DotBackward0", n_in=2, saves=("x", "y"), kernel="dot_bwd",
-            vjp=_dot_vjp, readers=_CROSSED)
+            vjp=_dot_vjp, readers=_CROSSED, saved_names=("self", "tensor"))
 MV = OpDef("mv", np.matmul, node_name="MvBackward0", n_in=2, saves=("x", "y"), kernel="mv_bwd",
-           vjp=_mv_vjp, readers=_CROSSED)
+           vjp=_mv_vjp, readers=_CROSSED, saved_names=("self", "vec"))
 
 
 def _check(x, y):

@@ -122,7 +122,7 @@ def _ce_vjp(ctx, g):
 CROSS_ENTROPY = OpDef("cross_entropy", _ce_forward, node_name="NllLossBackward0", n_in=3, listed=(0,),
                       saves=("x", "y", "z"), kernel="cross_entropy_bwd", vjp=_ce_vjp,
                       meta=lambda ignore_index, eps, reduction, scale:
-                      ((ignore_index, reduction), (eps, scale)))
+                      ((ignore_index, reduction), (eps, scale)), saved_names=(None, None, None))
 
 
 def cross_entropy(x, target, weight, ignore_index, eps, reduction):
@@ -164,10 +164,12 @@ def _linear_vjp(ctx, g):
 # The bias comes first, as in torch's addmm(b, x, w.T): the backward then delivers to the bias's
 # AccumulateGrad first, so the hooks of a layer's parameters run in torch's order (bias, then
 # weight: Note [ready order] in kernels/ready_queue.py), and next_functions lists them as torch.
+# torch's mat2 is weight.t(), which numgrad does not save: not shown
 LINEAR = OpDef("linear", _addmm_forward, node_name="AddmmBackward0", n_in=3, saves=("y", "z"),
-               kernel="linear_bwd", vjp=_linear_vjp)
+               kernel="linear_bwd", vjp=_linear_vjp, saved_names=("mat1", None))
 LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0", n_in=2,
-                       saves=("x", "y"), kernel="linear_bwd", vjp=_linear_vjp)
+                       saves=("x", "y"), kernel="linear_bwd", vjp=_linear_vjp,
+                       saved_names=("self", None))
 
 
 def _check_one_dtype(message, x, *others):
@@ -303,9 +305,11 @@ def _conv2d_meta(stride, padding, dilation):
 
 
 CONV2D = OpDef("conv2d", _conv2d_forward, node_name="ConvolutionBackward0", n_in=3,
-               saves=("x", "y"), kernel="conv2d_bwd", vjp=_conv2d_vjp, meta=_conv2d_meta)
+               saves=("x", "y"), kernel="conv2d_bwd", vjp=_conv2d_vjp, meta=_conv2d_meta,
+               saved_names=("input", "weight"))
 CONV2D_NO_BIAS = OpDef("conv2d_no_bias", _conv2d_forward, node_name="ConvolutionBackward0", n_in=2,
-                       saves=("x", "y"), kernel="conv2d_bwd", vjp=_conv2d_vjp, meta=_conv2d_meta)
+                       saves=("x", "y"), kernel="conv2d_bwd", vjp=_conv2d_vjp, meta=_conv2d_meta,
+                       saved_names=("input", "weight"))
 
 
 def conv2d(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1)):
@@ -479,9 +483,10 @@ SOFTSHRINK = OpDef("softshrink", _softshrink_forward, grads=(d_softshrink,),
                    meta=lambda lambd: ((), (lambd,)))
 ELU = OpDef("elu", _elu_forward, grads=(d_elu,), meta=lambda alpha: ((), (alpha,)))
 AFFINE = OpDef("affine", _affine_forward, n_in=3,
-               grads=(d_affine_x, d_affine_weight, d_affine_bias))
+               grads=(d_affine_x, d_affine_weight, d_affine_bias), saved_names=(None, None))
 BINARY_CROSS_ENTROPY = OpDef("binary_cross_entropy", _bce_forward, n_in=2, grads=(d_bce_x, d_bce_y),
-                             node_name="BinaryCrossEntropyBackward0")
+                             node_name="BinaryCrossEntropyBackward0",
+                             saved_names=("self", "target"))
 
 
 def gelu(x, approximate="none"):

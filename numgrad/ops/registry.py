@@ -27,7 +27,7 @@ class OpDef:
 
     def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
                  vjp=None, saves=(), meta=None, differentiable=True, python_backward=False,
-                 view=False, readers=None, mixed_floats=False, listed=None):
+                 view=False, readers=None, mixed_floats=False, listed=None, saved_names=None):
         self.name = name
         self.node_name = node_name or name.capitalize() + "Backward0"
         self.forward = forward
@@ -62,6 +62,10 @@ class OpDef:
         self.saves = tuple(saves)
         # Where each saved value comes from: input i as i, output j as ~j.
         self.save_index = tuple(_value_index(name_, n_in) for name_ in self.saves)
+        # torch's name of each saved value, shown as grad_fn._saved_<name> (None: not shown)
+        self.saved_names = (tuple(saved_names) if saved_names is not None else
+                            tuple(_torch_saved_name(name_, self.elementwise and n_in == 2)
+                                  for name_ in self.saves))
         # Per saved value, the inputs whose derivative reads it, as a bit mask: from the formulas'
         # parameters; for a hand-written kernel from `readers` (per saved value, those inputs'
         # positions), else ALL_INPUTS. As torch saves a value only for the gradients that will be
@@ -134,6 +138,13 @@ def _value_index(name, n_in):
     if name.startswith("out"):
         return ~int(name[3:])
     raise ValueError(f"unknown saved value {name!r}")
+
+
+def _torch_saved_name(name, binary):
+    """torch's usual name for a saved value: an op's first input is self, its output result, and
+    the second input of an elementwise binary op other. Ops whose saved values torch names
+    otherwise give their own saved_names."""
+    return {"x": "self", "out": "result", "y": "other" if binary else None}.get(name)
 
 
 def _saves_of_formulas(grads, n_in):

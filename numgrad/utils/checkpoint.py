@@ -23,6 +23,8 @@ from collections import defaultdict
 from .. import grad_mode
 from ..autograd import Function, backward as _backward
 from ..autograd.saved_hooks import saved_tensors_hooks
+from ..lower import version_message
+from ..node import forward_name
 from ..random_state import get_rng_state, set_rng_state
 from ..tensor import Tensor
 
@@ -201,13 +203,11 @@ class _Frame:
     def inputs(self):
         for k, (a, version) in enumerate(zip(self.args, self.versions)):
             if version is not None and a._version != version:
-                kind = "DoubleTensor" if a.dtype.itemsize == 8 else "FloatTensor"
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by an "
-                    f"inplace operation: [numgrad.{kind} {list(a.shape)}] is at version "
-                    f"{a._version}; expected version {version} instead. Hint: enable anomaly "
-                    "detection to find the operation that failed to compute its gradient, with "
-                    "numgrad.autograd.set_detect_anomaly(True).")
+                # as torch's saved inputs, named after the node the tensor has now
+                node = a.grad_fn
+                owner = ("" if node is None else
+                         f", which is output {a._slot} of {forward_name(node.name())},")
+                raise version_message(a.dtype, tuple(a.shape), owner, a._version, version)
         return self.args
 
     def check_recomputed(self, gid):

@@ -1,0 +1,129 @@
+"""grad_fn._saved_<name> and grad_fn._raw_saved_<name>: what a node saved for its backward, under
+torch's names (OpDef.saved_names: self, other, result, mat2, ...).
+
+Reading `_saved_<name>` unpacks the value as a backward would: after a backward freed it, or after
+its tensor changed in place, torch's errors are raised. A leaf input comes back as the leaf itself
+(`x is y.grad_fn._saved_self`, as in torch); another input as a new tensor on its producer's node;
+an output as a new tensor on this node (`y is y.grad_fn._saved_result` is False in torch too).
+
+`_raw_saved_<name>.register_hooks(pack_hook, unpack_hook)` packs that one value now, and the
+graph keeps what pack_hook returned instead (Note [packed saved values] in
+autograd/saved_hooks.py): a backward, or reading `_saved_<name>`, calls unpack_hook.
+"""
+import numpy as np
+
+from . import grad_mode, tape
+from .lower import version_changed, version_error
+from .ops import registry
+from .tensor import Tensor
+
+def saved_attribute(seg, node, name):
+    """grad_fn attribute `name` (_saved_ or _raw_saved_, then torch's name) of node `node`."""
+    raw = name.startswith("_raw_saved_")
+    position = _position(seg, node, name[len("_raw_saved_" if raw else "_saved_"):])
+    if position is None:
+        raise AttributeError(f"'{_class_name(seg, node)}' object has no attribute '{name}'")
+    return SavedTensor(seg, node, position) if raw else _unpack(seg, node, position)
+
+
+def _class_name(seg, node):
+    from .node import node_name
+    return node_name(seg, node)
+
+
+def _position(seg, node, torch_name):
+    """Which of the node's saved values torch calls `torch_name` (None: none of them)."""
+    local = node & 0xFFFFFFFF
+    op = registry.OPS[seg.op_of(local)]
+    start, end = seg.saved_of(local)
+    for position, name in enumerate(op.saved_names[:end - start]):
+        if name == torch_name:
+            return position
+    return None
+
+
+def _where(seg, node, position):
+    return registry.OPS[seg.op_of(node & 0xFFFFFFFF)].save_index[position]
+
+
+def _stored(seg, node, position):
+    """(index in the saved columns, the stored value: an array, or None where it was packed)."""
+    local_s = seg.saved_of(node & 0xFFFFFFFF)[0] + position
+    ref = seg.s_ref[local_s]
+    if ref == tape.FREED:
+        raise RuntimeError(tape.FREED_ERROR)
+    if ref < 0:
+        return local_s, seg.arrays[~ref]
+    is64 = bool(seg.kind[node & 0xFFFFFFFF] & tape.FLOAT64)
+    return local_s, np.array((seg.sv64 if is64 else seg.sv32)[ref],
+                             np.float64 if is64 else np.float32)
+
+
+def _as_tensor(seg, node, where, value, unpacked):
+    """The saved value as torch unpacks it: connected to the graph where its tensor was."""
+    if where < 0:
+        return Tensor._make(value, True, seg, node, ~where)
+    start, _ = seg.inputs_of(node & 0xFFFFFFFF)
+    producer = seg.e_node[start + where]
+    if producer < 0:
+        return Tensor._make(value, False)
+    pseg = tape.segment_holding(seg, producer)
+    if pseg.op_of(producer & 0xFFFFFFFF) == tape.ACCUMULATE and not unpacked:
+        return pseg.leaves[producer]
+    return Tensor._make(value, True, pseg, producer, seg.e_slot[start + where])
+
+
+# torch keeps these as bool tensors; numgrad's kernels read them in the node's float type
+_MASKS = ("condition", "mask")
+
+
+def _unpack(seg, node, position):
+    local_s, value = _stored(seg, node, position)
+    where = _where(seg, node, position)
+    if registry.OPS[seg.op_of(node & 0xFFFFFFFF)].saved_names[position] in _MASKS:
+        value = value != 0
+    packed = seg.packed.get(node, {}).get(position)
+    if packed is not None:
+        from .autograd.saved_hooks import unpacked
+        return _as_tensor(seg, node, where, unpacked(packed)._data, True)
+    if version_changed(seg, local_s):
+        raise version_error(seg, node, where, local_s, value.shape,
+                            np.float64 if value.dtype == np.float64 else np.float32)
+    return _as_tensor(seg, node, where, value, False)
+
+
+class SavedTensor:
+    """One value a node saved, as torch's grad_fn._raw_saved_<name> shows it."""
+
+    __slots__ = ("_seg", "_node", "_position")
+
+    def __init__(self, seg, node, position):
+        self._seg = seg
+        self._node = node
+        self._position = position
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        """Call pack_hook(tensor) on this saved value now and keep what it returns instead; the
+        backward (and grad_fn._saved_<name>) get the value back from unpack_hook(packed)."""
+        seg, node, position = self._seg, self._node, self._position
+        if not (callable(pack_hook) and callable(unpack_hook)):
+            raise TypeError("register_hooks(pack_hook, unpack_hook) expects two callables")
+        if position in seg.packed.get(node, {}):
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
+                               "been set. Hint: only one pair of hooks is allowed at a time.")
+        local_s, value = _stored(seg, node, position)
+        if type(value) is not np.ndarray:
+            raise NotImplementedError("register_hooks: numgrad keeps the saved values of GPU "
+                                      "tensors as they are; only host tensors can be packed")
+        tensor = _as_tensor(seg, node, _where(seg, node, position), value, False)
+        with grad_mode.no_grad():
+            packed = pack_hook(tensor)
+        seg.packed.setdefault(node, {})[position] = (unpack_hook, packed)
+        seg.s_vc[local_s] = None
+        ref = seg.s_ref[local_s]
+        if ref < 0:         # the graph no longer keeps the array; a 0-d value is kept by value
+            seg.saved_bytes -= value.nbytes
+            seg.arrays[~ref] = None
+
+    def __repr__(self):
+        return f"<numgrad.autograd.SavedTensor object at {hex(id(self))}>"

@@ -1,0 +1,152 @@
+"""grad_fn._saved_<name> and grad_fn._raw_saved_<name>: a node's saved values under torch's names,
+unpacked as a backward unpacks them (freed and version errors), and packed by hooks of their own."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+
+
+def values(t):
+    return t.detach().numpy()
+
+
+@pytest.fixture(params=[ng.float32, ng.float64], ids=["float32", "float64"])
+def dtype(request):
+    return request.param
+
+
+def test_a_saved_leaf_is_the_leaf_and_a_saved_output_a_new_tensor_on_the_node(dtype):
+    """The examples of torch's notes on saved tensors."""
+    x = ng.tensor([1.0, 2.0], dtype=dtype, requires_grad=True)
+    y = x.pow(2)
+    assert y.grad_fn._saved_self is x
+    e = x.exp()
+    saved = e.grad_fn._saved_result
+    assert saved is not e and saved.equal(e) and saved.dtype == dtype
+    assert saved.grad_fn is e.grad_fn and saved.requires_grad
+    np.testing.assert_allclose(values(saved), np.exp([1.0, 2.0]), rtol=1e-6)
+
+
+def test_a_saved_intermediate_keeps_its_producers_node():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    a = x * 3
+    b = a * x
+    self_, other = b.grad_fn._saved_self, b.grad_fn._saved_other
+    np.testing.assert_array_equal(values(self_), [3.0, 6.0])
+    assert self_.grad_fn is a.grad_fn and other is x
+    # gradients flow through an unpacked value, as through the tensor it stands for
+    g, = ng.autograd.grad(self_.sum(), x)
+    np.testing.assert_array_equal(g.numpy(), [3.0, 3.0])
+
+
+def test_scalars_recorded_on_the_fast_path_are_shown_too(dtype):
+    a = ng.tensor(2.0, dtype=dtype, requires_grad=True)
+    b = a * a
+    assert b.grad_fn._saved_self is a and b.grad_fn._saved_other is a
+    t = (a * 0.25).tanh()
+    assert t.grad_fn._saved_result.item() == pytest.approx(np.tanh(0.5), rel=1e-6)
+    assert t.grad_fn._saved_result.dtype == dtype
+
+
+def test_torchs_names_for_the_values_of_other_ops():
+    m = ng.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    v = ng.tensor([1.0, -1.0], requires_grad=True)
+    mm = m @ m.T
+    assert mm.grad_fn._saved_self is m
+    np.testing.assert_array_equal(values(mm.grad_fn._saved_mat2), [[1, 3], [2, 4]])
+    assert (v @ v).grad_fn._saved_tensor is v
+    assert (m @ v).grad_fn._saved_vec is v
+    np.testing.assert_array_equal(values(m.max(1)[0].grad_fn._saved_indices), [1, 1])
+    condition = ng.where(m > 2, m, 0.0).grad_fn._saved_condition
+    assert condition.dtype == ng.bool
+    np.testing.assert_array_equal(values(condition), [[False, False], [True, True]])
+    p = m ** v
+    assert p.grad_fn._saved_self is m and p.grad_fn._saved_exponent is v
+    np.testing.assert_allclose(values(p.grad_fn._saved_result), [[1.0, 0.5], [3.0, 0.25]])
+    lo, hi = ng.tensor([0.0, 0.0]), ng.tensor([2.0, 3.0])
+    clamped = m.clamp(lo, hi).grad_fn
+    np.testing.assert_array_equal(values(clamped._saved_min), [0.0, 0.0])
+    np.testing.assert_array_equal(values(clamped._saved_max), [2.0, 3.0])
+    ac = ng.addcmul(v, m, v, value=2.0).grad_fn
+    assert ac._saved_tensor1 is m and ac._saved_tensor2 is v
+    lin = ng.nn.functional.linear(m, m, v).grad_fn
+    assert lin.name() == "AddmmBackward0" and lin._saved_mat1 is m
+    conv = ng.nn.functional.conv2d(m.reshape(1, 1, 2, 2), m.reshape(1, 1, 2, 2)).grad_fn
+    np.testing.assert_array_equal(values(conv._saved_weight), [[[[1, 2], [3, 4]]]])
+
+
+def test_an_unknown_name_is_an_attribute_error():
+    y = ng.tensor([1.0], requires_grad=True).exp()
+    with pytest.raises(AttributeError, match="'ExpBackward0' object has no attribute "
+                                             "'_saved_self'"):
+        y.grad_fn._saved_self
+    assert not hasattr(y.grad_fn, "_saved_other")
+    assert not hasattr((y + y).grad_fn, "_saved_self")     # add saves nothing
+
+
+def test_reading_a_value_a_backward_freed_raises_torchs_error():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    kept, freed = x.exp(), x.exp()
+    kept.sum().backward(retain_graph=True)
+    np.testing.assert_allclose(values(kept.grad_fn._saved_result), np.exp([1.0, 2.0]))
+    freed.sum().backward()
+    with pytest.raises(RuntimeError, match=r"^Trying to backward through the graph a second "
+                                           r"time \(or directly access saved tensors"):
+        freed.grad_fn._saved_result
+    with pytest.raises(RuntimeError, match="a second time"):
+        freed.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)
+
+
+def test_reading_a_value_changed_in_place_raises_the_version_error():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    c = x.clone()
+    s = c.sin()
+    c.add_(1)
+    with pytest.raises(RuntimeError) as err:
+        s.grad_fn._saved_self
+    assert str(err.value) == (
+        "one of the variables needed for gradient computation has been modified by an inplace "
+        "operation: [numgrad.FloatTensor [2]], which is output 0 of Add, is at version 1; "
+        "expected version 0 instead. Hint: enable anomaly detection to find the operation that "
+        "failed to compute its gradient, with "
+        "numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def test_raw_saved_hooks_pack_now_and_unpack_at_each_use(dtype):
+    calls = []
+
+    def pack(t):
+        calls.append(("pack", t.tolist(), t.requires_grad))
+        return t * 10          # what the backward will read instead
+
+    def unpack(packed):
+        calls.append("unpack")
+        return packed
+
+    x = ng.tensor([1.0, 2.0], dtype=dtype, requires_grad=True)
+    y = x.pow(2)
+    y.grad_fn._raw_saved_self.register_hooks(pack, unpack)
+    assert calls == [("pack", [1.0, 2.0], True)]
+    np.testing.assert_array_equal(values(y.grad_fn._saved_self), [10.0, 20.0])
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [20.0, 40.0])     # 2 * (10 x)
+    assert calls[1:] == ["unpack", "unpack"]
+
+
+def test_a_packed_value_may_change_in_place_and_hooks_are_set_once():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    c = x.clone()
+    s = c.sin()
+    s.grad_fn._raw_saved_self.register_hooks(lambda t: t.clone(), lambda p: p)
+    c.add_(1)                       # the backward reads the packed copy, unchecked, as torch
+    s.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.cos([1.0, 2.0]), rtol=1e-6)
+    y = x.exp()
+    raw = y.grad_fn._raw_saved_result
+    raw.register_hooks(lambda t: t, lambda p: p)
+    with pytest.raises(RuntimeError, match="^Calling register_hooks on a saved tensor whose "
+                                           "hooks have already been set. Hint: only one pair of "
+                                           "hooks is allowed at a time.$"):
+        raw.register_hooks(lambda t: t, lambda p: p)
+    with pytest.raises(TypeError):
+        y.grad_fn._raw_saved_result.register_hooks(None, None)
