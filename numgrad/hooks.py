@@ -90,14 +90,16 @@ def run_node_pre_hooks(hooks, grad_outputs):
 def run_node_post_hooks(hooks, grad_inputs, grad_outputs, listed=None):
     """A node's hooks after it ran: each sees (grad_inputs, grad_outputs) and may return a tuple
     replacing grad_inputs. listed: the positions of the inputs torch counts (OpDef.listed), the
-    only ones the hooks see; None: all."""
+    only ones the hooks see, None for an input torch's node has and this one lacks (its gradient
+    is None); listed=None: all."""
     every, grad_outputs = list(grad_inputs), tuple(grad_outputs)
     positions = range(len(every)) if listed is None else listed
-    grad_inputs = tuple(every[k] for k in positions)
+    grad_inputs = tuple(None if k is None else every[k] for k in positions)
     for hook in list(hooks.values()):
         grad_inputs = _replaced(hook, grad_inputs, hook(grad_inputs, grad_outputs))
     for k, g in zip(positions, grad_inputs):
-        every[k] = g
+        if k is not None:
+            every[k] = g
     return every
 
 

@@ -26,18 +26,19 @@ class Node:
 
     @property
     def next_functions(self):
-        """One (node, input_nr) per input torch counts (OpDef.listed)."""
+        """One (node, input_nr) per input torch counts (OpDef.listed); a named composite's node
+        shows the inputs of torch's op (ops/named.py)."""
         seg, local = self._seg, self._local
-        start, end = seg.inputs_of(local)
-        listed = registry.OPS[seg.op_of(local)].listed
-        edges = []
-        for e in (range(start, end) if listed is None else (start + k for k in listed)):
-            producer = seg.e_node[e]
-            if producer < 0:
-                edges.append((None, 0))
-            else:
-                edges.append((node_view(segment_holding(seg, producer), producer), seg.e_slot[e]))
-        return tuple(edges)
+        shown = seg.shown.get(self._id)
+        if shown is None:
+            start, end = seg.inputs_of(local)
+            listed = registry.OPS[seg.op_of(local)].listed
+            positions = range(start, end) if listed is None else \
+                (None if k is None else start + k for k in listed)
+            shown = [(-1, 0) if e is None else (seg.e_node[e], seg.e_slot[e]) for e in positions]
+        return tuple((None, 0) if producer < 0 else
+                     (node_view(segment_holding(seg, producer), producer), slot)
+                     for producer, slot in shown)
 
     @property
     def variable(self):

@@ -91,7 +91,7 @@ def pack_counts(n_in, n_out, n_saved, n_meta, n_fm):
 class Segment:
     __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
-                 "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names",
+                 "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names", "shown",
                  "node_hooks", "packed", "saved_bytes", "hook_rank",
                  "_input_starts", "_saved_starts", "__weakref__")
 
@@ -119,6 +119,7 @@ class Segment:
         self.python = {}             # node id -> the Python object that runs its backward; also
                                      # ("stack", id) and ("metadata", id) for anomaly mode
         self.names = {}              # node id -> torch's name for a composite's node (ops/named.py)
+        self.shown = {}              # node id -> the (node, slot) edges next_functions shows there
         # ("pre_hooks" | "post_hooks", node id) -> {handle id: hook}: grad_fn.register_(pre)hook
         self.node_hooks = {}
         # node id -> {saved position: (unpack, packed)} (Note [packed saved values])

@@ -70,6 +70,54 @@ CASES = {
                       "ReplicationPad2DBackward0", [True]),
     "conv1d": (lambda x, y: F.conv1d(x[None], y[:, None, :2].expand(3, 3, 2).contiguous()),
                "ConvolutionBackward0", [True, False]),
+    "conv_transpose2d": (lambda x, y: F.conv_transpose2d(x[None, None], y[None, None, :2, :2]),
+                         "ConvolutionBackward0", None),
+    "max_pool2d": (lambda x, y: F.max_pool2d(x[None], 2), "MaxPool2DWithIndicesBackward0", None),
+    "avg_pool2d": (lambda x, y: F.avg_pool2d(x[None], 2), "AvgPool2DBackward0", None),
+    "adaptive_avg_pool2d": (lambda x, y: F.adaptive_avg_pool2d(x[None], 2),
+                            "AdaptiveAvgPool2DBackward0", None),
+    "adaptive_max_pool2d": (lambda x, y: F.adaptive_max_pool2d(x[None], 2),
+                            "AdaptiveMaxPool2DBackward0", None),
+    "unfold": (lambda x, y: F.unfold(x[None], 2), "Im2ColBackward0", None),
+}
+
+# What torch's node lists in next_functions for the same calls: its op's differentiable inputs
+# (None where one is absent or needs no gradient), not the primitives numgrad computes with.
+NEXT_FUNCTIONS = {
+    "mse_loss": ("AccumulateGrad", "AccumulateGrad"),
+    "smooth_l1_loss": ("AccumulateGrad", "AccumulateGrad"),
+    "huber_loss": ("AccumulateGrad", "AccumulateGrad"),
+    "binary_cross_entropy": ("AccumulateGrad", "AccumulateGrad"),
+    "binary_cross_entropy_with_logits": ("AccumulateGrad", "AccumulateGrad"),
+    "soft_margin_loss": ("AccumulateGrad",),
+    "nll_loss": ("AccumulateGrad",),
+    "multi_margin_loss": ("AccumulateGrad",),
+    "layer_norm": ("AccumulateGrad", "SelectBackward0", "SelectBackward0"),
+    "group_norm": ("AccumulateGrad", None, None),
+    "batch_norm": ("AccumulateGrad", None, None),
+    "hardtanh": ("AccumulateGrad",),
+    "prelu": ("AccumulateGrad", "ViewBackward0"),
+    "interpolate": ("UnsqueezeBackward0",),
+    "pixel_shuffle": ("ViewBackward0",),
+    "addmm": ("SliceBackward0", "AccumulateGrad", "PermuteBackward0"),
+    "baddbmm": ("SliceBackward0", "UnsqueezeBackward0", "UnsqueezeBackward0"),
+    "trace": ("SliceBackward0",),
+    "tril": ("AccumulateGrad",),
+    "roll": ("AccumulateGrad",),
+    "dist": ("AccumulateGrad", "AccumulateGrad"),
+    "take": ("AccumulateGrad",),
+    "index_copy": ("AccumulateGrad", "SliceBackward0"),
+    "mvlgamma": ("AddBackward0",),
+    "embedding": ("AccumulateGrad",),
+    "pad_reflect": ("AccumulateGrad",),
+    "pad_replicate": ("UnsqueezeBackward0",),
+    "conv1d": ("UnsqueezeBackward0", "CloneBackward0", None),
+    "conv_transpose2d": ("UnsqueezeBackward0", "SliceBackward0", None),
+    "max_pool2d": ("UnsqueezeBackward0",),
+    "avg_pool2d": ("UnsqueezeBackward0",),
+    "adaptive_avg_pool2d": ("UnsqueezeBackward0",),
+    "adaptive_max_pool2d": ("UnsqueezeBackward0",),
+    "unfold": ("UnsqueezeBackward0",),
 }
 
 
@@ -79,6 +127,33 @@ def test_torchs_node_name(name):
     x = ng.tensor(A, requires_grad=True)
     y = ng.tensor(B, requires_grad=True)
     assert call(x, y).grad_fn.name() == node
+
+
+@pytest.mark.parametrize("name", sorted(NEXT_FUNCTIONS))
+def test_next_functions_lists_the_inputs_of_torchs_op(name):
+    x = ng.tensor(A, requires_grad=True)
+    y = ng.tensor(B, requires_grad=True)
+    node = CASES[name][0](x, y).grad_fn
+    shown = tuple(None if f is None else f.name().replace("torch::autograd::", "")
+                  for f, _ in node.next_functions)
+    assert shown == NEXT_FUNCTIONS[name]
+    leaves = [f.variable for f, _ in node.next_functions
+              if f is not None and f.name().endswith("AccumulateGrad")]
+    assert all(leaf is x or leaf is y for leaf in leaves)
+
+
+def test_a_hook_on_a_convolution_without_bias_sees_torchs_three_inputs():
+    x = ng.tensor(A.reshape(1, 1, 3, 4), requires_grad=True)
+    w = ng.tensor(B[:2, :2].reshape(1, 1, 2, 2), requires_grad=True)
+    seen = []
+    out = F.conv2d(x, w)
+    out.grad_fn.register_hook(lambda grad_inputs, grad_outputs: seen.append(
+        [None if g is None else tuple(g.shape) for g in grad_inputs]))
+    out.sum().backward()
+    assert seen == [[(1, 1, 3, 4), (1, 1, 2, 2), None]]
+    np.testing.assert_allclose(w.grad.numpy().ravel(),
+                               [A[:2, :3].sum(), A[:2, 1:].sum(), A[1:, :3].sum(), A[1:, 1:].sum()],
+                               rtol=1e-6)
 
 
 @pytest.mark.parametrize("name", sorted(n for n in CASES if CASES[n][2] is not None))

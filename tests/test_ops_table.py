@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import numgrad as ng
+from numgrad import tape
 from numgrad.autograd import gradcheck, gradgradcheck
 from numgrad.ops import registry
 
@@ -36,15 +37,19 @@ def _outputs(result):
 
 
 def _recorded_ops(outputs):
-    """Op names of every node reachable from the outputs."""
-    seen, stack, names = set(), [o.grad_fn for o in outputs if o.grad_fn is not None], set()
+    """Op names of every node the tape recorded behind the outputs: its edges, which go on below
+    a named composite's node, where next_functions shows torch's inputs instead."""
+    seen, stack, names = set(), [(o._seg, o._node) for o in outputs if o._node >= 0], set()
     while stack:
-        node = stack.pop()
-        if node is None or node._id in seen:
+        seg, node = stack.pop()
+        if node in seen:
             continue
-        seen.add(node._id)
-        names.add(registry.OPS[node._seg.op_of(node._id & 0xFFFFFFFF)].name)
-        stack.extend(fn for fn, _ in node.next_functions)
+        seen.add(node)
+        local = node & 0xFFFFFFFF
+        names.add(registry.OPS[seg.op_of(local)].name)
+        start, end = seg.inputs_of(local)
+        stack.extend((tape.segment_holding(seg, seg.e_node[e]), seg.e_node[e])
+                     for e in range(start, end) if seg.e_node[e] >= 0)
     return names
 
 

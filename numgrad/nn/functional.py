@@ -263,7 +263,7 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if padding_idx is not None and out.requires_grad:
         keep = Tensor._make(np.broadcast_to((index != padding_idx)[..., None], out.shape), False)
         out = _E.where(keep, out, out.detach())
-    return named(out, "EmbeddingBackward0", input)
+    return named(out, "EmbeddingBackward0", input, inputs=(weight,))
 
 
 def _renorm_rows(weight, rows, max_norm, norm_type):

@@ -183,7 +183,8 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         padding = (0, padding)
     out = conv2d(input.unsqueeze(2), weight.unsqueeze(2), bias, (1, stride), padding,
                  (1, dilation), groups).squeeze(2)
-    out = named(out, "ConvolutionBackward0", input, weight, view_of_intermediate=True)
+    out = named(out, "ConvolutionBackward0", input, weight, inputs=(input, weight, bias),
+                view_of_intermediate=True)
     return out.squeeze(0) if unbatched else out
 
 
@@ -232,6 +233,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     _check_pool_input(input)
+    source = input
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -245,12 +247,13 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     geometry[4], geometry[5] = out
     positions = _N.max_pool_positions(input._data, geometry)
     out = take(input, positions)
+    out = named(out.squeeze(0) if unbatched else out, "MaxPool2DWithIndicesBackward0", source,
+                view_of_intermediate=True)
     if return_indices:
         # torch's indices count within each (H, W) plane
         plane = positions - (np.arange(n * c) * (h * w)).reshape(n, c, 1, 1)
-        indices = Tensor._make(plane[0] if unbatched else plane, False)
-        return (out.squeeze(0) if unbatched else out), indices
-    return out.squeeze(0) if unbatched else out
+        return out, Tensor._make(plane[0] if unbatched else plane, False)
+    return out
 
 
 def _avg_divisors(size, k, s, p, out, count_include_pad):
@@ -273,6 +276,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     """
     _wrap_dim(-3, input.ndim)     # torch reads input.size(-3) first: its IndexError below 3 dims
     _check_pool_input(input)
+    source = input
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -298,7 +302,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
             out = total * (1.0 / (kh * kw))
         else:
             out = total * (1.0 / (rows[:, None] * cols[None, :])).astype(input.dtype)
-    return out.squeeze(0) if unbatched else out
+    return named(out.squeeze(0) if unbatched else out, "AvgPool2DBackward0", source,
+                 view_of_intermediate=True)
 
 
 def _adaptive_weights(size, out, dtype):
@@ -312,7 +317,8 @@ def _adaptive_weights(size, out, dtype):
 
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a given output size (windows as torch's, overlapping when the size does
-    not divide): two products with averaging matrices, over the rows and over the columns.
+    not divide): two products with averaging matrices, over the rows and over the columns; to
+    size 1, the mean, as torch computes it.
 
     >>> F.adaptive_avg_pool2d(ng.arange(16.0).reshape(1, 1, 4, 4), 1)
     tensor([[[[7.5000]]]])
@@ -325,10 +331,12 @@ def adaptive_avg_pool2d(input, output_size):
     oh, ow = (output_size, output_size) if isinstance(output_size, (int, np.integer)) \
         else output_size
     oh, ow = h if oh is None else oh, w if ow is None else ow
+    if (oh, ow) == (1, 1):
+        return input.mean((-2, -1), keepdim=True)       # as torch computes a global average
     dtype = input.dtype
     rows = as_tensor(_adaptive_weights(h, oh, dtype))
     cols = as_tensor(_adaptive_weights(w, ow, dtype).T.copy())
-    return rows @ input @ cols
+    return named(rows @ input @ cols, "AdaptiveAvgPool2DBackward0", input)
 
 
 def _single(value):
@@ -415,7 +423,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     oh, ow = h if oh is None else oh, w if ow is None else ow
     lead = input.shape[:-2]
     positions = _adaptive_max_positions(to_host(input.detach()._data).reshape(-1, h, w), oh, ow)
-    out = take(input, positions.reshape(*lead, oh, ow))
+    out = named(take(input, positions.reshape(*lead, oh, ow)), "AdaptiveMaxPool2DBackward0", input)
     if not return_indices:
         return out
     planes = np.arange(positions.shape[0]).reshape(-1, 1, 1) * (h * w)
@@ -441,6 +449,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     from ..ops.shape import cat, pad
     _check_input_dims("conv_transpose2d", input, 2)
     _check_conv_dtypes(input, weight, bias)
+    source = input
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -469,5 +478,6 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     flipped = weight.flip(2, 3)
     kernel = cat([flipped[g * step:(g + 1) * step].transpose(0, 1) for g in range(groups)], 0) \
         if groups > 1 else flipped.transpose(0, 1)
-    out = conv2d(input, kernel, bias, 1, 0, (dh, dw), groups)
+    out = named(conv2d(input, kernel, bias, 1, 0, (dh, dw), groups), "ConvolutionBackward0",
+                source, weight, inputs=(source, weight, bias))
     return out.squeeze(0) if unbatched else out

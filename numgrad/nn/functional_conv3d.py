@@ -123,7 +123,8 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     out = _conv3d_groups(input, weight, bias, stride, padding, dilation, groups)
     if unbatched:
         return out.squeeze(0)          # torch's node here is SqueezeBackward1
-    return named(out, "ConvolutionBackward0", source, weight, view_of_intermediate=True)
+    return named(out, "ConvolutionBackward0", source, weight, inputs=(source, weight, bias),
+                 view_of_intermediate=True)
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -180,4 +181,5 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     out = _conv3d_groups(input, kernel, bias, (1, 1, 1), (0, 0, 0), dilation, groups)
     if unbatched:
         return out.squeeze(0)
-    return named(out, "ConvolutionBackward0", source, weight, view_of_intermediate=True)
+    return named(out, "ConvolutionBackward0", source, weight, inputs=(source, weight, bias),
+                 view_of_intermediate=True)

@@ -2,6 +2,7 @@
 (each the other's adjoint), on the im2col/col2im nodes the convolutions use."""
 from ..ops import nn_ops as _N
 from ..ops.apply import apply
+from ..ops.named import named
 from .functional_conv import _pair
 
 
@@ -17,6 +18,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     if input.ndim not in (3, 4):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
                            f"other non-zero dimensions for input, but got: {list(input.shape)}")
+    source = input
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -24,7 +26,8 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     windows = _N.im2col(input, kernel, _pair(stride), _pair(padding), _pair(dilation), _N.POOL)
     n, c, oh, ow = windows.shape[:4]
     columns = windows.permute(0, 1, 4, 5, 2, 3).reshape(n, c * kernel[0] * kernel[1], oh * ow)
-    return columns.squeeze(0) if unbatched else columns
+    return named(columns.squeeze(0) if unbatched else columns, "Im2ColBackward0", source,
+                 view_of_intermediate=True)
 
 
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):

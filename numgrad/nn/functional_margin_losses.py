@@ -58,7 +58,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     reduction = _reduction(size_average, reduce, reduction)
     target = _as_tensor(target, input)
     loss = _reduce(_E.log1p(_E.exp(-target * input)), reduction)
-    return named(loss, "SoftMarginLossBackward0", input, target)
+    # torch differentiates soft_margin_loss in its input only
+    return named(loss, "SoftMarginLossBackward0", input, target, inputs=(input,))
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,

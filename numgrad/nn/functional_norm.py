@@ -102,7 +102,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dims = _normalized_dims(input, normalized_shape, ", ")
     _, centred, var = _moments(input, dims)
     out = _affine(centred * (var + eps).rsqrt(), weight, bias, None)
-    return named(out, "NativeLayerNormBackward0", input, weight)
+    return named(out, "NativeLayerNormBackward0", input, weight, inputs=(input, weight, bias))
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
@@ -152,7 +152,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         centred = input - running_mean.reshape(shape)
         var = running_var.reshape(shape)
     return named(_affine(centred * (var + eps).rsqrt(), weight, bias, shape),
-                 "NativeBatchNormBackward0", input, weight, view_of_intermediate=True)
+                 "NativeBatchNormBackward0", input, weight, inputs=(input, weight, bias),
+                 view_of_intermediate=True)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
@@ -206,7 +207,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     _, centred, var = _moments(groups, (2,))
     out = (centred * (var + eps).rsqrt()).reshape(input.shape)
     return named(_affine(out, weight, bias, _channel_shape(input)), "NativeGroupNormBackward0",
-                 input, weight, view_of_intermediate=True)
+                 input, weight, inputs=(input, weight, bias), view_of_intermediate=True)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

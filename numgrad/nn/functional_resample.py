@@ -41,7 +41,7 @@ def pixel_shuffle(input, upscale_factor):
     blocks = input.reshape(*lead, c // (r * r), r, r, h, w)
     order = list(range(k)) + [k, k + 3, k + 1, k + 4, k + 2]
     return named(blocks.permute(order).reshape(*lead, c // (r * r), h * r, w * r),
-                 "PixelShuffleBackward0")
+                 "PixelShuffleBackward0", inputs=(input,))
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -64,7 +64,7 @@ def pixel_unshuffle(input, downscale_factor):
     blocks = input.reshape(*lead, c, h // r, r, w // r, r)
     order = list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3]
     return named(blocks.permute(order).reshape(*lead, c * r * r, h // r, w // r),
-                 "PixelUnshuffleBackward0")
+                 "PixelUnshuffleBackward0", inputs=(input,))
 
 
 def _nearest_matrix(size, out, scale, dtype):
@@ -143,4 +143,4 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     last = as_tensor(matrices[-1].T.copy(), device=input.device)
     out = input @ last if dims == 1 else as_tensor(matrices[0], device=input.device) @ input @ last
     return named(out, f"Upsample{mode.capitalize() if mode != 'bilinear' else 'Bilinear'}"
-                      f"{dims}DBackward0")
+                      f"{dims}DBackward0", inputs=(input,))

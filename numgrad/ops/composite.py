@@ -258,7 +258,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
 def trace(input):
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    return named(sum_(diagonal(input)), "TraceBackward0")
+    return named(sum_(diagonal(input)), "TraceBackward0", inputs=(input,))
 
 
 def cross(input, other, dim=None):

@@ -24,12 +24,14 @@ def _triangle(x, keep, name):
 
 def tril(x, diagonal=0):
     """The lower triangle of the last two dims (on and below `diagonal`); zeros elsewhere."""
-    return named(_triangle(x, lambda ones: np.tril(ones, diagonal), "tril"), "TrilBackward0")
+    return named(_triangle(x, lambda ones: np.tril(ones, diagonal), "tril"), "TrilBackward0",
+                 inputs=(x,))
 
 
 def triu(x, diagonal=0):
     """The upper triangle of the last two dims (on and above `diagonal`); zeros elsewhere."""
-    return named(_triangle(x, lambda ones: np.triu(ones, diagonal), "triu"), "TriuBackward0")
+    return named(_triangle(x, lambda ones: np.triu(ones, diagonal), "triu"), "TriuBackward0",
+                 inputs=(x,))
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1):
@@ -77,7 +79,7 @@ def roll(x, shifts, dims=None):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                                f"dims:{len(dims)}")
         rolled = np.roll(positions, shifts, [_wrap_dim(d, x._data.ndim) for d in dims])
-    return named(take(x, rolled), "RollBackward0")
+    return named(take(x, rolled), "RollBackward0", inputs=(x,))
 
 
 def masked_select(x, mask):

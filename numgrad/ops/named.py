@@ -7,9 +7,11 @@ raises the version error. numgrad builds such functions from primitives, whose n
 names and save intermediate values instead. `named` puts one pass-through node on the result:
 grad_fn.name() is torch's, and the node saves the inputs torch saves (through detached aliases,
 which share their version counters and need no gradient), so the saved-value checks see them.
-The gradient is the primitives' own; next_functions shows the primitives, not the inputs.
+The gradient is the primitives' own. next_functions shows torch's inputs of the op (the edges
+they would have: Segment.shown), so that a walk of the graph sees torch's structure; the
+primitives below stay out of sight, as inside torch's op.
 """
-from .. import grad_mode
+from .. import dtypes, grad_mode, tape
 from ..tensor import Tensor
 from .apply import apply
 from .registry import OpDef
@@ -32,9 +34,12 @@ _NAMED = {n_saved: OpDef(f"named_{n_saved}", _result, node_name="NamedBackward0"
           for n_saved in (0, 1, 2)}
 
 
-def named(result, node_name, *saved, view_of_intermediate=False):
+def named(result, node_name, *saved, inputs=None, view_of_intermediate=False):
     """`result` (a Tensor a composite computed), carrying a node named `node_name` that saves
     `saved` (up to two Tensors; None or non-Tensors are skipped) for the version checks.
+
+    next_functions lists `inputs` (Tensors, or None for an absent optional input), by default the
+    floating-point tensors among `saved`: torch's node lists the inputs it differentiates.
 
     The named tensor shares result's memory without being tracked as a view: a result that is a
     view keeps its own node, unless the caller says it views only the composite's intermediates
@@ -45,8 +50,25 @@ def named(result, node_name, *saved, view_of_intermediate=False):
         return result
     guards = tuple(t.detach() for t in saved if isinstance(t, Tensor))
     out = apply(_NAMED[len(guards)], (result, *guards))
-    out._seg.names[out._node] = node_name
+    seg = out._seg
+    seg.names[out._node] = node_name
+    if inputs is None:
+        inputs = [t for t in saved if isinstance(t, Tensor) and dtypes.is_floating(t.dtype)]
+    seg.shown[out._node] = tuple(_edge_to(seg, t) for t in inputs)
     return out
+
+
+def _edge_to(seg, t):
+    """(node, input_nr) of the edge torch's node would have to tensor t; (-1, 0) for none."""
+    if not isinstance(t, Tensor) or not t._requires_grad:
+        return -1, 0
+    if t._node >= 0:
+        if t._seg is not seg:
+            seg.deps.add(t._seg)
+        return t._node, t._slot
+    if t._node == tape.LEAF:
+        return seg.acc_of.get(id(t)) or seg.add_leaf(t), 0
+    return -1, 0
 
 
 def rename(result, node_name):

@@ -307,9 +307,10 @@ def _conv2d_meta(stride, padding, dilation):
 CONV2D = OpDef("conv2d", _conv2d_forward, node_name="ConvolutionBackward0", n_in=3,
                saves=("x", "y"), kernel="conv2d_bwd", vjp=_conv2d_vjp, meta=_conv2d_meta,
                saved_names=("input", "weight"))
+# listed: torch's node has a bias input, absent here (None)
 CONV2D_NO_BIAS = OpDef("conv2d_no_bias", _conv2d_forward, node_name="ConvolutionBackward0", n_in=2,
                        saves=("x", "y"), kernel="conv2d_bwd", vjp=_conv2d_vjp, meta=_conv2d_meta,
-                       saved_names=("input", "weight"))
+                       saved_names=("input", "weight"), listed=(0, 1, None))
 
 
 def conv2d(x, w, b=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1)):

@@ -179,7 +179,8 @@ def index_copy(input, dim, index, source):
     _check_bounds(idx, input._data.shape[d] if nd else 1, d, negative=False,
                   error=IndexError, prefix="index_copy_(): ")
     positions = _dim_positions(input, d, idx)
-    return named(_place(input, positions, source), "IndexCopyBackward0", source)
+    return named(_place(input, positions, source), "IndexCopyBackward0", source,
+                 inputs=(input, source))
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):

@@ -35,7 +35,7 @@ def _recorded_comparison(compare, node_name):
         values = compare(self, other).to(self.dtype)
         if not self.requires_grad:
             return values
-        return named(values + self * 0.0, node_name)
+        return named(values + self * 0.0, node_name, inputs=(self,))
     fn.__name__ = compare.__name__
     return fn
 
