@@ -60,7 +60,10 @@ def _stored(seg, node, position):
 
 
 def _as_tensor(seg, node, where, value, unpacked):
-    """The saved value as torch unpacks it: connected to the graph where its tensor was."""
+    """The saved value as torch unpacks it: connected to the graph where its tensor was (indices
+    and masks need no gradient)."""
+    if value.dtype.kind != "f":
+        return Tensor._make(value, False)
     if where < 0:
         return Tensor._make(value, True, seg, node, ~where)
     start, _ = seg.inputs_of(node & 0xFFFFFFFF)

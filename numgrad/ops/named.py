@@ -67,7 +67,15 @@ def _edge_to(seg, t):
             seg.deps.add(t._seg)
         return t._node, t._slot
     if t._node == tape.LEAF:
-        return seg.acc_of.get(id(t)) or seg.add_leaf(t), 0
+        # the leaf's AccumulateGrad where the composite used it: here, or in an older segment
+        stack, seen = [seg], set()
+        while stack:
+            s = stack.pop()
+            if id(t) in s.acc_of:
+                return s.acc_of[id(t)], 0
+            if id(s) not in seen:
+                seen.add(id(s))
+                stack.extend(s.deps)
     return -1, 0
 
 
