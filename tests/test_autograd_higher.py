@@ -198,6 +198,44 @@ def test_piecewise_linear_activations_differentiate_twice_to_zeros(fn, backward_
     assert g2.dtype == dtype
 
 
+X4 = np.array([[[[0.3, -1.2, 0.5, 2.0], [1.1, 0.4, -0.3, 0.9], [-0.6, 0.8, 1.5, -2.2],
+                 [0.2, -0.1, 0.7, 1.3]]]])
+
+
+@pytest.mark.parametrize("fn, backward_name", [
+    (lambda x: F.max_pool2d(x, 2), "MaxPool2DWithIndicesBackwardBackward0"),
+    (lambda x: F.avg_pool2d(x, 2), "AvgPool2DBackwardBackward0"),
+    (lambda x: F.adaptive_avg_pool2d(x, 3), "AdaptiveAvgPool2DBackwardBackward0"),
+    (lambda x: F.adaptive_max_pool2d(x, 3), "AdaptiveMaxPool2DBackwardBackward0"),
+    (lambda x: F.pad(x, (1, 1, 1, 1), mode="reflect"), "ReflectionPad2DBackwardBackward0"),
+    (lambda x: F.pad(x, (1, 1, 1, 1), mode="replicate"), "ReplicationPad2DBackwardBackward0"),
+    # the reshape's node comes last, as in torch
+    (lambda x: F.nll_loss(x.reshape(4, 4), ng.tensor([0, 3, 1, 1])), "ViewBackward0"),
+    (lambda x: F.prelu(x, ng.tensor([0.25], dtype=x.dtype)), "PreluKernelBackwardBackward0"),
+    (lambda x: F.max_pool3d(x, (1, 2, 2)), "MaxPool3DWithIndicesBackwardBackward0"),
+])
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_composites_whose_torch_backward_reads_the_input_differentiate_twice_to_zeros(
+        fn, backward_name, dtype):
+    # torch's backward of these ops takes the input: the gradient is linked to it under
+    # create_graph, and its gradient is zeros (the first gradient is constant in x)
+    x = ng.tensor(X4, dtype=dtype, requires_grad=True)
+    g, = autograd.grad(fn(x).sum(), x, create_graph=True)
+    assert g.requires_grad and g.grad_fn.name() == backward_name
+    g2, = autograd.grad((g * g).sum(), x)
+    np.testing.assert_array_equal(g2.numpy(), np.zeros_like(X4))
+    assert g2.dtype == dtype
+    assert autograd.gradgradcheck(fn, (ng.tensor(X4, requires_grad=True),))
+
+
+def test_max_pool_routes_each_window_gradient_to_its_maximum_also_under_create_graph():
+    x = ng.tensor(X4, requires_grad=True)
+    g, = autograd.grad(F.max_pool2d(x, 2).sum(), x, create_graph=True)
+    expected = np.zeros_like(X4)
+    expected[0, 0, 1, 0] = expected[0, 0, 0, 3] = expected[0, 0, 2, 1] = expected[0, 0, 2, 2] = 1
+    np.testing.assert_array_equal(g.detach().numpy(), expected)
+
+
 def test_hessian_of_a_relu_network_is_defined():
     # a ReLU MLP is piecewise linear in x: its Hessian in x is zero, and torch computes it
     ng.manual_seed(0)

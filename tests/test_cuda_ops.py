@@ -55,6 +55,7 @@ NN_SAMPLES = [
     S("softshrink", lambda x: N.softshrink(x, 0.3), [(2, 3)], None),
     S("elu", lambda x: N.elu(x, 1.5), [(2, 3)], None),
     S("affine", N.affine, [(2, 3, 4), (3, 1), (4,)], None),
+    S("read_by_backward", lambda x: F.pad(x, (2, 1), mode="reflect"), [(2, 3)], None),
     S("binary_cross_entropy", N.binary_cross_entropy, [Prob((2, 3)), Prob((2, 3))], None),
 ]
 ALL = SAMPLES + NN_SAMPLES

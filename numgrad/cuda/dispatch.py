@@ -40,7 +40,7 @@ def _on_host(op):
     return Twin(fn)
 
 
-def _first(x, *saved):
+def _first(x, *saved, **attrs):
     return x
 
 
@@ -74,7 +74,7 @@ def _table():
         "softmax": nn.softmax, "log_softmax": nn.log_softmax, "im2col": nn.im2col,
         "col2im": nn.col2im, "conv2d": nn.conv2d, "conv2d_no_bias": nn.conv2d,
         # a composite's named node (ops/named.py) passes its first input on
-        "named_0": _first, "named_1": _first, "named_2": _first,
+        "named_0": _first, "named_1": _first, "named_2": _first, "read_by_backward": _first,
     }
     twins.update({name: Twin(fn) for name, fn in plain.items()})
     twins.update({"take": Twin(index.take, (1,)), "gather": Twin(index.take, (1,)),

@@ -18,7 +18,7 @@ from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.linalg import infer_size_error
-from ..ops.named import named
+from ..ops.named import named, read_by_backward
 from ..ops.shape import pad as _constant_pad
 from ..ops.tensor_info import typename
 from ..ops.untracked import to_host, untracked
@@ -348,9 +348,10 @@ def pad(input, pad, mode="constant", value=None):
                                f"{right}) at dimension {dim} of input {list(input.shape)}")
         if mode == "circular" and max(left, right) > input.shape[dim]:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    positions = np.arange(input.numel(), dtype=np.int64).reshape(input.shape)
-    out = take(input, np.pad(positions, widths, mode=_INDEX_MODES[mode]))
+    positions = np.pad(np.arange(input.numel(), dtype=np.int64).reshape(input.shape), widths,
+                       mode=_INDEX_MODES[mode])
     if mode == "circular":
-        return out          # torch's circular padding is itself a composite
-    return named(out, f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad"
-                      f"{len(pad) // 2}DBackward0", input)
+        return take(input, positions)       # torch's circular padding is itself a composite
+    node_name = (f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{len(pad) // 2}"
+                 "DBackward0")
+    return named(take(read_by_backward(input, node_name), positions), node_name, input)

@@ -17,7 +17,7 @@ import numpy as np
 from .. import dtypes
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
-from ..ops.named import named, rename
+from ..ops.named import named, read_by_backward, rename
 from ..tensor import _wrap_dim
 
 # selu's constants, from Klambauer et al. (2017), as torch spells them
@@ -275,8 +275,8 @@ def prelu(input, weight):
     elif weight.ndim:
         weight = weight.reshape(())
     # the gradient at x = 0 is weight's, as torch's
-    return named(_E.where(input > 0.0, input, weight * input), "PreluKernelBackward0", input,
-                 weight)
+    x = read_by_backward(input, "PreluKernelBackward0")
+    return named(_E.where(x > 0.0, x, weight * x), "PreluKernelBackward0", input, weight)
 
 
 @float_kernel("elu_cpu")

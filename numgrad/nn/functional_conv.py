@@ -15,7 +15,7 @@ import numpy as np
 from .. import dtypes
 from ..ops import nn_ops as _N
 from ..ops.index import take
-from ..ops.named import named
+from ..ops.named import named, read_by_backward
 from ..tensor import Tensor, _wrap_dim
 
 
@@ -246,7 +246,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     geometry = _N.window_geometry(input.shape, (kh, kw), (sh, sw), (ph, pw), (dh, dw), _N.POOL)
     geometry[4], geometry[5] = out
     positions = _N.max_pool_positions(input._data, geometry)
-    out = take(input, positions)
+    out = take(read_by_backward(input, "MaxPool2DWithIndicesBackward0"), positions)
     out = named(out.squeeze(0) if unbatched else out, "MaxPool2DWithIndicesBackward0", source,
                 view_of_intermediate=True)
     if return_indices:
@@ -286,6 +286,7 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     oh = _pool_size(h, kh, sh, ph, 1, ceil_mode) if sh else 0
     ow = _pool_size(w, kw, sw, pw, 1, ceil_mode) if sw else 0
     _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (1, 1), (oh, ow))
+    input = read_by_backward(input, "AvgPool2DBackward0")
     # ceil_mode's last windows may run past the padding: zeros there make im2col see them
     extra_h, extra_w = max(0, (oh - 1) * sh + kh - h - 2 * ph), max(0, (ow - 1) * sw + kw - w - 2 * pw)
     if extra_h or extra_w:
@@ -336,7 +337,8 @@ def adaptive_avg_pool2d(input, output_size):
     dtype = input.dtype
     rows = as_tensor(_adaptive_weights(h, oh, dtype))
     cols = as_tensor(_adaptive_weights(w, ow, dtype).T.copy())
-    return named(rows @ input @ cols, "AdaptiveAvgPool2DBackward0", input)
+    return named(rows @ read_by_backward(input, "AdaptiveAvgPool2DBackward0") @ cols,
+                 "AdaptiveAvgPool2DBackward0", input)
 
 
 def _single(value):
@@ -423,7 +425,8 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     oh, ow = h if oh is None else oh, w if ow is None else ow
     lead = input.shape[:-2]
     positions = _adaptive_max_positions(to_host(input.detach()._data).reshape(-1, h, w), oh, ow)
-    out = named(take(input, positions.reshape(*lead, oh, ow)), "AdaptiveMaxPool2DBackward0", input)
+    out = named(take(read_by_backward(input, "AdaptiveMaxPool2DBackward0"),
+                     positions.reshape(*lead, oh, ow)), "AdaptiveMaxPool2DBackward0", input)
     if not return_indices:
         return out
     planes = np.arange(positions.shape[0]).reshape(-1, 1, 1) * (h * w)

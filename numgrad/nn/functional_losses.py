@@ -20,7 +20,7 @@ from ..ops import elementwise as _E
 from ..ops import elementwise_special as _S
 from ..ops import nn_ops as _N
 from ..ops.index import take
-from ..ops.named import named
+from ..ops.named import named, read_by_backward
 from ..tensor import Tensor
 
 _CODES = {"none": _N.NONE, "mean": _N.MEAN, "sum": _N.SUM}
@@ -196,7 +196,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     kept = index != ignore_index
     safe = np.where(kept, index, 0)
     row_weight = np.where(kept, w[safe], 0).astype(rows.dtype)
-    picked = take(rows, np.arange(len(index)) * classes + safe)
+    picked = take(read_by_backward(rows, "NllLossBackward0"), np.arange(len(index)) * classes + safe)
     losses = picked * _as_tensor(-row_weight, picked)
     if reduction == "none":
         result = losses.reshape(shape)

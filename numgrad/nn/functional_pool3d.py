@@ -15,7 +15,7 @@ import numpy as np
 
 from ..ops import nn_ops as _N
 from ..ops.index import take
-from ..ops.named import named
+from ..ops.named import named, read_by_backward
 from ..ops.untracked import to_host
 from ..tensor import Tensor
 from .functional_conv import _adaptive_weights, _avg_divisors, _pool_size, avg_pool2d
@@ -107,7 +107,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     data = np.ascontiguousarray(to_host(x.detach()._data)).reshape(n * c, d, h, w)
     positions = _max_positions(data, kernel, stride, padding, dilation, out)
     lead = input.shape[:-3]
-    values = take(input, positions.reshape(*lead, *out))
+    values = take(read_by_backward(input, "MaxPool3DWithIndicesBackward0"),
+                  positions.reshape(*lead, *out))
     indices = positions - (np.arange(n * c) * (d * h * w)).reshape(-1, 1, 1, 1)
     return (named(values, "MaxPool3DWithIndicesBackward0", input),
             Tensor._make(indices.reshape(*lead, *out), False))
@@ -191,7 +192,8 @@ def adaptive_avg_pool3d(input, output_size):
     depth = as_tensor(_adaptive_weights(d, od, dtype), device=input.device)
     rows = as_tensor(_adaptive_weights(h, oh, dtype), device=input.device)
     cols = as_tensor(_adaptive_weights(w, ow, dtype).T.copy(), device=input.device)
-    out = (depth @ input.reshape(*lead, d, h * w)).reshape(*lead, od, h, w)
+    out = (depth @ read_by_backward(input, "AdaptiveAvgPool3DBackward0").reshape(*lead, d, h * w)
+           ).reshape(*lead, od, h, w)
     return named(rows @ out @ cols, "AdaptiveAvgPool3DBackward0", input)
 
 
@@ -225,7 +227,8 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     lead = input.shape[:-3]
     data = np.ascontiguousarray(to_host(input.detach()._data)).reshape(-1, d, h, w)
     positions = _adaptive_max_positions(data, out)
-    values = take(input, positions.reshape(*lead, *out))
+    values = take(read_by_backward(input, "AdaptiveMaxPool3DBackward0"),
+                  positions.reshape(*lead, *out))
     planes = np.arange(positions.shape[0]).reshape(-1, 1, 1, 1) * (d * h * w)
     indices = Tensor._make((positions - planes).reshape(*lead, *out), False)
     return named(values, "AdaptiveMaxPool3DBackward0", input), indices

@@ -14,6 +14,7 @@ primitives below stay out of sight, as inside torch's op.
 from .. import dtypes, grad_mode, tape
 from ..tensor import Tensor
 from .apply import apply
+from .elementwise import reads
 from .registry import OpDef
 
 
@@ -77,6 +78,37 @@ def _edge_to(seg, t):
                 seen.add(id(s))
                 stack.extend(s.deps)
     return -1, 0
+
+
+# Note [backward ops that read their input], for composites: torch's backward of max_pool2d,
+# avg_pool2d, the padding modes, nll_loss, prelu, ... takes the input itself, so that under
+# create_graph their gradient is linked to the input (with derivative zero) even where no other
+# path reaches it, and differentiating it again gives zeros where numgrad's primitives would
+# give a constant that a second grad refuses. `read_by_backward` puts that link below a
+# composite: the input passes through a node whose gradient, built for create_graph, reads it.
+_READER_NAMES = []
+
+
+def _read_by_backward_vjp(ctx, g):
+    (x,) = ctx.saved
+    return (reads(g, x, _READER_NAMES[int(ctx.ints[0])]),)
+
+
+READ_BY_BACKWARD = OpDef("read_by_backward", lambda x, name: x, node_name="NamedBackward0",
+                         kernel="copy_bwd", vjp=_read_by_backward_vjp, saves=("x",),
+                         meta=lambda name: ((name,), ()), saved_names=(None,))
+
+
+def read_by_backward(x, node_name):
+    """x, for a composite standing for torch op `node_name` whose backward reads x: the
+    gradient that reaches x through it, under create_graph, is that of torch's node
+    `node_name`Backward0, linked to x. Without a gradient to carry it is x itself."""
+    if not (isinstance(x, Tensor) and x._requires_grad and grad_mode.state.grad_enabled):
+        return x
+    name = node_name.replace("Backward0", "BackwardBackward0")
+    if name not in _READER_NAMES:
+        _READER_NAMES.append(name)
+    return apply(READ_BY_BACKWARD, (x,), {"name": _READER_NAMES.index(name)})
 
 
 def rename(result, node_name):
