@@ -17,6 +17,7 @@ import numpy as np
 from . import dtypes, ops
 from .autograd import Function
 from .ops.elementwise import where
+from .ops.named import named
 from .ops.untracked import untracked
 from .tensor import Tensor
 
@@ -131,7 +132,8 @@ def entr(input):
     """-x log x for x > 0, 0 at 0, -inf below (the entropy of each probability)."""
     positive = input > 0
     safe = where(positive, input, 1.0)
-    return where(positive, -input * ops.log(safe), where(input == 0, 0.0, -math.inf))
+    return named(where(positive, -input * ops.log(safe), where(input == 0, 0.0, -math.inf)),
+                 "SpecialEntrBackward0", inputs=(input,))
 
 
 def xlog1py(input, other):
@@ -148,12 +150,16 @@ def _float_type(dtype):
     return dtype if dtype.kind == "f" else np.dtype(dtypes.get_default_dtype())
 
 
+# torch.i0 is a core op, the others special's: I0Backward0, SpecialI0EBackward0, ...
+_BESSEL_NODES = {"i0": "I0Backward0"}
+
+
 def _bessel(name, values):
     """A modified Bessel function of SciPy's, as the forward of a Function."""
     class Bessel(Function):
         @staticmethod
         def forward(ctx, input):
-            ctx.node_name = f"Special{name.capitalize()}Backward0"
+            ctx.node_name = _BESSEL_NODES.get(name, f"Special{name.upper()}Backward0")
             ctx.save_for_backward(input)
             return untracked(lambda x: values(x).astype(_float_type(x.dtype)), input._data)
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from ..ops import elementwise as _E
 from ..ops.index import gather
+from ..ops.named import named
 from ..ops.untracked import to_host
 from ..tensor import Tensor
 from .functional_losses import _reduce, _reduction
@@ -43,7 +44,8 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     margins = (1 - target_scores.unsqueeze(2) + scores.unsqueeze(1)).relu()
     pairs = listed[:, :, None] & ~is_target[:, None, :]
     losses = margins.masked_fill(Tensor._make(~pairs, False), 0).sum((1, 2)) / classes
-    return _reduce(losses.reshape(()) if unbatched else losses, reduction)
+    return named(_reduce(losses.reshape(()) if unbatched else losses, reduction),
+                 "MultilabelMarginLossBackward0", inputs=(input,))
 
 
 def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None,

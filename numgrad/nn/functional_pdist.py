@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import linalg
 from ..ops.elementwise import where
+from ..ops.named import named
 
 
 def pdist(input, p=2.0):
@@ -24,11 +25,11 @@ def pdist(input, p=2.0):
     differences = input[first] - input[second]
     distances = linalg.vector_norm(differences, p, dim=1)
     if p != math.inf or not differences.requires_grad:
-        return distances
+        return named(distances, "PdistBackward0", inputs=(input,))
     # torch's PdistBackward gives every tied maximum the whole gradient (vector_norm shares it):
     # add the tied elements' sum minus itself, zero in value, whose gradient is the tie mask
     magnitudes = differences.abs()
     ties = magnitudes * (magnitudes.detach() == distances.detach().unsqueeze(1))
     tied = ties.sum(1)
-    return where(distances.detach().isfinite(), distances.detach() + (tied - tied.detach()),
-                 distances)
+    return named(where(distances.detach().isfinite(), distances.detach() + (tied - tied.detach()),
+                       distances), "PdistBackward0", inputs=(input,))

@@ -282,9 +282,10 @@ def cross(input, other, dim=None):
     if input.shape[d] != 3 or other.shape[d] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{input.shape[d]} and {other.shape[d]}")
-    input, other = broadcast_tensors(input, other)
+    a, b = broadcast_tensors(input, other)
     # component i is a[i+1] b[i+2] - a[i+2] b[i+1]; rolling by -1 brings element i+1 to i
-    return (roll(input, -1, d) * roll(other, -2, d)) - (roll(input, -2, d) * roll(other, -1, d))
+    return named((roll(a, -1, d) * roll(b, -2, d)) - (roll(a, -2, d) * roll(b, -1, d)),
+                 "LinalgCrossBackward0", inputs=(input, other))
 
 
 def tensordot(a, b, dims=2):
@@ -574,7 +575,8 @@ def logcumsumexp(input, dim):
     n = line.shape[-1]
     spread = expand(line.unsqueeze(-2), tuple(line.shape[:-1]) + (n, n))
     earlier = Tensor._make(np.tril(np.ones((n, n), np.bool_)), False)
-    return movedim(logsumexp(where(earlier, spread, -np.inf), -1), -1, d)
+    return named(movedim(logsumexp(where(earlier, spread, -np.inf), -1), -1, d),
+                 "LogcumsumexpBackward0", inputs=(input,), view_of_intermediate=True)
 
 
 def cdist(x1, x2, p=2.0, compute_mode=None):

@@ -29,6 +29,7 @@ from .inplace import COPY_SLICES, INDEX_PUT, _LEAF_ERROR, _check_can_write, _rep
     apply_inplace
 from .layout import tril, triu
 from .linalg import addmm, baddbmm
+from .named import named
 from .reduce import expand
 from .scan import cumprod
 from .scatter import _mask, _on_device_of, keep_last_writes
@@ -307,9 +308,9 @@ def masked_scatter(input, mask, source):
     holds."""
     mask = _bool_mask(mask)
     shape = np.broadcast_shapes(input._data.shape, mask.shape)
-    if shape != input._data.shape:
-        input = expand(input, shape)
-    return _scatter_masked(input, np.broadcast_to(mask, shape), source)
+    target = expand(input, shape) if shape != input._data.shape else input
+    return named(_scatter_masked(target, np.broadcast_to(mask, shape), source),
+                 "MaskedScatterBackward0", inputs=(input, source))
 
 
 def _masked_scatter_into(self, mask, source):

@@ -16,6 +16,7 @@ from .index import masked_fill
 from .layout import tril, triu
 from .inplace_more import _same_shape
 from .linalg import matmul, outer
+from .named import named
 from .reduce import norm as vector_norm
 from .shape import permute, reshape, transpose
 
@@ -67,7 +68,7 @@ def renorm(input, p, dim, maxnorm):
     others = tuple(k for k in range(input.ndim) if k != d)
     norm = vector_norm(input, p, others, keepdim=True)
     factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
-    return input * factor
+    return named(input * factor, "RenormBackward0", inputs=(input,))
 
 
 def matrix_exp(input):
@@ -89,7 +90,7 @@ def matrix_exp(input):
         result = eye + matmul(scaled, result) * (1.0 / k)
     for _ in range(squarings):
         result = matmul(result, result)
-    return result
+    return named(result, "LinalgMatrixExpBackward0", inputs=(input,))
 
 
 def chain_matmul(*matrices):

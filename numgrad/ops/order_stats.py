@@ -18,6 +18,7 @@ from .apply import apply
 from .elementwise import where
 from .index import gather, put_add, take
 from .linalg import matmul
+from .named import named
 from .predicates import nonzero
 from .reduce import sum_to
 from .select import _return_type, return_types, sort
@@ -39,14 +40,16 @@ def _on_device_of(array, like):
 def _picked(kind, input, d, index, keepdim):
     """(values, indices) of `kind` from a host index array (keepdim layout) along dim d; a 0-d
     input is its own value, at index 0."""
+    node_name = f"{kind.capitalize()}Backward0"         # CummaxBackward0, KthvalueBackward0, ...
     if input._data.ndim == 0:
-        return getattr(return_types, kind)(clone(input),
+        return getattr(return_types, kind)(named(clone(input), node_name, inputs=(input,)),
                                            _on_device_of(np.zeros((), np.int64), input))
     values = gather(input, d, index)
     indices = _on_device_of(index, input)
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
-    return getattr(return_types, kind)(values, indices)
+    return getattr(return_types, kind)(
+        named(values, node_name, inputs=(input,), view_of_intermediate=True), indices)
 
 
 def _check_reduction_dim(name, data, d):

@@ -14,6 +14,7 @@ from .. import dtypes, grad_mode
 from ..creation import zeros_like
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
+from .named import named
 from .registry import OpDef
 from .untracked import untracked
 
@@ -350,14 +351,21 @@ def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
 
 def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(var, mean) over the same dims, as torch returns them."""
-    return (_spread_of(VAR, "var_mean", x, dim, unbiased, keepdim, correction),
-            mean(x, dim, keepdim))
+    return _on_one_node("VarMeanBackward0", x,
+                        _spread_of(VAR, "var_mean", x, dim, unbiased, keepdim, correction),
+                        mean(x, dim, keepdim))
 
 
 def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
     """(std, mean) over the same dims."""
-    return (_spread_of(STD, "std_mean", x, dim, unbiased, keepdim, correction),
-            mean(x, dim, keepdim))
+    return _on_one_node("StdMeanBackward0", x,
+                        _spread_of(STD, "std_mean", x, dim, unbiased, keepdim, correction),
+                        mean(x, dim, keepdim))
+
+
+def _on_one_node(node_name, x, *results):
+    """Results that torch computes as one op, each shown with that op's node name."""
+    return tuple(named(r, node_name, inputs=(x,)) for r in results)
 
 
 def _logsumexp_forward(x, dims, keepdim, kshape):

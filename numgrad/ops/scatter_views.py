@@ -5,16 +5,18 @@ the place, that of src is the gradient read out of it, as torch's."""
 import numpy as np
 
 from ..tensor import _wrap_dim
+from .named import named
 from .scatter import _place
 
 
-def _write_view(input, src, view_of_positions):
+def _write_view(node_name, input, src, view_of_positions):
     positions = view_of_positions(np.arange(input._data.size, dtype=np.int64)
                                   .reshape(input._data.shape))
     if tuple(src.shape) != positions.shape:
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
                            f"{list(src.shape)}, slice size = {list(positions.shape)}")
-    return _place(input, np.ascontiguousarray(positions), src)
+    return named(_place(input, np.ascontiguousarray(positions), src), node_name,
+                 inputs=(input, src))
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
@@ -26,7 +28,8 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
             [0., 1.]])
     """
     d1, d2 = _wrap_dim(dim1, input.ndim), _wrap_dim(dim2, input.ndim)
-    return _write_view(input, src, lambda p: np.diagonal(p, offset, d1, d2))
+    return _write_view("DiagonalScatterBackward0", input, src,
+                       lambda p: np.diagonal(p, offset, d1, d2))
 
 
 def select_scatter(input, src, dim, index):
@@ -36,13 +39,15 @@ def select_scatter(input, src, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {d}")
-    return _write_view(input, src, lambda p: p[(slice(None),) * d + (int(index),)])
+    return _write_view("SelectScatterBackward0", input, src,
+                       lambda p: p[(slice(None),) * d + (int(index),)])
 
 
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
     """input with src in its slice start:end:step along dim."""
     d = _wrap_dim(dim, input.ndim)
-    return _write_view(input, src, lambda p: p[(slice(None),) * d + (slice(start, end, step),)])
+    return _write_view("SliceScatterBackward0", input, src,
+                       lambda p: p[(slice(None),) * d + (slice(start, end, step),)])
 
 
 def as_strided_scatter(input, src, size, stride, storage_offset=None):
@@ -54,7 +59,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None):
         flat = positions.reshape(-1)[offset:]
         return np.lib.stride_tricks.as_strided(
             flat, tuple(int(n) for n in size), tuple(int(k) * flat.itemsize for k in stride))
-    return _write_view(input, src, view)
+    return _write_view("AsStridedScatterBackward0", input, src, view)
 
 
 PUBLIC = ("diagonal_scatter", "select_scatter", "slice_scatter", "as_strided_scatter")

@@ -59,15 +59,18 @@ def median(input, dim=None, keepdim=False):
         if data.size == 0:
             # torch's median of nothing: NaN (its integer kernel gives the dtype's lowest value)
             if data.dtype.kind == "f":
-                return take(input, np.zeros(0, np.int64)).mean()
+                return named(take(input, np.zeros(0, np.int64)).mean(), "MedianBackward0",
+                             inputs=(input,))
             lowest = np.iinfo(data.dtype).min if data.dtype.kind in "iu" else False
             return Tensor._make(np.array(lowest, data.dtype), False).to(input.device)
         flat = data.reshape(-1)
         value = flat[int(_median_index(flat, 0)[0])]
         if value != value:
             # NaN: the mean of the NaNs is NaN, and gives each its even share of the gradient
-            return take(input, np.flatnonzero(np.isnan(flat))).mean()
-        return amax(take(input, np.flatnonzero(flat == value)))
+            return named(take(input, np.flatnonzero(np.isnan(flat))).mean(), "MedianBackward0",
+                         inputs=(input,))
+        return named(amax(take(input, np.flatnonzero(flat == value))), "MedianBackward0",
+                     inputs=(input,))
     return median_along(input, data, dim, keepdim, _median_index, return_types.median)
 
 
@@ -86,7 +89,9 @@ def median_along(input, data, dim, keepdim, index_of, result):
         indices = indices.to(input.device)
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
-    return result(values, indices)
+    # MedianBackward1, NanmedianBackward1: torch's nodes of the forms with dim
+    return result(named(values, f"{result.__name__.capitalize()}Backward1", inputs=(input,),
+                        view_of_intermediate=True), indices)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -122,7 +127,9 @@ def aminmax(input, *, dim=None, keepdim=False):
     dims = () if dim is None else dim
     if dim is None and keepdim:
         dims = tuple(range(input._data.ndim))
-    return return_types.aminmax(amin(input, dims, keepdim), amax(input, dims, keepdim))
+    return return_types.aminmax(
+        named(amin(input, dims, keepdim), "AminmaxBackward0", inputs=(input,)),
+        named(amax(input, dims, keepdim), "AminmaxBackward0", inputs=(input,)))
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
