@@ -1,5 +1,5 @@
-"""torch's node names for the view ops and in-place view ops that have their own (torch 2.13,
-hard-coded: torch is not a test dependency)."""
+"""torch's node names for the view ops and in-place view ops that have their own, and for ops
+numgrad builds from others (torch 2.13, hard-coded: torch is not a test dependency)."""
 import numgrad as ng
 
 
@@ -38,3 +38,35 @@ def test_in_place_activations_have_torchs_node_names():
     for fn, name in cases:
         a = ng.tensor([-2.0, 0.5, 2.0], requires_grad=True)
         assert fn(a * 1.0).grad_fn.name() == name, name
+
+
+def test_composites_carry_the_node_name_of_torchs_single_op():
+    F = ng.nn.functional
+    x = ng.tensor([[0.3, -0.7, 1.2], [-1.5, 0.45, 0.9], [0.1, -0.2, -1.1]], requires_grad=True)
+    cases = [(lambda: x.median(), "MedianBackward0"), (lambda: x.median(1)[0], "MedianBackward1"),
+             (lambda: x.nanmedian(1)[0], "NanmedianBackward1"),
+             (lambda: x.kthvalue(2, 1)[0], "KthvalueBackward0"),
+             (lambda: x.mode(1)[0], "ModeBackward0"), (lambda: x.cummax(0)[0], "CummaxBackward0"),
+             (lambda: x.cummin(0)[0], "CumminBackward0"),
+             (lambda: ng.aminmax(x).min, "AminmaxBackward0"),
+             (lambda: ng.std_mean(x)[0], "StdMeanBackward0"),
+             (lambda: ng.var_mean(x)[1], "VarMeanBackward0"),
+             (lambda: x.logcumsumexp(0), "LogcumsumexpBackward0"),
+             (lambda: ng.linalg.cross(x, x.flip(0)), "LinalgCrossBackward0"),
+             (lambda: x.renorm(2, 0, 1.0), "RenormBackward0"),
+             (lambda: ng.linalg.matrix_exp(x), "LinalgMatrixExpBackward0"),
+             (lambda: ng.select_scatter(x, x[0], 0, 1), "SelectScatterBackward0"),
+             (lambda: ng.slice_scatter(x, x[:1], 0, 1, 2), "SliceScatterBackward0"),
+             (lambda: ng.diagonal_scatter(x, x[0]), "DiagonalScatterBackward0"),
+             (lambda: x.masked_scatter(x > 0, x.flip(0)), "MaskedScatterBackward0"),
+             (lambda: F.pdist(x), "PdistBackward0"),
+             (lambda: F.multilabel_margin_loss(x, ng.tensor([[0, 1, -1]] * 3)),
+              "MultilabelMarginLossBackward0"),
+             (lambda: ng.special.entr(x), "SpecialEntrBackward0"),
+             (lambda: ng.special.i0(x), "I0Backward0"),
+             (lambda: ng.special.i0e(x), "SpecialI0EBackward0"),
+             (lambda: F.max_pool2d(x[None], 2), "MaxPool2DWithIndicesBackward0"),
+             (lambda: F.avg_pool2d(x[None], 2), "AvgPool2DBackward0"),
+             (lambda: F.unfold(x[None, None], 2), "Im2ColBackward0")]
+    for make, name in cases:
+        assert make().grad_fn.name() == name, name
