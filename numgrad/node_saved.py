@@ -17,6 +17,7 @@ from .lower import version_changed, version_error
 from .ops import registry
 from .tensor import Tensor
 
+
 def saved_attribute(seg, node, name):
     """grad_fn attribute `name` (_saved_ or _raw_saved_, then torch's name) of node `node`."""
     raw = name.startswith("_raw_saved_")
@@ -83,16 +84,16 @@ _MASKS = ("condition", "mask")
 def _unpack(seg, node, position):
     local_s, value = _stored(seg, node, position)
     where = _where(seg, node, position)
-    if registry.OPS[seg.op_of(node & 0xFFFFFFFF)].saved_names[position] in _MASKS:
-        value = value != 0
     packed = seg.packed.get(node, {}).get(position)
     if packed is not None:
         from .autograd.saved_hooks import unpacked
-        return _as_tensor(seg, node, where, unpacked(packed)._data, True)
-    if version_changed(seg, local_s):
+        value = unpacked(packed)._data
+    elif version_changed(seg, local_s):
         raise version_error(seg, node, where, local_s, value.shape,
                             np.float64 if value.dtype == np.float64 else np.float32)
-    return _as_tensor(seg, node, where, value, False)
+    if registry.OPS[seg.op_of(node & 0xFFFFFFFF)].saved_names[position] in _MASKS:
+        value = value != 0
+    return _as_tensor(seg, node, where, value, packed is not None)
 
 
 class SavedTensor:

@@ -91,7 +91,8 @@ def pack_counts(n_in, n_out, n_saved, n_meta, n_fm):
 class Segment:
     __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
-                 "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names", "shown",
+                 "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names",
+                 "shown",
                  "node_hooks", "packed", "saved_bytes", "hook_rank",
                  "_input_starts", "_saved_starts", "__weakref__")
 

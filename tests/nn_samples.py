@@ -148,8 +148,8 @@ NN_SAMPLES = [
     S("affine", N.affine, [(2, 3, 4), (3, 1), (4,)], lambda x, w, b: x * w + b),
     S("affine", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
       [(3, 2, 4), (2,), (2,)],
-      lambda x, w, b: (x - x.mean((0, 2), keepdims=True)) / np.sqrt(x.var((0, 2), keepdims=True)
-                                                                   + 1e-5) * w[:, None] + b[:, None]),
+      lambda x, w, b: ((x - x.mean((0, 2), keepdims=True))
+                       / np.sqrt(x.var((0, 2), keepdims=True) + 1e-5) * w[:, None] + b[:, None])),
     S("read_by_backward", lambda x: F.max_pool2d(x, 2), [(1, 2, 4, 4)],
       lambda x: x.reshape(1, 2, 2, 2, 2, 2).max((3, 5))),
     S("binary_cross_entropy", lambda x, y: N.binary_cross_entropy(x.sigmoid(), y.sigmoid()),

@@ -7,9 +7,9 @@ tape drops its own reference to the array (a kept 0-d value costs nothing and st
 backward runs the node, `unpack` turns the packed object back into the tensor the derivative
 reads: `engine.saved_addresses` points the compiled kernels at it, the create_graph walk and
 custom Functions read it too. As in torch, a packed value is not version-checked: the tensor may
-change in place afterwards, and the backward reads what unpack returns. Packed objects live in the segment's `packed` table, per node,
-and go when the backward frees the node's saved values. Tensors on the GPU and
-constants (Python numbers an op took) are not packed.
+change in place afterwards, and the backward reads what unpack returns. Packed objects live in
+the segment's `packed` table, per node, and go when the backward frees the node's saved values.
+Tensors on the GPU and constants (Python numbers an op took) are not packed.
 """
 import numpy as np
 

@@ -196,7 +196,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     kept = index != ignore_index
     safe = np.where(kept, index, 0)
     row_weight = np.where(kept, w[safe], 0).astype(rows.dtype)
-    picked = take(read_by_backward(rows, "NllLossBackward0"), np.arange(len(index)) * classes + safe)
+    picked = take(read_by_backward(rows, "NllLossBackward0"),
+                  np.arange(len(index)) * classes + safe)
     losses = picked * _as_tensor(-row_weight, picked)
     if reduction == "none":
         result = losses.reshape(shape)
