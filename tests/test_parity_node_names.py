@@ -67,6 +67,12 @@ def test_composites_carry_the_node_name_of_torchs_single_op():
              (lambda: ng.special.i0e(x), "SpecialI0EBackward0"),
              (lambda: F.max_pool2d(x[None], 2), "MaxPool2DWithIndicesBackward0"),
              (lambda: F.avg_pool2d(x[None], 2), "AvgPool2DBackward0"),
-             (lambda: F.unfold(x[None, None], 2), "Im2ColBackward0")]
+             (lambda: F.unfold(x[None, None], 2), "Im2ColBackward0"),
+             (lambda: x.index_fill(0, ng.tensor([1]), 2.0), "IndexFillBackward0"),
+             (lambda: x.index_fill(0, ng.tensor([1]), x[0, 0]), "IndexFillBackward1"),
+             (lambda: x.scatter_reduce(0, ng.tensor([[1, 0, 2]]), x[:1] * 2, "sum"),
+              "ScatterReduceBackward0"),
+             (lambda: x.index_reduce(0, ng.tensor([1]), x[:1] * 2, "amax"),
+              "IndexReduceBackward0")]
     for make, name in cases:
         assert make().grad_fn.name() == name, name

@@ -141,7 +141,10 @@ def index_fill(input, dim, index, value):
     idx = idx.reshape(-1)
     d = _wrap_dim(dim, input._data.ndim)
     _check_bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, error=IndexError)
-    return masked_fill(input, _mask(input, _dim_positions(input, d, idx)), value)
+    filled = masked_fill(input, _mask(input, _dim_positions(input, d, idx)), value)
+    if isinstance(value, Tensor):
+        return named(filled, "IndexFillBackward1", inputs=(input, value))
+    return named(filled, "IndexFillBackward0", inputs=(input,))
 
 
 def index_copy(input, dim, index, source):

@@ -18,6 +18,7 @@ from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .index import SCATTER_ADD, _check_bounds, _index_array, _scatter_add, _scatter_positions, \
     masked_fill, take
+from .named import named
 from .shape import cat, reshape
 from .untracked import to_host
 
@@ -136,7 +137,8 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     _check_bounds(idx, input._data.shape[d] if nd else 1, d)
     piece = src[tuple(slice(0, s) for s in idx.shape)] if src._data.shape != idx.shape else src
     positions = _scatter_positions(input._data.shape, d, idx)
-    return _reduce_at(input, positions, piece, reduce, include_self)
+    return named(_reduce_at(input, positions, piece, reduce, include_self),
+                 "ScatterReduceBackward0", inputs=(input, src), view_of_intermediate=True)
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):
@@ -175,7 +177,8 @@ def index_reduce(input, dim, index, source, reduce, *, include_self=True):
     along = (-1,) + (1,) * (nd - d - 1)
     full = np.broadcast_to(np.mod(idx, size).reshape(along), source._data.shape)
     positions = _scatter_positions(input._data.shape, d, full)
-    return _reduce_at(input, positions, source, reduce, include_self)
+    return named(_reduce_at(input, positions, source, reduce, include_self),
+                 "IndexReduceBackward0", inputs=(input, source), view_of_intermediate=True)
 
 
 PUBLIC = ("scatter_reduce", "index_reduce")
