@@ -73,6 +73,10 @@ def test_composites_carry_the_node_name_of_torchs_single_op():
              (lambda: x.scatter_reduce(0, ng.tensor([[1, 0, 2]]), x[:1] * 2, "sum"),
               "ScatterReduceBackward0"),
              (lambda: x.index_reduce(0, ng.tensor([1]), x[:1] * 2, "amax"),
-              "IndexReduceBackward0")]
+              "IndexReduceBackward0"),
+             (lambda: F.grid_sample(x[None, None], x[None, :2, :2, None].expand(1, 2, 2, 2) * 0.5,
+                                    align_corners=False), "GridSampler2DBackward0"),
+             (lambda: F.embedding_bag(ng.tensor([0, 2, 1]), x, ng.tensor([0, 1])),
+              "EmbeddingBagBackward0")]
     for make, name in cases:
         assert make().grad_fn.name() == name, name

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import creation
 from ..ops.index import index_add
+from ..ops.named import named
 from ..ops.scatter_reduce import scatter_reduce
 from ..ops.untracked import to_host
 from ..tensor import Tensor
@@ -73,6 +74,12 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if per_sample_weights is not None:
         picked = picked * per_sample_weights.reshape(-1)[Tensor._make(np.flatnonzero(keep),
                                                                       False)].unsqueeze(1)
+    return named(_reduce_bags(picked, bag, count, mode, weight), "EmbeddingBagBackward0",
+                 inputs=(weight, per_sample_weights), view_of_intermediate=True)
+
+
+def _reduce_bags(picked, bag, count, mode, weight):
+    """The rows picked for each bag, reduced per bag (bag: each row's bag)."""
     zeros = creation.zeros(count, weight.shape[1], dtype=weight.dtype, device=weight.device)
     if mode == "max":
         where = np.broadcast_to(bag[:, None], picked.shape)

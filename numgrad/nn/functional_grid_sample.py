@@ -14,6 +14,7 @@ import numpy as np
 from .. import creation
 from ..ops import elementwise as _E
 from ..ops.index import take
+from ..ops.named import named
 from ..tensor import Tensor
 
 _ALL = Tensor._make(np.ones((), np.bool_), False)
@@ -140,6 +141,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
                            f"but got input with sizes {list(input.shape)} and grid with sizes "
                            f"{list(grid.shape)}")
+    return named(_sample(input, grid, mode, padding_mode, align_corners),
+                 "GridSampler2DBackward0", inputs=(input, grid))
+
+
+def _sample(input, grid, mode, padding_mode, align_corners):
+    """input read at the grid's points (mode nearest or bilinear)."""
     h, w = input.shape[2:]
     x = _source_coordinate(grid[..., 0], w, padding_mode, align_corners)
     y = _source_coordinate(grid[..., 1], h, padding_mode, align_corners)
