@@ -1,5 +1,7 @@
 """torch's node names for the view ops and in-place view ops that have their own, and for ops
 numgrad builds from others (torch 2.13, hard-coded: torch is not a test dependency)."""
+import numpy as np
+
 import numgrad as ng
 
 
@@ -80,3 +82,15 @@ def test_composites_carry_the_node_name_of_torchs_single_op():
               "EmbeddingBagBackward0")]
     for make, name in cases:
         assert make().grad_fn.name() == name, name
+
+
+def test_instance_norm_is_batch_norm_of_one_sample_of_every_channel_as_in_torch():
+    F = ng.nn.functional
+    x = ng.tensor([[[0.3, -0.7, 1.2], [-1.5, 0.45, 0.9]]], requires_grad=True)
+    w = ng.tensor([2.0, 0.5], requires_grad=True)
+    y = F.instance_norm(x, weight=w)
+    assert y.grad_fn.name() == "ViewBackward0"
+    assert [f.name() for f, _ in y.grad_fn.next_functions] == ["NativeBatchNormBackward0"]
+    centred = x.detach().numpy() - x.detach().numpy().mean(-1, keepdims=True)
+    expected = centred / (centred.std(-1, keepdims=True) ** 2 + 1e-5) ** 0.5 * [[[2.0], [0.5]]]
+    np.testing.assert_allclose(y.detach().numpy(), expected, rtol=1e-5)

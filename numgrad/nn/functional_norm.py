@@ -24,15 +24,13 @@ def _channel_shape(input):
     return (1, input.shape[1]) + (1,) * (input.ndim - 2)
 
 
-def _affine(out, weight, bias, shape, one_node=True):
+def _affine(out, weight, bias, shape):
     """out * weight + bias, each parameter optional and reshaped to `shape` where given.
 
     With both, one node takes (out, weight, bias), as torch's norm node does, so the weight's
     gradient is stored (and its hooks run) before the bias's. The bias is reshaped first: the
-    weight's reshape is then the later node, which the backward runs first (Note [ready order]).
-    torch's instance_norm is batch_norm over parameters repeated per sample, bias's repeat last,
-    so that the bias comes first: one_node=False, a product and then a sum, gives that order."""
-    if one_node and weight is not None and bias is not None:
+    weight's reshape is then the later node, which the backward runs first (Note [ready order])."""
+    if weight is not None and bias is not None:
         if shape is not None:
             bias = bias.reshape(shape)
             weight = weight.reshape(shape)
@@ -158,7 +156,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
                   use_input_stats=True, momentum=0.1, eps=1e-5):
-    """Normalise each (sample, channel) of an (N, C, *) input over its spatial dims.
+    """Normalise each (sample, channel) of an (N, C, *) input over its spatial dims, as torch
+    computes it: batch_norm of the input seen as one sample of N * C channels, with the
+    parameters and running statistics repeated per sample (so its nodes, and the order in which
+    the parameters get their gradients, are torch's).
 
     With running statistics and use_input_stats, they are updated as batch_norm's would be by each
     sample, then averaged over the batch (torch's rule); use_input_stats=False normalises with them.
@@ -166,21 +167,21 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     >>> F.instance_norm(ng.tensor([[[1.0, 3.0]]]))
     tensor([[[-1.0000,  1.0000]]])
     """
-    dims = tuple(range(2, input.ndim))
-    shape = _channel_shape(input)
-    if not use_input_stats:
-        centred = input - running_mean.reshape(shape)
-        return _affine(centred * (running_var.reshape(shape) + eps).rsqrt(), weight, bias, shape,
-                       one_node=False)
-    count = math.prod(input.shape[2:])
-    if count <= 1:
+    if use_input_stats and math.prod(input.shape[2:]) <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
                          f"{input.shape}")
-    mean, centred, var = _moments(input, dims)
-    if running_mean is not None:
-        _update_running(running_mean, running_var, mean.detach().mean(0), var.detach().mean(0),
-                        momentum, count)
-    return _affine(centred * (var + eps).rsqrt(), weight, bias, shape, one_node=False)
+    n, c = input.shape[:2]
+    weight, bias = (None if t is None else t.repeat(n) for t in (weight, bias))
+    # torch takes running statistics of another float type here, where batch_norm refuses them
+    mean, var = (None if t is None else t.repeat(n).to(input.dtype)
+                 for t in (running_mean, running_var))
+    out = batch_norm(input.reshape(1, n * c, *input.shape[2:]), mean, var, weight, bias,
+                     use_input_stats, momentum, eps)
+    if running_mean is not None and use_input_stats:
+        with grad_mode.no_grad():
+            running_mean.copy_(mean.view(n, c).mean(0))
+            running_var.copy_(var.view(n, c).mean(0))
+    return out.view(input.shape)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
