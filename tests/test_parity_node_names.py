@@ -79,7 +79,8 @@ def test_composites_carry_the_node_name_of_torchs_single_op():
              (lambda: F.grid_sample(x[None, None], x[None, :2, :2, None].expand(1, 2, 2, 2) * 0.5,
                                     align_corners=False), "GridSampler2DBackward0"),
              (lambda: F.embedding_bag(ng.tensor([0, 2, 1]), x, ng.tensor([0, 1])),
-              "EmbeddingBagBackward0")]
+              "EmbeddingBagBackward0"),
+             (lambda: F.pairwise_distance(x, x.flip(0)), "NormBackward1")]
     for make, name in cases:
         assert make().grad_fn.name() == name, name
 

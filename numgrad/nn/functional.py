@@ -18,7 +18,7 @@ from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.linalg import infer_size_error
-from ..ops.named import named, read_by_backward
+from ..ops.named import named, read_by_backward, rename
 from ..ops.shape import pad as _constant_pad
 from ..ops.tensor_info import typename
 from ..ops.untracked import to_host, untracked
@@ -218,7 +218,8 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     >>> F.pairwise_distance(ng.tensor([[0.0, 0.0]]), ng.tensor([[3.0, 4.0]]), eps=0.0)
     tensor([5.])
     """
-    return (x1 - x2 + eps).norm(p, -1, keepdim)
+    # torch's pairwise_distance calls at::norm, whose node is NormBackward1
+    return rename((x1 - x2 + eps).norm(p, -1, keepdim), "NormBackward1")
 
 
 # ---- embedding and one_hot --------------------------------------------------------------------------
