@@ -56,22 +56,24 @@ def median(input, dim=None, keepdim=False):
         kernel = "median_cpu" if dim is None else "median_out"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
-        if data.size == 0:
-            # torch's median of nothing: NaN (its integer kernel gives the dtype's lowest value)
-            if data.dtype.kind == "f":
-                return named(take(input, np.zeros(0, np.int64)).mean(), "MedianBackward0",
-                             inputs=(input,))
+        if data.size == 0 and data.dtype.kind != "f":
+            # torch's integer kernel gives the dtype's lowest value for nothing
             lowest = np.iinfo(data.dtype).min if data.dtype.kind in "iu" else False
             return Tensor._make(np.array(lowest, data.dtype), False).to(input.device)
-        flat = data.reshape(-1)
-        value = flat[int(_median_index(flat, 0)[0])]
-        if value != value:
-            # NaN: the mean of the NaNs is NaN, and gives each its even share of the gradient
-            return named(take(input, np.flatnonzero(np.isnan(flat))).mean(), "MedianBackward0",
-                         inputs=(input,))
-        return named(amax(take(input, np.flatnonzero(flat == value))), "MedianBackward0",
-                     inputs=(input,))
+        return named(_median_of_all(input, data), "MedianBackward0", inputs=(input,))
     return median_along(input, data, dim, keepdim, _median_index, return_types.median)
+
+
+def _median_of_all(input, data):
+    """The lower median of every element, whose gradient goes to the elements equal to it."""
+    if data.size == 0:
+        return take(input, np.zeros(0, np.int64)).mean()       # NaN, as torch's
+    flat = data.reshape(-1)
+    value = flat[int(_median_index(flat, 0)[0])]
+    if value != value:
+        # NaN: the mean of the NaNs is NaN, and gives each its even share of the gradient
+        return take(input, np.flatnonzero(np.isnan(flat))).mean()
+    return amax(take(input, np.flatnonzero(flat == value)))
 
 
 def median_along(input, data, dim, keepdim, index_of, result):
