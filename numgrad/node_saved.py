@@ -14,6 +14,7 @@ import numpy as np
 
 from . import grad_mode, tape
 from .lower import version_changed, version_error
+from .node import node_name
 from .ops import registry
 from .tensor import Tensor
 
@@ -23,13 +24,8 @@ def saved_attribute(seg, node, name):
     raw = name.startswith("_raw_saved_")
     position = _position(seg, node, name[len("_raw_saved_" if raw else "_saved_"):])
     if position is None:
-        raise AttributeError(f"'{_class_name(seg, node)}' object has no attribute '{name}'")
+        raise AttributeError(f"'{node_name(seg, node)}' object has no attribute '{name}'")
     return SavedTensor(seg, node, position) if raw else _unpack(seg, node, position)
-
-
-def _class_name(seg, node):
-    from .node import node_name
-    return node_name(seg, node)
 
 
 def _position(seg, node, torch_name):

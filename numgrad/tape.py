@@ -204,19 +204,23 @@ class Segment:
         return node
 
 
+def reached(seg):
+    """seg, then every older segment its edges reach, each once."""
+    stack, seen = [seg], set()
+    while stack:
+        s = stack.pop()
+        if id(s) not in seen:
+            seen.add(id(s))
+            yield s
+            stack.extend(s.deps)
+
+
 def segment_holding(seg, node_id):
     """The segment that recorded node `node_id`: `seg` or one of the older ones it reaches."""
     serial = node_id >> 32
-    if seg.serial == serial:
-        return seg
-    stack, seen = list(seg.deps), set()
-    while stack:
-        s = stack.pop()
+    for s in reached(seg):
         if s.serial == serial:
             return s
-        if id(s) not in seen:
-            seen.add(id(s))
-            stack.extend(s.deps)
     raise RuntimeError("internal error: an edge leads to a segment that is gone")
 
 

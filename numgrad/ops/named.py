@@ -69,14 +69,9 @@ def _edge_to(seg, t):
         return t._node, t._slot
     if t._node == tape.LEAF:
         # the leaf's AccumulateGrad where the composite used it: here, or in an older segment
-        stack, seen = [seg], set()
-        while stack:
-            s = stack.pop()
+        for s in tape.reached(seg):
             if id(t) in s.acc_of:
                 return s.acc_of[id(t)], 0
-            if id(s) not in seen:
-                seen.add(id(s))
-                stack.extend(s.deps)
     return -1, 0
 
 
