@@ -77,7 +77,18 @@ def _as_tensor(seg, node, where, value, unpacked):
 _MASKS = ("condition", "mask")
 
 
+def _was_saved(seg, node, position):
+    """Whether the node saved this value: Note [values not saved] in ops/apply.py. The inputs
+    that wanted a gradient are those with an edge."""
+    local = node & 0xFFFFFFFF
+    start, end = seg.inputs_of(local)
+    wanted = sum(1 << k for k in range(end - start) if seg.e_node[start + k] != -1)
+    return registry.OPS[seg.op_of(local)].save_readers[position] & wanted != 0
+
+
 def _unpack(seg, node, position):
+    if not _was_saved(seg, node, position):
+        return None
     local_s, value = _stored(seg, node, position)
     where = _where(seg, node, position)
     packed = seg.packed.get(node, {}).get(position)
@@ -108,6 +119,9 @@ class SavedTensor:
         seg, node, position = self._seg, self._node, self._position
         if not (callable(pack_hook) and callable(unpack_hook)):
             raise TypeError("register_hooks(pack_hook, unpack_hook) expects two callables")
+        if not _was_saved(seg, node, position):
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is "
+                               "forbidden")
         if position in seg.packed.get(node, {}):
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")

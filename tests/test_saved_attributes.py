@@ -1,5 +1,7 @@
 """grad_fn._saved_<name> and grad_fn._raw_saved_<name>: a node's saved values under torch's names,
 unpacked as a backward unpacks them (freed and version errors), and packed by hooks of their own."""
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -75,6 +77,56 @@ def test_torchs_names_for_the_values_of_other_ops():
     assert lin.name() == "AddmmBackward0" and lin._saved_mat1 is m
     conv = ng.nn.functional.conv2d(m.reshape(1, 1, 2, 2), m.reshape(1, 1, 2, 2)).grad_fn
     np.testing.assert_array_equal(values(conv._saved_weight), [[[[1, 2], [3, 4]]]])
+
+
+def test_a_value_only_unneeded_derivatives_read_is_not_saved(dtype):
+    """torch saves x in `x * c` only when c wants a gradient: else _saved_self is None (before
+    and after a backward), its raw value refuses hooks, and a pack hook never sees it."""
+    x = ng.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True)
+    c = ng.tensor([2.0, 0.5, -1.0], dtype=dtype)
+    m = ng.ones(2, 3, dtype=dtype)
+    packed = []
+    with ng.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
+        y = x * c
+        z = m @ x
+        s = (x * 3).sum()
+    assert packed == [(3,), (2, 3)]          # c for x's gradient; m for mm's (x's) gradient
+    assert y.grad_fn._saved_self is None and y.grad_fn._saved_other.equal(c)
+    assert z.grad_fn._saved_vec is None and z.grad_fn._saved_self.equal(m)
+    with pytest.raises(RuntimeError, match="with value None is forbidden"):
+        y.grad_fn._raw_saved_self.register_hooks(lambda t: t, lambda t: t)
+    (y.sum() + z.sum() + s).backward()
+    np.testing.assert_allclose(values(x.grad), [2.0 + 2 + 3, 0.5 + 2 + 3, -1.0 + 2 + 3])
+    assert y.grad_fn._saved_self is None
+    with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+        y.grad_fn._saved_other
+
+
+def test_intermediates_scaled_by_constants_are_freed_as_the_forward_goes():
+    """(h + 1) * 0.5 saves nothing: twenty steps on 10^6 values hold one 4 MB array at a time
+    (the gradient, 0.5^20 everywhere, needs none of them)."""
+    x = ng.ones(1_000_000, requires_grad=True)
+    tracemalloc.start()
+    try:
+        h = x
+        for _ in range(20):
+            h = (h + 1) * 0.5
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 10e6, f"{held / 1e6:.0f} MB held: the intermediates were kept"
+    h.sum().backward()
+    np.testing.assert_array_equal(values(x.grad)[[0, -1]], [0.5 ** 20, 0.5 ** 20])
+
+
+def test_an_unsaved_value_may_change_in_place():
+    """y's gradient needs only the constant 2, so changing a afterwards is no error (torch)."""
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    a = x + 1
+    y = a * 2
+    a.mul_(3)
+    y.sum().backward()
+    np.testing.assert_array_equal(values(x.grad), [2.0, 2.0])
 
 
 def test_an_unknown_name_is_an_attribute_error():

@@ -81,14 +81,15 @@ def pack_one(t):
         grad_mode.state.saved_hooks = hooks
 
 
-def pack_saved(seg, node, save_index, inputs, outputs):
+def pack_saved(seg, node, save_index, inputs, outputs, kept):
     """Pack the values the node just recorded saved (Note [packed saved values]). save_index:
-    per saved value, input k as k or output j as ~j."""
+    per saved value, input k as k or output j as ~j; kept: per saved value, whether the node
+    saved it (Note [values not saved] in ops/apply.py)."""
     first = len(seg.s_ref) - len(save_index)
     packed = {}
     for position, where in enumerate(save_index):
         t = inputs[where] if where >= 0 else outputs[~where]
-        if not isinstance(t, Tensor) or type(t._data) is not np.ndarray:
+        if not (kept[position] and isinstance(t, Tensor)) or type(t._data) is not np.ndarray:
             continue
         packed[position] = pack_one(t)
         seg.s_vc[first + position] = None     # torch checks no version of a packed value

@@ -50,6 +50,18 @@ except ImportError:
 _set_fp_errors, _reset_fp_errors = _fp_errors.set, _fp_errors.reset
 
 
+# Note [values not saved]
+# A value that only the derivatives of inputs needing no gradient read (x in `x * 2`, or in
+# `x * c` for a constant tensor c) is never read by the backward: the kernels compute only the
+# gradients whose destination exists. torch does not save it, so it neither keeps the tensor alive
+# (`(a @ b) * scale` would hold a @ b until the backward), nor version-checks it, nor passes it to
+# a saved_tensors_hooks pack hook, and grad_fn._saved_<name> is None. The tape keeps a shared 0-d
+# zero in its place, so every node still has one entry per saved value.
+_NOT_SAVED = (np.zeros((), np.float32), np.zeros((), np.float64))
+for _placeholder in _NOT_SAVED:
+    _placeholder.flags.writeable = False
+
+
 def apply(op, inputs, attrs=_NO_ATTRS):
     """Run `op` on `inputs` (Tensors, or ndarrays for constants such as Python scalars).
 
@@ -184,9 +196,7 @@ def _record(op, inputs, arrays, outs, attrs):
     out_vcs = [None] * n_out
     for index, readers in op.save_plan:
         if not readers & wanted:
-            # only derivatives that will not be computed read it: no version check (as torch,
-            # which would not have saved it)
-            value, vc, version = (arrays[index] if index >= 0 else outs[~index]), None, 0
+            value, vc, version = _NOT_SAVED[is64], None, 0      # Note [values not saved]
         elif index >= 0:
             t = inputs[index]
             if type(t) is _ndarray:
@@ -215,7 +225,7 @@ def _record(op, inputs, arrays, outs, attrs):
         tensors = tuple(Tensor._make(o, True, seg, node, j, False, out_vcs[j])
                         for j, o in enumerate(outs))
     if packing and _state.saved_hooks is not None:
-        _pack_saved(seg, node, op, inputs, tensors)
+        _pack_saved(seg, node, op, inputs, tensors, wanted)
     return tensors
 
 
@@ -288,8 +298,7 @@ def _record_scalar(op, inputs, arrays, out):
     for index, readers in op.save_plan:
         version = 0
         if not readers & wanted:
-            # read only by derivatives that will not be computed: not version-checked (_record)
-            value, vc = (arrays[index] if index >= 0 else out), None
+            value, vc = _NOT_SAVED[is64], None      # Note [values not saved]
         elif index < 0:
             value, vc = out, new_version_counter()
             out_vc = vc
@@ -312,14 +321,16 @@ def _record_scalar(op, inputs, arrays, out):
             seg.s_vc.append(vc)
     result = _tensor(out, True, seg, node, out_vc, False)
     if packing and _state.saved_hooks is not None:
-        _pack_saved(seg, node, op, inputs, (result,))
+        _pack_saved(seg, node, op, inputs, (result,), wanted)
     return result
 
 
-def _pack_saved(seg, node, op, inputs, outputs):
-    """A saved_tensors_hooks block is active: Note [packed saved values]."""
+def _pack_saved(seg, node, op, inputs, outputs, wanted):
+    """A saved_tensors_hooks block is active: Note [packed saved values]. Values not saved are
+    not packed (Note [values not saved])."""
     from ..autograd.saved_hooks import pack_saved
-    pack_saved(seg, node, op.save_index, inputs, outputs)
+    kept = [readers & wanted != 0 for readers in op.save_readers]
+    pack_saved(seg, node, op.save_index, inputs, outputs, kept)
 
 
 def _check_inference(op, inputs, seg, edges_start):
