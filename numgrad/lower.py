@@ -140,7 +140,7 @@ class LoweredGraph:
                                       reuse)
         if unplaced:
             share_buffers(self.n, self.roots, self.ready, self.ready_order, self.needed,
-                          self.pending, self.op, self.variant, self.in_ptr, self.e_node,
+                          self.pending, self.op, self.in_ptr, self.e_node,
                           self.e_slot, self.out_ptr, self.o_numel, keep,
                           registry.pass_through_table(), self.buf_off, self.buf_kind, self.totals)
 

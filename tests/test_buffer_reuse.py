@@ -133,15 +133,54 @@ def test_a_second_backward_through_a_retained_graph_gives_the_same_gradient():
     np.testing.assert_allclose(first, 2 * s * (1 - s) + 1, rtol=1e-12)
 
 
-def test_broadcasting_addition_does_not_pass_its_buffer_on():
-    # x + bias runs the general broadcasting kernel, which zeroes a written gradient before adding
-    # into it: given the output's own buffer, it would wipe the gradient it reads
+def _same_buffer(graph, a, b):
+    slot_a = int(graph.out_ptr[graph.index_of([a._node])[0]])
+    slot_b = int(graph.out_ptr[graph.index_of([b._node])[0]])
+    return graph.buf_off[slot_a] == graph.buf_off[slot_b]
+
+
+def test_broadcasting_addition_passes_its_buffer_to_the_full_size_input():
+    # x + bias runs the general broadcasting kernel, which zeroes a gradient it writes before
+    # adding into it: given the output's own buffer, x's must be left alone, and the bias still
+    # sums the gradient it reads there
     xv = _data(n=16 * 512).reshape(16, 1, 512)
     bv = _data(1, n=512)
     w = np.linspace(0.5, 1.5, xv.size).reshape(xv.shape)
     x = ng.tensor(xv, requires_grad=True)
     b = ng.tensor(bv, requires_grad=True)
-    loss = (((x * 2.0) + b) * ng.tensor(w)).sum()
+    x2 = x * 2.0
+    y = x2 + b
+    loss = (y * ng.tensor(w)).sum()
+    assert _same_buffer(plan_backward([loss]), x2, y)
     loss.backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * w, rtol=1e-12)
     np.testing.assert_allclose(b.grad.numpy(), w.sum(axis=(0, 1)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_views_and_named_composites_pass_their_gradient_on(dtype):
+    """reshape, unsqueeze, transpose-free views and a named composite's node copy nothing: each
+    input takes its output's buffer."""
+    n = 64 * 128
+    x = ng.tensor(_data(n=n, dtype=dtype), requires_grad=True)
+    a = x * 3.0
+    v = a.reshape(64, 128)
+    u = v.unsqueeze(0)
+    e = ng.nn.functional.layer_norm(u, (128,))     # named LayerNorm node over its primitives
+    w = np.linspace(-1.0, 1.0, n).reshape(1, 64, 128)
+    loss = (e * ng.tensor(w, dtype=dtype)).sum()
+    graph = plan_backward([loss])
+    assert _same_buffer(graph, a, v) and _same_buffer(graph, v, u)
+    named = graph.index_of([e._node])[0]
+    edge = int(graph.in_ptr[named])
+    inner = int(graph.out_ptr[graph.e_node[edge]]) + int(graph.e_slot[edge])
+    assert graph.buf_off[inner] == graph.buf_off[int(graph.out_ptr[named])]
+    loss.backward()
+    # layer_norm's gradient, by hand: (w - mean(w) - z mean(w z)) / std, per row of z
+    av = 3.0 * _data(n=n, dtype=dtype).astype(np.float64).reshape(64, 128)
+    std = np.sqrt(av.var(axis=1, keepdims=True) + 1e-5)
+    z = (av - av.mean(axis=1, keepdims=True)) / std
+    w2 = w.reshape(64, 128)
+    gv = (w2 - w2.mean(axis=1, keepdims=True) - z * (w2 * z).mean(axis=1, keepdims=True)) / std
+    tol = 2e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(x.grad.numpy(), 3.0 * gv.reshape(-1), rtol=tol, atol=tol)

@@ -24,11 +24,12 @@ def _store(dst, values, how):
 
 @njit
 def copy_bwd(addr, dt):
-    """reshape, view, flatten, squeeze, unsqueeze, contiguous, clone: the same elements in order."""
+    """reshape, view, flatten, squeeze, unsqueeze, contiguous, clone: the same elements in order
+    (nothing to do when the engine gave the input the output's buffer: Note [buffer reuse])."""
     a = args_block(addr)
     m = meta(a)
     n = numel_at(m, 0)
-    if gin(a, 0) != 0:
+    if gin(a, 0) != 0 and gin(a, 0) != gout(a, 0):
         _store(view(gin(a, 0), n, dt), view(gout(a, 0), n, dt), mode(a, 0))
 
 

@@ -18,10 +18,10 @@ into the buffer it reads. A freed buffer serves the next slot of the same worksp
 read after the run (gradients asked for by `autograd.grad`, retained gradients) are never freed,
 nor are leaf results (they become `.grad`); small slots keep their own places: sharing them saves
 no cache and would only renumber the buffers of small graphs.
-An input whose derivative is the upstream gradient itself (either side of `x + y`), reached by
-that one edge only, takes the output's own buffer instead, and its kernel leaves it as it is:
-no copy at all. Only the same-shape and tensor-op-scalar kernels can (Note [kernel variants] in
-table.py); the general broadcasting one zeroes a gradient it writes before adding into it.
+An input whose derivative is the upstream gradient itself (either side of `x + y`, the input
+of a view or reshape, a named composite's result), reached by that one edge only and as large as
+the output, takes the output's own buffer instead, and its kernel leaves it as it is: no copy at
+all (OpDef.passes_through).
 """
 import numpy as np
 from numba import njit
@@ -130,7 +130,7 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel, keep, reus
 
 
 @njit(cache=True)
-def share_buffers(n, roots, ready, ready_order, needed, pending, op, variant, in_ptr, e_node,
+def share_buffers(n, roots, ready, ready_order, needed, pending, op, in_ptr, e_node,
                   e_slot, out_ptr, o_numel, keep, passes_through, buf_off, buf_kind, totals):
     """Place the slots plan left unplaced (buf_off -1) in the order the scheduler will run the
     nodes, reusing the buffers of slots whose node has run (Note [buffer reuse]). Apart from plan:
@@ -170,10 +170,7 @@ def share_buffers(n, roots, ready, ready_order, needed, pending, op, variant, in
             s = out_ptr[dst] + e_slot[e]
             if buf_off[s] < 0:
                 kind = buf_kind[s]
-                # (only kernels of the first two variants leave such an input alone: the general
-                # one zeroes a written gradient before adding into it)
                 if (not passed_on and passes_through[op[node]] >> (e - in_ptr[node]) & 1
-                        and variant[node] < 2
                         and contributions[s] == 1 and out_ptr[node + 1] - own == 1
                         and buf_off[own] >= 0 and not keep[own] and buf_kind[own] == kind
                         and o_numel[own] == o_numel[s] and o_numel[s] >= REUSE_MIN_NUMEL):

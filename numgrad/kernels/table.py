@@ -189,8 +189,12 @@ def _general_loops(op, grads, dt, dt_name):
             src.append(f"    i_{name} = broadcast_index(m, p{INPUT_NAMES.index(name)}, po)")
     for k in grads:
         call = _formula_call(op, k, lambda name: f"v_{name}[i_{name}[i]]", dt_name)
-        src += [f"    if gin(a, {k}) != 0:",
-                f"        gk = view(gin(a, {k}), n{k}, {dt})",
+        if op.passes_through >> k & 1:
+            # g -> g into the output's own buffer (Note [buffer reuse]): it is in place already
+            src += [f"    if gin(a, {k}) == gout(a, 0):", "        pass", f"    elif gin(a, {k}) != 0:"]
+        else:
+            src += [f"    if gin(a, {k}) != 0:"]
+        src += [f"        gk = view(gin(a, {k}), n{k}, {dt})",
                 f"        if mode(a, {k}) != ADD:",
                 "            gk[:] = 0",
                 f"        if n{k} == n or is_trailing(m, p{k}, po):",

@@ -87,8 +87,10 @@ class OpDef:
         self.save_plan = tuple(zip(self.save_index, self.save_readers))
         self.code = len(OPS)
         # bit k: input k's derivative is the upstream gradient itself, which the engine can pass
-        # on in the same buffer (Note [buffer reuse] in kernels/plan.py)
-        self.passes_through = sum(1 << k for k, f in enumerate(grads or ()) if _is_identity(f))
+        # on in the same buffer (Note [buffer reuse] in kernels/plan.py); copy_bwd's ops (views,
+        # reshapes, named composites) hand input 0 the same elements in the same order
+        self.passes_through = (1 if kernel == "copy_bwd" else
+                               sum(1 << k for k, f in enumerate(grads or ()) if _is_identity(f)))
         # the kind (float32, float64) of such a node: host, and nothing but the op's code varies;
         # set for the ops whose 0-d nodes apply.py records on its scalar path
         self.scalar_kinds = ((self.code, self.code | FLOAT64)
