@@ -100,7 +100,9 @@ def numpy_gemm_addresses():
 @intrinsic
 def _xxgemm(typingctx, kind, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
     """numba_xxgemm(kind, transa, transb, m, n, k, &alpha, a, lda, b, ldb, &beta, c, ldc), column
-    major as BLAS; pointers as int64 addresses."""
+    major as BLAS; arrays as int64 addresses. alpha and beta live on this call's stack: in a heap
+    array whose last use was taking its address, they could be freed before the helper reads them,
+    and its first call imports SciPy's BLAS, which reuses that memory."""
     def codegen(context, builder, signature, args):
         byte, word, pointer = ir.IntType(8), ir.IntType(64), ir.IntType(8).as_pointer()
         fnty = ir.FunctionType(ir.IntType(32), [byte, byte, byte, word, word, word, pointer,
@@ -108,11 +110,19 @@ def _xxgemm(typingctx, kind, transa, transb, m, n, k, alpha, a, lda, b, ldb, bet
                                                 word])
         fn = cgutils.get_or_insert_function(builder.module, fnty, "numba_xxgemm")
         chars = [builder.trunc(v, byte) for v in args[:3]]
-        addresses = {6, 7, 9, 11, 12}
-        rest = [builder.inttoptr(v, pointer) if i in addresses else v
-                for i, v in enumerate(args) if i >= 3]
+        on_stack = {6, 11}
+        addresses = {7, 9, 12}
+        rest = []
+        for i, v in enumerate(args):
+            if i in on_stack:
+                v = builder.bitcast(cgutils.alloca_once_value(builder, v), pointer)
+            elif i in addresses:
+                v = builder.inttoptr(v, pointer)
+            if i >= 3:
+                rest.append(v)
         return builder.call(fn, chars + rest)
-    return types.int32(*([types.int64] * 14)), codegen
+    return types.int32(*([types.int64] * 6), alpha, *([types.int64] * 4), beta,
+                       types.int64, types.int64), codegen
 
 
 def _adapter(dtype):
@@ -127,12 +137,9 @@ def _adapter(dtype):
 
     @cfunc(signature, cache=True)
     def adapter(order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc):
-        scalars = np.empty(2, dtype)
-        scalars[0] = alpha
-        scalars[1] = beta
         _xxgemm(kind, trans if transb == _TRANS else no_trans,
-                trans if transa == _TRANS else no_trans, n, m, k, address_of(scalars), b, ldb, a,
-                lda, address_of(scalars) + scalars.itemsize, c, ldc)
+                trans if transa == _TRANS else no_trans, n, m, k, alpha, b, ldb, a, lda, beta,
+                c, ldc)
     return adapter.address
 
 
