@@ -23,9 +23,10 @@ def test_a_first_backward_does_not_import_scipys_linear_algebra():
               "(x @ x).sum().backward()\n"
               "print('scipy.linalg' in sys.modules, x.grad.tolist())\n"
               "dot = numba.njit(lambda a, b: np.dot(a, b))\n"
+              "product = dot(np.eye(2), np.full((2, 2), 3.0)).tolist()\n"
               "import scipy.linalg\n"
-              "print(dot(np.eye(2), np.full((2, 2), 3.0)).tolist(),\n"
-              "      scipy.linalg.cython_blas.__name__, scipy.linalg.solve(2 * np.eye(2), [1.0, 1.0]).tolist())\n")
+              "print(product, scipy.linalg.cython_blas.__name__,\n"
+              "      scipy.linalg.solve(2 * np.eye(2), [1.0, 1.0]).tolist())\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     lines = out.stdout.strip().splitlines()
     # d/dx sum(x @ x) = 1 x^T + x^T 1: row sums of x^T plus column sums of x^T

@@ -191,7 +191,8 @@ def _general_loops(op, grads, dt, dt_name):
         call = _formula_call(op, k, lambda name: f"v_{name}[i_{name}[i]]", dt_name)
         if op.passes_through >> k & 1:
             # g -> g into the output's own buffer (Note [buffer reuse]): it is in place already
-            src += [f"    if gin(a, {k}) == gout(a, 0):", "        pass", f"    elif gin(a, {k}) != 0:"]
+            src += [f"    if gin(a, {k}) == gout(a, 0):", "        pass",
+                    f"    elif gin(a, {k}) != 0:"]
         else:
             src += [f"    if gin(a, {k}) != 0:"]
         src += [f"        gk = view(gin(a, {k}), n{k}, {dt})",
