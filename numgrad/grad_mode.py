@@ -64,7 +64,6 @@ class _Mode:
     def __enter__(self):
         self._saved = (state.grad_mode, state.inference)
         _set(*self._target())
-        return self
 
     def __exit__(self, *exc):
         _set(*self._saved)
@@ -161,7 +160,6 @@ class set_grad_enabled(_Mode):
     def __enter__(self):
         # the call already switched the mode: restore what was there before it on exit
         self._saved = self._before_call
-        return self
 
     def _target(self):
         return self.mode, state.inference
@@ -221,7 +219,7 @@ class set_multithreading_enabled:
         self.mode = bool(mode)
 
     def __enter__(self):
-        return self
+        pass
 
     def __exit__(self, *exc):
         return False

@@ -69,7 +69,7 @@ class set_detect_anomaly:
         _set(mode, check_nan)
 
     def __enter__(self):
-        return self
+        pass
 
     def __exit__(self, *exc):
         _set(*self._previous)
@@ -94,7 +94,6 @@ class detect_anomaly:
     def __enter__(self):
         self._previous = (enabled, _check_nan)
         _set(True, self.check_nan)
-        return self
 
     def __exit__(self, *exc):
         _set(*self._previous)

@@ -39,7 +39,6 @@ class saved_tensors_hooks:
         self._outer = state.saved_hooks
         state.saved_hooks = (self.pack_hook, self.unpack_hook)
         _apply.packing += 1
-        return self
 
     def __exit__(self, *exc):
         grad_mode.state.saved_hooks = self._outer
@@ -64,7 +63,6 @@ class disable_saved_tensors_hooks:
         state = grad_mode.state
         self._outer = state.saved_hooks_disabled
         state.saved_hooks_disabled = self.error_message
-        return self
 
     def __exit__(self, *exc):
         grad_mode.state.saved_hooks_disabled = self._outer
