@@ -26,6 +26,22 @@ def test_no_grad_and_enable_grad_as_context_managers():
     assert z.requires_grad and z.grad_fn is not None
 
 
+@pytest.mark.filterwarnings("ignore:Anomaly Detection has been enabled")
+def test_with_as_binds_none_as_torch():
+    """torch's grad-mode, anomaly and saved-tensor-hook blocks give None to `with ... as`."""
+    x = ng.ones(2, requires_grad=True)
+    blocks = [ng.no_grad(), ng.enable_grad(), ng.set_grad_enabled(True), ng.inference_mode(False),
+              ng.autograd.set_detect_anomaly(False), ng.autograd.detect_anomaly(),
+              ng.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t),
+              ng.autograd.graph.save_on_cpu(),
+              ng.autograd.graph.disable_saved_tensors_hooks("no hooks here"),
+              ng.autograd.set_multithreading_enabled(True)]
+    for block in blocks:
+        with block as bound:
+            assert bound is None, type(block).__name__
+    assert ng.is_grad_enabled() and (x * 2).requires_grad
+
+
 @pytest.mark.parametrize("parentheses", [True, False])
 def test_modes_as_decorators_with_and_without_parentheses(parentheses):
     x = leaf()
