@@ -159,7 +159,7 @@ def test_broadcasting_addition_passes_its_buffer_to_the_full_size_input():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_views_and_named_composites_pass_their_gradient_on(dtype):
-    """reshape, unsqueeze, transpose-free views and a named composite's node copy nothing: each
+    """reshape, unsqueeze and the node that names layer_norm's composite copy nothing: each
     input takes its output's buffer."""
     n = 64 * 128
     x = ng.tensor(_data(n=n, dtype=dtype), requires_grad=True)

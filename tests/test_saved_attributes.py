@@ -90,7 +90,7 @@ def test_a_value_only_unneeded_derivatives_read_is_not_saved(dtype):
         y = x * c
         z = m @ x
         s = (x * 3).sum()
-    assert packed == [(3,), (2, 3)]          # c for x's gradient; m for mm's (x's) gradient
+    assert packed == [(3,), (2, 3)]          # c, and m: what x's two gradients read
     assert y.grad_fn._saved_self is None and y.grad_fn._saved_other.equal(c)
     assert z.grad_fn._saved_vec is None and z.grad_fn._saved_self.equal(m)
     with pytest.raises(RuntimeError, match="with value None is forbidden"):
