@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import numgrad as ng
-from numgrad.autograd.graph import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks
+from numgrad.autograd.graph import (allow_mutation_on_saved_tensors, disable_saved_tensors_hooks,
+                                    save_on_cpu, saved_tensors_hooks)
 
 
 @pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
@@ -117,3 +118,50 @@ def test_save_on_cpu_keeps_host_values():
         y = (x * x * x).sum()
     y.backward()
     np.testing.assert_array_equal(x.grad.numpy(), [3., 12.])
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_allow_mutation_on_saved_tensors_reads_values_as_saved(dtype):
+    """torch's examples: inside the block, changing a saved tensor in place is no error and the
+    backward reads it as it was; an unchanged one still carries gradients (double backward)."""
+    with allow_mutation_on_saved_tensors() as ctx:
+        assert ctx is not None
+        a = ng.tensor([1.0, 2.0, 3.0], dtype=dtype, requires_grad=True)
+        b = a.clone()
+        out = (b ** 2).sum()
+        b.sin_()                                    # without the block: the version error
+        out.backward()
+        np.testing.assert_allclose(a.grad.numpy(), [2.0, 4.0, 6.0])     # 2 b, b as saved
+        w = ng.tensor([1.0, -2.0], dtype=dtype, requires_grad=True)
+        loss = (w * w * w).sum()
+        with ng.no_grad():
+            w.mul_(10.0)                            # a leaf, changed after it was saved
+        loss.backward()
+        np.testing.assert_allclose(w.grad.numpy(), [3.0, 12.0])        # 3 w^2 of the old w
+        x = ng.tensor([0.5, 1.5], dtype=dtype, requires_grad=True)
+        g, = ng.autograd.grad((x * x * x).sum(), x, create_graph=True)
+        gg, = ng.autograd.grad(g.sum(), x)
+        np.testing.assert_allclose(gg.numpy(), [3.0, 9.0])              # 6 x
+        assert g.dtype == gg.dtype == dtype
+
+
+def test_allow_mutation_on_saved_tensors_errors():
+    with allow_mutation_on_saved_tensors():
+        x = ng.tensor([1.0, 2.0], requires_grad=True)
+        y = (x * x).sum()
+    with pytest.raises(RuntimeError, match="backward outside of the 'allow_mutation_on_saved"):
+        y.backward()
+    assert x.grad is None
+    with allow_mutation_on_saved_tensors():
+        with pytest.raises(RuntimeError, match="contexts cannot be nested"):
+            with allow_mutation_on_saved_tensors():
+                pass
+        z = (x * x).sum()
+        z.backward()                                 # the outer block still works
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 4.0])
+    c = x.detach().clone().requires_grad_()
+    d = (c * c).sum()
+    with ng.no_grad():
+        c.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        d.backward()                                # outside any block: torch's version error

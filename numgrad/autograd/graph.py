@@ -18,7 +18,8 @@ from . import api
 from .api import _as_tuple, _check_roots, _targets
 # torch.autograd.graph's public names that live elsewhere in numgrad
 from ..node import Node  # noqa: F401
-from .saved_hooks import disable_saved_tensors_hooks, save_on_cpu, saved_tensors_hooks  # noqa: F401
+from .saved_hooks import (allow_mutation_on_saved_tensors, disable_saved_tensors_hooks,  # noqa: F401
+                          save_on_cpu, saved_tensors_hooks)
 from .. import grad_mode
 from ..hooks import RemovableHandle
 from ..node import node_view

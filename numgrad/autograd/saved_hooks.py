@@ -53,6 +53,47 @@ class save_on_cpu(saved_tensors_hooks):
         super().__init__(lambda t: (t.device, t.cpu()), lambda packed: packed[1].to(packed[0]))
 
 
+class allow_mutation_on_saved_tensors(saved_tensors_hooks):
+    """Context manager: inside it, a tensor saved for backward may change in place afterwards,
+    and the backward reads it as it was when saved, where it would otherwise raise the version
+    error. Saved tensors are packed as (tensor, its version, a copy): unpacking gives the tensor
+    itself while it is unchanged, so gradients flow through it as usual, and the copy once it
+    changed. torch copies a tensor when it is first changed; numgrad copies each one when it is
+    saved (the in-place ops change their data before they count the change), so the block holds
+    a second copy of what it saves. The graph can be differentiated only inside the block."""
+
+    _entered = 0
+
+    def __init__(self):
+        super().__init__(self._pack, self._unpack)
+        self._open = False
+
+    def __enter__(self):
+        if allow_mutation_on_saved_tensors._entered:
+            raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+        super().__enter__()
+        allow_mutation_on_saved_tensors._entered += 1
+        self._open = True
+        return self
+
+    def __exit__(self, *exc):
+        super().__exit__(*exc)
+        allow_mutation_on_saved_tensors._entered -= 1
+        self._open = False
+
+    @staticmethod
+    def _pack(t):
+        return t, t._version, t.detach().clone()
+
+    def _unpack(self, packed):
+        if not self._open:
+            # torch's words, as torch joins them
+            raise RuntimeError("Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                               "contextin which the graph was originally recorded.")
+        t, version, copy = packed
+        return t if t._version == version else copy
+
+
 class disable_saved_tensors_hooks:
     """Context manager: entering saved_tensors_hooks inside it raises RuntimeError(error_message)."""
 
