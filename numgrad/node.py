@@ -46,6 +46,13 @@ class Node:
             raise AttributeError(f"'{self.name()}' object has no attribute 'variable'")
         return self._seg.leaves[self._id]
 
+    def _sequence_nr(self):
+        """The order nodes were recorded in, as torch's counter gives it (a later node has a
+        larger number); AccumulateGrad's is the largest, 2**64 - 1, as in torch."""
+        if self._seg.op_of(self._local) == ACCUMULATE:
+            return 2 ** 64 - 1
+        return self._id
+
     @property
     def metadata(self):
         return self._seg.python.setdefault(("metadata", self._id), {})

@@ -27,6 +27,23 @@ def test_of_two_ready_branches_the_newer_runs_first():
     assert order == ["z", "y"]
 
 
+def test_sequence_numbers_follow_the_recording_order():
+    """grad_fn._sequence_nr(), the number torch's ready queue orders by: a node made later has a
+    larger one, and AccumulateGrad has the largest, 2**64 - 1 (it runs as soon as it is ready)."""
+    x = ng.tensor([0.5, 1.0], requires_grad=True)
+    y = x.exp()
+    z = x.sin()
+    w = (y + z).sum()
+    numbers = [t.grad_fn._sequence_nr() for t in (y, z, w)]
+    assert numbers == sorted(numbers) and len(set(numbers)) == 3
+    later = (x * 2).grad_fn._sequence_nr()
+    w.backward()                                 # the next node starts a new tape segment
+    assert (x * 3).grad_fn._sequence_nr() > later > numbers[-1]
+    accumulate = y.grad_fn.next_functions[0][0]
+    assert accumulate.name() == "torch::autograd::AccumulateGrad"
+    assert accumulate._sequence_nr() == 2 ** 64 - 1
+
+
 @pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
 def test_a_leaf_gets_its_grad_as_soon_as_it_is_complete(dtype):
     """p = a*2 (node 0), q = b*3 (1), loss = p.sum() (2) + q.sum() (3) (4): the add makes both
