@@ -56,6 +56,8 @@ def test_composites_carry_the_node_name_of_torchs_single_op():
              (lambda: x.logcumsumexp(0), "LogcumsumexpBackward0"),
              (lambda: ng.linalg.cross(x, x.flip(0)), "LinalgCrossBackward0"),
              (lambda: x.renorm(2, 0, 1.0), "RenormBackward0"),
+             (lambda: ng.kron(x, x[:2]), "UnsafeViewBackward0"),
+             (lambda: x.repeat_interleave(2, dim=1), "ViewBackward0"),
              (lambda: ng.linalg.matrix_exp(x), "LinalgMatrixExpBackward0"),
              (lambda: ng.select_scatter(x, x[0], 0, 1), "SelectScatterBackward0"),
              (lambda: ng.slice_scatter(x, x[:1], 0, 1, 2), "SliceScatterBackward0"),

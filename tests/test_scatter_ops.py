@@ -121,8 +121,15 @@ def test_repeat_interleave():
     assert np.array_equal(ng.repeat_interleave(ng.tensor([2, 0, 1])).numpy(), [0, 0, 2])
     a = f64(2, 3)
     assert gradcheck(lambda t: t.repeat_interleave(ng.tensor([0, 2, 1]), dim=1), (a,))
+    assert gradcheck(lambda t: t.repeat_interleave(2, dim=0), (a,))
+    # torch's nodes: an int count copies an expanded view, a tensor of counts gathers
     out = a.repeat_interleave(2)
-    assert type(out.grad_fn).__name__ == "IndexSelectBackward0"
+    assert type(out.grad_fn).__name__ == "ViewBackward0"
+    assert type(out.grad_fn.next_functions[0][0]).__name__ == "CloneBackward0"
+    assert type(a.repeat_interleave(ng.tensor(2), dim=1).grad_fn).__name__ == "IndexSelectBackward0"
+    weights = ng.tensor(np.arange(12.0))
+    g, = ng.autograd.grad((out * weights).sum(), a)
+    np.testing.assert_array_equal(g.numpy(), [[1, 5, 9], [13, 17, 21]])    # 2k + 2k + 1
     with pytest.raises(RuntimeError, match="same size"):
         x.repeat_interleave(ng.tensor([1, 2, 3]), dim=0)
     with pytest.raises(RuntimeError, match="negative"):

@@ -16,7 +16,7 @@ from .layout import diagonal, roll
 from .linalg import dot, mm, mv
 from .named import named
 from .reduce import expand, logsumexp, norm, sum as sum_
-from .shape import cat, flip, permute, reshape, transpose
+from .shape import UNSAFE_VIEW, cat, flip, permute, reshape, transpose
 from .untracked import to_host, untracked
 
 PUBLIC = ("softmax", "log_softmax", "narrow", "movedim", "moveaxis", "swapaxes", "swapdims",
@@ -340,9 +340,11 @@ def kron(input, other):
     shape_a = (1,) * (nd - input.ndim) + tuple(input.shape)
     shape_b = (1,) * (nd - other.ndim) + tuple(other.shape)
     # input's dims interleaved with other's, so that the product's reshape puts blocks together
-    spread_a = reshape(input, [s for n in shape_a for s in (n, 1)])
-    spread_b = reshape(other, [s for n in shape_b for s in (1, n)])
-    return reshape(spread_a * spread_b, tuple(m * n for m, n in zip(shape_a, shape_b)))
+    # (torch reshapes with _unsafe_view: UnsafeViewBackward0 nodes)
+    spread_a = reshape(input, [s for n in shape_a for s in (n, 1)], op=UNSAFE_VIEW)
+    spread_b = reshape(other, [s for n in shape_b for s in (1, n)], op=UNSAFE_VIEW)
+    return reshape(spread_a * spread_b, tuple(m * n for m, n in zip(shape_a, shape_b)),
+                   op=UNSAFE_VIEW)
 
 
 def vdot(input, other):

@@ -194,7 +194,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
         counts = _index_array(input).reshape(-1)
         return untracked(lambda c: np.repeat(np.arange(c.size, dtype=np.int64), c), counts)
     if dim is None:
-        input, dim = input.reshape(-1), 0
+        input, dim = input.flatten(), 0
     d = _wrap_dim(dim, input._data.ndim)
     size = input._data.shape[d] if input._data.ndim else 1
     counts = _index_array(repeats).reshape(-1) if isinstance(repeats, Tensor) else np.asarray(repeats)
@@ -208,7 +208,13 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if output_size is not None and idx.size != output_size:
         raise RuntimeError(f"allocated size does not match required size: {output_size} vs "
                            f"{idx.size}")
-    return index_select(input, d, idx)
+    if isinstance(repeats, Tensor) or input._data.ndim == 0:
+        return index_select(input, d, idx)
+    # an int count: torch copies an expanded view (ViewBackward0 over CloneBackward0), the same
+    # gradient as gathering with idx
+    shape = tuple(input._data.shape)
+    spread = input.unsqueeze(d + 1).expand(*shape[:d + 1], int(counts), *shape[d + 1:])
+    return spread.clone().flatten(d, d + 1)
 
 
 PUBLIC = ("scatter", "index_fill", "index_copy", "repeat_interleave")
