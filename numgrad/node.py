@@ -36,8 +36,7 @@ class Node:
             positions = range(start, end) if listed is None else \
                 (None if k is None else start + k for k in listed)
             shown = [(-1, 0) if e is None else (seg.e_node[e], seg.e_slot[e]) for e in positions]
-        return tuple((None, 0) if producer < 0 else
-                     (node_view(segment_holding(seg, producer), producer), slot)
+        return tuple((None, 0) if producer < 0 else _shown_edge(seg, producer, slot)
                      for producer, slot in shown)
 
     @property
@@ -99,6 +98,22 @@ class Node:
         code = self._seg.op_of(self._local)
         where = "numgrad.autograd.function." if registry.OPS[code].python_backward else ""
         return f"<{where}{type(self).__name__} object at {hex(id(self))}>"
+
+
+def _shown_edge(seg, producer, slot):
+    """(node, input_nr) of an edge as torch has it: the cast of an operand that an op of mixed
+    float types promoted is torch's own doing inside the op, so the edge shows what was cast."""
+    promote = registry.BY_NAME["promote"].code
+    pseg = segment_holding(seg, producer)
+    local = producer & 0xFFFFFFFF
+    while pseg.op_of(local) == promote:
+        start, _ = pseg.inputs_of(local)
+        producer, slot = pseg.e_node[start], pseg.e_slot[start]
+        if producer < 0:
+            return None, 0
+        pseg = segment_holding(pseg, producer)
+        local = producer & 0xFFFFFFFF
+    return node_view(pseg, producer), slot
 
 
 # Nodes torch implements in C++ by hand: name() gives their namespace (the class name does not).

@@ -208,6 +208,9 @@ SAMPLES = [
     # a float32 round trip: finite differences need a step float32 can resolve
     S("cast", lambda x: x.float().double() * x, [(3,)],
       lambda x: x.astype(np.float32).astype(np.float64) * x, eps=1e-3, atol=1e-3),
+    # float32 * float64: the float32 operand promoted on its way into the product
+    S("promote", lambda x: x.float() * x, [(3,)],
+      lambda x: x.astype(np.float32).astype(np.float64) * x, eps=1e-3, atol=1e-3),
     # ---- shapes ----
     S("view", lambda x: x.reshape(3, 2), [(2, 3)], lambda x: x.reshape(3, 2)),
     S("view", lambda x: x.flatten(), [(2, 1, 2)], lambda x: x.reshape(-1)),

@@ -50,7 +50,7 @@ def _table():
     for name in ("where", "masked_fill", "masked_fill_tensor"):
         twins[name] = _elementwise(registry.BY_NAME[name], host_inputs=(0,))
     plain = {
-        "cast": shape.cast, "clone": shape.clone, "view": shape.reshape,
+        "cast": shape.cast, "promote": shape.cast, "clone": shape.clone, "view": shape.reshape,
         "unsafe_view": shape.reshape,
         "unsqueeze": shape.reshape, "squeeze": shape.reshape, "squeeze_dim": shape.reshape,
         "squeeze_dims": shape.reshape, "permute": shape.permute, "transpose": shape.permute,

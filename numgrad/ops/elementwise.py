@@ -318,7 +318,9 @@ def _promoted(t, dtype):
     """t cast to the dtype an op computes in. torch promotes inside the op and saves t itself, so
     changing t in place afterwards is an error at backward; the cast shares t's version counter
     to make it one here too (it is a copy nobody else sees, never itself changed in place)."""
-    result = cast(t, dtype)
+    if not (dtypes.is_floating(dtype) and dtypes.is_floating(t._data.dtype)):
+        return cast(t, dtype)
+    result = apply(PROMOTE, (t,), {"dtype": np.dtype(dtype)})
     if result._requires_grad:
         vc = t._vc
         if vc is None:
@@ -803,6 +805,11 @@ def _cast_vjp(ctx, g):
 
 CAST = OpDef("cast", lambda x, dtype: x.astype(dtype), node_name="ToCopyBackward0", kernel="cast_bwd",
              vjp=_cast_vjp, mixed_floats=True)
+# the cast an op of mixed float types makes of an operand (_promoted): torch promotes inside the
+# op and casts the operand's gradient back on the way, with no node of its own, so
+# next_functions looks through this one (node.py)
+PROMOTE = OpDef("promote", lambda x, dtype: x.astype(dtype), node_name="ToCopyBackward0",
+                kernel="cast_bwd", vjp=_cast_vjp, mixed_floats=True)
 
 
 def cast(x, dtype):
