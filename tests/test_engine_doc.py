@@ -22,7 +22,7 @@ def test_engine_doc_output_is_what_numgrad_prints():
     tape.close_segment(tape.current_segment())      # positions start at 0, as in the page
     namespace = {}
     pairs = blocks()
-    assert len(pairs) == 13
+    assert len(pairs) == 14
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for code, expected in pairs:
