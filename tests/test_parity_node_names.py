@@ -97,3 +97,21 @@ def test_instance_norm_is_batch_norm_of_one_sample_of_every_channel_as_in_torch(
     centred = x.detach().numpy() - x.detach().numpy().mean(-1, keepdims=True)
     expected = centred / (centred.std(-1, keepdims=True) ** 2 + 1e-5) ** 0.5 * [[[2.0], [0.5]]]
     np.testing.assert_allclose(y.detach().numpy(), expected, rtol=1e-5)
+
+
+def test_an_op_of_mixed_float_types_lists_its_operands_as_torch():
+    """torch promotes inside the op: float32 * float64 lists both leaves, not a ToCopyBackward0
+    (an explicit .double() still has one); the gradient comes back in each leaf's dtype."""
+    v = ng.tensor([1.0, 2.0], requires_grad=True)
+    a = ng.tensor([3.0, -1.0], dtype=ng.float64, requires_grad=True)
+    for y in (v * a, ng.cat([v, a]), ng.where(a > 0, v, a), ng.addcmul(a, v, a)):
+        assert all(type(n).__name__ == "AccumulateGrad" for n, _ in y.grad_fn.next_functions)
+    assert [type(n).__name__ for n, _ in (v.double() * a).grad_fn.next_functions] == \
+        ["ToCopyBackward0", "AccumulateGrad"]
+    in_place = (a * 1.0).add_(v)
+    assert [type(n).__name__ for n, _ in in_place.grad_fn.next_functions] == \
+        ["MulBackward0", "AccumulateGrad"]
+    (v * a).sum().backward()
+    assert v.grad.dtype == ng.float32 and a.grad.dtype == ng.float64
+    np.testing.assert_array_equal(v.grad.numpy(), [3.0, -1.0])
+    np.testing.assert_array_equal(a.grad.numpy(), [1.0, 2.0])
