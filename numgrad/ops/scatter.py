@@ -208,7 +208,7 @@ def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):
     if output_size is not None and idx.size != output_size:
         raise RuntimeError(f"allocated size does not match required size: {output_size} vs "
                            f"{idx.size}")
-    if isinstance(repeats, Tensor) or input._data.ndim == 0:
+    if isinstance(repeats, Tensor) or counts.ndim or input._data.ndim == 0:
         return index_select(input, d, idx)
     # an int count: torch copies an expanded view (ViewBackward0 over CloneBackward0), the same
     # gradient as gathering with idx
