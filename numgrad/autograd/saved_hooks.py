@@ -88,8 +88,9 @@ class allow_mutation_on_saved_tensors(saved_tensors_hooks):
     def _unpack(self, packed):
         if not self._open:
             # torch's words, as torch joins them
-            raise RuntimeError("Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
-                               "contextin which the graph was originally recorded.")
+            raise RuntimeError("Trying to backward outside of the "
+                               "'allow_mutation_on_saved_tensors' contextin which the graph was "
+                               "originally recorded.")
         t, version, copy = packed
         return t if t._version == version else copy
 
