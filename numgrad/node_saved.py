@@ -83,7 +83,7 @@ def _was_saved(seg, node, position):
     local = node & 0xFFFFFFFF
     start, end = seg.inputs_of(local)
     wanted = sum(1 << k for k in range(end - start) if seg.e_node[start + k] != -1)
-    return registry.OPS[seg.op_of(local)].save_readers[position] & wanted != 0
+    return registry.OPS[seg.op_of(local)].kept(wanted)[position]
 
 
 def _unpack(seg, node, position):

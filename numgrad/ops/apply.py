@@ -329,8 +329,7 @@ def _pack_saved(seg, node, op, inputs, outputs, wanted):
     """A saved_tensors_hooks block is active: Note [packed saved values]. Values not saved are
     not packed (Note [values not saved])."""
     from ..autograd.saved_hooks import pack_saved
-    kept = [readers & wanted != 0 for readers in op.save_readers]
-    pack_saved(seg, node, op.save_index, inputs, outputs, kept)
+    pack_saved(seg, node, op.save_index, inputs, outputs, op.kept(wanted))
 
 
 def _check_inference(op, inputs, seg, edges_start):

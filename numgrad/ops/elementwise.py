@@ -318,9 +318,7 @@ def _promoted(t, dtype):
     """t cast to the dtype an op computes in. torch promotes inside the op and saves t itself, so
     changing t in place afterwards is an error at backward; the cast shares t's version counter
     to make it one here too (it is a copy nobody else sees, never itself changed in place)."""
-    if not (dtypes.is_floating(dtype) and dtypes.is_floating(t._data.dtype)):
-        return cast(t, dtype)
-    result = apply(PROMOTE, (t,), {"dtype": np.dtype(dtype)})
+    result = cast(t, dtype, op=PROMOTE)
     if result._requires_grad:
         vc = t._vc
         if vc is None:
@@ -803,21 +801,24 @@ def _cast_vjp(ctx, g):
     return (cast(g, dtypes.float32 if g.dtype == dtypes.float64 else dtypes.float64),)
 
 
-CAST = OpDef("cast", lambda x, dtype: x.astype(dtype), node_name="ToCopyBackward0", kernel="cast_bwd",
-             vjp=_cast_vjp, mixed_floats=True)
+def _cast_forward(x, dtype):
+    return x.astype(dtype)
+
+
+_CAST = dict(node_name="ToCopyBackward0", kernel="cast_bwd", vjp=_cast_vjp, mixed_floats=True)
+CAST = OpDef("cast", _cast_forward, **_CAST)
 # the cast an op of mixed float types makes of an operand (_promoted): torch promotes inside the
 # op and casts the operand's gradient back on the way, with no node of its own, so
 # next_functions looks through this one (node.py)
-PROMOTE = OpDef("promote", lambda x, dtype: x.astype(dtype), node_name="ToCopyBackward0",
-                kernel="cast_bwd", vjp=_cast_vjp, mixed_floats=True)
+PROMOTE = OpDef("promote", _cast_forward, **_CAST)
 
 
-def cast(x, dtype):
+def cast(x, dtype, op=CAST):
     """x converted to dtype; differentiable between float types (ToCopyBackward0)."""
     dtype = np.dtype(dtype)
     if x._data.dtype == dtype:
         return x
     if not (dtypes.is_floating(dtype) and dtypes.is_floating(x._data.dtype)):
         return Tensor._make(x._data.astype(dtype), False)
-    return apply(CAST, (x,), {"dtype": dtype})
+    return apply(op, (x,), {"dtype": dtype})
 

@@ -99,6 +99,12 @@ class OpDef:
         OPS.append(self)
         BY_NAME[name] = self
 
+    def kept(self, wanted):
+        """Per saved value, whether a node whose inputs in the bit mask `wanted` need gradients
+        keeps it: some derivative that will be computed reads it (Note [values not saved] in
+        ops/apply.py)."""
+        return tuple(readers & wanted != 0 for readers in self.save_readers)
+
     def __repr__(self):
         return f"<op {self.name} #{self.code}>"
 
