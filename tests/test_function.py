@@ -228,6 +228,43 @@ def test_non_differentiable_outputs_get_materialized_zeros():
     assert g_label is None
 
 
+class AfterOthers(Function):
+    """Differentiable results after a non-tensor, an integer tensor and a marked one."""
+
+    @staticmethod
+    def forward(ctx, x):
+        marked = x * 3
+        ctx.mark_non_differentiable(marked)
+        return "label", (x > 0).long(), marked, x * 2, x * 5
+
+    @staticmethod
+    def backward(ctx, g_label, g_indices, g_marked, g_doubled, g_five):
+        return g_doubled * 2 + g_five * 5
+
+
+def test_an_output_is_numbered_by_its_place_among_all_returned_values():
+    # torch numbers a Function's outputs by their position in what forward returned, so the
+    # edge of a consumer of the fourth value carries input_nr 3, whatever came before it
+    x = t64([1., -1.])
+    _, _, _, doubled, fived = AfterOthers.apply(x)
+    assert doubled.grad_fn is fived.grad_fn
+    assert (doubled * 1).grad_fn.next_functions[0][1] == 3
+    assert (fived * 1).grad_fn.next_functions[0][1] == 4
+    (doubled * 10 + fived).sum().backward()
+    close(x.grad, [25., 25.])
+    hooked = []
+    fived.register_hook(lambda g: hooked.append(g.tolist()))
+    (x * 1).sum().backward()
+    assert hooked == []
+    x.grad = None
+    fived.grad_fn.register_hook(lambda grad_inputs, grad_outputs: hooked.append(
+        [None if g is None else g.tolist() for g in grad_outputs]))
+    ng.autograd.backward([fived.sum()])
+    # the tensor hook first; the node's hook sees None where no gradient came
+    assert hooked == [[1., 1.], [None, None, None, None, [1., 1.]]]
+    close(x.grad, [5., 5.])
+
+
 class TwoOutputs(Function):
     received = []
 

@@ -250,38 +250,48 @@ def _record(ctx, args, results):
     tensors = [r for r in results if isinstance(r, Tensor)]
     differentiable = [r for r in tensors if id(r) not in ctx._non_differentiable
                       and r._data.dtype.kind == "f"]
+    if len({r._data.dtype for r in differentiable}) > 1:
+        # the node's gradient buffers share one float type
+        raise NotImplementedError(f"{ctx._cls.__name__}: differentiable outputs of a custom "
+                                  "Function must share one dtype")
+    # As in torch, output k of the node is forward's k-th return value, whatever it is (its
+    # output_nr, the input_nr of a consumer's edge): the other outputs (non-differentiable
+    # tensors, non-tensors, a tensor returned again later) get no gradient, and hold a 0-d slot.
+    # A tensor returned twice is the node's output where it came last (an earlier place gets no
+    # gradient).
+    last = {id(r): k for k, r in enumerate(results)}
+    wanted = {id(r) for r in differentiable}
+    slots = [k if isinstance(r, Tensor) and id(r) in wanted and last[id(r)] == k else -1
+             for k, r in enumerate(results)]
     meta = []
     for a in args:
         if isinstance(a, Tensor):
             meta.append(a._data.ndim)
             meta.extend(a._data.shape)
-    for r in differentiable:
-        meta.append(r._data.ndim)
-        meta.extend(r._data.shape)
-    if len({r._data.dtype for r in differentiable}) > 1:
-        # the node's gradient buffers share one float type
-        raise NotImplementedError(f"{ctx._cls.__name__}: differentiable outputs of a custom "
-                                  "Function must share one dtype")
+    for r, slot in zip(results, slots):
+        if slot >= 0:
+            meta.append(r._data.ndim)
+            meta.extend(r._data.shape)
+        else:
+            meta.append(0)
     is64 = bool(differentiable) and differentiable[0]._data.dtype == np.float64
     node = seg.add_node(tape.kind_of(PYTHON_FUNCTION.code, is64),
-                        tape.pack_counts(len(edges), len(differentiable), 0, len(meta), 0))
+                        tape.pack_counts(len(edges), len(results), 0, len(meta), 0))
     seg.e_node.extend([n for n, _ in edges])
     seg.e_slot.extend([slot for _, slot in edges])
     seg.mt.extend(meta)
     seg.python[node] = ctx
     ctx._seg_ref = weakref.ref(seg)
     ctx._node = node
-    outputs = {id(r): k for k, r in enumerate(differentiable)}
-    # a tensor returned twice is the node's output where it came last (as torch): an earlier
-    # place gets no gradient
-    last = {id(r): k for k, r in enumerate(results)}
-    ctx._outputs = tuple((outputs.get(id(r), -1) if last[id(r)] == k else -1, r._data.shape,
-                          r._data.dtype) if isinstance(r, Tensor) else (None, None, None)
-                         for k, r in enumerate(results))
-    for slot, r in enumerate(differentiable):
-        r._requires_grad, r._seg, r._node, r._slot = True, seg, node, slot
-        if r._vc is None:
-            r._vc = new_version_counter()
+    ctx._outputs = tuple((slot, r._data.shape, r._data.dtype) if isinstance(r, Tensor)
+                         else (None, None, None) for r, slot in zip(results, slots))
+    outputs = {}
+    for r, slot in zip(results, slots):
+        if slot >= 0:
+            r._requires_grad, r._seg, r._node, r._slot = True, seg, node, slot
+            if r._vc is None:
+                r._vc = new_version_counter()
+            outputs[id(r)] = slot
     ctx._saved = [None if t is None else _SavedTensor(t, outputs.get(id(t))) for t in ctx._to_save]
     ctx._to_save = ()
 
