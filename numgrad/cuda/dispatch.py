@@ -51,11 +51,12 @@ def _table():
         twins[name] = _elementwise(registry.BY_NAME[name], host_inputs=(0,))
     plain = {
         "cast": shape.cast, "promote": shape.cast, "clone": shape.clone, "view": shape.reshape,
-        "unsafe_view": shape.reshape,
+        "unsafe_view": shape.reshape, "reshape_alias": shape.reshape,
         "unsqueeze": shape.reshape, "squeeze": shape.reshape, "squeeze_dim": shape.reshape,
         "squeeze_dims": shape.reshape, "permute": shape.permute, "transpose": shape.permute,
         "t": shape.permute, "strided": shape.strided, "select": shape.strided,
-        "as_strided": shape.strided, "diagonal": shape.strided, "unfold": shape.strided,
+        "as_strided": shape.strided, "diagonal": shape.strided, "diagonal_copy": shape.strided,
+        "unfold": shape.strided,
         "alias": shape.strided, "t_": shape.permute, "transpose_": shape.permute,
         "squeeze_": shape.reshape, "squeeze_dim_": shape.reshape, "squeeze_dims_": shape.reshape,
         "unsqueeze_": shape.reshape,
@@ -79,6 +80,7 @@ def _table():
     twins.update({name: Twin(fn) for name, fn in plain.items()})
     twins.update({"take": Twin(index.take, (1,)), "gather": Twin(index.take, (1,)),
                   "index_select": Twin(index.take, (1,)), "put_add": Twin(index.put_add, (1,)),
+                  "diag_embed": Twin(index.put_add, (1,)),
                   "scatter_add": Twin(index.scatter_add, (2,)),
                   "index_add": Twin(index.scatter_add, (2,)),
                   "cross_entropy": Twin(nn.cross_entropy, (1, 2))})

@@ -29,9 +29,12 @@ GATHER = OpDef("gather", lambda x, positions: x.reshape(-1)[positions], node_nam
                **_TAKE)
 INDEX_SELECT = OpDef("index_select", lambda x, positions: x.reshape(-1)[positions],
                      node_name="IndexSelectBackward0", **_TAKE)
-PUT_ADD = OpDef("put_add", lambda g, positions, shape: _put_add_forward(g, positions, shape), n_in=2,
-                saves=("y",), node_name="IndexPutBackward0", kernel="put_add_bwd", vjp=_put_vjp,
-                listed=(0,))
+_PUT = dict(n_in=2, saves=("y",), kernel="put_add_bwd", vjp=_put_vjp, listed=(0,))
+PUT_ADD = OpDef("put_add", lambda g, positions, shape: _put_add_forward(g, positions, shape),
+                node_name="IndexPutBackward0", **_PUT)
+# diag, diag_embed and diagflat place values on a diagonal of zeros: torch's node is diag_embed's
+DIAG_EMBED = OpDef("diag_embed", lambda g, positions, shape: _put_add_forward(g, positions, shape),
+                   node_name="DiagEmbedBackward0", **_PUT)
 
 
 def _put_add_forward(g, positions, shape):
@@ -45,9 +48,9 @@ def take(x, positions, op=TAKE):
     return apply(op, (x, np.ascontiguousarray(positions, np.int64)))
 
 
-def put_add(g, positions, shape):
+def put_add(g, positions, shape, op=PUT_ADD):
     """zeros(shape) with g's elements added at flat positions (duplicates accumulate)."""
-    return apply(PUT_ADD, (g, np.ascontiguousarray(positions, np.int64)), {"shape": tuple(shape)})
+    return apply(op, (g, np.ascontiguousarray(positions, np.int64)), {"shape": tuple(shape)})
 
 
 def _positions(shape, index):

@@ -6,10 +6,10 @@ import numpy as np
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .elementwise import where
-from .index import put_add, take
+from .index import DIAG_EMBED, put_add, take
 from .linalg import infer_size_error
 from .named import named
-from .shape import DIAGONAL
+from .shape import DIAGONAL, DIAGONAL_COPY
 from .untracked import to_host
 
 
@@ -34,8 +34,9 @@ def triu(x, diagonal=0):
                  inputs=(x,))
 
 
-def diagonal(x, offset=0, dim1=0, dim2=1):
-    """The diagonal of dims dim1 and dim2 as a new last dim; a view of x, as in torch."""
+def diagonal(x, offset=0, dim1=0, dim2=1, op=DIAGONAL):
+    """The diagonal of dims dim1 and dim2 as a new last dim; a view of x, as in torch (a copy
+    with op=DIAGONAL_COPY)."""
     shape = x._data.shape
     nd = len(shape)
     d1, d2 = _wrap_dim(dim1, nd), _wrap_dim(dim2, nd)
@@ -49,18 +50,18 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     strides = tuple(cstrides[k] for k in rest) + (cstrides[d1] + cstrides[d2],)
     attrs = {"offset": start if size else 0, "strides": strides, "in_shape": shape,
              "out_shape": out_shape}
-    return apply(DIAGONAL, (x,), attrs)
+    return apply(op, (x,), attrs)
 
 
 def diag(x, diagonal=0):
     """A 1-D x as the `diagonal` of a square matrix, or the `diagonal` of a 2-D x."""
     if x._data.ndim == 2:
-        return globals()["diagonal"](x, diagonal)
+        return globals()["diagonal"](x, diagonal, op=DIAGONAL_COPY)
     if x._data.ndim != 1:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x._data.ndim}D")
     n = x._data.shape[0] + abs(diagonal)
     rows = np.arange(x._data.shape[0]) + max(-diagonal, 0)
-    return put_add(x, rows * n + rows + diagonal, (n, n))
+    return put_add(x, rows * n + rows + diagonal, (n, n), DIAG_EMBED)
 
 
 def roll(x, shifts, dims=None):

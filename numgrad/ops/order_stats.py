@@ -16,7 +16,7 @@ from .. import creation, dtypes
 from ..tensor import Size, Tensor, _wrap_dim
 from .apply import apply
 from .elementwise import where
-from .index import gather, put_add, take
+from .index import DIAG_EMBED, gather, put_add, take
 from .linalg import matmul
 from .named import named
 from .predicates import nonzero
@@ -283,7 +283,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
     rows = np.arange(m) + builtins.max(-offset, 0)
     positions = np.arange(int(np.prod(out_shape)), dtype=np.int64).reshape(out_shape)
     positions = np.moveaxis(positions, (d1, d2), (-2, -1))[..., rows, rows + offset]
-    return put_add(input, positions, tuple(out_shape))
+    return put_add(input, positions, tuple(out_shape), DIAG_EMBED)
 
 
 def matrix_power(input, n):
@@ -302,10 +302,13 @@ def matrix_power(input, n):
         raise NotImplementedError("matrix_power: negative powers need a matrix inverse, which "
                                   "numgrad does not have")
     if n == 0:
+        # torch copies the identity into a clone of input: its gradient to input is zero
         eye = creation.eye(rows, dtype=data.dtype, device=input.device)
-        return where(Tensor._make(np.zeros((), np.bool_), False), input, eye)
+        return clone(input).copy_(eye)
     if n == 1:
         return clone(input)
+    if n == 3:
+        return matmul(matmul(input, input), input)     # torch's own order for a cube
     result, power = None, None
     while n:
         n, bit = divmod(n, 2)

@@ -27,7 +27,10 @@ SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", view=
 SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", view=True, **_COPY)
 SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", view=True, **_COPY)
 CLONE = OpDef("clone", lambda x: x.copy(), node_name="CloneBackward0", **_COPY)
-# torch's reshape of a tensor whose strides allow no view: a copy (not a view of x), named so
+# torch's reshape of a non-contiguous tensor whose strides allow a view (_reshape_alias)
+RESHAPE_ALIAS = OpDef("reshape_alias", _reshape_forward, node_name="ReshapeAliasBackward0",
+                      view=True, **_COPY)
+# torch's _unsafe_view: the reshape of a fresh copy, which is not a view of anything
 UNSAFE_VIEW = OpDef("unsafe_view", _reshape_forward, node_name="UnsafeViewBackward0", **_COPY)
 # the in-place view ops squeeze_ and unsqueeze_: the same derivative, under torch's names for them
 SQUEEZE_ = OpDef("squeeze_", _reshape_forward, node_name="SqueezeBackward3", view=True, **_COPY)
@@ -80,10 +83,19 @@ def _viewable(data, shape):
     return True
 
 
-def reshape(x, *shape, op=VIEW):
+def reshape(x, *shape, op=None):
+    """x's elements in `shape`. As torch's reshape (op None): a view of a contiguous x, an alias
+    (ReshapeAliasBackward0) of another x whose strides allow one, else the reshape of a clone;
+    an op given (unsqueeze, squeeze, ...) is recorded as it is."""
     shape = _infer_shape(_shape_args(shape), x._data.size)
-    if op is VIEW and not _viewable(x._data, shape):
-        return apply(UNSAFE_VIEW, (x,), {"shape": shape})
+    if op is None:
+        data = x._data
+        if data.flags.c_contiguous:
+            op = VIEW
+        elif _viewable(data, shape):
+            op = RESHAPE_ALIAS
+        else:
+            x, op = clone(x), UNSAFE_VIEW
     return apply(op, (x,), {"shape": shape})
 
 
@@ -93,7 +105,7 @@ def view(x, *shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
-    return reshape(x, shape)
+    return apply(VIEW, (x,), {"shape": shape})
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -292,6 +304,9 @@ AS_STRIDED = OpDef("as_strided", _strided_forward, node_name="AsStridedBackward0
 DIAGONAL = OpDef("diagonal", _strided_forward, node_name="DiagonalBackward0", **_STRIDED)
 UNFOLD = OpDef("unfold", _strided_forward, node_name="UnfoldBackward0", **_STRIDED)
 ALIAS = OpDef("alias", _strided_forward, node_name="AliasBackward0", **_STRIDED)
+# diag of a matrix: its diagonal as a new tensor (torch's diagonal_copy), not a view
+DIAGONAL_COPY = OpDef("diagonal_copy", lambda x, **attrs: _strided_forward(x, **attrs).copy(),
+                      node_name="DiagonalBackward0_copy", **dict(_STRIDED, view=False))
 
 
 def as_strided(x, size, stride, storage_offset=None):
