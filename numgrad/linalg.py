@@ -17,6 +17,7 @@ import numpy as np
 
 from . import dtypes
 from .ops import amax, amin, matmul, movedim, sum as _sum
+from .ops.linalg import mm as _mm
 from .ops.composite import cross as _cross
 from .ops.decompositions import (LinAlgError, LinalgSlogdet, _named_tuple, check_matrices, det,
                                  eigh, eigvalsh, inv, linalg_cholesky as cholesky, linalg_slogdet,
@@ -112,8 +113,8 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
 # ---- products and views --------------------------------------------------------------------------
 def multi_dot(tensors):
     """The product of a chain of matrices; the first may be a row vector and the last a column
-    vector (1-d). Multiplied left to right (torch picks the cheapest order; the values agree up
-    to rounding)."""
+    vector (1-d). Multiplied in the cheapest order, as torch picks it (so the graph and the
+    rounding are torch's too)."""
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
@@ -126,10 +127,48 @@ def multi_dot(tensors):
                 raise RuntimeError(f"multi_dot(): {where} tensor must be 1D or 2D but got "
                                    f"{t.ndim}D")
             raise RuntimeError(f"multi_dot(): tensor {k} must be 2D but got {t.ndim}D")
-    result = tensors[0]
-    for t in tensors[1:]:
-        result = matmul(result, t)
-    return result
+    out_shape = ()
+    if tensors[0].ndim == 1:
+        tensors[0] = tensors[0].unsqueeze(0)
+    else:
+        out_shape += (tensors[0].shape[0],)
+    if tensors[last].ndim == 1:
+        tensors[last] = tensors[last].unsqueeze(-1)
+    else:
+        out_shape += (tensors[last].shape[1],)
+    return _chain_product(tensors, _chain_order(tensors)).view(out_shape)
+
+
+def _chain_order(matrices):
+    """split[i][j]: where the cheapest product of matrices i..j splits (the textbook dynamic
+    programme, the first split on ties, as torch's matrix_chain_order)."""
+    n = len(matrices)
+    dims = [m.shape[0] for m in matrices] + [matrices[-1].shape[1]]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    if n == 3:
+        # torch's closed form for three, which takes (AB)C on a tie
+        a, b, c, d = dims
+        split[0][2] = 0 if a * c * (b + d) > b * d * (a + c) else 1
+        split[1][2] = 1
+        return split
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = None
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chain_product(matrices, split, i=0, j=None):
+    j = len(matrices) - 1 if j is None else j
+    if i == j:
+        return matrices[i]
+    k = split[i][j]
+    return _mm(_chain_product(matrices, split, i, k), _chain_product(matrices, split, k + 1, j))
 
 
 def vecdot(x, y, *, dim=-1):

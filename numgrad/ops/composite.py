@@ -201,12 +201,14 @@ def rot90(input, k=1, dims=(0, 1)):
                            f"dim1 = {dims[1]}")
     turns = k % 4
     if turns == 1:
-        return transpose(flip(input, d1), d0, d1)
-    if turns == 2:
-        return flip(input, d0, d1)
-    if turns == 3:
-        return transpose(flip(input, d0), d0, d1)
-    return input.clone()
+        rotated = transpose(flip(input, d1), d0, d1)
+    elif turns == 2:
+        rotated = flip(input, d0, d1)
+    elif turns == 3:
+        rotated = transpose(flip(input, d0), d0, d1)
+    else:
+        rotated = input.clone()
+    return named(rotated, "Rot90Backward0", inputs=(input,), view_of_intermediate=True)
 
 
 def tensor_split(input, indices_or_sections, dim=0):
@@ -349,7 +351,7 @@ def kron(input, other):
 
 def vdot(input, other):
     """dot of the conjugate of input with other: numgrad's tensors are real, so dot."""
-    return dot(input, other)
+    return named(dot(input, other), "VdotBackward0", input, other)
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
@@ -363,8 +365,10 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
         product = product * alpha
     if beta == 0:
         # input's values are ignored (nan and inf too) but, as in torch, it gets a zero gradient
-        return product + where(_FALSE, input, 0.0)
-    return product + (input if beta == 1 else input * beta)
+        result = product + where(_FALSE, input, 0.0)
+    else:
+        result = product + (input if beta == 1 else input * beta)
+    return named(result, "AddmvBackward0", mat, vec, inputs=(input, mat, vec))
 
 
 # ---- picking elements ----------------------------------------------------------------------------
@@ -419,11 +423,12 @@ def _at_least(t, ndim):
     """t with size-1 dims added as torch.atleast_1d/2d/3d add them."""
     if t.ndim >= ndim:
         return t
-    if ndim == 3 and t.ndim == 2:
-        return reshape(t, tuple(t.shape) + (1,))
-    if ndim == 3:
-        return reshape(t, (1, t.numel(), 1))
-    return reshape(t, (1,) * (ndim - t.ndim) + tuple(t.shape))
+    if t.ndim == 0:
+        return reshape(t, (1,) * ndim)
+    if t.ndim == 1:
+        t = t.unsqueeze(0)
+    # torch's atleast_3d puts a 1-d tensor's values in the middle: (1, n, 1)
+    return t.unsqueeze(-1) if ndim == 3 else t
 
 
 def hstack(tensors):

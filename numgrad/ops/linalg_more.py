@@ -39,7 +39,8 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
     for name, vec in (("vec1", vec1), ("vec2", vec2)):
         if vec.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {vec.ndim}-D")
-    return _scaled_sum(input, outer(vec1, vec2), beta, alpha)
+    return named(_scaled_sum(input, outer(vec1, vec2), beta, alpha), "AddrBackward0", vec1, vec2,
+                 inputs=(input, vec1, vec2))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -50,8 +51,9 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
             raise RuntimeError(f"{name} must be a 3D tensor")
     count, rows, inner = batch1.shape
     side_by_side = reshape(permute(batch1, (1, 0, 2)), (rows, count * inner))
-    return _scaled_sum(input, matmul(side_by_side, reshape(batch2, (count * inner, -1))), beta,
-                       alpha)
+    product = matmul(side_by_side, reshape(batch2, (count * inner, -1)))
+    return named(_scaled_sum(input, product, beta, alpha), "AddbmmBackward0", batch1, batch2,
+                 inputs=(input, batch1, batch2))
 
 
 def renorm(input, p, dim, maxnorm):
