@@ -115,3 +115,112 @@ def test_an_op_of_mixed_float_types_lists_its_operands_as_torch():
     assert v.grad.dtype == ng.float32 and a.grad.dtype == ng.float64
     np.testing.assert_array_equal(v.grad.numpy(), [3.0, -1.0])
     np.testing.assert_array_equal(a.grad.numpy(), [1.0, 2.0])
+
+
+def _tree(node):
+    """A node's name and, recursively, those of next_functions (torch's AccumulateGrad: "leaf")."""
+    if node is None:
+        return None
+    name = node.name().replace("torch::autograd::", "")
+    if name == "AccumulateGrad":
+        return "leaf"
+    return (name,) + tuple(_tree(n) for n, _ in node.next_functions)
+
+
+def _graph_of(result):
+    return _tree(result.grad_fn)
+
+
+def test_reshape_is_a_view_an_alias_or_a_clone_as_in_torch():
+    # torch: a contiguous tensor is viewed, a strided one whose strides allow it aliased
+    # (_reshape_alias), any other cloned first (clone, then _unsafe_view)
+    x = ng.ones(3, 4, requires_grad=True)
+    b = ng.ones(2, 3, 4, requires_grad=True)
+    alias, view, clone = "ReshapeAliasBackward0", "ViewBackward0", "UnsafeViewBackward0"
+    cases = [(x.T.reshape(4, 3), (alias, ("PermuteBackward0", "leaf"))),
+             (x.T.reshape(12), (clone, ("CloneBackward0", ("PermuteBackward0", "leaf")))),
+             (x[:, ::2].reshape(3, 2, 1), (alias, ("SliceBackward0", "leaf"))),
+             (x[1:].reshape(8), (view, ("SliceBackward0", "leaf"))),
+             (b.transpose(0, 1).reshape(3, 8),
+              (clone, ("CloneBackward0", ("TransposeBackward0", "leaf")))),
+             (x.T.flatten(), (clone, ("CloneBackward0", ("PermuteBackward0", "leaf")))),
+             (x.T.view(4, 1, 3), (view, ("PermuteBackward0", "leaf"))),
+             (x.T.reshape(4, 3).reshape(2, 6),
+              (clone, ("CloneBackward0", (alias, ("PermuteBackward0", "leaf"))))),
+             (x.unsqueeze(0).expand(2, 3, 4).reshape(2, 12),
+              (alias, ("ExpandBackward0", ("UnsqueezeBackward0", "leaf"))))]
+    for k, (result, graph) in enumerate(cases):
+        assert _graph_of(result) == graph, k
+    # the clone is a copy: writing into the reshaped tensor leaves x alone
+    with ng.no_grad():
+        x.T.reshape(12).add_(1.0)
+    assert x.sum().item() == 12.0
+
+
+def test_multi_dot_multiplies_in_torchs_cheapest_order():
+    x = ng.ones(3, 4, requires_grad=True)
+    v = ng.ones(4, requires_grad=True)
+    s = ng.ones(3, 3, requires_grad=True)
+    t, mm = ("PermuteBackward0", "leaf"), "MmBackward0"
+    cases = [([x, x.T], ("ViewBackward0", (mm, "leaf", t))),
+             ([v, x.T, x], ("ViewBackward0", (mm, (mm, ("UnsqueezeBackward0", "leaf"), t), "leaf"))),
+             ([x.T, x, x.T, v[:3]],
+              ("ViewBackward0", (mm, t, (mm, "leaf", (mm, t, ("UnsqueezeBackward0",
+                                                            ("SliceBackward0", "leaf"))))))),
+             # a tie of three: (AB)C, as torch
+             ([s, s, s], ("ViewBackward0", (mm, (mm, "leaf", "leaf"), "leaf")))]
+    for k, (chain, graph) in enumerate(cases):
+        assert _graph_of(ng.linalg.multi_dot(chain)) == graph, k
+    a, b, c = (ng.tensor(np.arange(n * m, dtype=np.float64).reshape(n, m) / 7, requires_grad=True)
+               for n, m in ((3, 4), (4, 5), (5, 2)))
+    np.testing.assert_allclose(ng.linalg.multi_dot([a, b, c]).detach().numpy(),
+                               a.detach().numpy() @ b.detach().numpy() @ c.detach().numpy())
+
+
+def test_composites_show_torchs_graph():
+    F = ng.nn.functional
+    x = ng.ones(3, 4, requires_grad=True)
+    b = ng.ones(2, 3, 4, requires_grad=True)
+    v = ng.ones(4, requires_grad=True)
+    s = ng.ones(3, 3, requires_grad=True)
+    sliced, scaled = ("SliceBackward0", "leaf"), ("MulBackward0", "leaf", None)
+    mm_ss = ("MmBackward0", "leaf", "leaf")
+    distance = ("NormBackward1", ("AddBackward1", ("SubBackward0", "leaf", scaled)))
+    cases = [(ng.diag(v), ("DiagEmbedBackward0", "leaf")),
+             (ng.diagflat(x), ("DiagEmbedBackward0", ("ViewBackward0", "leaf"))),
+             (ng.diag_embed(x), ("DiagEmbedBackward0", "leaf")),
+             (ng.diag(x, 1), ("DiagonalBackward0_copy", "leaf")),
+             (ng.rot90(x), ("Rot90Backward0", "leaf")),
+             (ng.rot90(x, 2), ("Rot90Backward0", "leaf")),
+             (ng.vdot(v, v), ("VdotBackward0", "leaf", "leaf")),
+             (ng.addmv(v[:3], x, v), ("AddmvBackward0", sliced, "leaf", "leaf")),
+             (ng.addr(x, v[:3], v), ("AddrBackward0", "leaf", sliced, "leaf")),
+             (ng.addbmm(s, b, b.transpose(1, 2)),
+              ("AddbmmBackward0", "leaf", "leaf", ("TransposeBackward0", "leaf"))),
+             (ng.dstack([x, x]), ("CatBackward0", ("UnsqueezeBackward0", "leaf"),
+                                  ("UnsqueezeBackward0", "leaf"))),
+             (ng.atleast_3d(v), ("UnsqueezeBackward0", ("UnsqueezeBackward0", "leaf"))),
+             (ng.linalg.matrix_power(s, 0), ("CopyBackwards", ("CloneBackward0", "leaf"), None)),
+             (ng.linalg.matrix_power(s, 3), ("MmBackward0", mm_ss, "leaf")),
+             (ng.linalg.matrix_power(s, 6), ("MmBackward0", mm_ss, ("MmBackward0", mm_ss, mm_ss))),
+             (F.pairwise_distance(x, x * 2), distance),
+             (F.rms_norm(x, (4,)),
+              ("MulBackward0", "leaf", ("RsqrtBackward0", ("AddBackward1", (
+                  "MeanBackward1", ("PowBackward0", "leaf")))))),
+             (F.margin_ranking_loss(v, v * 2, ng.ones(4)),
+              ("MeanBackward0", ("ClampMinBackward0", ("AddBackward1", (
+                  "MulBackward0", None, ("SubBackward0", "leaf", scaled)))))),
+             (F.hinge_embedding_loss(x, ng.ones(3, 4)),
+              ("MeanBackward0", ("AddBackward0", ("WhereBackward0", ("ClampMinBackward0", (
+                  "SubBackward0", None, "leaf")), None), ("WhereBackward0", "leaf", None)))),
+             (F.triplet_margin_loss(x, x * 2, x * 3),
+              ("MeanBackward0", ("ClampMinBackward0", ("SubBackward0", ("AddBackward1", distance),
+                                                       distance))))]
+    for k, (result, graph) in enumerate(cases):
+        assert _graph_of(result) == graph, k
+    # diag of a matrix is a copy, as in torch
+    with ng.no_grad():
+        ng.diag(x).add_(1.0)
+    assert x.sum().item() == 12.0
+    # logdet reads slogdet's second output: its edge carries input_nr 1
+    assert ng.logdet(s * 2 + ng.eye(3)).grad_fn.next_functions[1][1] == 1

@@ -18,7 +18,7 @@ from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.linalg import infer_size_error
-from ..ops.named import named, read_by_backward, rename
+from ..ops.named import named, read_by_backward
 from ..ops.shape import pad as _constant_pad
 from ..ops.tensor_info import typename
 from ..ops.untracked import to_host, untracked
@@ -35,7 +35,7 @@ from .functional_dropout import alpha_dropout, dropout, dropout1d, dropout2d
 from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                 cross_entropy, gaussian_nll_loss, huber_loss, kl_div, l1_loss,
                                 mse_loss, nll_loss, poisson_nll_loss, smooth_l1_loss)
-from .functional_margin_losses import (cosine_embedding_loss, hinge_embedding_loss,
+from .functional_margin_losses import (cosine_embedding_loss, distance, hinge_embedding_loss,
                                        margin_ranking_loss, multi_margin_loss,
                                        multilabel_soft_margin_loss, soft_margin_loss,
                                        triplet_margin_loss)
@@ -218,8 +218,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     >>> F.pairwise_distance(ng.tensor([[0.0, 0.0]]), ng.tensor([[3.0, 4.0]]), eps=0.0)
     tensor([5.])
     """
-    # torch's pairwise_distance calls at::norm, whose node is NormBackward1
-    return rename((x1 - x2 + eps).norm(p, -1, keepdim), "NormBackward1")
+    return distance(x1, x2, p, eps, keepdim)
 
 
 # ---- embedding and one_hot --------------------------------------------------------------------------

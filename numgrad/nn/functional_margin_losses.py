@@ -13,7 +13,7 @@ import numpy as np
 
 from ..ops import elementwise as _E
 from ..ops.index import take
-from ..ops.named import named
+from ..ops.named import named, rename
 from ..tensor import Tensor
 from .functional_activation import logsigmoid
 from .functional_losses import _as_tensor, _reduce, _reduction
@@ -32,7 +32,7 @@ def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, red
                            f"but got sizes: input1: {input1.shape}, input2: {input2.shape}, "
                            f"target: {target.shape} ")
     target = _as_tensor(target, input1)
-    return _reduce(_hinge(-target * (input1 - input2) + margin), reduction)
+    return _reduce(_hinge(_E.add_scalar(-target * (input1 - input2), margin)), reduction)
 
 
 def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None,
@@ -44,7 +44,8 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     """
     reduction = _reduction(size_average, reduce, reduction)
     target = _as_tensor(target, input).detach()
-    loss = _E.where(target != 1.0, _hinge(margin - input), 0.0) \
+    # torch subtracts from the margin as a 0-d tensor (SubBackward0, its edge None)
+    loss = _E.where(target != 1.0, _hinge(_E.sub(_number(margin, input), input)), 0.0) \
         + _E.where(target != -1.0, input, 0.0)
     return _reduce(loss, reduction)
 
@@ -74,16 +75,24 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     dim = input1.ndim - 1
     # torch's epsilon inside the squared norms, and no clamping
     dot = (input1 * input2).sum(dim)
-    squares = ((input1 * input1).sum(dim) + 1e-12) * ((input2 * input2).sum(dim) + 1e-12)
+    squares = (_E.add_scalar((input1 * input1).sum(dim), 1e-12)
+               * _E.add_scalar((input2 * input2).sum(dim), 1e-12))
     cos = dot / squares.sqrt()
     target = _as_tensor(target, cos).detach()
-    loss = _E.where(target == 1.0, 1.0 - cos, 0.0) \
-        + _E.where(target == -1.0, _hinge(cos - margin), 0.0)
+    loss = _E.where(target == 1.0, _E.sub(_number(1.0, cos), cos), 0.0) \
+        + _E.where(target == -1.0, _hinge(_E.sub_scalar(cos, margin)), 0.0)
     return _reduce(loss, reduction)
 
 
-def _distance(x1, x2, p, eps):
-    return (x1 - x2 + eps).norm(p, -1)
+def _number(value, like):
+    """A Python number as the 0-d tensor torch's composites make of it."""
+    return Tensor._make(np.array(value, like._data.dtype), False)
+
+
+def distance(x1, x2, p, eps, keepdim=False):
+    """pairwise_distance: ||x1 - x2 + eps||_p over the last dim, with torch's nodes (its
+    at::norm is NormBackward1, and eps a Scalar: AddBackward1)."""
+    return rename(_E.add_scalar(x1 - x2, eps).norm(p, -1, keepdim), "NormBackward1")
 
 
 def check_triplet(margin, anchor, positive, negative):
@@ -107,11 +116,11 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     """
     reduction = _reduction(size_average, reduce, reduction)
     check_triplet(margin, anchor, positive, negative)
-    closer = _distance(anchor, positive, p, eps)
-    farther = _distance(anchor, negative, p, eps)
+    closer = distance(anchor, positive, p, eps)
+    farther = distance(anchor, negative, p, eps)
     if swap:
-        farther = _E.minimum(farther, _distance(positive, negative, p, eps))
-    return _reduce(_hinge(margin + closer - farther), reduction)
+        farther = _E.minimum(farther, distance(positive, negative, p, eps))
+    return _reduce(_hinge(_E.add_scalar(closer, margin) - farther), reduction)
 
 
 def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None,

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import grad_mode
+from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
@@ -114,7 +115,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     dims = _normalized_dims(input, normalized_shape, "")
     if eps is None:
         eps = float(np.finfo(input.dtype).eps)
-    out = input * ((input * input).mean(dims, keepdim=True) + eps).rsqrt()
+    # torch's nodes: PowBackward0, then eps added as a Scalar (AddBackward1)
+    out = input * _E.add_scalar(input.pow(2).mean(dims, keepdim=True), eps).rsqrt()
     return out * weight if weight is not None else out
 
 

@@ -43,6 +43,7 @@ def d_div_y(g, x, y): return -g * x / (y * y)
 def d_pow_x(g, x, y): return F.select(y == 0.0, 0.0, g * y * F.pow(x, y - 1.0))
 def d_pow_y(g, x, y, out): return F.select((x == 0.0) & (y >= 0.0), 0.0, g * out * F.log(x))
 def d_pow_scalar(g, x, p): return F.select(p == 0.0, 0.0, g * p * F.pow(x, p - 1.0))
+def d_scale(g, s): return g * s
 # torch's pow_backward_exponent for a scalar base, term for term (its double backward too): it
 # reads the exponent (masking 0 ** x for x >= 0, where out * log(0) is nan), so the exponent is
 # saved and version-checked
@@ -174,6 +175,14 @@ POW_BASE = _unary("pow_base", _quiet(lambda x, base, log_base: np.power(x.dtype.
                   d_pow_base, node_name="PowBackward2", saved_names=("exponent", "result"),
                   meta=lambda base, log_base: ((), (base, log_base)))
 RSUB = _unary("rsub", lambda x, s: np.subtract(s, x), d_negate, node_name="RsubBackward1")
+# torch's Scalar overloads, which its own composites call (the eps of pairwise_distance): one
+# input, where `x + 2.0` in Python records the number as a second input that needs no gradient
+ADD_SCALAR = _unary("add_scalar", lambda x, s: np.add(x, x.dtype.type(s)), d_identity,
+                    node_name="AddBackward1")
+SUB_SCALAR = _unary("sub_scalar", lambda x, s: np.subtract(x, x.dtype.type(s)), d_identity,
+                    node_name="SubBackward1")
+MUL_SCALAR = _unary("mul_scalar", lambda x, s: np.multiply(x, x.dtype.type(s)), d_scale,
+                    node_name="MulBackward1", meta=lambda s: ((), (s,)))
 CLAMP = _unary("clamp", lambda x, lo, hi: np.clip(x, x.dtype.type(lo), x.dtype.type(hi)), d_clamp,
                node_name="ClampBackward1", meta=lambda lo, hi: ((), (lo, hi)))
 CLAMP_TENSOR = OpDef("clamp_tensor", lambda x, lo, hi: torch_minimum(torch_maximum(x, lo), hi),
@@ -393,6 +402,21 @@ def sub(x, y, *, alpha=1):
     if alpha != 1 or isinstance(alpha, bool):
         x, y = _alpha_operands(x, y, alpha)
     return apply(SUB, operands(x, y))
+
+
+def add_scalar(x, s):
+    """x + s for a Python number s, as torch's composites add one (AddBackward1)."""
+    return apply(ADD_SCALAR, (x,), {"s": s})
+
+
+def sub_scalar(x, s):
+    """x - s for a Python number s, as torch's composites subtract one (SubBackward1)."""
+    return apply(SUB_SCALAR, (x,), {"s": s})
+
+
+def mul_scalar(x, s):
+    """x * s for a Python number s, as torch's composites scale by one (MulBackward1)."""
+    return apply(MUL_SCALAR, (x,), {"s": s})
 
 
 def rsub(x, y):

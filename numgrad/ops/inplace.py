@@ -328,6 +328,7 @@ def setitem(self, index, value):
     """self[index] = value: differentiable for both self (outside the index) and value."""
     from .index import _normalize, _positions, check_index, index_positions, masked_fill, put_add, \
         torch_order
+    from .named import show_inputs
     from .reduce import expand
     from .scatter import _mask, _on_device_of, keep_last_writes
     from .shape import basic_index_map, is_basic_index
@@ -346,6 +347,7 @@ def setitem(self, index, value):
     # torch's copy_to fills from a 0-d value (FillBackward3) and copies any other (CopyBackwards)
     fills = (value._data.ndim == 0 if isinstance(value, Tensor) else np.ndim(value) == 0) \
         and self._data.ndim > 0
+    given = value       # torch's node lists it, whatever reshaping or casting it gets here
     if isinstance(value, Tensor):
         value_shape = _without_leading_ones(value._data.shape)
         if value_shape != value._data.shape:
@@ -399,7 +401,7 @@ def setitem(self, index, value):
     placed = put_add(keep_last_writes(self, positions, expand(value, positions.shape)), positions,
                      shape)
     node = COPY_SLICES if _writes_through_a_view(shape, index) else INDEX_PUT
-    rebase(self, apply(node, (kept, placed)))
+    rebase(self, show_inputs(apply(node, (kept, placed)), self, given))
 
 
 def _writes_through_a_view(shape, index):

@@ -29,7 +29,7 @@ from .inplace import COPY_SLICES, INDEX_PUT, _LEAF_ERROR, _check_can_write, _rep
     apply_inplace
 from .layout import tril, triu
 from .linalg import addmm, baddbmm
-from .named import named
+from .named import named, rename, show_inputs
 from .reduce import expand
 from .scan import cumprod
 from .scatter import _mask, _on_device_of, keep_last_writes
@@ -188,9 +188,11 @@ def logical_not_(self):
 
 
 # ---- writes into places --------------------------------------------------------------------------
-def _write(x, positions, values, op, accumulate=False):
+def _write(x, positions, values, op, accumulate=False, shown=None):
     """x with values (a Tensor or a number, broadcast to positions' shape) written at the flat
-    positions - added there with accumulate - as op, a sum whose gradient reaches both terms."""
+    positions - added there with accumulate - as op, a sum whose gradient reaches both terms. Its
+    next_functions list x and values (`shown`, where the caller reshaped what torch's op takes)."""
+    shown = values if shown is None else shown
     if not isinstance(values, Tensor):
         values = _on_device_of(x, np.asarray(values, x._data.dtype))
     values = expand(values, positions.shape)
@@ -199,7 +201,7 @@ def _write(x, positions, values, op, accumulate=False):
     else:
         values = keep_last_writes(x, positions, values)     # only the last write to a place stays
         kept = masked_fill(x, _mask(x, positions), 0)
-    return apply(op, (kept, put_add(values, positions, x._data.shape)))
+    return show_inputs(apply(op, (kept, put_add(values, positions, x._data.shape))), x, shown)
 
 
 def fill_diagonal_(self, fill_value, wrap=False):
@@ -279,7 +281,8 @@ def put(input, index, source, accumulate=False):
     if bad.any():
         raise IndexError(f"out of range: tried to access index {int(positions[bad][0])} on a "
                          f"tensor of {count} elements.")
-    return _write(input, positions % max(count, 1), reshape(source, -1), INDEX_PUT, accumulate)
+    return rename(_write(input, positions % max(count, 1), reshape(source, -1), INDEX_PUT,
+                         accumulate, shown=source), "PutBackward0")
 
 
 def _bool_mask(mask):
@@ -300,7 +303,8 @@ def _scatter_masked(input, mask, source):
     if source._data.size < positions.size:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     values = reshape(source, -1)[:positions.size]
-    return _write(input, positions, values, INDEX_PUT)
+    return rename(_write(input, positions, values, INDEX_PUT, shown=source),
+                  "MaskedScatterBackward0")
 
 
 def masked_scatter(input, mask, source):

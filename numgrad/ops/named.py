@@ -106,10 +106,20 @@ def read_by_backward(x, node_name):
     return apply(READ_BY_BACKWARD, (x,), {"name": _READER_NAMES.index(name)})
 
 
-def rename(result, node_name):
+def rename(result, node_name, inputs=None):
     """`result`, whose own node (a fresh op's, never an input's) is shown as `node_name`: an op
     that stands for a torch op of another name, such as an in-place form (leaky_relu_ is
-    LeakyReluBackward1). Unlike `named` it adds no node."""
+    LeakyReluBackward1). Unlike `named` it adds no node. `inputs` as in show_inputs."""
     if result._requires_grad and result._node >= 0:
         result._seg.names[result._node] = node_name
+    return result if inputs is None else show_inputs(result, *inputs)
+
+
+def show_inputs(result, *inputs):
+    """`result`, whose node numgrad reached through others (a write of values into a tensor is a
+    masked copy of the tensor plus the values placed), listing `inputs` in next_functions as
+    torch's single op does (None for an input that is absent or no tensor)."""
+    if result._requires_grad and result._node >= 0:
+        seg = result._seg
+        seg.shown[result._node] = tuple(_edge_to(seg, t) for t in inputs)
     return result

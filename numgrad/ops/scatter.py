@@ -104,7 +104,7 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
     if value is None:
         piece = src[tuple(slice(0, s) for s in idx.shape)] if src._data.shape != idx.shape else src
         if reduce is None:
-            return rename(_place(input, positions, piece), "ScatterBackward0")
+            return rename(_place(input, positions, piece), "ScatterBackward0", inputs=(input, src))
     if _records(input, src):
         # torch records a node whose backward raises this; numgrad refuses before computing
         raise RuntimeError("derivative for aten::scatter is not implemented")
