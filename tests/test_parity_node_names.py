@@ -224,3 +224,50 @@ def test_composites_show_torchs_graph():
     assert x.sum().item() == 12.0
     # logdet reads slogdet's second output: its edge carries input_nr 1
     assert ng.logdet(s * 2 + ng.eye(3)).grad_fn.next_functions[1][1] == 1
+
+
+def test_writes_list_the_written_tensor_and_the_value_as_torch():
+    x = ng.ones(3, 4, requires_grad=True)
+    v = ng.ones(4, requires_grad=True)
+    doubled = ("MulBackward0", "leaf", None)
+    sliced = ("SliceBackward0", "leaf")
+    rows = ng.tensor([0, 2])
+
+    def written(write):
+        y = x * 2
+        write(y)
+        return _graph_of(y)
+
+    def set_rows(y):
+        y[rows] = v * 3
+
+    def set_masked(y):
+        y[y > 1] = v.sum()
+
+    def set_row(y):
+        y[0] = v
+
+    def set_column(y):
+        y[:, 1] = 5.0
+
+    cases = [(written(set_rows), ("IndexPutBackward0", doubled, doubled)),
+             (written(set_masked), ("IndexPutBackward0", doubled, ("SumBackward0", "leaf"))),
+             (written(set_row), ("CopySlices", doubled, "leaf")),
+             (written(set_column), ("CopySlices", doubled, None)),
+             (written(lambda y: y.put_(rows, v[:2])), ("PutBackward0", doubled, sliced)),
+             (written(lambda y: y.masked_scatter_(y > 0, v.repeat(3))),
+              ("MaskedScatterBackward0", doubled, ("RepeatBackward0", "leaf"))),
+             (_graph_of(x.index_put((rows,), v)), ("IndexPutBackward0", "leaf", "leaf")),
+             (_graph_of(x.index_put((rows,), v, accumulate=True)),
+              ("IndexPutBackward0", "leaf", "leaf")),
+             (_graph_of(x.put(rows, v[:2])), ("PutBackward0", "leaf", sliced)),
+             (_graph_of(x.scatter(1, ng.tensor([[0], [1], [2]]), x[:, :1] * 2)),
+              ("ScatterBackward0", "leaf", ("MulBackward0", sliced, None)))]
+    for k, (graph, expected) in enumerate(cases):
+        assert graph == expected, k
+    # what is shown is what the gradient reaches: the written places get v's, the rest x's
+    y = x * 2
+    y[rows] = v * 3
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[0.0] * 4, [2.0] * 4, [0.0] * 4])
+    np.testing.assert_array_equal(v.grad.numpy(), [6.0] * 4)
