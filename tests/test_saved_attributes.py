@@ -129,6 +129,29 @@ def test_an_unsaved_value_may_change_in_place():
     np.testing.assert_array_equal(values(x.grad), [2.0, 2.0])
 
 
+@pytest.mark.parametrize("bias", [True, False])
+def test_a_linear_layer_keeps_the_input_only_for_the_weights_gradient(bias):
+    """torch's addmm keeps mat1 for mat2's gradient and mat2 for mat1's: a layer whose weight is
+    frozen keeps no input (and the first layer of a network, whose input needs no gradient,
+    keeps no weight)."""
+    F = ng.nn.functional
+    x = ng.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]], requires_grad=True)
+    frozen = ng.tensor([[1.0, 0.0, -1.0], [2.0, 1.0, 0.0]])
+    b = ng.tensor([0.5, -0.5], requires_grad=True) if bias else None
+    packed = []
+    with ng.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
+        h = x * 1
+        y = F.linear(h, frozen, b)
+    assert packed == [(2, 3)]                # the frozen weight, for h's gradient
+    assert (y.grad_fn._saved_mat1 if bias else y.grad_fn._saved_self) is None
+    h.mul_(2)                                # h is not saved: no version error
+    y.sum().backward()
+    np.testing.assert_array_equal(values(x.grad), [[3.0, 1.0, -1.0]] * 2)
+    with ng.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
+        F.linear(x.detach(), frozen.requires_grad_(), b)
+    assert packed == [(2, 3), (2, 3)]        # the input, for the weight's gradient
+
+
 def test_an_unknown_name_is_an_attribute_error():
     y = ng.tensor([1.0], requires_grad=True).exp()
     with pytest.raises(AttributeError, match="'ExpBackward0' object has no attribute "

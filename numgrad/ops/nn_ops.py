@@ -164,12 +164,14 @@ def _linear_vjp(ctx, g):
 # The bias comes first, as in torch's addmm(b, x, w.T): the backward then delivers to the bias's
 # AccumulateGrad first, so the hooks of a layer's parameters run in torch's order (bias, then
 # weight: Note [ready order] in kernels/ready_queue.py), and next_functions lists them as torch.
-# torch's mat2 is weight.t(), which numgrad does not save: not shown
+# torch's mat2 is weight.t(), which numgrad does not save: not shown. As in torch, x is kept only
+# for the weight's gradient and the weight only for x's (Note [values not saved] in apply.py).
 LINEAR = OpDef("linear", _addmm_forward, node_name="AddmmBackward0", n_in=3, saves=("y", "z"),
-               kernel="linear_bwd", vjp=_linear_vjp, saved_names=("mat1", None))
+               kernel="linear_bwd", vjp=_linear_vjp, saved_names=("mat1", None),
+               readers=((2,), (1,)))
 LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0", n_in=2,
                        saves=("x", "y"), kernel="linear_bwd", vjp=_linear_vjp,
-                       saved_names=("self", None))
+                       saved_names=("self", None), readers=((1,), (0,)))
 
 
 def _check_one_dtype(message, x, *others):
