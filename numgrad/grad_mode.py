@@ -23,6 +23,8 @@ class _ModeState(threading.local):
         # enclosing disable_saved_tensors_hooks (autograd/saved_hooks.py)
         self.saved_hooks = None
         self.saved_hooks_disabled = None
+        # whether the masks where and masked_fill save are packed (composite_masks)
+        self.pack_masks = True
         # The backward running in this thread (a fresh number per run; None outside one), and
         # whether it may reach a reentrant checkpoint: not one of autograd.grad or
         # backward(inputs=...) (autograd/api.py, utils/checkpoint.py)
@@ -35,6 +37,19 @@ class _ModeState(threading.local):
 
 
 state = _ModeState()
+
+
+class composite_masks:
+    """Context manager: the where/masked_fill masks recorded inside are a composite's own
+    constants (tril's triangle, the bounds of hardsigmoid), which torch's single op does not
+    save: saved_tensors_hooks do not see them."""
+
+    def __enter__(self):
+        self._outer = state.pack_masks
+        state.pack_masks = False
+
+    def __exit__(self, *exc):
+        state.pack_masks = self._outer
 
 
 def _set(grad_mode, inference):

@@ -73,10 +73,6 @@ def _as_tensor(seg, node, where, value, unpacked):
     return Tensor._make(value, True, pseg, producer, seg.e_slot[start + where])
 
 
-# torch keeps these as bool tensors; numgrad's kernels read them in the node's float type
-_MASKS = ("condition", "mask")
-
-
 def _was_saved(seg, node, position):
     """Whether the node saved this value: Note [values not saved] in ops/apply.py. The inputs
     that wanted a gradient are those with an edge."""
@@ -98,7 +94,7 @@ def _unpack(seg, node, position):
     elif version_changed(seg, local_s):
         raise version_error(seg, node, where, local_s, value.shape,
                             np.float64 if value.dtype == np.float64 else np.float32)
-    if registry.OPS[seg.op_of(node & 0xFFFFFFFF)].saved_names[position] in _MASKS:
+    if registry.OPS[seg.op_of(node & 0xFFFFFFFF)].saved_masks[position]:
         value = value != 0
     return _as_tensor(seg, node, where, value, packed is not None)
 

@@ -71,6 +71,28 @@ def test_hooks_that_keep_the_values_change_no_derivative(hooks):
                                                 307914.7859028473], rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_where_and_masked_fill_pack_their_mask_as_a_bool_tensor(dtype):
+    """torch saves where's condition and masked_fill's mask, as the bool tensors they are; a
+    composite's own masks (tril's triangle) are not torch's to save."""
+    x = ng.tensor([1.0, -2.0, 3.0], dtype=dtype, requires_grad=True)
+    mask = x.detach() > 0
+    packed = []
+
+    def pack(t):
+        packed.append((tuple(t.shape), t.dtype))
+        return ~t if t.dtype == ng.bool else t      # the backward reads what unpack gives
+
+    with saved_tensors_hooks(pack, lambda t: t):
+        y = ng.where(mask, x * 3, -x).sum() + x.masked_fill(mask, 0.0).sum()
+        ng.tril(x.view(3, 1) * 1).sum()
+    assert packed == [((3,), ng.bool), ((3,), ng.bool)]
+    (g,) = ng.autograd.grad(y, x, create_graph=True)
+    # the masks came back inverted: where takes 3x at 1 and -x elsewhere, masked_fill zeroes 1
+    np.testing.assert_array_equal(g.detach().numpy(), [0.0, 3.0 + 0.0, 0.0])
+    assert g.dtype == dtype
+
+
 def test_custom_function_saved_tensors_are_packed():
     log = []
 

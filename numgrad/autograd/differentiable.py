@@ -17,7 +17,7 @@ from ..kernels import ready_queue
 from ..ops import registry
 from ..ops.reduce import sum_to
 from ..tensor import Tensor
-from .saved_hooks import unpacked
+from .saved_hooks import unpacked_array
 
 
 class SavedContext:
@@ -54,7 +54,7 @@ def _saved_tensors(graph, index, seg, node):
     for pos, where in enumerate(op.save_index):
         _, local_s = graph.local_saved(index, first + pos)
         # an unpacked value takes the saved tensor's place in the graph, as in torch
-        value = unpacked(packed[pos])._data if pos in packed else _value(seg, local_s, dtype)
+        value = unpacked_array(packed[pos], dtype) if pos in packed else _value(seg, local_s, dtype)
         if where >= 0:
             e = int(graph.in_ptr[index]) + where
             producer = int(graph.e_node[e])

@@ -121,14 +121,18 @@ def pack_one(t):
         grad_mode.state.saved_hooks = hooks
 
 
-def pack_saved(seg, node, save_index, inputs, outputs, kept):
-    """Pack the values the node just recorded saved (Note [packed saved values]). save_index:
-    per saved value, input k as k or output j as ~j; kept: per saved value, whether the node
-    saved it (Note [values not saved] in ops/apply.py)."""
-    first = len(seg.s_ref) - len(save_index)
+def pack_saved(seg, node, op, inputs, outputs, kept):
+    """Pack the values the node `op` just recorded saved (Note [packed saved values]); kept: per
+    saved value, whether the node saved it (Note [values not saved] in ops/apply.py). A mask is
+    packed as the bool tensor torch saves, unless a composite made it (grad_mode.composite_masks)."""
+    first = len(seg.s_ref) - len(op.save_index)
     packed = {}
-    for position, where in enumerate(save_index):
+    for position, where in enumerate(op.save_index):
         t = inputs[where] if where >= 0 else outputs[~where]
+        if op.saved_masks[position] and type(t) is np.ndarray:
+            if not grad_mode.state.pack_masks:
+                continue
+            t = Tensor._make(t != 0, False)
         if not (kept[position] and isinstance(t, Tensor)) or type(t._data) is not np.ndarray:
             continue
         packed[position] = pack_one(t)
@@ -151,6 +155,13 @@ def unpacked(packed_entry):
     return t
 
 
+def unpacked_array(packed_entry, dtype):
+    """The array of a packed saved value as the backward reads it: a mask (packed as bool, as
+    torch saves it) in the node's float type `dtype`."""
+    data = unpacked(packed_entry)._data
+    return data.astype(dtype) if data.dtype == np.bool_ else data
+
+
 def point_at_unpacked(graph, addr, keep):
     """Saved-value addresses of the runnable nodes whose values were packed, redirected to what
     their unpack hooks return (kept alive in `keep` while the kernels run)."""
@@ -159,8 +170,9 @@ def point_at_unpacked(graph, addr, keep):
             index = int(graph.starts[k]) + (node & 0xFFFFFFFF)
             if not graph.runnable[index]:
                 continue
+            dtype = np.float64 if graph.dt[index] == 1 else np.float32
             for position, entry in packed.items():
-                data = np.ascontiguousarray(unpacked(entry)._data)
+                data = np.ascontiguousarray(unpacked_array(entry, dtype))
                 keep.append(data)
                 addr[int(graph.sv_ptr[index]) + position] = address_of(data)
 

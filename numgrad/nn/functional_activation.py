@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.named import named, read_by_backward, rename
@@ -119,8 +119,9 @@ def logsigmoid(input):
 def _piecewise(x, lo, hi, inner, below, above):
     """inner(x) strictly between lo and hi, the constants below/above outside: torch's gradient
     is zero at the bounds themselves, where clamp's would not be."""
-    inside = _E.where((x > lo) & (x < hi), inner(x), x.detach() * 0.0 + below)
-    return _E.where(x >= hi, above if not callable(above) else above(x), inside)
+    with grad_mode.composite_masks():
+        inside = _E.where((x > lo) & (x < hi), inner(x), x.detach() * 0.0 + below)
+        return _E.where(x >= hi, above if not callable(above) else above(x), inside)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):

@@ -329,7 +329,7 @@ def _pack_saved(seg, node, op, inputs, outputs, wanted):
     """A saved_tensors_hooks block is active: Note [packed saved values]. Values not saved are
     not packed (Note [values not saved])."""
     from ..autograd.saved_hooks import pack_saved
-    pack_saved(seg, node, op.save_index, inputs, outputs, op.kept(wanted))
+    pack_saved(seg, node, op, inputs, outputs, op.kept(wanted))
 
 
 def _check_inference(op, inputs, seg, edges_start):

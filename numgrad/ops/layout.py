@@ -3,6 +3,7 @@ masked_select. Composites of where, the strided view of basic indexing and take:
 derivatives are those ops'."""
 import numpy as np
 
+from .. import grad_mode
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply
 from .elementwise import where
@@ -19,7 +20,8 @@ def _triangle(x, keep, name):
     # where, not a product with a 0/1 mask: inf outside the triangle must become 0, not nan. The
     # zero is of x's dtype, so that integer and bool triangles keep it, as in torch.
     zero = x._data.dtype.type(0)
-    return where(Tensor._make(keep(np.ones(x._data.shape[-2:], np.bool_)), False), x, zero)
+    with grad_mode.composite_masks():
+        return where(Tensor._make(keep(np.ones(x._data.shape[-2:], np.bool_)), False), x, zero)
 
 
 def tril(x, diagonal=0):

@@ -66,6 +66,9 @@ class OpDef:
         self.saved_names = (tuple(saved_names) if saved_names is not None else
                             tuple(_torch_saved_name(name_, self.elementwise and n_in == 2)
                                   for name_ in self.saves))
+        # the saved values torch keeps as bool tensors (where's condition, masked_fill's mask),
+        # which the kernels read in the node's float type
+        self.saved_masks = tuple(name_ in ("condition", "mask") for name_ in self.saved_names)
         # Per saved value, the inputs whose derivative reads it, as a bit mask: from the formulas'
         # parameters; for a hand-written kernel from `readers` (per saved value, those inputs'
         # positions), else ALL_INPUTS. As torch saves a value only for the gradients that will be

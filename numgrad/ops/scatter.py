@@ -77,7 +77,9 @@ def _place(x, positions, src):
     if src._data.dtype != x._data.dtype:
         src = src.to(x._data.dtype)
     src = keep_last_writes(x, positions, src.expand(positions.shape))
-    return _scatter_add(SCATTER_ADD, masked_fill(x, _mask(x, positions), 0), src, positions)
+    with grad_mode.composite_masks():
+        kept = masked_fill(x, _mask(x, positions), 0)
+    return _scatter_add(SCATTER_ADD, kept, src, positions)
 
 
 def scatter(input, dim, index, src=None, *, value=None, reduce=None):

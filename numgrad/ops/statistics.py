@@ -14,7 +14,7 @@ import collections
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..tensor import Tensor, _wrap_dim
 from .index import gather, take
 from .named import named
@@ -101,7 +101,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
     input = as_reduction_dtype(input, dtype)
     if not dtypes.is_floating(input._data.dtype):
         return _sum(input, dim, keepdim, dtype=dtype)
-    return named(_sum(input.masked_fill(isnan(input), 0), dim, keepdim), "NansumBackward0", input)
+    with grad_mode.composite_masks():
+        zeroed = input.masked_fill(isnan(input), 0)
+    return named(_sum(zeroed, dim, keepdim), "NansumBackward0", input)
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
