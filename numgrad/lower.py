@@ -242,7 +242,12 @@ def version_error(seg, node, where, local_s, shape, dtype):
         now = owner_now(vc, seg.arrays[~ref] if ref < 0 else None, shape)
         start, _ = seg.inputs_of(node & 0xFFFFFFFF)
         producer = seg.e_node[start + where]
-        if now is not None:
+        if producer >= 0 and tape.segment_holding(seg, producer).op_of(producer & 0xFFFFFFFF) \
+                == registry.BY_NAME["linear_weight"].code:
+            # torch's linear saved w.t(), a view of w that it regenerates once w changes in place
+            # (Note [linear's weight] in ops/nn_ops.py)
+            shape, owner = tuple(reversed(shape)), ", which is output 0 of AsStrided,"
+        elif now is not None:
             owner = now
         elif producer >= 0:
             pseg = tape.segment_holding(seg, producer)

@@ -99,6 +99,8 @@ NN_SAMPLES = [
       [(5, 4), TARGET], lambda x, t: cross_entropy(x, t, eps=0.1, reduction="sum")),
     S("linear", N.linear, [(3, 4), (2, 4), (2,)], lambda x, w, b: x @ w.T + b),
     S("linear_no_bias", N.linear, [(3, 4), (2, 4)], lambda x, w: x @ w.T),
+    # the weight reaches linear's node through torch's TBackward0 (Note [linear's weight])
+    S("linear_weight", lambda x, w: N.linear(x, w) * 1.0, [(2, 3), (4, 3)], lambda x, w: x @ w.T),
     S("im2col", lambda x: N.im2col(x, layout=N.CONV, **WINDOWS), [(2, 2, 4, 3)],
       lambda x: im2col(x, layout=N.CONV, **WINDOWS)),
     S("im2col", lambda x: N.im2col(x, (2, 2), (2, 2), layout=N.POOL), [(1, 2, 4, 4)],

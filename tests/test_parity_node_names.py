@@ -1,6 +1,7 @@
 """torch's node names for the view ops and in-place view ops that have their own, and for ops
 numgrad builds from others (torch 2.13, hard-coded: torch is not a test dependency)."""
 import numpy as np
+import pytest
 
 import numgrad as ng
 
@@ -271,3 +272,26 @@ def test_writes_list_the_written_tensor_and_the_value_as_torch():
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [[0.0] * 4, [2.0] * 4, [0.0] * 4])
     np.testing.assert_array_equal(v.grad.numpy(), [6.0] * 4)
+
+
+def test_linear_reaches_its_weight_through_tbackward_as_torch():
+    """torch's linear is addmm(b, x, w.t()): (bias, input, TBackward0 -> weight), and without a
+    bias mm(x, w.t()). Changing the weight before the backward names w.t() as torch does."""
+    F = ng.nn.functional
+    x = ng.ones(4, 3)
+    w = ng.ones(2, 3, requires_grad=True)
+    b = ng.ones(2, requires_grad=True)
+    weight = ("TBackward0", "leaf")
+    assert _graph_of(F.linear(x, w, b)) == ("AddmmBackward0", "leaf", None, weight)
+    assert _graph_of(F.linear(x, w)) == ("MmBackward0", None, weight)
+    assert _graph_of(F.linear(ng.ones(5, 4, 3), w, b)) == (
+        "ViewBackward0", ("AddmmBackward0", "leaf", None, weight))
+    assert _graph_of(F.linear(x, w.detach(), b)) == ("AddmmBackward0", "leaf", None, None)
+    y = F.linear(x * 2, w, b)
+    y.sum().backward(retain_graph=True)
+    np.testing.assert_array_equal(w.grad.numpy(), [[8.0] * 3] * 2)
+    with ng.no_grad():
+        w.add_(1.0)
+    with pytest.raises(RuntimeError, match=r"FloatTensor \[3, 2\]\], which is output 0 of "
+                                           r"AsStrided, is at version 1; expected version 0"):
+        y.sum().backward()

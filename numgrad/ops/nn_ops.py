@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..kernels import cpu as _cpu
 from ..tensor import _wrap_dim
 from . import fmath as F
@@ -174,6 +174,31 @@ LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0
                        saved_names=("self", None), readers=((1,), (0,)))
 
 
+# Note [linear's weight]
+# torch's linear is addmm(b, x, w.t()): its node reaches the weight through a TBackward0 node,
+# which next_functions shows and whose hooks run in the backward. numgrad records that node too,
+# but as the identity on w: the linear kernel reads w and writes its gradient in w's own layout
+# (out, in), and the node passes that gradient on (copy_bwd: in the same buffer where the plan
+# allows), where a transpose would cost half the weight gradient's product again. Only linear
+# consumes the node; a hook registered on it sees the gradient in w's layout, not w.t()'s.
+def _identity_vjp(ctx, g):
+    return (g,)
+
+
+LINEAR_WEIGHT = OpDef("linear_weight", lambda w: w, node_name="TBackward0", kernel="copy_bwd",
+                      vjp=_identity_vjp)
+
+
+def _through_transpose(w):
+    """w as linear's node takes it, reached through torch's TBackward0 node: w's values and
+    version counter (the node saves it) on that node."""
+    if not (w._requires_grad and grad_mode.state.grad_enabled):
+        return w
+    carrier = apply(LINEAR_WEIGHT, (w,))
+    carrier._vc = w._shared_vc()
+    return carrier
+
+
 def _check_one_dtype(message, x, *others):
     """A node's kernel computes in one float type: operands of another would be read as it (and
     past their ends), so they are refused here, whoever calls."""
@@ -192,8 +217,8 @@ def linear(x, w, b=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_features} and "
                            f"{w._data.shape[1]}x{w._data.shape[0]})")
     if b is None:
-        return apply(LINEAR_NO_BIAS, (x, w))
-    return apply(LINEAR, (b, x, w))
+        return apply(LINEAR_NO_BIAS, (x, _through_transpose(w)))
+    return apply(LINEAR, (b, x, _through_transpose(w)))
 
 
 # ---- im2col: the sliding windows of an image as rows -------------------------------------------------
