@@ -287,9 +287,11 @@ def test_linear_reaches_its_weight_through_tbackward_as_torch():
     assert _graph_of(F.linear(ng.ones(5, 4, 3), w, b)) == (
         "ViewBackward0", ("AddmmBackward0", "leaf", None, weight))
     assert _graph_of(F.linear(x, w.detach(), b)) == ("AddmmBackward0", "leaf", None, None)
+    x.requires_grad_()
     y = F.linear(x * 2, w, b)
     y.sum().backward(retain_graph=True)
     np.testing.assert_array_equal(w.grad.numpy(), [[8.0] * 3] * 2)
+    np.testing.assert_array_equal(x.grad.numpy(), [[4.0] * 3] * 4)
     with ng.no_grad():
         w.add_(1.0)
     with pytest.raises(RuntimeError, match=r"FloatTensor \[3, 2\]\], which is output 0 of "
