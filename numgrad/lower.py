@@ -245,7 +245,7 @@ def version_error(seg, node, where, local_s, shape, dtype):
         if producer >= 0 and tape.segment_holding(seg, producer).op_of(producer & 0xFFFFFFFF) \
                 == registry.BY_NAME["linear_weight"].code:
             # torch's linear saved w.t(), a view of w that it regenerates once w changes in place
-            # (Note [linear's weight] in ops/nn_ops.py)
+            # (Note [torch's inner nodes] in ops/nn_ops.py)
             shape, owner = tuple(reversed(shape)), ", which is output 0 of AsStrided,"
         elif now is not None:
             owner = now

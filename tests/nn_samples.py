@@ -97,9 +97,12 @@ NN_SAMPLES = [
     S("cross_entropy", lambda x, t: F.cross_entropy(x, ng.tensor(t), reduction="sum",
                                                     label_smoothing=0.1),
       [(5, 4), TARGET], lambda x, t: cross_entropy(x, t, eps=0.1, reduction="sum")),
+    # the logits reach the fused node through torch's LogSoftmaxBackward0
+    S("cross_entropy_logits", lambda x, t: F.cross_entropy(x * 1.0, ng.tensor(t)),
+      [(5, 4), TARGET], lambda x, t: cross_entropy(x, t)),
     S("linear", N.linear, [(3, 4), (2, 4), (2,)], lambda x, w, b: x @ w.T + b),
     S("linear_no_bias", N.linear, [(3, 4), (2, 4)], lambda x, w: x @ w.T),
-    # the weight reaches linear's node through torch's TBackward0 (Note [linear's weight])
+    # the weight reaches linear's node through torch's TBackward0 (Note [torch's inner nodes])
     S("linear_weight", lambda x, w: N.linear(x, w) * 1.0, [(2, 3), (4, 3)], lambda x, w: x @ w.T),
     S("im2col", lambda x: N.im2col(x, layout=N.CONV, **WINDOWS), [(2, 2, 4, 3)],
       lambda x: im2col(x, layout=N.CONV, **WINDOWS)),

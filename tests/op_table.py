@@ -172,6 +172,7 @@ SAMPLES = [
     S("add_scalar", lambda x: ng.ops.elementwise.add_scalar(x, 1.5), [(2, 3)], lambda x: x + 1.5),
     S("sub_scalar", lambda x: ng.ops.elementwise.sub_scalar(x, 0.5), [(2, 3)], lambda x: x - 0.5),
     S("mul_scalar", lambda x: ng.ops.elementwise.mul_scalar(x, -2.5), [(2, 3)], lambda x: x * -2.5),
+    S("div_scalar", lambda x: ng.ops.elementwise.div_scalar(x, 0.4), [(2, 3)], lambda x: x / 0.4),
     S("atan2", ng.atan2, [(2, 3), Pos((3,))], np.arctan2),
     S("maximum", ng.maximum, [Distinct((2, 3)), Distinct((3,))], np.maximum),
     S("minimum", ng.minimum, [Distinct((2, 3)), Distinct((2, 1))], np.minimum),

@@ -297,3 +297,35 @@ def test_linear_reaches_its_weight_through_tbackward_as_torch():
     with pytest.raises(RuntimeError, match=r"FloatTensor \[3, 2\]\], which is output 0 of "
                                            r"AsStrided, is at version 1; expected version 0"):
         y.sum().backward()
+
+
+def test_cross_entropy_shows_torchs_log_softmax_and_nll_loss():
+    """torch's cross_entropy is nll_loss(log_softmax(x)): NllLoss2D for spatial inputs, through a
+    view to 4-d for those of 3 or 5 dims, and a view of a reduction="none" result back."""
+    F = ng.nn.functional
+    x2 = ng.ones(4, 3, requires_grad=True)
+    x3 = ng.ones(4, 3, 5, requires_grad=True)
+    x4 = ng.ones(2, 3, 2, 2, requires_grad=True)
+    t2, t3, t4 = ng.tensor([0, 1, 2, 0]), ng.zeros(4, 5, dtype=ng.int64), ng.zeros(2, 2, 2,
+                                                                                   dtype=ng.int64)
+    log_softmax = ("LogSoftmaxBackward0", "leaf")
+    viewed = ("NllLoss2DBackward0", ("ViewBackward0", log_softmax))
+    cases = [(F.cross_entropy(x2, t2), ("NllLossBackward0", log_softmax)),
+             (F.cross_entropy(x2, t2, reduction="none"), ("NllLossBackward0", log_softmax)),
+             (F.cross_entropy(x2[0], ng.tensor(1)),
+              ("NllLossBackward0", ("LogSoftmaxBackward0", ("SelectBackward0", "leaf")))),
+             (F.cross_entropy(x3, t3), viewed),
+             (F.cross_entropy(x3, t3, reduction="none"), ("ViewBackward0", viewed)),
+             (F.cross_entropy(x4, t4), ("NllLoss2DBackward0", log_softmax)),
+             (F.cross_entropy(x4, t4, reduction="none"), ("NllLoss2DBackward0", log_softmax)),
+             (F.cross_entropy(x2, ng.ones(4, 3) / 3),
+              ("DivBackward1", ("NegBackward0", ("SumBackward0", (
+                  "MulBackward0", ("LogSoftmaxBackward0", "leaf"), None)))))]
+    for k, (loss, graph) in enumerate(cases):
+        assert _graph_of(loss) == graph, k
+    # the gradient is the fused kernel's: softmax minus the one-hot target, over the batch
+    F.cross_entropy(x2, t2).backward()
+    third = 1.0 / 3 / 4
+    expected = np.full((4, 3), third)
+    expected[[0, 1, 2, 3], [0, 1, 2, 0]] -= 0.25
+    np.testing.assert_allclose(x2.grad.numpy(), expected, rtol=1e-6)

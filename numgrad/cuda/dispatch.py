@@ -76,7 +76,7 @@ def _table():
         "col2im": nn.col2im, "conv2d": nn.conv2d, "conv2d_no_bias": nn.conv2d,
         # a composite's named node (ops/named.py) passes its first input on
         "named_0": _first, "named_1": _first, "named_2": _first, "read_by_backward": _first,
-        "linear_weight": _first,
+        "linear_weight": _first, "cross_entropy_logits": _first,
     }
     twins.update({name: Twin(fn) for name, fn in plain.items()})
     twins.update({"take": Twin(index.take, (1,)), "gather": Twin(index.take, (1,)),

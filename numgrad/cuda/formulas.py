@@ -108,6 +108,7 @@ FORWARD = {
     "add_scalar": lambda x, s: x + F.cast_like(s, x),
     "sub_scalar": lambda x, s: x - F.cast_like(s, x),
     "mul_scalar": lambda x, s: x * F.cast_like(s, x),
+    "div_scalar": lambda x, s: x / F.cast_like(s, x),
     "clamp": lambda x, lo, hi: F.select(x < lo, lo, F.select(x > hi, hi, x)),
     "clamp_tensor": lambda x, lo, hi: F.minimum(F.maximum(x, lo), hi),
     "neg": lambda x: -x,

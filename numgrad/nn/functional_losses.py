@@ -20,7 +20,7 @@ from ..ops import elementwise as _E
 from ..ops import elementwise_special as _S
 from ..ops import nn_ops as _N
 from ..ops.index import take
-from ..ops.named import named, read_by_backward
+from ..ops.named import named, read_by_backward, rename
 from ..tensor import Tensor
 
 _CODES = {"none": _N.NONE, "mean": _N.MEAN, "sum": _N.SUM}
@@ -54,19 +54,21 @@ def _as_tensor(value, like):
     return as_tensor(np.asarray(value, like.dtype), device=like.device)
 
 
-def _class_rows(input, target):
+def _class_rows(input, target, values=None):
     """input (N, C, d1, ...) or (C,) as rows (M, C), and target as (M,) int64, with the shape a
-    reduction='none' result takes."""
+    reduction='none' result takes. `values`: the tensor to take the rows of, when not input (a
+    view of it)."""
     index = np.asarray(target._data if isinstance(target, Tensor) else target)
     _check_target_shape(input.shape, index.shape)
-    if input.ndim == 1:
-        return input.unsqueeze(0), index.reshape(1), ()
-    classes = input.shape[1]
-    if input.ndim == 2:
-        rows = input
+    values = input if values is None else values
+    if values.ndim == 1:
+        return values.unsqueeze(0), index.reshape(1), ()
+    classes = values.shape[1]
+    if values.ndim == 2:
+        rows = values
     else:
-        order = [0] + list(range(2, input.ndim)) + [1]
-        rows = input.permute(order).reshape(-1, classes)
+        order = [0] + list(range(2, values.ndim)) + [1]
+        rows = values.permute(order).reshape(-1, classes)
     return rows, index.reshape(-1), index.shape
 
 
@@ -150,13 +152,26 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # torch's log_softmax comes first, refusing integer logits before the target is looked at
     _check_floating(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else
                     "log_softmax_kernel_impl")
-    rows, index, shape = _class_rows(input, target)
+    # torch's graph: nll_loss(log_softmax(input)), through a view to 4-d for other spatial
+    # inputs, and a view of the result back for reduction="none" (Note [torch's inner nodes])
+    logits = _N.through(input, _N.CROSS_ENTROPY_LOGITS)
+    spatial = input.ndim >= 3
+    viewed = spatial and input.ndim != 4
+    seen = logits.view(input.shape[0], input.shape[1], 1, -1) if viewed else logits
+    rows, index, shape = _class_rows(input, target, seen)
     w = _class_weights(weight, rows.shape[1], rows.dtype)
     index = _class_indices(index, rows, "nll_loss_out_frame")
     _check_weight_dtype(weight, rows.dtype)
     out = _N.cross_entropy(rows, np.ascontiguousarray(index), w, int(ignore_index),
                            float(label_smoothing), _CODES[reduction])
-    return out.reshape(shape) if reduction == "none" else out
+    if label_smoothing:
+        return out.reshape(shape) if reduction == "none" else out   # torch's own composite
+    name = "NllLoss2DBackward0" if spatial else "NllLossBackward0"
+    if reduction != "none" or tuple(out.shape) == tuple(shape):
+        return rename(out, name, inputs=(seen,))
+    if viewed:
+        return rename(out, name, inputs=(seen,)).reshape(shape)
+    return rename(out.reshape(shape), name, inputs=(seen,))
 
 
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
@@ -175,7 +190,8 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
         return -terms.sum(class_dim)
     if reduction == "sum":
         return -terms.sum()
-    return -terms.sum() * (classes / input.numel() if input.numel() else math.nan)
+    # torch divides by the batch size as a number (DivBackward1)
+    return _E.div_scalar(-terms.sum(), input.numel() / classes if input.numel() else math.nan)
 
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,

@@ -44,6 +44,7 @@ def d_pow_x(g, x, y): return F.select(y == 0.0, 0.0, g * y * F.pow(x, y - 1.0))
 def d_pow_y(g, x, y, out): return F.select((x == 0.0) & (y >= 0.0), 0.0, g * out * F.log(x))
 def d_pow_scalar(g, x, p): return F.select(p == 0.0, 0.0, g * p * F.pow(x, p - 1.0))
 def d_scale(g, s): return g * s
+def d_divide(g, s): return g / s
 # torch's pow_backward_exponent for a scalar base, term for term (its double backward too): it
 # reads the exponent (masking 0 ** x for x >= 0, where out * log(0) is nan), so the exponent is
 # saved and version-checked
@@ -183,6 +184,8 @@ SUB_SCALAR = _unary("sub_scalar", lambda x, s: np.subtract(x, x.dtype.type(s)), 
                     node_name="SubBackward1")
 MUL_SCALAR = _unary("mul_scalar", lambda x, s: np.multiply(x, x.dtype.type(s)), d_scale,
                     node_name="MulBackward1", meta=lambda s: ((), (s,)))
+DIV_SCALAR = _unary("div_scalar", _quiet(lambda x, s: np.divide(x, x.dtype.type(s))), d_divide,
+                    node_name="DivBackward1", meta=lambda s: ((), (s,)))
 CLAMP = _unary("clamp", lambda x, lo, hi: np.clip(x, x.dtype.type(lo), x.dtype.type(hi)), d_clamp,
                node_name="ClampBackward1", meta=lambda lo, hi: ((), (lo, hi)))
 CLAMP_TENSOR = OpDef("clamp_tensor", lambda x, lo, hi: torch_minimum(torch_maximum(x, lo), hi),
@@ -417,6 +420,11 @@ def sub_scalar(x, s):
 def mul_scalar(x, s):
     """x * s for a Python number s, as torch's composites scale by one (MulBackward1)."""
     return apply(MUL_SCALAR, (x,), {"s": s})
+
+
+def div_scalar(x, s):
+    """x / s for a Python number s, as torch's composites divide by one (DivBackward1)."""
+    return apply(DIV_SCALAR, (x,), {"s": s})
 
 
 def rsub(x, y):

@@ -174,28 +174,32 @@ LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0
                        saved_names=("self", None), readers=((1,), (0,)))
 
 
-# Note [linear's weight]
-# torch's linear is addmm(b, x, w.t()): its node reaches the weight through a TBackward0 node,
-# which next_functions shows and whose hooks run in the backward. numgrad records that node too,
-# but as the identity on w: the linear kernel reads w and writes its gradient in w's own layout
-# (out, in), and the node passes that gradient on (copy_bwd: in the same buffer where the plan
-# allows), where a transpose would cost half the weight gradient's product again. Only linear
-# consumes the node; a hook registered on it sees the gradient in w's layout, not w.t()'s.
+# Note [torch's inner nodes]
+# torch's linear is addmm(b, x, w.t()), and its cross_entropy nll_loss(log_softmax(x)): their
+# nodes reach w through TBackward0 and x through LogSoftmaxBackward0, which next_functions shows
+# and whose hooks run in the backward. numgrad's fused kernels read w and x themselves (a
+# transpose of w's gradient would cost half its matrix product again; the fused cross entropy is
+# one pass), so it records those nodes as the identity on w and x: the kernel writes the
+# gradient of w (of the logits), and the node passes it on (copy_bwd: in the same buffer where
+# the plan allows). Only the fused node consumes such a node; a hook registered on it sees the
+# gradient of w (of the logits), not of w.t() (of the log-probabilities).
 def _identity_vjp(ctx, g):
     return (g,)
 
 
 LINEAR_WEIGHT = OpDef("linear_weight", lambda w: w, node_name="TBackward0", kernel="copy_bwd",
                       vjp=_identity_vjp)
+CROSS_ENTROPY_LOGITS = OpDef("cross_entropy_logits", lambda x: x, node_name="LogSoftmaxBackward0",
+                             kernel="copy_bwd", vjp=_identity_vjp)
 
 
-def _through_transpose(w):
-    """w as linear's node takes it, reached through torch's TBackward0 node: w's values and
-    version counter (the node saves it) on that node."""
-    if not (w._requires_grad and grad_mode.state.grad_enabled):
-        return w
-    carrier = apply(LINEAR_WEIGHT, (w,))
-    carrier._vc = w._shared_vc()
+def through(t, op):
+    """t as a fused node takes it, reached through the identity node `op` torch would have
+    between them (Note [torch's inner nodes]): t's values and version counter on that node."""
+    if not (t._requires_grad and grad_mode.state.grad_enabled):
+        return t
+    carrier = apply(op, (t,))
+    carrier._vc = t._shared_vc()
     return carrier
 
 
@@ -217,8 +221,8 @@ def linear(x, w, b=None):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({rows}x{in_features} and "
                            f"{w._data.shape[1]}x{w._data.shape[0]})")
     if b is None:
-        return apply(LINEAR_NO_BIAS, (x, _through_transpose(w)))
-    return apply(LINEAR, (b, x, _through_transpose(w)))
+        return apply(LINEAR_NO_BIAS, (x, through(w, LINEAR_WEIGHT)))
+    return apply(LINEAR, (b, x, through(w, LINEAR_WEIGHT)))
 
 
 # ---- im2col: the sliding windows of an image as rows -------------------------------------------------
