@@ -329,3 +329,34 @@ def test_cross_entropy_shows_torchs_log_softmax_and_nll_loss():
     expected = np.full((4, 3), third)
     expected[[0, 1, 2, 3], [0, 1, 2, 0]] -= 0.25
     np.testing.assert_allclose(x2.grad.numpy(), expected, rtol=1e-6)
+
+
+def test_matmul_takes_torchs_path_for_each_form():
+    """torch's matmul: vector @ matrix is mm then squeeze_ (no view), and a batched operand times
+    a vector or matrix is folded into one mm or mv when that copies nothing or the smaller one
+    requires grad; other batched products broadcast to bmm."""
+    v = ng.ones(3, requires_grad=True)
+    m = ng.ones(3, 2, requires_grad=True)
+    b = ng.ones(4, 3, 2, requires_grad=True)
+    a = ng.ones(4, 2, 3, requires_grad=True)
+    constant = ng.ones(4, 3, 2)
+    unsqueezed = ("UnsqueezeBackward0", "leaf")
+    cases = [(v @ m, ("SqueezeBackward4", ("MmBackward0", unsqueezed, "leaf"))),
+             (v @ b, ("UnsafeViewBackward0", ("MvBackward0", (
+                 "UnsafeViewBackward0", ("CloneBackward0", ("TransposeBackward0", "leaf"))),
+                 "leaf"))),
+             (a @ v, ("UnsafeViewBackward0", ("MvBackward0", ("ViewBackward0", "leaf"), "leaf"))),
+             (b.transpose(1, 2) @ m,
+              ("UnsafeViewBackward0", ("MmBackward0", ("UnsafeViewBackward0", (
+                  "CloneBackward0", ("TransposeBackward0", "leaf"))), "leaf"))),
+             (a @ b, ("UnsafeViewBackward0", ("BmmBackward0", ("ViewBackward0", (
+                 "ExpandBackward0", "leaf")), ("ViewBackward0", ("ExpandBackward0", "leaf"))))),
+             (constant @ ng.ones(2, 4), None)]
+    for k, (result, graph) in enumerate(cases):
+        assert _graph_of(result) == graph, k
+    y = v @ m
+    assert y._base is None
+    y.add_(1.0)                         # in place on a result that is no view
+    assert y.grad_fn.name() == "AddBackward0"
+    y.sum().backward()
+    np.testing.assert_array_equal(v.grad.numpy(), [2.0, 2.0, 2.0])

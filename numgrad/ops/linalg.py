@@ -136,17 +136,13 @@ def matmul(x, y):
         return apply(DOT, (x, y))
     if xd == 2 and yd == 1:
         return apply(MV, (x, y))
-    if xd <= 2 and yd <= 2:
-        a = x.unsqueeze(0) if xd == 1 else x
-        b = y.unsqueeze(1) if yd == 1 else y
-        out = apply(MM, (a, b))
-        if xd == 1 and yd == 1:
-            return out.reshape(())
-        if xd == 1:
-            return out.squeeze(0)
-        if yd == 1:
-            return out.squeeze(1)
-        return out
+    if xd == 1 and yd == 2:
+        # torch's unsqueeze(0).mm(y).squeeze_(0): the result is no view
+        return apply(MM, (x.unsqueeze(0), y)).squeeze_(0)
+    if xd == 2 and yd == 2:
+        return apply(MM, (x, y))
+    if _should_fold(x, y):
+        return _folded(x, y)
     a = x.unsqueeze(0) if xd == 1 else x
     b = y.unsqueeze(1) if yd == 1 else y
     try:
@@ -162,6 +158,41 @@ def matmul(x, y):
     # torch's batched matmul ends in _unsafe_view to the result's shape (UnsafeViewBackward0)
     final = batch + ((m,) if xd > 1 else ()) + ((n,) if yd > 1 else ())
     return apply(UNSAFE_VIEW, (out,), {"shape": final})
+
+
+def _should_fold(x, y):
+    """torch's should_fold: a batched operand times a vector or matrix becomes one mm or mv of the
+    batched one folded into a matrix, when that folding copies nothing or the smaller operand
+    requires grad (its gradient is then one product, not a batch of them summed)."""
+    x_larger = x._data.ndim >= y._data.ndim
+    big, small = (x, y) if x_larger else (y, x)
+    if not (big._data.ndim >= 3 and small._data.ndim <= 2):
+        return False
+    if small._requires_grad:
+        return True
+    if x._data.ndim == 2:
+        return False
+    data = big._data if x_larger else np.swapaxes(big._data, -1, -2)
+    if data.size == 0:
+        return True
+    shape, strides = data.shape, data.strides
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(data.ndim - 2))
+
+
+def _folded(x, y):
+    """x @ y as torch's folded matmul: the batched operand (y transposed, when it is the one)
+    reshaped to a matrix, one mm or mv, and the result viewed back (_unsafe_view)."""
+    transpose = y._data.ndim > x._data.ndim
+    big = y.mT if transpose else x
+    small = (x.t() if x._data.ndim == 2 else x) if transpose else y
+    output_shape = tuple(big._data.shape[:-1])
+    rows = int(np.prod(output_shape))
+    folded = big.reshape(rows, big._data.shape[-1])
+    if small._data.ndim == 1:
+        return apply(UNSAFE_VIEW, (apply(MV, (folded, small)),), {"shape": output_shape})
+    output_shape += (small._data.shape[1],)
+    out = apply(UNSAFE_VIEW, (apply(MM, (folded, small)),), {"shape": output_shape})
+    return out.mT.contiguous() if transpose else out
 
 
 def _matmul_size_error(x, y):
