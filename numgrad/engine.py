@@ -206,8 +206,8 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
     if graph.retain_step is not None and seg.retained:
         graph.retain_step(graph, index, _output_grads(graph, buffers, index))
     pre_hooks = seg.node_hooks.get(("pre_hooks", node))
-    if not pre_hooks:
-        return
+    if not pre_hooks or not graph.runnable[index]:
+        return      # as torch, a node's pre-hooks run only when the node itself runs
     grads = _output_grads(graph, buffers, index)
     for j, (old, new) in enumerate(zip(grads, run_node_pre_hooks(pre_hooks, grads))):
         slot = buffers.slot(index, j)

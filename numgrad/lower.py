@@ -180,8 +180,10 @@ class LoweredGraph:
                for seg in self.segments):
             return      # no in-place op anywhere since these values were saved
         owner = self.saved_owner
-        stale = self.runnable[owner] & (self.saved_epochs() < tape.epoch())
-        for s in np.flatnonzero(stale):
+        stale = np.flatnonzero(self.runnable[owner] & (self.saved_epochs() < tape.epoch()))
+        # torch raises at the first node it runs whose saved value changed: later nodes run
+        # first, and a node unpacks its values in order
+        for s in stale[np.lexsort((stale, -owner[stale]))]:
             self._check_version(int(owner[s]), int(s))
 
     def segment_index(self, index):

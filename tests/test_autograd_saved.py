@@ -334,3 +334,17 @@ def test_a_product_checks_each_operand_only_for_the_other_ones_gradient(product)
     x.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+def test_the_version_error_is_that_of_the_first_node_the_backward_would_run():
+    """torch raises at the first node it runs whose saved value changed: the later one. Here
+    exp saved its result and mul_ saved v, both changed by mul_ itself: torch names Mul."""
+    x = ng.tensor([1.0, 2.0], dtype=ng.float64, requires_grad=True)
+    v = x.exp()
+    v.mul_(v)
+    with pytest.raises(RuntimeError, match=r"\[2\]\], which is output 0 of Mul, is at version 1"):
+        v.sum().backward()
+    e = x.exp()
+    e.mul_(2)           # exp's saved result alone changed: torch names the node that saved it
+    with pytest.raises(RuntimeError, match=r"\[2\]\], which is output 0 of Exp, is at version 1"):
+        e.sum().backward()

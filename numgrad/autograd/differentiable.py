@@ -168,7 +168,7 @@ def execute(graph, seeds):
             if graph.retain_step is not None and seg.retained:
                 graph.retain_step(graph, index, [grads.get(s) for s in range(o0, o1)])
             pre_hooks = seg.node_hooks.get(("pre_hooks", node))
-            if pre_hooks:
+            if pre_hooks and graph.runnable[index]:
                 outs = run_node_pre_hooks(pre_hooks, [grads.get(s) for s in range(o0, o1)])
                 for s, g in zip(range(o0, o1), outs):
                     if g is None:
