@@ -227,3 +227,18 @@ def test_a_packed_value_may_change_in_place_and_hooks_are_set_once():
         raw.register_hooks(lambda t: t, lambda p: p)
     with pytest.raises(TypeError):
         y.grad_fn._raw_saved_result.register_hooks(None, None)
+
+
+def test_an_output_is_saved_even_when_only_an_unneeded_derivative_reads_it():
+    """torch saves an op's result always: x ** c keeps it though only c's derivative reads it, so
+    changing the result in place is the version error (torch 2.13's message)."""
+    x = ng.tensor([1.0, 2.0], dtype=ng.float64, requires_grad=True)
+    c = ng.tensor([2.0, 3.0], dtype=ng.float64)
+    packed = []
+    with ng.autograd.graph.saved_tensors_hooks(lambda t: packed.append(t.shape) or t, lambda t: t):
+        y = x ** c
+    assert len(packed) == 3                  # self, exponent and result
+    assert y.grad_fn._saved_result.equal(y)
+    y.add_(1)
+    with pytest.raises(RuntimeError, match="which is output 0 of Pow1, is at version 1"):
+        y.sum().backward()

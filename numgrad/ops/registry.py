@@ -71,15 +71,18 @@ class OpDef:
         self.saved_masks = tuple(name_ in ("condition", "mask") for name_ in self.saved_names)
         # Per saved value, the inputs whose derivative reads it, as a bit mask: from the formulas'
         # parameters; for a hand-written kernel from `readers` (per saved value, those inputs'
-        # positions), else ALL_INPUTS. As torch saves a value only for the gradients that will be
-        # computed, a value that only the derivatives of inputs needing no gradient read is not
-        # version-checked: changing it in place later is no error.
+        # positions), else ALL_INPUTS. As torch saves an input only for the gradients that will be
+        # computed, an input that only the derivatives of inputs needing no gradient read is not
+        # version-checked: changing it in place later is no error. An output torch saves always
+        # (x ** c keeps its result, which only c's derivative reads).
         if grads is not None:
-            self.save_readers = tuple(_readers(name_, self.grad_params) for name_ in self.saves)
+            readers = [_readers(name_, self.grad_params) for name_ in self.saves]
         elif readers is not None:
-            self.save_readers = tuple(sum(1 << k for k in inputs) for inputs in readers)
+            readers = [sum(1 << k for k in inputs) for inputs in readers]
         else:
-            self.save_readers = (ALL_INPUTS,) * len(self.saves)
+            readers = [ALL_INPUTS] * len(self.saves)
+        self.save_readers = tuple(ALL_INPUTS if where < 0 else r
+                                  for where, r in zip(self.save_index, readers))
         # the meta of an elementwise node whose output is 0-d: every shape is ()
         self.scalar_meta = [0] * ((n_in or 0) + (n_out or 0))
         # the constant part of this op's packed counts (Note [packed counts] in tape.py), and all
