@@ -203,13 +203,16 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
             shape = output_shape(graph, index, j)
             grad = Tensor._make(buffers.view(slot, shape).copy(), False)
             buffers.view(slot, shape)[...] = run_hooks(hooks, grad)._data
+        elif graph.runnable[index]:
+            run_hooks(hooks, None)      # an output of a running node that got no gradient
     if graph.retain_step is not None and seg.retained:
         graph.retain_step(graph, index, _output_grads(graph, buffers, index))
     pre_hooks = seg.node_hooks.get(("pre_hooks", node))
     if not pre_hooks or not graph.runnable[index]:
         return      # as torch, a node's pre-hooks run only when the node itself runs
     grads = _output_grads(graph, buffers, index)
-    for j, (old, new) in enumerate(zip(grads, run_node_pre_hooks(pre_hooks, grads))):
+    shown = registry.OPS[int(graph.op[index])].grad_outputs
+    for j, (old, new) in enumerate(zip(grads, run_node_pre_hooks(pre_hooks, grads, shown))):
         slot = buffers.slot(index, j)
         if new is None:
             buffers.written[slot] = False
@@ -234,8 +237,9 @@ def _run_in_python(graph, buffers, index, seg, node):
                 grads_in[k] = g
     post_hooks = seg.node_hooks.get(("post_hooks", node))
     if post_hooks:
-        grads_in = run_node_post_hooks(post_hooks, grads_in, grads_out,
-                                       registry.OPS[int(graph.op[index])].listed)
+        op = registry.OPS[int(graph.op[index])]
+        grads_in = run_node_post_hooks(post_hooks, grads_in, grads_out, op.listed,
+                                       op.grad_outputs)
     for k, g in enumerate(grads_in):
         dst = int(graph.e_node[i0 + k])
         if g is None or dst < 0 or not graph.needed[dst]:

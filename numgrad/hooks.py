@@ -65,7 +65,8 @@ def register_node_hook(table_owner, key, hook):
 
 def run_hooks(hooks, grad):
     """Call each hook in registration order; a returned tensor replaces the gradient, and must
-    keep its shape and dtype (torch's checks)."""
+    keep its shape and dtype (torch's checks). grad None: an output of a node that runs got no
+    gradient, which the hooks see as None, as in torch, and may not replace."""
     from .tensor import Tensor
     for hook in list(hooks.values()):
         result = hook(grad)
@@ -73,26 +74,30 @@ def run_hooks(hooks, grad):
             continue
         if not isinstance(result, Tensor):
             raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+        if grad is None:
+            raise RuntimeError("can't replace a None gradient with a non-None value")
         _check_replacement(hook, grad, result)
         grad = result
     return grad
 
 
-def run_node_pre_hooks(hooks, grad_outputs):
+def run_node_pre_hooks(hooks, grad_outputs, shown=None):
     """A node's pre-hooks, in registration order: each sees the gradients of the node's outputs
-    (None where none arrived) and may return a tuple replacing them."""
+    (None where none arrived) and may return a tuple replacing them. shown: how many leading
+    outputs torch's node has (OpDef.grad_outputs; None: all); the others pass unseen."""
     grad_outputs = tuple(grad_outputs)
+    grad_outputs, unseen = grad_outputs[:shown], grad_outputs[len(grad_outputs[:shown]):]
     for hook in list(hooks.values()):
         grad_outputs = _replaced(hook, grad_outputs, hook(grad_outputs))
-    return grad_outputs
+    return grad_outputs + unseen
 
 
-def run_node_post_hooks(hooks, grad_inputs, grad_outputs, listed=None):
+def run_node_post_hooks(hooks, grad_inputs, grad_outputs, listed=None, shown=None):
     """A node's hooks after it ran: each sees (grad_inputs, grad_outputs) and may return a tuple
     replacing grad_inputs. listed: the positions of the inputs torch counts (OpDef.listed), the
     only ones the hooks see, None for an input torch's node has and this one lacks (its gradient
-    is None); listed=None: all."""
-    every, grad_outputs = list(grad_inputs), tuple(grad_outputs)
+    is None); listed=None: all. shown: as in run_node_pre_hooks."""
+    every, grad_outputs = list(grad_inputs), tuple(grad_outputs)[:shown]
     positions = range(len(every)) if listed is None else listed
     grad_inputs = tuple(None if k is None else every[k] for k in positions)
     for hook in list(hooks.values()):

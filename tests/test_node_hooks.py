@@ -189,3 +189,32 @@ def test_a_node_hook_sees_and_replaces_only_the_listed_gradients():
     out.sum().backward()
     assert seen == [[[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]]
     assert x.grad.tolist() == [10.0, 0.0, 10.0] and y.grad.tolist() == [0.0, 1.0, 0.0]
+
+
+def test_hooks_see_the_outputs_of_torchs_node_only():
+    """max(dim), min(dim), sort and topk: torch's node has one output (the values); the indices
+    are none of its outputs, so its hooks see one gradient."""
+    x = ng.tensor([[1.0, 5.0], [3.0, 4.0]], dtype=ng.float64, requires_grad=True)
+    seen = []
+    for values in (x.max(dim=0)[0], x.min(dim=1)[0], x.sort(dim=0)[0], x.topk(1)[0]):
+        values.grad_fn.register_prehook(lambda go: seen.append(len(go)))
+        values.grad_fn.register_hook(lambda gi, go: seen.append((len(gi), len(go))))
+        (values * 2).sum().backward()
+    assert seen == [1, (1, 1)] * 4
+    np.testing.assert_array_equal(x.grad.numpy(), [[4.0, 6.0], [6.0, 4.0]])
+
+
+def test_a_tensor_hook_on_an_output_without_gradient_sees_none():
+    """A node that runs calls the hooks of its outputs that got no gradient with None (torch),
+    and refuses a gradient they return."""
+    x = ng.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=ng.float64, requires_grad=True)
+    a, b = (x * 1).unbind(0)
+    seen = []
+    b.register_hook(seen.append)
+    a.sum().backward()
+    assert seen == [None]
+    np.testing.assert_array_equal(x.grad.numpy(), [[1.0, 1.0], [0.0, 0.0]])
+    a, b = (x * 1).unbind(0)
+    b.register_hook(lambda g: ng.ones(2, dtype=ng.float64))
+    with pytest.raises(RuntimeError, match="can't replace a None gradient with a non-None value"):
+        a.sum().backward()

@@ -165,11 +165,14 @@ def execute(graph, seeds):
             for j, hooks in output_hooks(seg, node, o1 - o0):
                 if (o0 + j) in grads:
                     grads[o0 + j] = run_hooks(hooks, grads[o0 + j])
+                elif graph.runnable[index]:
+                    run_hooks(hooks, None)      # an output of a running node with no gradient
             if graph.retain_step is not None and seg.retained:
                 graph.retain_step(graph, index, [grads.get(s) for s in range(o0, o1)])
             pre_hooks = seg.node_hooks.get(("pre_hooks", node))
             if pre_hooks and graph.runnable[index]:
-                outs = run_node_pre_hooks(pre_hooks, [grads.get(s) for s in range(o0, o1)])
+                outs = run_node_pre_hooks(pre_hooks, [grads.get(s) for s in range(o0, o1)],
+                                          registry.OPS[int(graph.op[index])].grad_outputs)
                 for s, g in zip(range(o0, o1), outs):
                     if g is None:
                         grads.pop(s, None)
@@ -185,10 +188,11 @@ def execute(graph, seeds):
                 in_grads = list(node_vjp(graph, index, seg, node, outs))
                 post_hooks = seg.node_hooks.get(("post_hooks", node))
                 if post_hooks:
+                    op = registry.OPS[int(graph.op[index])]
                     in_grads += [None] * (i1 - i0 - len(in_grads))
                     in_grads = run_node_post_hooks(post_hooks, [g if w else None for g, w in
                                                                 zip(in_grads, wanted)], outs,
-                                                   registry.OPS[int(graph.op[index])].listed)
+                                                   op.listed, op.grad_outputs)
                 for k in range(i1 - i0):
                     dst = int(graph.e_node[i0 + k])
                     g = in_grads[k] if k < len(in_grads) else None

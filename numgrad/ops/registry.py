@@ -27,7 +27,8 @@ class OpDef:
 
     def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
                  vjp=None, saves=(), meta=None, differentiable=True, python_backward=False,
-                 view=False, readers=None, mixed_floats=False, listed=None, saved_names=None):
+                 view=False, readers=None, mixed_floats=False, listed=None, saved_names=None,
+                 grad_outputs=None):
         self.name = name
         self.node_name = node_name or name.capitalize() + "Backward0"
         self.forward = forward
@@ -45,6 +46,9 @@ class OpDef:
         if listed is None and grads is not None and any(f is None for f in grads):
             listed = tuple(k for k, f in enumerate(grads) if f is not None)
         self.listed = listed
+        # how many leading outputs torch's node has: the others (the indices of max(dim), sort,
+        # topk) are no outputs of its node, so node hooks do not see them (None: every output)
+        self.grad_outputs = grad_outputs
         self.python_backward = python_backward   # custom Functions: no kernel, Python runs them
         self.view = view              # outputs share the input's memory (Note [views] in views.py)
         # inputs of another float type than the output are allowed only where the kernel knows

@@ -134,7 +134,7 @@ def _sort_forward(x, dim, lines, k, descending, **_):
 
 
 _PICK = dict(n_out=2, saves=("out1",), kernel="select_dim_bwd", vjp=_select_vjp,
-             meta=_select_meta, saved_names=("indices",))
+             meta=_select_meta, saved_names=("indices",), grad_outputs=1)
 MAX_DIM = OpDef("max_dim", _pick_forward, node_name="MaxBackward0", **_PICK)
 MIN_DIM = OpDef("min_dim", _pick_forward, node_name="MinBackward0", **_PICK)
 SORT = OpDef("sort", _sort_forward, node_name="SortBackward0", **_PICK)
