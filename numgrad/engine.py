@@ -238,14 +238,27 @@ def _run_in_python(graph, buffers, index, seg, node):
     post_hooks = seg.node_hooks.get(("post_hooks", node))
     if post_hooks:
         op = registry.OPS[int(graph.op[index])]
-        grads_in = run_node_post_hooks(post_hooks, grads_in, grads_out, op.listed,
-                                       op.grad_outputs)
+        grads_in = run_node_post_hooks(post_hooks, in_input_dtypes(graph, index, grads_in),
+                                       grads_out, op.listed, op.grad_outputs)
     for k, g in enumerate(grads_in):
         dst = int(graph.e_node[i0 + k])
         if g is None or dst < 0 or not graph.needed[dst]:
             continue
         out = int(graph.e_slot[i0 + k])
         buffers.add(int(graph.out_ptr[dst]) + out, output_shape(graph, dst, out), g._data)
+
+
+def in_input_dtypes(graph, index, grads_in):
+    """A node's input gradients as torch's node hooks see them: an operand of another float type
+    that the op promoted (numgrad's hidden PROMOTE node) gets its gradient in its own type."""
+    promote = registry.BY_NAME["promote"].code
+    i0 = int(graph.in_ptr[index])
+    grads_in = list(grads_in)
+    for k, g in enumerate(grads_in):
+        dst = int(graph.e_node[i0 + k])
+        if g is not None and dst >= 0 and graph.op[dst] == promote:
+            grads_in[k] = g.to(np.float32 if graph.dt[dst] == 1 else np.float64)
+    return grads_in
 
 
 def release(graph):

@@ -218,3 +218,19 @@ def test_a_tensor_hook_on_an_output_without_gradient_sees_none():
     b.register_hook(lambda g: ng.ones(2, dtype=ng.float64))
     with pytest.raises(RuntimeError, match="can't replace a None gradient with a non-None value"):
         a.sum().backward()
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_post_hook_sees_each_gradient_in_its_inputs_float_type(create_graph):
+    """float64 a times float32 b: torch's MulBackward0 hands b a float32 gradient (its
+    validate_outputs casts before the hooks), and a hook's result of either type is cast so."""
+    a = ng.tensor([1.0, 2.0], dtype=ng.float64, requires_grad=True)
+    b = ng.tensor([3.0, 4.0], dtype=ng.float32, requires_grad=True)
+    y = a * b
+    seen = []
+    y.grad_fn.register_hook(lambda gi, go: seen.append([g.dtype for g in gi]) or (gi[0], gi[1] * 2))
+    ga, gb = ng.autograd.grad(y.sum(), [a, b], create_graph=create_graph)
+    assert seen == [[ng.float64, ng.float32]]
+    assert (ga.dtype, gb.dtype) == (ng.float64, ng.float32)
+    np.testing.assert_array_equal(ga.detach().numpy(), [3.0, 4.0])
+    np.testing.assert_array_equal(gb.detach().numpy(), [2.0, 4.0])

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import tape
 from ..creation import full
-from ..engine import shape_of
+from ..engine import in_input_dtypes, shape_of
 from ..hooks import output_hooks, run_hooks, run_node_post_hooks, run_node_pre_hooks
 from ..kernels import ready_queue
 from ..ops import registry
@@ -127,6 +127,10 @@ def node_vjp(graph, index, seg, node, grads_out):
     if op.python_backward:
         from .function import differentiable_backward
         return differentiable_backward(graph, index, seg, node, grads_out)
+    # a gradient a hook gave in another float type comes in the node's, as torch's
+    # validate_outputs casts it (the compiled engine's buffers do the same)
+    dtype = g_dtype(graph, index)
+    grads_out = [g if g is None or g.dtype == dtype else g.to(dtype) for g in grads_out]
     ctx = _context(graph, index, seg, node)
     if op.elementwise:
         return elementwise_vjp(op, ctx, grads_out[0])
@@ -190,9 +194,10 @@ def execute(graph, seeds):
                 if post_hooks:
                     op = registry.OPS[int(graph.op[index])]
                     in_grads += [None] * (i1 - i0 - len(in_grads))
-                    in_grads = run_node_post_hooks(post_hooks, [g if w else None for g, w in
-                                                                zip(in_grads, wanted)], outs,
-                                                   op.listed, op.grad_outputs)
+                    in_grads = run_node_post_hooks(
+                        post_hooks, in_input_dtypes(graph, index, [g if w else None for g, w in
+                                                                   zip(in_grads, wanted)]),
+                        outs, op.listed, op.grad_outputs)
                 for k in range(i1 - i0):
                     dst = int(graph.e_node[i0 + k])
                     g = in_grads[k] if k < len(in_grads) else None
