@@ -28,16 +28,9 @@ class Node:
     def next_functions(self):
         """One (node, input_nr) per input torch counts (OpDef.listed); a named composite's node
         shows the inputs of torch's op (ops/named.py)."""
-        seg, local = self._seg, self._local
-        shown = seg.shown.get(self._id)
-        if shown is None:
-            start, end = seg.inputs_of(local)
-            listed = registry.OPS[seg.op_of(local)].listed
-            positions = range(start, end) if listed is None else \
-                (None if k is None else start + k for k in listed)
-            shown = [(-1, 0) if e is None else (seg.e_node[e], seg.e_slot[e]) for e in positions]
+        seg = self._seg
         return tuple((None, 0) if producer < 0 else _shown_edge(seg, producer, slot)
-                     for producer, slot in shown)
+                     for producer, slot in shown_edges(seg, self._id))
 
     @property
     def variable(self):
@@ -98,6 +91,19 @@ class Node:
         code = self._seg.op_of(self._local)
         where = "numgrad.autograd.function." if registry.OPS[code].python_backward else ""
         return f"<{where}{type(self).__name__} object at {hex(id(self))}>"
+
+
+def shown_edges(seg, node_id):
+    """The (producer node id, slot) of each input torch's node lists, -1 for none: OpDef.listed,
+    or what a composite set in Segment.shown."""
+    shown = seg.shown.get(node_id)
+    if shown is not None:
+        return list(shown)
+    start, end = seg.inputs_of(node_id & 0xFFFFFFFF)
+    listed = registry.OPS[seg.op_of(node_id & 0xFFFFFFFF)].listed
+    positions = range(start, end) if listed is None else \
+        (None if k is None else start + k for k in listed)
+    return [(-1, 0) if e is None else (seg.e_node[e], seg.e_slot[e]) for e in positions]
 
 
 def _shown_edge(seg, producer, slot):

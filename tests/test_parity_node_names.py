@@ -360,3 +360,24 @@ def test_matmul_takes_torchs_path_for_each_form():
     assert y.grad_fn.name() == "AddBackward0"
     y.sum().backward()
     np.testing.assert_array_equal(v.grad.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_an_in_place_op_through_a_view_shows_torchs_copy_slices():
+    """CopySlices lists the base's old node, then the other inputs of the op it wraps."""
+    x = ng.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = ng.tensor([5.0], requires_grad=True)
+    doubled = ("MulBackward0", "leaf", None)
+
+    def written(write, base=None):
+        b = x * 1 if base is None else base
+        write(b)
+        return _graph_of(b)
+
+    cases = [(written(lambda b: b[0].mul_(2)), ("CopySlices", doubled, None)),
+             (written(lambda b: b[1:].add_(y)), ("CopySlices", doubled, "leaf")),
+             (written(lambda b: b[0:2].copy_(y.expand(2))),
+              ("CopySlices", doubled, ("ExpandBackward0", "leaf"))),
+             (written(lambda b: b[1:2].add_(y), ng.zeros(3)), ("CopySlices", None, "leaf")),
+             (written(lambda b: b[::2].sigmoid_()), ("CopySlices", doubled))]
+    for k, (graph, expected) in enumerate(cases):
+        assert graph == expected, k

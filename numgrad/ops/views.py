@@ -397,7 +397,21 @@ def copy_slices(base, region, result):
         return _copy_overlapping(old, positions, result)
     inside = read_region(old, region, result._data.shape)
     change = _scatter_region(E.sub(result, inside), region, base._data.shape)
-    return apply(COPY_SLICES, (old, change))
+    return _show_copy_slices(apply(COPY_SLICES, (old, change)), old, result)
+
+
+def _show_copy_slices(new, old, result):
+    """torch's CopySlices lists the base's old node, then the other inputs of the op it wraps
+    (the op that wrote `result` into the view): new's next_functions show those."""
+    from ..node import shown_edges
+    from .named import _edge_to
+    if new._requires_grad and new._node >= 0:
+        seg = new._seg
+        wrapped = shown_edges(result._seg, result._node)[1:] if result._node >= 0 else []
+        if result._requires_grad and result._node >= 0 and result._seg is not seg:
+            seg.deps.add(result._seg)
+        seg.shown[new._node] = (_edge_to(seg, old), *wrapped)
+    return new
 
 
 def _shared_places(region, shape):
