@@ -381,3 +381,19 @@ def test_an_in_place_op_through_a_view_shows_torchs_copy_slices():
              (written(lambda b: b[::2].sigmoid_()), ("CopySlices", doubled))]
     for k, (graph, expected) in enumerate(cases):
         assert graph == expected, k
+
+
+def test_clone_and_casts_keep_the_layout_of_a_dense_tensor_as_torch():
+    """torch's preserve_format: clone() and .float()/.double() of a transposed tensor stay
+    transposed (so reshaping the copy clones again), an expanded one comes out contiguous;
+    contiguous() is row-major."""
+    x = ng.ones(2, 3, requires_grad=True)
+    assert x.t().clone().stride() == (1, 3) and not x.t().clone().is_contiguous()
+    assert x.t().double().stride() == (1, 3)
+    assert x.t().contiguous().stride() == (2, 1)
+    assert x.unsqueeze(0).expand(2, 2, 3).double().stride() == (6, 3, 1)
+    assert x[:, ::2].clone().stride() == (2, 1)
+    assert _graph_of(x.t().clone().reshape(-1)) == (
+        "UnsafeViewBackward0", ("CloneBackward0", ("CloneBackward0", ("TBackward0", "leaf"))))
+    assert _graph_of(x.unsqueeze(0).expand(2, 2, 3).double().reshape(-1)) == (
+        "ViewBackward0", ("ToCopyBackward0", ("ExpandBackward0", ("UnsqueezeBackward0", "leaf"))))

@@ -17,6 +17,7 @@ from ..tensor import Tensor, new_version_counter
 from .apply import apply
 from . import fmath as F
 from .registry import OpDef
+from .shape import keeps_layout
 from .untracked import untracked
 
 _LN2 = math.log(2.0)
@@ -834,7 +835,7 @@ def _cast_vjp(ctx, g):
 
 
 def _cast_forward(x, dtype):
-    return x.astype(dtype)
+    return x.astype(dtype, order="K" if keeps_layout(x) else "C")     # torch's preserve_format
 
 
 _CAST = dict(node_name="ToCopyBackward0", kernel="cast_bwd", vjp=_cast_vjp, mixed_floats=True)

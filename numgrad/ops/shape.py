@@ -26,7 +26,22 @@ UNSQUEEZE = OpDef("unsqueeze", _reshape_forward, node_name="UnsqueezeBackward0",
 SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", view=True, **_COPY)
 SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", view=True, **_COPY)
 SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", view=True, **_COPY)
-CLONE = OpDef("clone", lambda x: x.copy(), node_name="CloneBackward0", **_COPY)
+def keeps_layout(a):
+    """torch's preserve_format: a copy of a tensor whose elements are dense and do not overlap
+    keeps its strides (x.t().clone() is transposed too); any other comes out contiguous."""
+    expected = a.itemsize
+    for stride, size in sorted((s, n) for n, s in zip(a.shape, a.strides) if n != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _clone_forward(x, keep_layout=False):
+    return x.copy(order="K" if keep_layout and keeps_layout(x) else "C")
+
+
+CLONE = OpDef("clone", _clone_forward, node_name="CloneBackward0", **_COPY)
 # torch's reshape of a non-contiguous tensor whose strides allow a view (_reshape_alias)
 RESHAPE_ALIAS = OpDef("reshape_alias", _reshape_forward, node_name="ReshapeAliasBackward0",
                       view=True, **_COPY)
@@ -95,7 +110,7 @@ def reshape(x, *shape, op=None):
         elif _viewable(data, shape):
             op = RESHAPE_ALIAS
         else:
-            x, op = clone(x), UNSAFE_VIEW
+            x, op = apply(CLONE, (x,)), UNSAFE_VIEW     # a contiguous copy, then viewed
     return apply(op, (x,), {"shape": shape})
 
 
@@ -141,11 +156,13 @@ def squeeze(x, dim=None):
 
 
 def clone(x):
-    return apply(CLONE, (x,))
+    """A copy of x with its own history (CloneBackward0), laid out as torch's preserve_format
+    lays it out."""
+    return apply(CLONE, (x,), {"keep_layout": True})
 
 
 def contiguous(x):
-    return x if x._data.flags.c_contiguous else clone(x)
+    return x if x._data.flags.c_contiguous else apply(CLONE, (x,))
 
 
 # ---- permute and transpose ----------------------------------------------------------------------
