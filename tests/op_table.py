@@ -320,7 +320,6 @@ SAMPLES = [
       lambda x: x.sum((0, 2), keepdims=True)),
     S("mean", lambda x: x.mean(), [(2, 3)], np.mean),
     S("mean_dim", lambda x: x.mean(-1), [(2, 3)], lambda x: x.mean(-1)),
-    S("sum_to", lambda x, y: x + y, [(2, 3), (1, 3)], np.add),
     S("expand", lambda x: x.expand(2, 3, 2), [(3, 1)], lambda x: np.broadcast_to(x, (2, 3, 2))),
     S("prod", lambda x: x.prod(), [Away((2, 3))], np.prod),
     S("prod", lambda x: (x * ng.tensor([1.0, 0.0, 1.0])).prod(), [(2, 3)],

@@ -397,3 +397,19 @@ def test_clone_and_casts_keep_the_layout_of_a_dense_tensor_as_torch():
         "UnsafeViewBackward0", ("CloneBackward0", ("CloneBackward0", ("TBackward0", "leaf"))))
     assert _graph_of(x.unsqueeze(0).expand(2, 2, 3).double().reshape(-1)) == (
         "ViewBackward0", ("ToCopyBackward0", ("ExpandBackward0", ("UnsqueezeBackward0", "leaf"))))
+
+
+def test_the_gradient_of_a_broadcast_operand_is_torchs_sum_to():
+    """torch's sum_to: a sum over the broadcast dims keeping them (SumBackward1), then a view
+    without the leading ones; create_graph shows it."""
+    x = ng.ones(2, 3, dtype=ng.float64, requires_grad=True)
+    b = ng.ones(3, dtype=ng.float64, requires_grad=True)
+    c = ng.ones(2, 1, dtype=ng.float64, requires_grad=True)
+    _, gb, gc = ng.autograd.grad(((x * b) * c).sum(), [x, b, c], create_graph=True)
+    product = ("MulBackward0", ("MulBackward0", None, "leaf"), "leaf")
+    assert _graph_of(gb) == ("ViewBackward0", ("SumBackward1", product))
+    assert _graph_of(gc) == ("SumBackward1", ("MulBackward0", None, ("MulBackward0", "leaf",
+                                                                    "leaf")))
+    second = ng.autograd.grad(gb.sum() + gc.sum(), [x, b, c])
+    np.testing.assert_array_equal(second[0].numpy(), np.full((2, 3), 2.0))
+    np.testing.assert_array_equal(second[2].numpy(), [[3.0], [3.0]])

@@ -64,7 +64,7 @@ def _table():
         "flip": shape.flip, "repeat": shape.repeat, "pad": shape.pad, "expand": shape.expand,
         "split": shape.split, "split_with_sizes": shape.split, "unbind": shape.split,
         "sum": reduce.sum_, "sum_dim": reduce.sum_, "mean": reduce.mean,
-        "mean_dim": reduce.mean, "sum_to": reduce.sum_to, "prod": reduce.prod,
+        "mean_dim": reduce.mean, "prod": reduce.prod,
         "prod_dim": reduce.prod, "var": reduce.var, "std": reduce.std,
         "logsumexp": reduce.logsumexp, "norm": reduce.norm, "cumsum": reduce.cumsum,
         "cumprod": reduce.cumprod, "amax": reduce.amax, "amin": reduce.amin,

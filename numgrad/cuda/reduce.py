@@ -160,10 +160,6 @@ def mean(x, dims, keepdim, kshape, scale):
     return _simple(x, dims, keepdim, VALUE, SUM, SCALE, scale)
 
 
-def sum_to(x, dims, keepdim, kshape, scale):
-    return _simple(x, dims, True, VALUE, SUM).reshape(tuple(kshape))
-
-
 def prod(x, dims, keepdim, kshape):
     return _simple(x, dims, keepdim, VALUE, PROD)
 

@@ -43,17 +43,12 @@ def _mean_forward(x, dims, keepdim, kshape, scale):
     return np.mean(x, axis=dims, keepdims=keepdim)
 
 
-def _sum_to_forward(x, dims, keepdim, kshape, scale):
-    return np.sum(x, axis=dims, keepdims=True).reshape(kshape)
-
-
 _REDUCE = dict(kernel="reduce_bwd", vjp=_reduce_vjp, meta=lambda dims, keepdim, kshape, scale:
                _reduce_meta(kshape, scale))
 SUM = OpDef("sum", _sum_forward, node_name="SumBackward0", **_REDUCE)
 SUM_DIM = OpDef("sum_dim", _sum_forward, node_name="SumBackward1", **_REDUCE)
 MEAN = OpDef("mean", _mean_forward, node_name="MeanBackward0", **_REDUCE)
 MEAN_DIM = OpDef("mean_dim", _mean_forward, node_name="MeanBackward1", **_REDUCE)
-SUM_TO = OpDef("sum_to", _sum_to_forward, node_name="SumToBackward0", **_REDUCE)
 
 
 def _expand_vjp(ctx, g):
@@ -153,7 +148,12 @@ def sum_to(x, shape):
     lead = x._data.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(lead + d for d, s in enumerate(shape)
                                       if s == 1 and x._data.shape[lead + d] != 1)
-    return apply(SUM_TO, (x,), {"dims": dims, "keepdim": True, "kshape": shape, "scale": 1.0})
+    # torch's sum_to: one sum over the broadcast dims, keeping them (SumBackward1), then a view
+    # without the leading ones
+    if dims:
+        kshape = _kept_shape(x._data.shape, dims)
+        x = apply(SUM_DIM, (x,), {"dims": dims, "keepdim": True, "kshape": kshape, "scale": 1.0})
+    return x.view(shape) if lead else x
 
 
 def expand(x, *shape):
