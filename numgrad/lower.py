@@ -74,7 +74,6 @@ class LoweredGraph:
                 if hooks:
                     self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= _NODE_HOOK_FLAGS[kind]
         self.any_packed = any(seg.packed for seg in segments)
-        self._flag_hooked_leaves()
         self.leaf_step = self.retain_step = None
         self.ready_order = ready_queue.TORCH      # Note [ready order] in kernels/ready_queue.py
 
@@ -82,14 +81,14 @@ class LoweredGraph:
         """A leaf with hooks has its AccumulateGrad handed to Python when it runs (to
         graph.leaf_step(graph, index, grad)), so that its hooks run, and its .grad is stored,
         where torch's engine does it (Note [ready order] in kernels/ready_queue.py). A leaf with
-        a node in several lowered segments gets its parts summed after the run instead, as one
-        gradient."""
+        a needed node in several lowered segments (used in graphs recorded on either side of an
+        earlier backward) gets its parts summed after the run instead, as one gradient."""
         places = {}
         for k, seg in enumerate(self.segments):
             for node, leaf in seg.leaves.items():
                 extra = leaf._extra
-                if extra and any(extra.get(key) for key in _LEAF_HOOKS):
-                    position = int(self.starts[k]) + (node & 0xFFFFFFFF)
+                position = int(self.starts[k]) + (node & 0xFFFFFFFF)
+                if extra and self.needed[position] and any(extra.get(key) for key in _LEAF_HOOKS):
                     places.setdefault(id(leaf), []).append(position)
         for positions in places.values():
             if len(positions) == 1:
@@ -143,6 +142,7 @@ class LoweredGraph:
                           self.pending, self.op, self.in_ptr, self.e_node,
                           self.e_slot, self.out_ptr, self.o_numel, keep,
                           registry.pass_through_table(), self.buf_off, self.buf_kind, self.totals)
+        self._flag_hooked_leaves()
 
     def read_after_run(self, places):
         """One flag per slot: the (position, output) places, and every retained gradient."""

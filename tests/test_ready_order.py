@@ -269,3 +269,22 @@ def test_a_retained_grad_is_stored_when_its_node_runs(create_graph):
     np.testing.assert_allclose(seen[1][1], expected_y, rtol=1e-6)
     np.testing.assert_allclose(y.grad.detach().numpy(), expected_y, rtol=1e-6)
     assert y.grad.requires_grad == create_graph
+
+
+def test_a_leaf_used_before_an_earlier_backward_runs_its_hooks_in_torchs_order():
+    """y.exp() recorded before an unrelated backward, x used on both sides of it: the graph of
+    the second backward spans both tapes, and x's hook still runs as soon as its gradient is
+    complete (torch 2.13: x, then y)."""
+    x = ng.tensor(0.5, dtype=ng.float64, requires_grad=True)
+    y = ng.tensor(0.3, dtype=ng.float64, requires_grad=True)
+    order = []
+    x.register_hook(lambda g: order.append("x"))
+    y.register_hook(lambda g: order.append("y"))
+    e = y.exp()
+    (x * 2).backward()
+    assert order == ["x"]
+    order.clear()
+    (e * 1 + x * x).backward()
+    assert order == ["x", "y"]
+    np.testing.assert_allclose(x.grad.item(), 2.0 + 1.0)
+    np.testing.assert_allclose(y.grad.item(), np.exp(0.3))
