@@ -36,6 +36,10 @@ NN_SAMPLES = [
       [(2, 3)], None),
     S("linear", F.linear, [(3, 4), (2, 4), (2,)], None),
     S("linear_no_bias", F.linear, [(3, 4), (5, 4)], None),
+    # torch's inner nodes of the fused kernels (Note [torch's inner nodes] in ops/nn_ops.py)
+    S("linear_weight", lambda x, w: F.linear(x, w) * 1.0, [(2, 3), (4, 3)], None),
+    S("cross_entropy_logits", lambda x: F.cross_entropy(x * 1.0, np.array([1, 0, 2])),
+      [(3, 4)], None),
     S("im2col", lambda x: N.im2col(x, layout=N.CONV, **_WINDOWS), [(2, 2, 3, 4)], None),
     S("im2col", lambda x: N.im2col(x, layout=N.POOL, **_WINDOWS), [(1, 2, 3, 3)], None),
     S("col2im", lambda c: apply(N.COL2IM, (c,), dict(_WINDOWS, layout=N.CONV,
