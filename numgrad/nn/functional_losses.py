@@ -21,6 +21,7 @@ from ..ops import elementwise_special as _S
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.named import named, read_by_backward, rename
+from ..ops.shape import VIEW as _VIEW, reshape as _reshape
 from ..tensor import Tensor
 
 _CODES = {"none": _N.NONE, "mean": _N.MEAN, "sum": _N.SUM}
@@ -157,7 +158,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     logits = _N.through(input, _N.CROSS_ENTROPY_LOGITS)
     spatial = input.ndim >= 3
     viewed = spatial and input.ndim != 4
-    seen = logits.view(input.shape[0], input.shape[1], 1, -1) if viewed else logits
+    seen = logits
+    if viewed:
+        # torch views its log_softmax result, always contiguous: a ViewBackward0 whatever x's
+        # strides (an empty batch is (n, c, 0, 0))
+        n, c = input.shape[0], input.shape[1]
+        seen = _reshape(logits, (n, c, 1, -1) if input.numel() else (n, c, 0, 0), op=_VIEW)
     rows, index, shape = _class_rows(input, target, seen)
     w = _class_weights(weight, rows.shape[1], rows.dtype)
     index = _class_indices(index, rows, "nll_loss_out_frame")
