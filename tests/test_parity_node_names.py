@@ -320,7 +320,11 @@ def test_cross_entropy_shows_torchs_log_softmax_and_nll_loss():
              (F.cross_entropy(x4, t4, reduction="none"), ("NllLoss2DBackward0", log_softmax)),
              (F.cross_entropy(x2, ng.ones(4, 3) / 3),
               ("DivBackward1", ("NegBackward0", ("SumBackward0", (
-                  "MulBackward0", ("LogSoftmaxBackward0", "leaf"), None)))))]
+                  "MulBackward0", ("LogSoftmaxBackward0", "leaf"), None))))),
+             # a strided input: torch views its contiguous log_softmax result all the same
+             (F.cross_entropy(ng.ones(4, 5, 3, requires_grad=True).transpose(1, 2), t3),
+              ("NllLoss2DBackward0", ("ViewBackward0", ("LogSoftmaxBackward0", (
+                  "TransposeBackward0", "leaf")))))]
     for k, (loss, graph) in enumerate(cases):
         assert _graph_of(loss) == graph, k
     # the gradient is the fused kernel's: softmax minus the one-hot target, over the batch
