@@ -197,6 +197,14 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
             if new is not grad:
                 buffers.view(slot, shape)[...] = new._data
         return
+    if graph.captures and graph.runnable[index]:
+        # torch captures a wanted input's gradient before the hooks of a node that runs (after
+        # them where the node does not run)
+        for j in range(int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
+            slot = buffers.slot(index, j)
+            if slot in graph.captures and buffers.written[slot]:
+                graph.captured[slot] = Tensor._make(
+                    buffers.view(slot, output_shape(graph, index, j)).copy(), False)
     for j, hooks in output_hooks(seg, node, int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
         slot = buffers.slot(index, j)
         if buffers.written[slot]:

@@ -75,6 +75,10 @@ class LoweredGraph:
                     self.flags[self.starts[k] + (node & 0xFFFFFFFF)] |= _NODE_HOOK_FLAGS[kind]
         self.any_packed = any(seg.packed for seg in segments)
         self.leaf_step = self.retain_step = None
+        # the slots of the inputs autograd.grad asks for, and the gradients captured there
+        # before the hooks of a node that runs (engine._capture_before_hooks)
+        self.captures = frozenset()
+        self.captured = {}
         self.ready_order = ready_queue.TORCH      # Note [ready order] in kernels/ready_queue.py
 
     def _flag_hooked_leaves(self):

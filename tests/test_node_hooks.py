@@ -234,3 +234,19 @@ def test_a_post_hook_sees_each_gradient_in_its_inputs_float_type(create_graph):
     assert (ga.dtype, gb.dtype) == (ng.float64, ng.float32)
     np.testing.assert_array_equal(ga.detach().numpy(), [3.0, 4.0])
     np.testing.assert_array_equal(gb.detach().numpy(), [2.0, 4.0])
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_wanted_input_whose_node_runs_is_captured_before_its_hooks(create_graph):
+    """torch's autograd.grad captures a non-leaf input's gradient before the hooks of its node
+    when that node runs (here for x), after them when it does not."""
+    x = ng.tensor([1.0, 2.0], dtype=ng.float64, requires_grad=True)
+    h = x + 0.5
+    y = (h * 3).sum()
+    h.register_hook(lambda g: g * 2)
+    h.grad_fn.register_prehook(lambda go: (go[0] * 5,))
+    (alone,) = ng.autograd.grad(y, [h], retain_graph=True, create_graph=create_graph)
+    np.testing.assert_array_equal(alone.detach().numpy(), [6.0, 6.0])
+    gx, gh = ng.autograd.grad(y, [x, h], create_graph=create_graph)
+    np.testing.assert_array_equal(gx.detach().numpy(), [30.0, 30.0])
+    np.testing.assert_array_equal(gh.detach().numpy(), [3.0, 3.0])

@@ -166,6 +166,7 @@ def plan_backward(roots, inputs=None):
     # order, anomaly mode, backward traces): Note [buffer reuse] in kernels/plan.py
     keep = None if observers or graph.any_cuda else graph.read_after_run(places)
     graph.plan(root_index, [p for p, _ in places], keep)
+    graph.captures = frozenset(int(graph.out_ptr[p]) + out for p, out in places)
     if inputs is not None and not places:
         graph.run_only_roots()
     return graph
@@ -239,6 +240,7 @@ def _run_once(graph, seeds, create_graph, current, inputs, wanted, accumulate, a
     """One run of the planned graph from one set of seeds (see run_backward)."""
     seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)]
     graph.leaves_done, graph.retained_done = set(), set()
+    graph.captured = {}
     graph.leaf_step = functools.partial(_leaf_step, accumulate, create_graph)   # no cycle
     graph.retain_step = functools.partial(_retain_step, create_graph)
     read = _run(graph, seed_list, create_graph, current)
@@ -270,6 +272,7 @@ def _run(graph, seed_list, create_graph, current):
     tape.close_segment(current)
     if create_graph:
         grads = differentiable.execute(graph, seed_list)
+        grads.update(graph.captured)
         return lambda index, out: grads.get(int(graph.out_ptr[index]) + out)
     if graph.any_cuda and graph.on_cuda[graph.needed].any():
         # CUDA nodes: the GPU engine runs the same plan and reads its own buffers (numgrad/cuda)
@@ -283,6 +286,8 @@ def _run(graph, seed_list, create_graph, current):
 def _buffer_reader(graph, buffers):
     def read(index, out):
         slot = int(graph.out_ptr[index]) + out
+        if slot in graph.captured:
+            return graph.captured[slot]
         if not buffers.written[slot]:
             return None
         view = buffers.view(slot, output_shape(graph, index, out))

@@ -166,6 +166,10 @@ def execute(graph, seeds):
             if graph.leaf_step is not None and o0 in grads:
                 grads[o0] = graph.leaf_step(graph, index, grads[o0])
         elif graph.flags[index] & tape.PRE_HOOKS:
+            if graph.captures and graph.runnable[index]:
+                # as the engine: captured before the hooks of a node that runs
+                graph.captured.update((s, grads[s]) for s in range(o0, o1)
+                                      if s in graph.captures and s in grads)
             for j, hooks in output_hooks(seg, node, o1 - o0):
                 if (o0 + j) in grads:
                     grads[o0 + j] = run_hooks(hooks, grads[o0 + j])
