@@ -255,3 +255,23 @@ def test_the_create_graph_backward_warning_comes_once_per_process_as_torchs():
             (x * x).sum().backward(create_graph=True)
             close(x.grad, [2., 4.])
     assert [str(w.message)[:45] for w in caught] == ["Using backward() with create_graph=True will "]
+
+
+def test_backward_with_create_graph_stores_grad_as_torchs_copy():
+    """torch's AccumulateGrad under create_graph copies the first gradient into a fresh tensor
+    (CopyBackwards, on the gradient's graph) and adds the next ones (AddBackward0)."""
+    x = ng.tensor([1.0, 2.0], dtype=ng.float64, requires_grad=True)
+    (x ** 3).sum().backward(create_graph=True)
+    first = x.grad.grad_fn
+    assert first.name() == "torch::autograd::CopyBackwards"
+    assert first.next_functions[0] == (None, 0) and first.next_functions[1][0] is not None
+    (x ** 2).sum().backward(create_graph=True)
+    assert x.grad.grad_fn.name() == "AddBackward0"
+    assert x.grad.grad_fn.next_functions[0][0] is first
+    np.testing.assert_array_equal(x.grad.detach().numpy(), [5.0, 16.0])     # 3x^2 + 2x
+    (second,) = ng.autograd.grad(x.grad.sum(), x)
+    np.testing.assert_array_equal(second.numpy(), [8.0, 14.0])              # 6x + 2
+    x.grad = None
+    z = ng.tensor([1.0, 2.0], requires_grad=True)
+    (z * 2).sum().backward(create_graph=True)        # a gradient with no graph: no copy node
+    assert z.grad.grad_fn is None and not z.grad.requires_grad

@@ -327,7 +327,14 @@ def _accumulate_into(t, grad, create_graph):
         if grad is None:
             return
     if t._grad is None:
-        t._grad = grad
+        if create_graph and grad._requires_grad:
+            # torch's clone_obey_contract: an empty tensor copy_'d from the gradient, so that
+            # .grad has its own node (CopyBackwards) on the gradient's graph
+            from ..creation import empty
+            with grad_mode.enable_grad():
+                t._grad = empty(tuple(t.shape), dtype=t.dtype, device=t.device).copy_(grad)
+        else:
+            t._grad = grad
     elif create_graph:
         t._grad = t._grad + grad
     else:
