@@ -86,7 +86,8 @@ def run_node_pre_hooks(hooks, grad_outputs, shown=None):
     (None where none arrived) and may return a tuple replacing them. shown: how many leading
     outputs torch's node has (OpDef.grad_outputs; None: all); the others pass unseen."""
     grad_outputs = tuple(grad_outputs)
-    grad_outputs, unseen = grad_outputs[:shown], grad_outputs[len(grad_outputs[:shown]):]
+    cut = len(grad_outputs) if shown is None else shown
+    grad_outputs, unseen = grad_outputs[:cut], grad_outputs[cut:]
     for hook in list(hooks.values()):
         grad_outputs = _replaced(hook, grad_outputs, hook(grad_outputs))
     return grad_outputs + unseen

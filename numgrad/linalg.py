@@ -144,7 +144,6 @@ def _chain_order(matrices):
     programme, the first split on ties, as torch's matrix_chain_order)."""
     n = len(matrices)
     dims = [m.shape[0] for m in matrices] + [matrices[-1].shape[1]]
-    cost = [[0] * n for _ in range(n)]
     split = [[0] * n for _ in range(n)]
     if n == 3:
         # torch's closed form for three, which takes (AB)C on a tie
@@ -152,6 +151,7 @@ def _chain_order(matrices):
         split[0][2] = 0 if a * c * (b + d) > b * d * (a + c) else 1
         split[1][2] = 1
         return split
+    cost = [[0] * n for _ in range(n)]
     for length in range(1, n):
         for i in range(n - length):
             j = i + length

@@ -76,7 +76,7 @@ class LoweredGraph:
         self.any_packed = any(seg.packed for seg in segments)
         self.leaf_step = self.retain_step = None
         # the slots of the inputs autograd.grad asks for, and the gradients captured there
-        # before the hooks of a node that runs (engine._capture_before_hooks)
+        # before the hooks of a node that runs (engine._run_pre_hooks)
         self.captures = frozenset()
         self.captured = {}
         self.ready_order = ready_queue.TORCH      # Note [ready order] in kernels/ready_queue.py

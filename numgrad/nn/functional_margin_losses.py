@@ -45,7 +45,7 @@ def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=No
     reduction = _reduction(size_average, reduce, reduction)
     target = _as_tensor(target, input).detach()
     # torch subtracts from the margin as a 0-d tensor (SubBackward0, its edge None)
-    loss = _E.where(target != 1.0, _hinge(_E.sub(_number(margin, input), input)), 0.0) \
+    loss = _E.where(target != 1.0, _hinge(_E.sub(_as_tensor(margin, input), input)), 0.0) \
         + _E.where(target != -1.0, input, 0.0)
     return _reduce(loss, reduction)
 
@@ -79,14 +79,9 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
                * _E.add_scalar((input2 * input2).sum(dim), 1e-12))
     cos = dot / squares.sqrt()
     target = _as_tensor(target, cos).detach()
-    loss = _E.where(target == 1.0, _E.sub(_number(1.0, cos), cos), 0.0) \
+    loss = _E.where(target == 1.0, _E.sub(_as_tensor(1.0, cos), cos), 0.0) \
         + _E.where(target == -1.0, _hinge(_E.sub_scalar(cos, margin)), 0.0)
     return _reduce(loss, reduction)
-
-
-def _number(value, like):
-    """A Python number as the 0-d tensor torch's composites make of it."""
-    return Tensor._make(np.array(value, like._data.dtype), False)
 
 
 def distance(x1, x2, p, eps, keepdim=False):

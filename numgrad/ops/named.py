@@ -22,7 +22,7 @@ def _result(x, *inputs):
     return x
 
 
-def _pass_through_vjp(ctx, g):
+def pass_through_vjp(ctx, g):
     return (g,)
 
 
@@ -30,7 +30,7 @@ def _pass_through_vjp(ctx, g):
 # kernel never reads them); their kernel is reshape's copy of the gradient, so naming compiles no
 # kernel of its own
 _NAMED = {n_saved: OpDef(f"named_{n_saved}", _result, node_name="NamedBackward0",
-                         n_in=1 + n_saved, kernel="copy_bwd", vjp=_pass_through_vjp,
+                         n_in=1 + n_saved, kernel="copy_bwd", vjp=pass_through_vjp,
                          saves=("y", "z")[:n_saved], mixed_floats=True)
           for n_saved in (0, 1, 2)}
 

@@ -16,6 +16,7 @@ from ..kernels import cpu as _cpu
 from ..tensor import _wrap_dim
 from . import fmath as F
 from .apply import apply
+from .named import pass_through_vjp
 from .registry import OpDef
 
 # ---- softmax and log_softmax over one dim ---------------------------------------------------------
@@ -183,14 +184,10 @@ LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0
 # gradient of w (of the logits), and the node passes it on (copy_bwd: in the same buffer where
 # the plan allows). Only the fused node consumes such a node; a hook registered on it sees the
 # gradient of w (of the logits), not of w.t() (of the log-probabilities).
-def _identity_vjp(ctx, g):
-    return (g,)
-
-
 LINEAR_WEIGHT = OpDef("linear_weight", lambda w: w, node_name="TBackward0", kernel="copy_bwd",
-                      vjp=_identity_vjp)
+                      vjp=pass_through_vjp)
 CROSS_ENTROPY_LOGITS = OpDef("cross_entropy_logits", lambda x: x, node_name="LogSoftmaxBackward0",
-                             kernel="copy_bwd", vjp=_identity_vjp)
+                             kernel="copy_bwd", vjp=pass_through_vjp)
 
 
 def through(t, op):

@@ -29,6 +29,8 @@ SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackwar
 def keeps_layout(a):
     """torch's preserve_format: a copy of a tensor whose elements are dense and do not overlap
     keeps its strides (x.t().clone() is transposed too); any other comes out contiguous."""
+    if a.flags.c_contiguous:
+        return True
     expected = a.itemsize
     for stride, size in sorted((s, n) for n, s in zip(a.shape, a.strides) if n != 1):
         if stride != expected:
