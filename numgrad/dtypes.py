@@ -17,6 +17,10 @@ bool = bool_
 
 FLOATS = (float32, float64)
 SUPPORTED = (float32, float64, int32, int64, bool_)
+# torch's legacy tensor type names (x.type(), torch.typename, the version error's "[torch.FloatTensor
+# [3]]"), without the "torch." prefix
+LEGACY_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor",
+                     int32: "IntTensor", bool_: "BoolTensor"}
 # The compiled code sees a dtype as a small integer: its column in the kernel table.
 DTYPE_CODE = {float32: 0, float64: 1}
 

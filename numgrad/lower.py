@@ -7,7 +7,7 @@ places the gradient buffers. Nothing here walks the graph in Python.
 """
 import numpy as np
 
-from . import tape
+from . import dtypes, tape
 from .kernels import ready_queue
 from .kernels.plan import plan, runnable_nodes, share_buffers, unpack
 from .node import forward_name, node_name, node_view
@@ -262,12 +262,15 @@ def version_error(seg, node, where, local_s, shape, dtype):
                          f"{_forward_name(pseg, producer)},")
     else:
         owner = f", which is output {~where} of {_forward_name(seg, node)},"
+    if len(vc) > 2:
+        # torch names the tensor it saved; an op that promoted it saved a copy in its own dtype
+        dtype = vc[2][0][2]
     return version_message(dtype, shape, owner, vc[0], seg.versions.get(local_s, 0))
 
 
 def version_message(dtype, shape, owner, version, expected):
     """torch's error for a saved tensor changed in place: `owner` names its node (or is "")."""
-    kind = "DoubleTensor" if dtype == np.float64 else "FloatTensor"
+    kind = dtypes.LEGACY_TYPE_NAMES[np.dtype(dtype)]
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [numgrad.{kind} {list(shape)}]{owner} is at version {version}; expected "
@@ -286,7 +289,9 @@ def owner_now(vc, saved, shape):
     (a leaf, a detached alias), whose node stays, or when the node's segment is gone. `saved`:
     the saved array, None where the value is kept by value or packed."""
     notes = vc[2] if len(vc) > 2 else ()
-    for data_id, data_shape, owns_data, seg_ref, node, slot, is_view in notes:
+    if saved is not None and notes and saved.dtype != notes[0][2]:
+        saved = None        # a copy an op promoted (ops/elementwise._promoted): alike by shape
+    for data_id, data_shape, _, owns_data, seg_ref, node, slot, is_view in notes:
         if saved is not None:
             held = data_id == id(saved)
         else:           # kept by value (a scalar) or packed: alike when the shapes are
@@ -299,7 +304,13 @@ def owner_now(vc, saved, shape):
         if node < 0 or node_seg is None:
             return None
         return f", which is output {slot} of {forward_name(node_view(node_seg, node).name())},"
-    return ", which is output 0 of AsStrided," if notes and saved is not None else None
+    if saved is None:
+        # a scalar kept by value that no base of its shape holds: the view changed in place
+        # (x[0].mul_(2) with x[0] saved) is the saved tensor
+        same_shape_view = any(is_view and tuple(data_shape) == tuple(shape)
+                              for _, data_shape, _, _, _, _, _, is_view in notes)
+        return ", which is output 0 of AsStrided," if same_shape_view else None
+    return ", which is output 0 of AsStrided," if notes else None
 
 
 def _forward_name(seg, node):

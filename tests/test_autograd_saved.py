@@ -298,6 +298,19 @@ def _changed_in_place(case):
         x = ng.tensor(2., requires_grad=True).clone()
         c = x * ng.tensor(3., requires_grad=True)
         x.add_(1)
+    elif case == "a scalar view of it":
+        x = ng.ones(3, requires_grad=True).clone()
+        v = x[0]
+        c = v * v
+        v.mul_(2)
+    elif case == "a float64 scalar the op cast to float32":
+        d = ng.tensor(2., dtype=ng.float64)
+        c = w * d
+        d.add_(1)
+    elif case == "an int tensor the op cast to float":
+        i = ng.tensor([1, 2, 3])
+        c = w * i
+        i.add_(1)
     return c.sum()
 
 
@@ -309,6 +322,10 @@ def _changed_in_place(case):
     ("a detached alias", ", which is output 0 of Clone, is at version 1"),
     ("a leaf under no_grad", "[3]] is at version 1"),
     ("a scalar", "[]], which is output 0 of Add, is at version 1"),
+    ("a scalar view of it", "[]], which is output 0 of AsStrided, is at version 1"),
+    # torch saves the operand it promoted, and names it: not a copy in the op's dtype
+    ("a float64 scalar the op cast to float32", "[numgrad.DoubleTensor []] is at version 1"),
+    ("an int tensor the op cast to float", "[numgrad.LongTensor [3]] is at version 1"),
 ])
 def test_the_version_error_names_the_saved_tensors_node_as_it_is_now(case, owner):
     # torch names the node the saved tensor has at the check, not the one it had when saved

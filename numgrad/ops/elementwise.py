@@ -330,13 +330,13 @@ def operands(a, b):
 def _promoted(t, dtype):
     """t cast to the dtype an op computes in. torch promotes inside the op and saves t itself, so
     changing t in place afterwards is an error at backward; the cast shares t's version counter
-    to make it one here too (it is a copy nobody else sees, never itself changed in place)."""
+    to make it one here too, whether or not t needs a gradient (the cast is a copy nobody else sees,
+    never itself changed in place)."""
     result = cast(t, dtype, op=PROMOTE)
-    if result._requires_grad:
-        vc = t._vc
-        if vc is None:
-            vc = t._vc = new_version_counter()
-        result._vc = vc
+    vc = t._vc
+    if vc is None:
+        vc = t._vc = new_version_counter()
+    result._vc = vc
     return result
 
 

@@ -13,9 +13,7 @@ from .elementwise import where
 from .inplace import _check_can_write
 from .untracked import untracked
 
-# the legacy tensor type names, as torch spells them
-_TYPE_NAMES = {dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor",
-               dtypes.int64: "LongTensor", dtypes.int32: "IntTensor", dtypes.bool_: "BoolTensor"}
+_TYPE_NAMES = dtypes.LEGACY_TYPE_NAMES
 _TYPES_BY_NAME = {name: dtype for dtype, name in _TYPE_NAMES.items()}
 
 

@@ -239,9 +239,8 @@ def _typename(obj):
     """torch.typename: a tensor's legacy type name (torch.FloatTensor, torch.cuda.LongTensor,
     ...), else the qualified name of obj's class."""
     if isinstance(obj, Tensor):
-        kind = {"float32": "Float", "float64": "Double", "int64": "Long", "int32": "Int",
-                "bool": "Bool"}.get(str(obj.dtype), "")
-        return f"torch.{'cuda.' if obj.is_cuda else ''}{kind}Tensor"
+        kind = dtypes.LEGACY_TYPE_NAMES[obj.dtype]
+        return f"torch.{'cuda.' if obj.is_cuda else ''}{kind}"
     cls = type(obj)
     return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
 
