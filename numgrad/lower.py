@@ -264,7 +264,7 @@ def version_error(seg, node, where, local_s, shape, dtype):
         owner = f", which is output {~where} of {_forward_name(seg, node)},"
     if len(vc) > 2:
         # torch names the tensor it saved; an op that promoted it saved a copy in its own dtype
-        dtype = vc[2][0][2]
+        dtype = vc[2][0].dtype
     return version_message(dtype, shape, owner, vc[0], seg.versions.get(local_s, 0))
 
 
@@ -289,28 +289,31 @@ def owner_now(vc, saved, shape):
     (a leaf, a detached alias), whose node stays, or when the node's segment is gone. `saved`:
     the saved array, None where the value is kept by value or packed."""
     notes = vc[2] if len(vc) > 2 else ()
-    if saved is not None and notes and saved.dtype != notes[0][2]:
+    if saved is not None and notes and saved.dtype != notes[0].dtype:
         saved = None        # a copy an op promoted (ops/elementwise._promoted): alike by shape
-    for data_id, data_shape, _, owns_data, seg_ref, node, slot, is_view in notes:
+    for note in notes:
         if saved is not None:
-            held = data_id == id(saved)
+            held = note.data_id == id(saved)
         else:           # kept by value (a scalar) or packed: alike when the shapes are
-            held = tuple(data_shape) == tuple(shape) and owns_data
+            held = tuple(note.shape) == tuple(shape) and note.owns_data
         if not held:
             continue
-        if is_view:
+        if note.is_view:
             return ", which is output 0 of AsStrided,"
-        node_seg = seg_ref() if seg_ref is not None else None
-        if node < 0 or node_seg is None:
+        node_seg = note.seg() if note.seg is not None else None
+        if note.node < 0 or node_seg is None:
             return None
-        return f", which is output {slot} of {forward_name(node_view(node_seg, node).name())},"
+        name = forward_name(node_view(node_seg, note.node).name())
+        return f", which is output {note.slot} of {name},"
     if saved is None:
         # a scalar kept by value that no base of its shape holds: the view changed in place
         # (x[0].mul_(2) with x[0] saved) is the saved tensor
-        same_shape_view = any(is_view and tuple(data_shape) == tuple(shape)
-                              for _, data_shape, _, _, _, _, _, is_view in notes)
+        same_shape_view = any(note.is_view and tuple(note.shape) == tuple(shape)
+                              for note in notes)
         return ", which is output 0 of AsStrided," if same_shape_view else None
-    return ", which is output 0 of AsStrided," if notes else None
+    # a view of them: torch regenerates its node once they need a gradient, else it has none
+    family_needs_grad = any(note.requires_grad for note in notes)
+    return ", which is output 0 of AsStrided," if family_needs_grad else None
 
 
 def _forward_name(seg, node):

@@ -5,6 +5,7 @@ which of the node's outputs it is (`_slot`, the input_nr of edges that reach it)
 `_node == -1`; its AccumulateGrad node is created in the tape when an op first uses it.
 """
 
+import collections
 import copy
 import numbers
 import warnings
@@ -29,14 +30,19 @@ def new_version_counter():
     return [0, True]
 
 
+ChangedNote = collections.namedtuple(
+    "ChangedNote", "data_id shape dtype owns_data requires_grad seg node slot is_view")
+
+
 def _changed_note(t, is_view):
     """What a version error needs of a tensor just changed in place (lower.owner_now): which
     data it holds (the id of its array: the saved value compared against is alive, so the id
-    is not reused), its dtype (that of a saved copy an op promoted may differ), and its node
-    now, weakly; a view's own node torch regenerates."""
+    is not reused), its dtype (that of a saved copy an op promoted may differ), whether it
+    requires grad, and its node now, weakly; a view's own node torch regenerates."""
     seg = weakref.ref(t._seg) if t._seg is not None else None
-    return (id(t._data), t._data.shape, t._data.dtype, getattr(t._data, "base", None) is None,
-            seg, t._node, t._slot, is_view)
+    return ChangedNote(id(t._data), t._data.shape, t._data.dtype,
+                       getattr(t._data, "base", None) is None, t._requires_grad, seg, t._node,
+                       t._slot, is_view)
 
 
 _DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy "

@@ -303,6 +303,10 @@ def _changed_in_place(case):
         v = x[0]
         c = v * v
         v.mul_(2)
+    elif case == "the base of a view needing no gradient":
+        base = ng.ones(1, 3)
+        c = w * base.t()
+        base.add_(1)
     elif case == "a float64 scalar the op cast to float32":
         d = ng.tensor(2., dtype=ng.float64)
         c = w * d
@@ -323,6 +327,7 @@ def _changed_in_place(case):
     ("a leaf under no_grad", "[3]] is at version 1"),
     ("a scalar", "[]], which is output 0 of Add, is at version 1"),
     ("a scalar view of it", "[]], which is output 0 of AsStrided, is at version 1"),
+    ("the base of a view needing no gradient", "[numgrad.FloatTensor [3, 1]] is at version 1"),
     # torch saves the operand it promoted, and names it: not a copy in the op's dtype
     ("a float64 scalar the op cast to float32", "[numgrad.DoubleTensor []] is at version 1"),
     ("an int tensor the op cast to float", "[numgrad.LongTensor [3]] is at version 1"),
