@@ -86,6 +86,19 @@ class Node:
             return saved_attribute(seg, node_id, name)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def __dir__(self):
+        """dir() lists what __getattr__ answers, as torch's nodes list their attributes: the
+        saved values (`[a for a in dir(y.grad_fn) if a.startswith("_saved")]`), or a custom
+        Function's ctx attributes."""
+        names = set(object.__dir__(self))
+        if registry.OPS[self._seg.op_of(self._local)].python_backward:
+            names.update(dir(self._seg.python[self._id]))
+        else:
+            from .node_saved import saved_names
+            for name in saved_names(self._seg, self._id):
+                names.update(("_saved_" + name, "_raw_saved_" + name))
+        return sorted(names)
+
     def __repr__(self):
         # torch's custom Function nodes are Python classes of torch.autograd.function
         code = self._seg.op_of(self._local)

@@ -28,6 +28,14 @@ def saved_attribute(seg, node, name):
     return SavedTensor(seg, node, position) if raw else _unpack(seg, node, position)
 
 
+def saved_names(seg, node):
+    """torch's names of the values node `node` saved (those it shows)."""
+    local = node & 0xFFFFFFFF
+    start, end = seg.saved_of(local)
+    return [name for name in registry.OPS[seg.op_of(local)].saved_names[:end - start]
+            if name is not None]
+
+
 def _position(seg, node, torch_name):
     """Which of the node's saved values torch calls `torch_name` (None: none of them)."""
     local = node & 0xFFFFFFFF

@@ -1,6 +1,8 @@
 """Saved values and in-place ops: release after backward, version counters shared by views and
 detached aliases, torch's messages, history moving to in-place nodes, and in-place through views
 (Note [views] in ops/views.py). Expected gradients are derived by hand."""
+import re
+
 import numpy as np
 import pytest
 
@@ -370,3 +372,47 @@ def test_the_version_error_is_that_of_the_first_node_the_backward_would_run():
     e.mul_(2)           # exp's saved result alone changed: torch names the node that saved it
     with pytest.raises(RuntimeError, match=r"\[2\]\], which is output 0 of Exp, is at version 1"):
         e.sum().backward()
+
+
+def _unpack_order(f, shapes, output_saved):
+    """Which saved values a node checks first: input k (the output: len(shapes)) is changed in
+    place k + 1 times, so the version in the error tells which it names; that one is left
+    unchanged in the next round, until the backward runs."""
+    remaining = list(range(len(shapes) + output_saved))
+    order = []
+    while remaining:
+        xs = [(ng.rand(*shape, dtype=ng.float64, requires_grad=True) * 0.4 + 0.1) * 1
+              for shape in shapes]
+        out = f(*xs)
+        loss = (out * 1).sum()
+        for k in remaining:
+            for _ in range(k + 1):
+                (out if k == len(shapes) else xs[k]).add_(0.0)
+        try:
+            loss.backward()
+            return order
+        except RuntimeError as error:
+            k = int(re.search(r"is at version (\d+)", str(error)).group(1)) - 1
+            order.append(k)
+            remaining.remove(k)
+    return order
+
+
+@pytest.mark.parametrize("f, shapes, output_saved, order", [
+    # torch 2.13's nodes unpack their saved inputs by name (other before self, mat2 before
+    # self), then their outputs
+    (lambda x, y: x * y, [(2, 3), (3,)], False, [1, 0]),
+    (lambda x, y: x / y, [(2, 3), (3,)], False, [1, 0]),
+    (lambda x, y: x ** y, [(2, 3), (3,)], True, [1, 0, 2]),
+    (lambda x, lo, hi: ng.clamp(x, lo, hi), [(2, 3), (3,), (1, 3)], False, [2, 1, 0]),
+    (lambda x, end, w: ng.lerp(x, end, w), [(2, 3), (3,), (1, 3)], False, [1, 0, 2]),
+    (lambda x, y: x @ y, [(2, 3), (3, 4)], False, [1, 0]),
+    (lambda x, y: ng.dot(x, y), [(3,), (3,)], False, [0, 1]),
+    (lambda x, y: ng.mv(x, y), [(2, 3), (3,)], False, [0, 1]),
+    # linear is addmm(b, x, w.t()) (mat1 before mat2), without a bias mm(x, w.t())
+    (lambda x, w, b: ng.nn.functional.linear(x, w, b), [(2, 3), (4, 3), (4,)], False, [0, 1]),
+    (lambda x, w: ng.nn.functional.linear(x, w), [(2, 3), (4, 3)], False, [1, 0]),
+])
+def test_of_several_changed_saved_values_the_error_names_the_one_torch_unpacks_first(
+        f, shapes, output_saved, order):
+    assert _unpack_order(f, shapes, output_saved) == order

@@ -243,3 +243,16 @@ def test_an_output_is_saved_even_when_only_an_unneeded_derivative_reads_it():
     y.add_(1)
     with pytest.raises(RuntimeError, match="which is output 0 of Pow1, is at version 1"):
         y.sum().backward()
+
+
+def test_dir_lists_the_saved_values_as_torch_does():
+    a, b = ng.rand(3, requires_grad=True), ng.rand(3, requires_grad=True)
+    saved = lambda node: [name for name in dir(node) if "saved" in name]
+    assert saved((a * b).grad_fn) == ["_raw_saved_other", "_raw_saved_self", "_saved_other",
+                                      "_saved_self"]
+    assert saved(a.exp().grad_fn) == ["_raw_saved_result", "_saved_result"]
+    assert saved((a + b).grad_fn) == []
+    assert saved(ng.lerp(a, b, ng.rand(3)).grad_fn) == [
+        "_raw_saved_end", "_raw_saved_self", "_raw_saved_weight", "_saved_end", "_saved_self",
+        "_saved_weight"]
+    assert "name" in dir(a.exp().grad_fn) and "next_functions" in dir(a.exp().grad_fn)

@@ -123,7 +123,8 @@ HYPOT = _binary("hypot", np.hypot, d_hypot_x, d_hypot_y)
 LOGADDEXP = _binary("logaddexp", np.logaddexp, d_logaddexp_x, d_logaddexp_y)
 LERP = _binary("lerp", _lerp, d_lerp_start, d_lerp_end, meta=lambda weight: ((), (weight,)))
 LERP_TENSOR = OpDef("lerp_tensor", _lerp_values, n_in=3, node_name="LerpBackward1",
-                    grads=(d_lerp_tensor_start, d_lerp_tensor_end, d_lerp_tensor_weight))
+                    grads=(d_lerp_tensor_start, d_lerp_tensor_end, d_lerp_tensor_weight),
+                    saved_names=("self", "end", "weight"))
 ADDCMUL = OpDef("addcmul", _addcmul, n_in=3, grads=(d_input, d_addcmul_y, d_addcmul_z),
                 meta=lambda value: ((), (value,)), saved_names=("tensor1", "tensor2"))
 ADDCDIV = OpDef("addcdiv", _addcdiv, n_in=3, grads=(d_input, d_addcdiv_y, d_addcdiv_z),

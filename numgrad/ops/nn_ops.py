@@ -172,7 +172,8 @@ LINEAR = OpDef("linear", _addmm_forward, node_name="AddmmBackward0", n_in=3, sav
                readers=((2,), (1,)))
 LINEAR_NO_BIAS = OpDef("linear_no_bias", _linear_forward, node_name="MmBackward0", n_in=2,
                        saves=("x", "y"), kernel="linear_bwd", vjp=_linear_vjp,
-                       saved_names=("self", None), readers=((1,), (0,)))
+                       saved_names=("self", None), readers=((1,), (0,)),
+                       unpack_order=(1, 0))      # torch's mat2, w.t(), before self
 
 
 # Note [torch's inner nodes]

@@ -28,7 +28,7 @@ class OpDef:
     def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
                  vjp=None, saves=(), meta=None, differentiable=True, python_backward=False,
                  view=False, readers=None, mixed_floats=False, listed=None, saved_names=None,
-                 grad_outputs=None):
+                 grad_outputs=None, unpack_order=None):
         self.name = name
         self.node_name = node_name or name.capitalize() + "Backward0"
         self.forward = forward
@@ -70,6 +70,16 @@ class OpDef:
         self.saved_names = (tuple(saved_names) if saved_names is not None else
                             tuple(_torch_saved_name(name_, self.elementwise and n_in == 2)
                                   for name_ in self.saves))
+        # The order in which torch's node unpacks its saved values, as positions: which of two
+        # values changed in place the version error names. torch's generated nodes unpack the
+        # saved inputs by name (other before self, mat2 before self), then the outputs; where
+        # a saved input is not shown, in the order saved unless `unpack_order` says.
+        inputs = [k for k, where in enumerate(self.save_index) if where >= 0]
+        names = [self.saved_names[k] for k in inputs]
+        if None not in names:
+            inputs.sort(key=lambda k: self.saved_names[k])
+        self.unpack_order = unpack_order or tuple(inputs) + tuple(
+            k for k, where in enumerate(self.save_index) if where < 0)
         # the saved values torch keeps as bool tensors (where's condition, masked_fill's mask),
         # which the kernels read in the node's float type
         self.saved_masks = tuple(name_ in ("condition", "mask") for name_ in self.saved_names)
