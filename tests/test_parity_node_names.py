@@ -387,6 +387,21 @@ def test_an_in_place_op_through_a_view_shows_torchs_copy_slices():
         assert graph == expected, k
 
 
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_a_view_read_anew_after_an_in_place_op_is_as_strided_in_any_layout(layout):
+    leaf = ng.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+    base = (leaf.t() if layout == "transposed" else leaf) * 3
+    view = base[0]
+    view.mul_(2)
+    assert view.grad_fn.name() == "AsStridedBackward0"
+    assert [f.name() for f, _ in view.grad_fn.next_functions] == ["torch::autograd::CopySlices"]
+    (view.sum() + base.sum()).backward()
+    # base[0] is written as 6 * leaf's first row (column when transposed) and read twice
+    first = np.zeros((3, 2))
+    first[(slice(None), 0) if layout == "transposed" else (0, slice(None))] = 1
+    np.testing.assert_allclose(leaf.grad.numpy(), 3 + 9 * first)
+
+
 def test_clone_and_casts_keep_the_layout_of_a_dense_tensor_as_torch():
     """torch's preserve_format: clone() and .float()/.double() of a transposed tensor stay
     transposed (so reshaping the copy clones again), an expanded one comes out contiguous;
