@@ -239,9 +239,11 @@ def _run_in_python(graph, buffers, index, seg, node):
     # as the scheduler: a custom Function runs with zeros when no gradient reached its outputs
     if graph.op[index] == registry.PYTHON_FUNCTION.code or any(g is not None for g in grads_out):
         computed = list(node_vjp(graph, index, seg, node, grads_out))
+        every = registry.OPS[int(graph.op[index])].list_input
         for k, g in enumerate(computed):
             dst = int(graph.e_node[i0 + k])
-            if dst >= 0 and graph.needed[dst]:     # an input that wants no gradient gets None
+            # an input that wants no gradient gets None (OpDef.list_input: it is computed)
+            if every or dst >= 0 and graph.needed[dst]:
                 grads_in[k] = g
     post_hooks = seg.node_hooks.get(("post_hooks", node))
     if post_hooks:

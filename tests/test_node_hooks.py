@@ -250,3 +250,16 @@ def test_a_wanted_input_whose_node_runs_is_captured_before_its_hooks(create_grap
     gx, gh = ng.autograd.grad(y, [x, h], create_graph=create_graph)
     np.testing.assert_array_equal(gx.detach().numpy(), [30.0, 30.0])
     np.testing.assert_array_equal(gh.detach().numpy(), [3.0, 3.0])
+
+
+@pytest.mark.parametrize("join", [ng.cat, ng.stack])
+def test_a_tensor_list_ops_post_hook_sees_a_constants_gradient_as_torch(join):
+    # torch's cat and stack take one tensor list: their node cuts the gradient for every tensor
+    # in it once any is wanted, and the hooks see each piece; only the wanted ones are delivered
+    a, constant = ng.ones(2, requires_grad=True), ng.ones(2)
+    y = join([a, constant])
+    seen = []
+    y.grad_fn.register_hook(lambda grad_inputs, _: seen.append(grad_inputs))
+    (y * ng.tensor([[1.0, 2.0], [3.0, 4.0]]).reshape(y.shape)).sum().backward()
+    assert [g.tolist() for g in seen[0]] == [[1.0, 2.0], [3.0, 4.0]]
+    assert a.grad.tolist() == [1.0, 2.0] and constant.grad is None

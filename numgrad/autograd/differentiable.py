@@ -88,6 +88,8 @@ def _context(graph, index, seg, node):
     for e in range(int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])):
         dst = int(graph.e_node[e])
         needs.append(dst >= 0 and bool(graph.needed[dst]))
+    if op.list_input and any(needs):
+        needs = [True] * len(needs)
     saved = _saved_tensors(graph, index, seg, node) if not op.python_backward else []
     return SavedContext(saved, ints, floats, in_shapes, out_shapes, tuple(needs))
 

@@ -476,9 +476,11 @@ def _blocks_meta(dim, outer, widths):
 
 
 STACK = OpDef("stack", lambda *xs, dim, outer, widths: np.stack(xs, axis=dim), n_in=None,
-              node_name="StackBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta)
+              node_name="StackBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta,
+              list_input=True)
 CAT = OpDef("cat", lambda *xs, dim, outer, widths: np.concatenate(xs, axis=dim), n_in=None,
-            node_name="CatBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta)
+            node_name="CatBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta,
+            list_input=True)
 
 
 def _check_tensor_list(name, tensors):
