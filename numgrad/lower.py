@@ -11,7 +11,7 @@ from . import dtypes, tape
 from .kernels import ready_queue
 from .kernels.plan import plan, runnable_nodes, share_buffers, unpack
 from .node import forward_name, node_name, node_view
-from .ops import registry
+from .ops import registry, views
 
 # what a leaf's AccumulateGrad runs in Python: tensor hooks, node hooks, post-accumulate hooks
 _LEAF_HOOKS = ("hooks", "accumulate_pre_hooks", "accumulate_post_hooks", "post_accumulate_hooks")
@@ -250,15 +250,19 @@ def version_error(seg, node, where, local_s, shape, dtype):
         now = owner_now(vc, seg.arrays[~ref] if ref < 0 else None, shape)
         start, _ = seg.inputs_of(node & 0xFFFFFFFF)
         producer = seg.e_node[start + where]
-        if producer >= 0 and tape.segment_holding(seg, producer).op_of(producer & 0xFFFFFFFF) \
-                == registry.BY_NAME["linear_weight"].code:
+        pseg = tape.segment_holding(seg, producer) if producer >= 0 else None
+        producer_op = registry.OPS[pseg.op_of(producer & 0xFFFFFFFF)] if pseg else None
+        if producer_op is not None and producer_op.view and producer_op.n_out != 1:
+            # an output of split or unbind, whose base changed: torch refuses to regenerate it
+            return RuntimeError(views.multi_output_view_message(seg.e_slot[start + where],
+                                                                node_name(pseg, producer)))
+        if producer_op is registry.BY_NAME["linear_weight"]:
             # torch's linear saved w.t(), a view of w that it regenerates once w changes in place
             # (Note [torch's inner nodes] in ops/nn_ops.py)
             shape, owner = tuple(reversed(shape)), ", which is output 0 of AsStrided,"
         elif now is not None:
             owner = now
         elif producer >= 0:
-            pseg = tape.segment_holding(seg, producer)
             if pseg.op_of(producer & 0xFFFFFFFF) != tape.ACCUMULATE:
                 owner = (f", which is output {seg.e_slot[start + where]} of "
                          f"{_forward_name(pseg, producer)},")

@@ -305,6 +305,11 @@ def _changed_in_place(case):
         v = x[0]
         c = v * v
         v.mul_(2)
+    elif case == "the base of a split's output":
+        x = ng.ones(4, requires_grad=True).clone()
+        first, _ = x.split(2)
+        c = first * w[:2]
+        x.add_(1)
     elif case == "the base of a view needing no gradient":
         base = ng.ones(1, 3)
         c = w * base.t()
@@ -329,6 +334,9 @@ def _changed_in_place(case):
     ("a leaf under no_grad", "[3]] is at version 1"),
     ("a scalar", "[]], which is output 0 of Add, is at version 1"),
     ("a scalar view of it", "[]], which is output 0 of AsStrided, is at version 1"),
+    # torch cannot give a multi-output view a new node: it refuses to unpack it
+    ("the base of a split's output", "Output 0 of Split is a view and its base or another view "
+                                     "of its base has been modified inplace."),
     ("the base of a view needing no gradient", "[numgrad.FloatTensor [3, 1]] is at version 1"),
     # torch saves the operand it promoted, and names it: not a copy in the op's dtype
     ("a float64 scalar the op cast to float32", "[numgrad.DoubleTensor []] is at version 1"),

@@ -160,12 +160,19 @@ def _no_grad_error(info):
                         + (_MULTI_OUTPUT if info.multi_output else _AMBIGUOUS))
 
 
+_CHANGED = "its base or another view of its base has been modified inplace"
+
+
+def multi_output_view_message(output, node_name):
+    """torch's refusal of output `output` of a multi-output view op (split, unbind) after its base
+    changed in place: on its next use, or when a backward unpacks it as a saved value."""
+    return f"Output {output} of {_short(node_name)} is a view and {_CHANGED}. {_MULTI_OUTPUT}"
+
+
 def _stale_error(info):
-    changed = "its base or another view of its base has been modified inplace"
     if info.creation == MULTI_OUTPUT:
-        return (f"Output {info.output} of {_short(info.producer)} is a view and {changed}. "
-                f"{_MULTI_OUTPUT}")
-    return (f"A view was created in no_grad mode and {changed} with grad mode enabled. "
+        return multi_output_view_message(info.output, info.producer)
+    return (f"A view was created in no_grad mode and {_CHANGED} with grad mode enabled. "
             + (_MULTI_OUTPUT if info.multi_output else _AMBIGUOUS))
 
 
