@@ -420,7 +420,7 @@ def test_clone_and_casts_keep_the_layout_of_a_dense_tensor_as_torch():
 
 def test_the_gradient_of_a_broadcast_operand_is_torchs_sum_to():
     """torch's sum_to: a sum over the broadcast dims keeping them (SumBackward1), then a view
-    without the leading ones; create_graph shows it."""
+    without the leading ones; to a scalar the full sum (SumBackward0). create_graph shows it."""
     x = ng.ones(2, 3, dtype=ng.float64, requires_grad=True)
     b = ng.ones(3, dtype=ng.float64, requires_grad=True)
     c = ng.ones(2, 1, dtype=ng.float64, requires_grad=True)
@@ -432,3 +432,7 @@ def test_the_gradient_of_a_broadcast_operand_is_torchs_sum_to():
     second = ng.autograd.grad(gb.sum() + gc.sum(), [x, b, c])
     np.testing.assert_array_equal(second[0].numpy(), np.full((2, 3), 2.0))
     np.testing.assert_array_equal(second[2].numpy(), [[3.0], [3.0]])
+    s = ng.tensor(2.0, dtype=ng.float64, requires_grad=True)
+    gs, = ng.autograd.grad((x * s).sum(), s, create_graph=True)
+    assert _graph_of(gs) == ("SumBackward0", ("MulBackward0", None, "leaf"))
+    assert gs.item() == 6.0

@@ -145,6 +145,8 @@ def sum_to(x, shape):
     shape = tuple(shape)
     if tuple(x._data.shape) == shape:
         return x
+    if not shape:
+        return _reduction(x, None, False, SUM, SUM_DIM, mean=False)   # torch's: the full sum
     lead = x._data.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(lead + d for d, s in enumerate(shape)
                                       if s == 1 and x._data.shape[lead + d] != 1)
