@@ -436,3 +436,20 @@ def test_the_gradient_of_a_broadcast_operand_is_torchs_sum_to():
     gs, = ng.autograd.grad((x * s).sum(), s, create_graph=True)
     assert _graph_of(gs) == ("SumBackward0", ("MulBackward0", None, "leaf"))
     assert gs.item() == 6.0
+
+
+def test_pows_gradient_is_built_as_torchs_pow_backward():
+    """create_graph shows torch's formulas term for term: g * (p * x^(p-1)) with a Python p
+    through the Scalar overloads (MulBackward1, SubBackward1)."""
+    x = ng.tensor([1.5, 2.0], dtype=ng.float64, requires_grad=True)
+    y = ng.tensor([2.0, 3.0], dtype=ng.float64, requires_grad=True)
+    gx, = ng.autograd.grad((x ** 3).sum(), x, create_graph=True)
+    assert _graph_of(gx) == ("MulBackward0", None, ("MulBackward1", ("PowBackward0", "leaf")))
+    gx, gy = ng.autograd.grad((x ** y).sum(), [x, y], create_graph=True)
+    assert _graph_of(gx) == ("WhereBackward0", None, ("MulBackward0", None, (
+        "MulBackward0", "leaf", ("PowBackward1", "leaf", ("SubBackward1", "leaf")))))
+    assert _graph_of(gy) == ("MulBackward0", None, ("WhereBackward0", None, (
+        "MulBackward0", ("PowBackward1", "leaf", "leaf"), ("LogBackward0", "leaf"))))
+    gb, = ng.autograd.grad((2.0 ** x).sum(), x, create_graph=True)
+    assert _graph_of(gb) == ("MulBackward0", None, ("MulBackward1", ("PowBackward2", "leaf")))
+    np.testing.assert_allclose(gb.detach().numpy(), np.log(2.0) * 2.0 ** np.array([1.5, 2.0]))

@@ -121,6 +121,16 @@ def _sign(x):
     return lambda x: (1.0 if x > 0 else (-1.0 if x < 0 else 0.0))
 
 
+@overload(fmath.mul_scalar)
+def _mul_scalar(x, s):
+    return lambda x, s: x * s
+
+
+@overload(fmath.sub_scalar)
+def _sub_scalar(x, s):
+    return lambda x, s: x - s
+
+
 @overload(fmath.select)
 def _select(cond, a, b):
     return lambda cond, a, b: a if cond else b

@@ -220,6 +220,16 @@ def select(cond, a, b):
 
 
 @_device
+def mul_scalar(x, s):
+    return x * s
+
+
+@_device
+def sub_scalar(x, s):
+    return x - s
+
+
+@_device
 def threshold_backward(g, x, threshold):
     return 0.0 if x <= threshold else g
 

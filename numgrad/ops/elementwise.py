@@ -41,16 +41,19 @@ def d_mul_x(g, y): return g * y
 def d_mul_y(g, x): return g * x
 def d_div_x(g, y): return g / y
 def d_div_y(g, x, y): return -g * x / (y * y)
-def d_pow_x(g, x, y): return F.select(y == 0.0, 0.0, g * y * F.pow(x, y - 1.0))
-def d_pow_y(g, x, y, out): return F.select((x == 0.0) & (y >= 0.0), 0.0, g * out * F.log(x))
-def d_pow_scalar(g, x, p): return F.select(p == 0.0, 0.0, g * p * F.pow(x, p - 1.0))
+# The pow formulas are torch's pow_backward term for term, g * (y * x^(y-1)): the same rounding,
+# and under create_graph the same nodes (a Python number enters through the Scalar overloads)
+def d_pow_x(g, x, y): return F.select(y == 0.0, 0.0, g * (y * F.pow(x, F.sub_scalar(y, 1.0))))
+def d_pow_y(g, x, y, out): return g * F.select((x == 0.0) & (y >= 0.0), 0.0, out * F.log(x))
+def d_pow_scalar(g, x, p): return F.select(p == 0.0, 0.0, g * F.mul_scalar(F.pow(x, p - 1.0), p))
 def d_scale(g, s): return g * s
 def d_divide(g, s): return g / s
 # torch's pow_backward_exponent for a scalar base, term for term (its double backward too): it
 # reads the exponent (masking 0 ** x for x >= 0, where out * log(0) is nan), so the exponent is
 # saved and version-checked
 def d_pow_base(g, x, out, base, log_base):
-    return g * F.select((base == 0.0) & (x >= 0.0), 0.0, out * log_base)
+    scaled = F.mul_scalar(out, log_base)
+    return g * F.select(base == 0.0, F.select(x >= 0.0, 0.0, scaled), scaled)
 def d_exp(g, out): return g * out
 def d_expm1(g, out): return g * (out + 1.0)
 def d_log(g, x): return g / x

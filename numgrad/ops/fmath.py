@@ -48,6 +48,16 @@ def erf(x):
     return _E.erf(x)
 
 
+# torch's C++ formulas scale by or subtract a Python number through the Scalar overloads
+# (MulBackward1, SubBackward1), where Python's operators on a tensor give MulBackward0
+def mul_scalar(x, s):
+    return _E.mul_scalar(x, s)
+
+
+def sub_scalar(x, s):
+    return _E.sub_scalar(x, s)
+
+
 def select(cond, a, b):
     """a where cond else b: cond is never differentiated. A Python bool (a test on a float
     attribute) picks a branch outright."""
