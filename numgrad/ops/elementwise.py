@@ -34,13 +34,15 @@ def _binary(name, forward, grad_x, grad_y, **kw):
 
 
 # ---- formulas -----------------------------------------------------------------------------------
+# Each multiplies in the order of torch's formula (derivatives.yaml, its CPU backward kernels):
+# float32 gradients then round as torch's do.
 def d_identity(g): return g
 def d_negate(g): return -g
 def d_zero(g): return 0.0
 def d_mul_x(g, y): return g * y
 def d_mul_y(g, x): return g * x
 def d_div_x(g, y): return g / y
-def d_div_y(g, x, y): return -g * x / (y * y)
+def d_div_y(g, x, y): return -g * ((x / y) / y)
 # The pow formulas are torch's pow_backward term for term, g * (y * x^(y-1)): the same rounding,
 # and under create_graph the same nodes (a Python number enters through the Scalar overloads)
 def d_pow_x(g, x, y): return F.select(y == 0.0, 0.0, g * (y * F.pow(x, F.sub_scalar(y, 1.0))))
@@ -60,12 +62,12 @@ def d_log(g, x): return g / x
 def d_log1p(g, x): return g / (x + 1.0)
 def d_log2(g, x): return g / (x * _LN2)
 def d_sqrt(g, out): return g / (2.0 * out)
-def d_rsqrt(g, out): return -0.5 * g * out * out * out
+def d_rsqrt(g, out): return -0.5 * g * (out * out * out)
 def d_sin(g, x): return g * F.cos(x)
 def d_cos(g, x): return -g * F.sin(x)
 def d_tan(g, out): return g * (1.0 + out * out)
 def d_tanh(g, out): return g * (1.0 - out * out)
-def d_sigmoid(g, out): return g * out * (1.0 - out)
+def d_sigmoid(g, out): return g * (1.0 - out) * out
 # torch's threshold_backward: g is stopped only where out <= 0, so a NaN passes it
 def d_relu(g, out): return F.threshold_backward(g, out, 0.0)
 def d_abs(g, x): return g * F.sign(x)      # torch's sgn: 0 at 0 and at NaN
@@ -78,8 +80,8 @@ def d_atan2_x(g, x, y):
 
 def d_atan2_y(g, x, y):
     return -g * x * F.select(1.0 / (x * x + y * y) == _INF, 0.0, 1.0 / (x * x + y * y))
-def d_erf(g, x): return g * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
-def d_reciprocal(g, out): return -g * out * out
+def d_erf(g, x): return _TWO_OVER_SQRT_PI * F.exp(-(x * x)) * g
+def d_reciprocal(g, out): return -g * (out * out)
 def d_square(g, x): return 2.0 * g * x
 # torch's rule: ties share g, and only the side that is strictly beaten gets 0, so where a NaN
 # is involved (every comparison false) both sides get the whole g

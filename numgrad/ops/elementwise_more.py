@@ -33,10 +33,11 @@ def d_log10(g, x): return g / (x * _LN10)
 def d_exp2(g, out): return g * out * _LN2
 def d_sinh(g, x): return g * F.cosh(x)
 def d_cosh(g, x): return g * F.sinh(x)
-def d_asin(g, x): return g / F.sqrt(1.0 - x * x)
-def d_acos(g, x): return -g / F.sqrt(1.0 - x * x)
-def d_asinh(g, x): return g / F.sqrt(x * x + 1.0)
-def d_acosh(g, x): return g / F.sqrt(x * x - 1.0)
+# torch multiplies by rsqrt (1 / sqrt, rounded) where these divide by the root
+def d_asin(g, x): return g * (1.0 / F.sqrt(1.0 - x * x))
+def d_acos(g, x): return g * -(1.0 / F.sqrt(1.0 - x * x))
+def d_asinh(g, x): return g * (1.0 / F.sqrt(x * x + 1.0))
+def d_acosh(g, x): return g * (1.0 / F.sqrt(x * x - 1.0))
 def d_atanh(g, x): return g / (1.0 - x * x)
 
 
