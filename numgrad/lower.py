@@ -311,13 +311,9 @@ def owner_now(vc, saved, shape):
             return None
         name = forward_name(node_view(node_seg, note.node).name())
         return f", which is output {note.slot} of {name},"
-    if saved is None:
-        # a scalar kept by value that no base of its shape holds: the view changed in place
-        # (x[0].mul_(2) with x[0] saved) is the saved tensor
-        same_shape_view = any(note.is_view and tuple(note.shape) == tuple(shape)
-                              for note in notes)
-        return ", which is output 0 of AsStrided," if same_shape_view else None
-    # a view of them: torch regenerates its node once they need a gradient, else it has none
+    # a view of them (a scalar kept by value that no tensor of its shape holds too: x[0] changed
+    # itself, or through x): torch regenerates its node once they need a gradient, else it has
+    # none
     family_needs_grad = any(note.requires_grad for note in notes)
     return ", which is output 0 of AsStrided," if family_needs_grad else None
 

@@ -305,6 +305,10 @@ def _changed_in_place(case):
         v = x[0]
         c = v * v
         v.mul_(2)
+    elif case == "the base of a scalar view":
+        x = ng.ones(3, requires_grad=True).clone()
+        c = x[1] * x[1]
+        x.add_(1)
     elif case == "the base of a split's output":
         x = ng.ones(4, requires_grad=True).clone()
         first, _ = x.split(2)
@@ -334,6 +338,7 @@ def _changed_in_place(case):
     ("a leaf under no_grad", "[3]] is at version 1"),
     ("a scalar", "[]], which is output 0 of Add, is at version 1"),
     ("a scalar view of it", "[]], which is output 0 of AsStrided, is at version 1"),
+    ("the base of a scalar view", "[]], which is output 0 of AsStrided, is at version 1"),
     # torch cannot give a multi-output view a new node: it refuses to unpack it
     ("the base of a split's output", "Output 0 of Split is a view and its base or another view "
                                      "of its base has been modified inplace."),
