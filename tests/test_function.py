@@ -355,6 +355,42 @@ def test_returning_an_input_gives_a_new_output_with_history():
     close(x.grad, [5., 5.])
 
 
+class FirstOne(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x[0:1]
+
+    @staticmethod
+    def backward(ctx, g):
+        return ng.cat([g, ng.zeros(1, dtype=g.dtype)])
+
+
+@pytest.mark.parametrize("function", [Identity, FirstOne], ids=["as-is", "a view"])
+def test_an_output_viewing_an_input_is_a_view_torch_refuses_to_change_in_place(function):
+    """torch's CreationMeta IN_CUSTOM_FUNCTION: an in-place op on the output would be recorded
+    through the view and bypass the custom backward."""
+    h = t64([1., 2.]) * 1.0
+    y = function.apply(h)
+    assert y._is_view() and y._base is h
+    with pytest.raises(RuntimeError, match=(
+            f"Output 0 of {function.__name__} is a view and is being modified inplace. This view "
+            r"was created inside a custom Function \(or because an input was returned as-is\)")):
+        y.mul_(2)
+    close(h, [1., 2.])
+    y.clone().mul_(2)       # the fix torch's message suggests
+
+
+def test_an_input_returned_as_is_without_recording_is_a_detached_alias():
+    x = t64([1., 2.])
+    with ng.no_grad():
+        alias = Identity.apply(x)
+    assert alias is not x and not alias.requires_grad and not alias._is_view()
+    constant = ng.tensor([1., 2.])
+    with ng.no_grad():
+        view = Identity.apply(constant)
+    assert view._is_view() and view._base is constant and not view.requires_grad
+
+
 class DoubleInPlace(Function):
     @staticmethod
     def forward(ctx, x):

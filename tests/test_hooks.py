@@ -193,8 +193,10 @@ def test_retain_grad_on_a_leaf_is_a_no_op_and_non_leaf_grads_need_it():
     y.retain_grad()
     z.sum().backward()
     close(y.grad, [3.])
-    with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
+    with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed") as caught:
         assert z.grad is None
+    assert str(caught[0].message).endswith(
+        "See github.com/pytorch/pytorch/pull/30531 for more information.")
     assert y.retains_grad and not z.retains_grad
 
 

@@ -246,3 +246,22 @@ def test_a_view_of_an_inference_tensor_is_one_and_inference_tensors_have_no_vers
                                            "InferenceMode is not allowed"):
         z[0].add_(1)
     assert z.tolist() == [[1., 1., 1.]] * 2
+
+
+def test_a_normal_tensors_view_made_in_inference_mode_is_normal_but_not_to_be_changed_recorded():
+    base, weight = ng.ones(2), ng.ones(2, requires_grad=True)
+    with ng.inference_mode():
+        view, weight_view = base[0:1], weight[0:1]
+    assert not view.is_inference() and not weight_view.is_inference()
+    assert view._base is base and weight_view.requires_grad and weight_view.grad_fn is None
+    view.add_(1)                # nothing to record: allowed, as in torch
+    assert base.tolist() == [2.0, 1.0]
+    (weight_view * weight).sum().backward()         # used, it is a leaf-like alias
+    assert weight.grad.tolist() == [1.0, 1.0]
+    with pytest.raises(RuntimeError, match=(
+            "A view was created in inference mode and is being modified inplace in normal mode. "
+            "Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+            "clarify your code by moving both the view and the inplace either both inside the "
+            "inference_mode block")):
+        view.mul_(weight[0:1])
+    assert base.tolist() == [2.0, 1.0]

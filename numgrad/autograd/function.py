@@ -13,6 +13,7 @@ import numpy as np
 from .. import grad_mode, tape
 from ..lower import owner_now, version_message
 from ..node import forward_name, node_name
+from ..ops import views
 from ..ops.registry import PYTHON_FUNCTION
 from ..tensor import Tensor, new_version_counter
 from .saved_hooks import pack_one, unpacked
@@ -215,7 +216,14 @@ class Function:
         for out in outputs:
             if isinstance(out, Tensor) and any(out is a for a in tensor_args):
                 if id(out) not in ctx._dirty:
-                    alias = Tensor._make(out._data, False, vc=out._shared_vc())   # a view of it
+                    # torch returns a view of the input, or a detached alias of one that needs a
+                    # gradient it will not get
+                    differentiable = record and id(out) not in ctx._non_differentiable
+                    if out._requires_grad and not differentiable:
+                        alias = out.detach()
+                    else:
+                        with grad_mode.no_grad():
+                            alias = out.view_as(out)
                     if id(out) in ctx._non_differentiable:
                         ctx._non_differentiable.add(id(alias))
                     out = alias
@@ -227,6 +235,13 @@ class Function:
             results.append(out)
         if record:
             _record(ctx, args, results)
+            for out in results:
+                info = views.view_info(out) if isinstance(out, Tensor) else None
+                if info is not None:
+                    # a view of an input (returned as-is, or made in forward): torch forbids
+                    # changing it in place, which would bypass the custom backward
+                    info.creation, info.multi_output = views.IN_CUSTOM_FUNCTION, False
+                    info.own_node, info.producer, info.output = True, ctx.node_name, out._slot
         else:
             ctx._saved = [None if t is None else _SavedTensor(t, None) for t in ctx._to_save]
             ctx._to_save = ()

@@ -112,9 +112,10 @@ def apply(op, inputs, attrs=_NO_ATTRS):
             tensors = (_tensor(out, False, None, -1, None, _state.inference),)
     if op.view and type(inputs[0]) is not _ndarray:
         views.track(inputs[0], tensors, op, attrs)      # Note [views] in views.py
-        if inputs[0]._inference:
-            for t in tensors:           # a view of an inference tensor is one, in any mode
-                t._inference = True
+        # a view of an inference tensor is one, in any mode, and a normal tensor's view normal
+        inference = inputs[0]._inference
+        for t in tensors:
+            t._inference = inference
     return tensors[0] if op.n_out == 1 else tensors
 
 

@@ -32,18 +32,27 @@ from .. import grad_mode, tape
 from ..tensor import Tensor
 
 # How a view was created (torch's CreationMeta): which in-place ops through it may be recorded.
-DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT = 0, 1, 2
+DEFAULT, NO_GRAD_MODE, MULTI_OUTPUT, INFERENCE_MODE, IN_CUSTOM_FUNCTION = 0, 1, 2, 3, 4
 
 _VIEW_OF_LEAF_ERROR = ("a view of a leaf Variable that requires grad is being used in an in-place "
                        "operation.")
-_NO_GRAD_ERROR = "no_grad mode and is being modified inplace with grad mode enabled. "
-_AMBIGUOUS = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "
-              "clarify your code by moving both the view and the inplace either both inside the "
-              "no_grad block (if you don't want the inplace to be tracked) or both outside (if you "
-              "want the inplace to be tracked).")
 _MULTI_OUTPUT = ("This view is the output of a function that returns multiple views. Such "
                  "functions do not allow the output views to be modified inplace. You should "
                  "replace the inplace operation by an out-of-place one.")
+_AMBIGUOUS = ("Given that this use case is ambiguous and error-prone, it is forbidden. You can "
+              "clarify your code by moving both the view and the inplace either both inside the "
+              "{block} block (if you don't want the inplace to be tracked) or both outside (if you "
+              "want the inplace to be tracked).")
+_REASONS = {
+    MULTI_OUTPUT: _MULTI_OUTPUT,
+    NO_GRAD_MODE: _AMBIGUOUS.format(block="no_grad"),
+    INFERENCE_MODE: _AMBIGUOUS.format(block="inference_mode"),
+    IN_CUSTOM_FUNCTION: (
+        "This view was created inside a custom Function (or because an input was returned as-is) "
+        "and the autograd logic to handle view+inplace would override the custom backward "
+        "associated with the custom Function, leading to incorrect gradients. This behavior is "
+        "forbidden. You can fix this by cloning the output of the custom Function."),
+}
 
 
 class ViewInfo:
@@ -83,7 +92,11 @@ def track(source, outputs, op, attrs):
     grad_enabled = grad_mode.state.grad_enabled
     # multi_output: torch's CreationMeta MULTI_OUTPUT_NODE, which names the refusal's reason even
     # where no history is recorded (a base that does not require grad)
-    if op.n_out != 1:        # split, unbind: several views
+    if grad_mode.state.inference and not base._inference:
+        # a normal tensor's view made in inference mode is a normal tensor, which torch refuses to
+        # change in place with recording outside it
+        creation, multi_output = INFERENCE_MODE, False
+    elif op.n_out != 1:        # split, unbind: several views
         recorded = grad_enabled and base._requires_grad
         creation, multi_output = MULTI_OUTPUT if recorded else NO_GRAD_MODE, grad_enabled
     elif not grad_enabled:
@@ -138,11 +151,8 @@ def check_inplace(t):
     info = view_info(t)
     if info is None:
         return
-    if info.creation == MULTI_OUTPUT:
-        raise RuntimeError(f"Output {info.output} of {_short(info.producer)} is a view and is "
-                           f"being modified inplace. {_MULTI_OUTPUT}")
-    if info.creation == NO_GRAD_MODE:
-        raise _no_grad_error(info)
+    if info.creation != DEFAULT:
+        raise RuntimeError(_refusal(info, indirect=False))
     if info.base._node < 0 and info.base._requires_grad:
         raise RuntimeError(_VIEW_OF_LEAF_ERROR)
 
@@ -152,28 +162,37 @@ def _short(node_name):
     return re.sub(r"Backward(0$)?", "", node_name)
 
 
-def _no_grad_error(info):
-    # a view made with grad mode on of one made without has a grad_fn of its own, which torch names
-    start = (f"Output {info.output} of {_short(info.producer)} is a view of a view which was "
-             "created in" if info.own_node else "A view was created in")
-    return RuntimeError(f"{start} {_NO_GRAD_ERROR}"
-                        + (_MULTI_OUTPUT if info.multi_output else _AMBIGUOUS))
+_INDIRECTLY = "its base or another view of its base has been"
 
 
-_CHANGED = "its base or another view of its base has been modified inplace"
+def _refusal(info, indirect):
+    """torch's error (handle_view_on_rebase) for a view whose creation forbids in-place changes,
+    changed in place itself or (indirect) through its base or another view of it. A view with a
+    grad_fn of its own is named by it."""
+    modified = _INDIRECTLY if indirect else "is being"
+    name = _short(info.producer)
+    if info.creation in (NO_GRAD_MODE, INFERENCE_MODE) or not info.own_node:
+        prefix = (f"Output {info.output} of {name} is a view of a view which was created in"
+                  if info.own_node else "A view was created in")
+        if info.creation == INFERENCE_MODE:
+            message = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            message = (f"{prefix} no_grad mode and {modified} modified inplace with grad mode "
+                       "enabled.")
+    else:
+        message = f"Output {info.output} of {name} is a view and {modified} modified inplace."
+    return f"{message} {_MULTI_OUTPUT if info.multi_output else _REASONS[info.creation]}"
 
 
 def multi_output_view_message(output, node_name):
     """torch's refusal of output `output` of a multi-output view op (split, unbind) after its base
     changed in place: on its next use, or when a backward unpacks it as a saved value."""
-    return f"Output {output} of {_short(node_name)} is a view and {_CHANGED}. {_MULTI_OUTPUT}"
+    return (f"Output {output} of {_short(node_name)} is a view and {_INDIRECTLY} modified "
+            f"inplace. {_MULTI_OUTPUT}")
 
 
 def _stale_error(info):
-    if info.creation == MULTI_OUTPUT:
-        return multi_output_view_message(info.output, info.producer)
-    return (f"A view was created in no_grad mode and {_CHANGED} with grad mode enabled. "
-            + (_MULTI_OUTPUT if info.multi_output else _AMBIGUOUS))
+    return _refusal(info, indirect=True)
 
 
 def stale_view_error(t):
