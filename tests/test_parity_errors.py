@@ -500,3 +500,22 @@ def test_creation_and_small_op_errors_are_torchs():
         with pytest.raises(error, match="^" + re.escape(message) + "$"):
             fn()
     assert ng.tensor([[1.0, 2.0], [3.0, 4.0]]).shape == (2, 2)
+
+
+def test_setting_data_and_seeding_backward_check_types_as_torch():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="data set to a tensor that requires gradients must be "
+                                           "floating point or complex dtype"):
+        x.data = ng.tensor([1, 2])
+    with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+        x.data = [1.0, 2.0]
+    assert x.dtype == ng.float32 and x.tolist() == [1.0, 2.0]
+    with pytest.raises(TypeError, match="gradients can be either Tensors or None, but got float"):
+        (x * 2).backward([1.0, 1.0])
+    assert x.grad is None
+    (x * 2).sum().backward()
+    x.data = ng.tensor([5.0, 6.0, 7.0])      # a new shape: its next gradient cannot be added
+    with pytest.raises(RuntimeError, match=r"The size of tensor a \(2\) must match the size of "
+                                           r"tensor b \(3\) at non-singleton dimension 0"):
+        (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0]

@@ -10,6 +10,7 @@ from .. import grad_mode, tape
 from ..engine import execute, output_shape, release, serve_python_node
 from ..hooks import run_hooks, run_node_post_hooks, run_node_pre_hooks
 from ..lower import LoweredGraph, segments_of
+from ..ops.apply import broadcast_shape
 from ..tensor import Tensor
 from . import differentiable
 
@@ -61,7 +62,7 @@ def _seed(i, root, grad, create_graph):
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         return Tensor._make(np.ones_like(root._data), False)      # on the root's device
     if not isinstance(grad, Tensor):
-        grad = Tensor._make(np.asarray(grad, root._data.dtype), False)
+        raise TypeError(f"gradients can be either Tensors or None, but got {type(grad).__name__}")
     if grad._data.shape != root._data.shape:
         raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of "
                            f"{grad.shape!r} and output[{i}] has a shape of {root.shape!r}.")
@@ -338,6 +339,12 @@ def _accumulate_into(t, grad, create_graph):
     elif create_graph:
         t._grad = t._grad + grad
     else:
+        if t._grad._data.shape != grad._data.shape:
+            # a leaf whose .data changed shape since: torch's in-place add refuses the gradient
+            shape = broadcast_shape(t._grad._data.shape, grad._data.shape)
+            if shape != t._grad._data.shape:
+                raise RuntimeError(f"output with shape {list(t._grad._data.shape)} doesn't match "
+                                   f"the broadcast shape {list(shape)}")
         t._grad._data += grad._data
         t._grad._bump_version()
     for hook in list(extra.get("post_accumulate_hooks", {}).values()):

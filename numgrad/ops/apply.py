@@ -126,19 +126,25 @@ def _raise_if_not_broadcastable(op, arrays):
     torch's infer_size does."""
     # comparisons and logical ops are NumPy ufuncs without derivative formulas: elementwise too
     plain_ufunc = isinstance(op.forward, np.ufunc) and op.forward.signature is None
-    if not (op.elementwise or plain_ufunc):
-        return
+    if op.elementwise or plain_ufunc:
+        broadcast_shape(*(a.shape for a in arrays))
+
+
+def broadcast_shape(*shapes):
+    """The shapes broadcast together, or torch's error (infer_size): combined left to right, each
+    new one against the broadcast of those before it, the first clash from the last dimension."""
     shape = ()
-    for a in arrays:
-        ndim = max(len(shape), a.ndim)
+    for other in shapes:
+        ndim = max(len(shape), len(other))
         for i in range(ndim - 1, -1, -1):
             offset = ndim - 1 - i
             size_a = shape[len(shape) - 1 - offset] if offset < len(shape) else 1
-            size_b = a.shape[a.ndim - 1 - offset] if offset < a.ndim else 1
+            size_b = other[len(other) - 1 - offset] if offset < len(other) else 1
             if size_a != size_b and size_a != 1 and size_b != 1:
                 raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor "
                                    f"b ({size_b}) at non-singleton dimension {i}") from None
-        shape = np.broadcast_shapes(shape, a.shape)
+        shape = np.broadcast_shapes(shape, other)
+    return shape
 
 
 def _tensor(data, requires_grad, seg, node, vc, inference):
