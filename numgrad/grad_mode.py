@@ -168,7 +168,13 @@ class set_grad_enabled(_Mode):
     """
 
     def __init__(self, mode):
-        self.mode = bool(mode)
+        if type(mode) is not bool:
+            kind = type(mode)
+            name = kind.__name__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__.split('.')[0]}.{kind.__name__}"
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {name}")
+        self.mode = mode
         self._before_call = (state.grad_mode, state.inference)
         _set(self.mode, state.inference)
 

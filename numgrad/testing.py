@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from . import dtypes
 from .tensor import Tensor
 
 __all__ = ["assert_close"]
@@ -91,10 +92,6 @@ def _is_sequence(value):
     return isinstance(value, Sequence) and not isinstance(value, str)
 
 
-def _dtype_name(dtype):
-    return f"numgrad.{'bool' if dtype == np.bool_ else dtype.name}"
-
-
 def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, check_dtype):
     a = _host_array(actual)
     e = _host_array(expected)
@@ -108,7 +105,7 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
     if a.dtype != e.dtype:
         if check_dtype:
             raise _Mismatch(f"The values for attribute 'dtype' do not match: "
-                            f"{_dtype_name(a.dtype)} != {_dtype_name(e.dtype)}.")
+                            f"{dtypes.qualified_name(a.dtype)} != {dtypes.qualified_name(e.dtype)}.")
         common = np.result_type(a, e)
         a, e = a.astype(common), e.astype(common)
     exact = a.dtype.kind not in "fc"

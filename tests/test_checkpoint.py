@@ -227,8 +227,8 @@ def test_non_reentrant_determinism_checks():
     assert str(err.value).startswith(
         "torch.utils.checkpoint: Recomputed values for the following tensors have different "
         "metadata than during the forward pass.\ntensor at position 0:\nsaved metadata: "
-        "{'shape': numgrad.Size([2, 3]), 'dtype': dtype('float64'), 'device': device(type='cpu')}"
-        "\nrecomputed metadata: {'shape': numgrad.Size([1, 3]), 'dtype': dtype('float64'), "
+        "{'shape': numgrad.Size([2, 3]), 'dtype': numgrad.float64, 'device': device(type='cpu')}"
+        "\nrecomputed metadata: {'shape': numgrad.Size([1, 3]), 'dtype': numgrad.float64, "
         "'device': device(type='cpu')}\n.\n\nTip: To see a more detailed error message")
     out = checkpoint(lambda a: a.sin(), x, use_reentrant=False, determinism_check="none")
     out.sum().backward()

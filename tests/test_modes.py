@@ -265,3 +265,12 @@ def test_a_normal_tensors_view_made_in_inference_mode_is_normal_but_not_to_be_ch
             "inference_mode block")):
         view.mul_(weight[0:1])
     assert base.tolist() == [2.0, 1.0]
+
+
+@pytest.mark.parametrize("value, kind", [("a", "str"), (1, "int"), (None, "NoneType"),
+                                         (np.bool_(True), "numpy.bool")])
+def test_set_grad_enabled_takes_only_a_bool_as_torch(value, kind):
+    with pytest.raises(TypeError, match=f"set_grad_enabled\\(\\): argument 'enabled' \\(position "
+                                        f"1\\) must be bool, not {kind}"):
+        ng.set_grad_enabled(value)
+    assert ng.is_grad_enabled()

@@ -220,7 +220,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     state.running_graph = graph
     graph.accumulates = accumulate
     try:
-        with grad_mode.set_grad_enabled(create_graph):
+        with grad_mode.set_grad_enabled(bool(create_graph)):
             for seeds in seed_sets:
                 state.graph_task = next(_graph_tasks)
                 per_element.append(_run_once(graph, seeds, create_graph, current, inputs, wanted,

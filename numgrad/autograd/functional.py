@@ -167,7 +167,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         _check_requires_grad(outputs, "outputs", strict)
         v = _single_v(v, outputs, is_outputs_tuple, create_graph,
                       "user-provided function returns", "vjp")
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         grads = _autograd_grad(outputs, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "back")
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
@@ -193,7 +193,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
         dummies = tuple(zeros_like(o, requires_grad=True) for o in outputs)
         grad_inputs = _autograd_grad(outputs, inputs, dummies, create_graph=True)
         _check_requires_grad(grad_inputs, "grad_inputs", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         grads = _autograd_grad(grad_inputs, dummies, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, outputs, strict, create_graph, "back_trick")
     return (_tuple_postprocess(_grad_postprocess(outputs, create_graph), is_outputs_tuple),
@@ -352,7 +352,7 @@ def vhp(func, inputs, v=None, create_graph=False, strict=False):
     with enable_grad():
         is_inputs_tuple, inputs, v, output, jac = _first_derivative(func, inputs, v, create_graph,
                                                                     strict, "vhp")
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         grads = _autograd_grad(jac, inputs, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back")
     return (_grad_postprocess((output,), create_graph)[0],
@@ -373,7 +373,7 @@ def hvp(func, inputs, v=None, create_graph=False, strict=False):
         dummies = tuple(zeros_like(t, requires_grad=True) for t in inputs)
         double_back = _autograd_grad(jac, inputs, dummies, create_graph=True)
         _check_requires_grad(jac, "hessian", strict)
-    with set_grad_enabled(create_graph or is_grad_enabled()):
+    with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
         grads = _autograd_grad(double_back, dummies, v, create_graph=create_graph)
         result = _fill_in_zeros(grads, inputs, strict, create_graph, "double_back_trick")
     return (_grad_postprocess((output,), create_graph)[0],

@@ -70,7 +70,7 @@ def vjp(func, *primals, has_aux=False):
         pairs = [(o, c) for o, c in zip(flat_out, flat_ct) if o.requires_grad]
         grads = (None,) * len(wrt)
         if pairs:
-            with set_grad_enabled(create_graph or is_grad_enabled()):
+            with set_grad_enabled(bool(create_graph) or is_grad_enabled()):
                 grads = _grad([o for o, _ in pairs], wrt, [c for _, c in pairs],
                               retain_graph=retain_graph, create_graph=create_graph,
                               allow_unused=True)
@@ -161,7 +161,7 @@ def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
         flat_out, out_spec, wrt, wrt_spec, nested, aux = _trace(func, args, argnums, has_aux,
                                                                 "vjp(f, *primals)")
         _check_floating(flat_out)
-        with set_grad_enabled(nested or is_grad_enabled()):
+        with set_grad_enabled(bool(nested) or is_grad_enabled()):
             jac = [tree_unflatten(_jacobian_rows(out, i, wrt, False, nested), wrt_spec)
                    for i, out in enumerate(flat_out)]
         jac = tree_unflatten(jac, out_spec)

@@ -21,6 +21,7 @@ import weakref
 from collections import defaultdict
 
 from .. import grad_mode
+from ..dtypes import qualified_name
 from ..autograd import Function, backward as _backward
 from ..autograd.saved_hooks import saved_tensors_hooks
 from ..lower import version_message
@@ -167,8 +168,15 @@ class _StopRecomputation(Exception):
     pass
 
 
+class _Shown(str):
+    """A string that prints as itself: a dtype in a mismatch message, as torch prints one."""
+
+    def __repr__(self):
+        return str(self)
+
+
 def _metadata(x):
-    return {"shape": x.shape, "dtype": x.dtype, "device": x.device}
+    return {"shape": x.shape, "dtype": _Shown(qualified_name(x.dtype)), "device": x.device}
 
 
 _DETERMINISM_CHECKS = {"default": _metadata, "none": lambda _: None}

@@ -7,9 +7,8 @@ import copyreg
 from contextlib import contextmanager
 from copy import deepcopy
 
-import numpy as np
-
 from ... import grad_mode
+from ...dtypes import qualified_name
 from ...tensor import Tensor
 from ..container import ModuleDict, ModuleList
 from ..parameter import Parameter
@@ -62,10 +61,6 @@ def _maybe_set(dest, src):
     dest._bump_version()
 
 
-def _dtype(dtype):
-    return f"numgrad.{np.dtype(dtype).name}"
-
-
 class ParametrizationList(ModuleList):
     """The parametrizations of one tensor, applied in order to original (or original0,
     original1, ... when the first one's right_inverse returns several tensors)."""
@@ -92,8 +87,8 @@ class ParametrizationList(ModuleList):
         if self.is_tensor:
             if original.dtype != new.dtype:
                 raise ValueError("When `right_inverse` outputs one tensor, it may not change the "
-                                 f"dtype.\noriginal.dtype: {_dtype(original.dtype)}\n"
-                                 f"right_inverse(original).dtype: {_dtype(new.dtype)}")
+                                 f"dtype.\noriginal.dtype: {qualified_name(original.dtype)}\n"
+                                 f"right_inverse(original).dtype: {qualified_name(new.dtype)}")
             if original.device != new.device:
                 raise ValueError("When `right_inverse` outputs one tensor, it may not change the "
                                  f"device.\noriginal.device: {original.device}\n"
@@ -120,8 +115,8 @@ class ParametrizationList(ModuleList):
             if Z.dtype != original_dtype:
                 raise ValueError("Registering a parametrization may not change the dtype of the "
                                  "tensor, unless `unsafe` flag is enabled.\n"
-                                 f"unparametrized dtype: {_dtype(original_dtype)}\n"
-                                 f"parametrized dtype: {_dtype(Z.dtype)}")
+                                 f"unparametrized dtype: {qualified_name(original_dtype)}\n"
+                                 f"parametrized dtype: {qualified_name(Z.dtype)}")
             if Z.shape != original_shape:
                 raise ValueError("Registering a parametrization may not change the shape of the "
                                  "tensor, unless `unsafe` flag is enabled.\n"
@@ -143,8 +138,8 @@ class ParametrizationList(ModuleList):
                                      f"{type(value).__name__}")
                 if value.dtype != self.original.dtype:
                     raise ValueError(f"The tensor returned by `right_inverse` has dtype "
-                                     f"{_dtype(value.dtype)} while `original` has dtype "
-                                     f"{_dtype(self.original.dtype)}")
+                                     f"{qualified_name(value.dtype)} while `original` has dtype "
+                                     f"{qualified_name(self.original.dtype)}")
                 _maybe_set(self.original, value)
                 return
             if not isinstance(value, collections.abc.Sequence):
@@ -161,8 +156,8 @@ class ParametrizationList(ModuleList):
                                      f"{type(tensor).__name__}.")
                 if original_i.dtype != tensor.dtype:
                     raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype "
-                                     f"{_dtype(tensor.dtype)} while `original{i}` has dtype "
-                                     f"{_dtype(original_i.dtype)}")
+                                     f"{qualified_name(tensor.dtype)} while `original{i}` has dtype "
+                                     f"{qualified_name(original_i.dtype)}")
                 _maybe_set(original_i, tensor)
 
     def forward(self):
@@ -272,8 +267,8 @@ def _check_chained(module, tensor_name, parametrization):
     if X.dtype != Y.dtype:
         raise ValueError("Registering a parametrization may not change the dtype of the tensor, "
                          "unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.dtype: {_dtype(Y.dtype)}\n"
-                         f"parametrization(module.{tensor_name}).dtype: {_dtype(X.dtype)}")
+                         f"module.{tensor_name}.dtype: {qualified_name(Y.dtype)}\n"
+                         f"parametrization(module.{tensor_name}).dtype: {qualified_name(X.dtype)}")
     if X.shape != Y.shape:
         raise ValueError("Registering a parametrization may not change the shape of the tensor, "
                          "unless the `unsafe` flag is enabled.\n"
@@ -291,8 +286,8 @@ def _check_chained(module, tensor_name, parametrization):
     if Z.dtype != Y.dtype:
         raise ValueError("The tensor returned by parametrization.right_inverse must have the same "
                          f"dtype as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
-                         f"module.{tensor_name}.dtype: {_dtype(Y.dtype)}\n"
-                         f"returned dtype: {_dtype(Z.dtype)}")
+                         f"module.{tensor_name}.dtype: {qualified_name(Y.dtype)}\n"
+                         f"returned dtype: {qualified_name(Z.dtype)}")
     if Z.shape != Y.shape:
         raise ValueError("The tensor returned by parametrization.right_inverse must have the same "
                          f"shape as module.{tensor_name}, unless the `unsafe` flag is enabled.\n"
