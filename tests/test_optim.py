@@ -186,7 +186,17 @@ def test_state_dict_round_trip():
     second = optim.Adam([w], lr=0.9)
     second.load_state_dict(state)
     assert second.param_groups[0]["lr"] == 0.05 and second.param_groups[0]["betas"] == (0.9, 0.999)
-    assert second.state[w]["exp_avg"] is not state["state"][0]["exp_avg"]
+    # torch takes the tensors over (later steps update them), casting only what differs
+    assert second.state[w]["exp_avg"] is state["state"][0]["exp_avg"]
+    second.zero_grad()
+    (w * w).sum().backward()
+    second.step()
+    assert state["state"][0]["step"].item() == 3
+    as64 = optim.Adam([nn.Parameter(ng.tensor(W0.copy(), dtype=ng.float64))])
+    as64.load_state_dict(first.state_dict())
+    cast = next(iter(as64.state.values()))
+    assert cast["exp_avg"].dtype == ng.float64
+    assert cast["step"] is first.state_dict()["state"][0]["step"]
     with pytest.raises(ValueError, match="number of parameter groups"):
         second.load_state_dict({"state": {}, "param_groups": []})
 

@@ -195,14 +195,15 @@ class Optimizer:
         return state_dict
 
     def load_state_dict(self, state_dict):
-        """Restore hyperparameters and state saved by state_dict (tensors are copied and cast
-        to each parameter's dtype, except the step counters)."""
+        """Restore hyperparameters and state saved by state_dict. As in torch, the state tensors
+        are taken over, not copied: cast to a parameter's dtype and device only where they differ
+        (the step counters never), so later steps update the tensors of `state_dict`."""
+        state_dict = dict(state_dict)
         for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
             result = hook(self, state_dict)
             if result is not None:
                 state_dict = result
-        state_dict = copy.deepcopy(state_dict)
-        saved_groups = state_dict["param_groups"]
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(saved_groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups)):
@@ -279,21 +280,21 @@ def _hook_step_of(cls):
 
 
 def _cast_state(key, value, param):
-    """A copy of a saved state tensor for param: on its device and, if floating, in its dtype;
-    the step counter stays a float32 on the CPU, as torch keeps it (a plain number, as
-    checkpoints of torch before 1.12 hold it, becomes that tensor, as torch's __setstate__
-    makes it)."""
+    """A saved state tensor for param, as torch's load_state_dict takes it: the step counter as
+    it is (a plain number, as checkpoints of torch before 1.12 hold it, becomes the float32
+    tensor torch's __setstate__ makes), another tensor itself where it is on param's device and,
+    if floating, in its dtype, else a cast copy. (The update kernels read state in C order: a
+    tensor of another layout is copied.)"""
     if key == "step" and isinstance(value, (int, float)):
         return scalar_state(float(value))
-    if not isinstance(value, Tensor):
+    if not isinstance(value, Tensor) or key == "step":
         return value
     with grad_mode.no_grad():
-        value = value.detach()
-        if key == "step":
-            return Tensor._make(np.array(value.cpu()._data, copy=True), False)
         dtype = param.dtype if value.is_floating_point() else None
         moved = value.to(device=param.device, dtype=dtype)
-        return Tensor._make(moved._data.copy() if moved is value else moved._data, False)
+    if type(moved._data) is np.ndarray and not moved._data.flags.c_contiguous:
+        moved = moved.contiguous()
+    return moved
 
 
 # 0-d state that torch keeps on the CPU in its scalar dtype and reads with .item(): the step
