@@ -275,3 +275,20 @@ def test_clip_grad_norm_and_value():
     a.grad = ng.tensor([math.inf, 0.0])
     with pytest.raises(RuntimeError, match="non-finite"):
         nn.utils.clip_grad_norm_([a], 1.0, error_if_nonfinite=True)
+
+
+@pytest.mark.parametrize("make", [lambda ps: optim.SGD(ps, lr=1.0, momentum=0.5),
+                                  lambda ps: optim.Adam(ps, lr=1.0)], ids=["sgd", "adam"])
+def test_a_transposed_parameter_is_updated_in_its_own_memory(make):
+    """Its aliases (p.detach(), p.data, a view) see every step, as in torch."""
+    w = nn.Parameter(ng.zeros(3, 2, dtype=ng.float64).t())
+    alias, column = w.detach(), w[:, 1]
+    opt = make([w])
+    for _ in range(2):
+        opt.zero_grad()
+        (w * ng.arange(6.0, dtype=ng.float64).reshape(2, 3)).sum().backward()
+        opt.step()
+    assert not w.is_contiguous()
+    np.testing.assert_array_equal(alias.numpy(), w.detach().numpy())
+    np.testing.assert_array_equal(column.detach().numpy(), w.detach().numpy()[:, 1])
+    assert w.detach().numpy()[0, 1] < 0

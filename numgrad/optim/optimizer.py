@@ -137,9 +137,14 @@ class Optimizer:
     def _step_parameter(self, p, state, group):
         """Update p in place from its gradient: by default through _update's kernels on flat
         arrays. Rules written with tensor ops (which run on either device) override this."""
-        if not p._data.flags.c_contiguous:
-            p._data = p._data.copy()   # the kernels write through a flat view
-        self._update(p._data.reshape(-1), _flat(p._grad._data), state, group, p)
+        if p._data.flags.c_contiguous:
+            self._update(p._data.reshape(-1), _flat(p._grad._data), state, group, p)
+            return
+        # the kernels write through a flat view: they update a C-ordered copy, written back into
+        # p's own memory, which its aliases (p.data, p.detach(), views) share, as in torch
+        data = np.ascontiguousarray(p._data)
+        self._update(data.reshape(-1), _flat(p._grad._data), state, group, p)
+        np.copyto(p._data, data)
 
     def _update(self, param, grad, state, group, p):
         """Update the flat parameter data in place from its flat gradient."""
