@@ -13,7 +13,9 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, bet
     """torch's Adam, element by element; decoupled weight decay (AdamW) shrinks p first.
 
     Rounded as torch's tensor ops round (see sgd_update): scalars cast to the parameter's dtype,
-    each op's result rounded, lerp_ and addcmul_'s product-and-add fused, addcdiv_ not."""
+    each op's result rounded, lerp_ and addcmul_'s product-and-add fused, addcdiv_ not. The
+    square root is IEEE's, correctly rounded; torch's vectorized float32 sqrt is at times an ulp
+    off, so float32 steps can differ from torch's by an ulp or two (float64 ones agree)."""
     cast = param.dtype.type
     bias2_sqrt = math.sqrt(1.0 - beta2 ** step)
     step_size = lr / (1.0 - beta1 ** step)

@@ -12,7 +12,8 @@ def rmsprop_update(param, grad, square_avg, grad_avg, buf, lr, alpha, eps, weigh
                    centered, maximize):
     """torch's RMSprop, element by element, rounded as torch's tensor ops round (see
     sgd_update): scalars cast to the parameter's dtype, each op's result rounded, add_ with
-    alpha, lerp_ and addcmul_'s product-and-add fused, addcdiv_ not."""
+    alpha, lerp_ and addcmul_'s product-and-add fused, addcdiv_ not. As in adam_update, the
+    correctly rounded square root can differ from torch's float32 one by an ulp."""
     cast = param.dtype.type
     alpha_, keep = np.float64(cast(alpha)), np.float64(cast(1.0 - alpha))
     rest = np.float64(cast(1.0 - cast(keep)))     # 1 - weight, as lerp_ takes it above one half
