@@ -91,7 +91,7 @@ def test_float32_kernels_compute_in_float32(name):
     elif name == "sigmoid":
         y = x.sigmoid()
         out = y.detach().numpy()
-        expected = g * out * (one - out)
+        expected = g * (one - out) * out        # torch's sigmoid_backward, in its order
     elif name == "mul_scalar":
         y = x * 0.3
         expected = g * c

@@ -438,7 +438,7 @@ def test_the_gradient_of_a_broadcast_operand_is_torchs_sum_to():
     assert gs.item() == 6.0
 
 
-def test_pows_gradient_is_built_as_torchs_pow_backward():
+def test_pow_and_abs_gradients_are_built_as_torchs_formulas():
     """create_graph shows torch's formulas term for term: g * (p * x^(p-1)) with a Python p
     through the Scalar overloads (MulBackward1, SubBackward1)."""
     x = ng.tensor([1.5, 2.0], dtype=ng.float64, requires_grad=True)
@@ -450,6 +450,8 @@ def test_pows_gradient_is_built_as_torchs_pow_backward():
         "MulBackward0", "leaf", ("PowBackward1", "leaf", ("SubBackward1", "leaf")))))
     assert _graph_of(gy) == ("MulBackward0", None, ("WhereBackward0", None, (
         "MulBackward0", ("PowBackward1", "leaf", "leaf"), ("LogBackward0", "leaf"))))
+    ga, = ng.autograd.grad(x.abs().sum(), x, create_graph=True)
+    assert _graph_of(ga) == ("MulBackward0", None, ("SgnBackward0", "leaf"))     # abs: g * sgn(x)
     gb, = ng.autograd.grad((2.0 ** x).sum(), x, create_graph=True)
     assert _graph_of(gb) == ("MulBackward0", None, ("MulBackward1", ("PowBackward2", "leaf")))
     np.testing.assert_allclose(gb.detach().numpy(), np.log(2.0) * 2.0 ** np.array([1.5, 2.0]))
