@@ -416,6 +416,12 @@ def test_mark_dirty_moves_the_history_of_the_modified_input():
     with pytest.raises(RuntimeError, match="a leaf Variable that requires grad has been used in "
                                            "an in-place operation"):
         DoubleInPlace.apply(leaf)
+    assert leaf._version == 2       # torch's mark_dirty counts the change before it refuses
+    with pytest.warns(DeprecationWarning, match="should not be instantiated. Methods on autograd "
+                                                "functions are all static"):
+        instance = DoubleInPlace()
+    with pytest.raises(RuntimeError, match="Legacy autograd function with non-static forward"):
+        instance(t64([1.]))
 
 
 def test_function_under_no_grad_records_nothing():

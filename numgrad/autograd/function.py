@@ -6,6 +6,7 @@ buffers, then lets the scheduler resume.
 """
 import functools
 import inspect
+import warnings
 import weakref
 
 import numpy as np
@@ -175,6 +176,12 @@ class Function:
 
     vjp = backward
 
+    def __init__(self, *args, **kwargs):
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd "
+                      "functions are all static, so you should invoke them on the class itself. "
+                      "Instantiating an autograd function will raise an error in a future version "
+                      "of PyTorch.", DeprecationWarning, stacklevel=2)
+
     def __call__(self, *args, **kwargs):
         raise RuntimeError("Legacy autograd function with non-static forward method is "
                            "deprecated. Please use new-style autograd function with static "
@@ -227,11 +234,11 @@ class Function:
                     if id(out) in ctx._non_differentiable:
                         ctx._non_differentiable.add(id(alias))
                     out = alias
-                elif record and out._node < 0 and out._requires_grad:
-                    raise RuntimeError("a leaf Variable that requires grad has been used in an "
-                                       "in-place operation.")
                 else:
-                    out._bump_version()
+                    out._bump_version()     # before torch's check, as torch's mark_dirty
+                    if record and out._node < 0 and out._requires_grad:
+                        raise RuntimeError("a leaf Variable that requires grad has been used in "
+                                           "an in-place operation.")
             results.append(out)
         if record:
             _record(ctx, args, results)
