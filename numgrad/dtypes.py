@@ -17,14 +17,8 @@ bool = bool_
 
 FLOATS = (float32, float64)
 SUPPORTED = (float32, float64, int32, int64, bool_)
-def qualified_name(dtype):
-    """A dtype as torch prints one in messages (torch.float32): numgrad.float32, numgrad.bool."""
-    dtype = np.dtype(dtype)
-    return f"numgrad.{'bool' if dtype == bool_ else dtype.name}"
-
-
-# torch's legacy tensor type names (x.type(), torch.typename, the version error's "[torch.FloatTensor
-# [3]]"), without the "torch." prefix
+# torch's legacy tensor type names (x.type(), torch.typename, the version error's
+# "[torch.FloatTensor [3]]"), without the "torch." prefix
 LEGACY_TYPE_NAMES = {float32: "FloatTensor", float64: "DoubleTensor", int64: "LongTensor",
                      int32: "IntTensor", bool_: "BoolTensor"}
 # The compiled code sees a dtype as a small integer: its column in the kernel table.
@@ -43,6 +37,12 @@ def set_default_dtype(dtype):
 
 def get_default_dtype():
     return _default[0]
+
+
+def qualified_name(dtype):
+    """A dtype as torch prints one in messages (torch.float32): numgrad.float32, numgrad.bool."""
+    dtype = np.dtype(dtype)
+    return f"numgrad.{'bool' if dtype == bool_ else dtype.name}"
 
 
 def is_floating(dtype):

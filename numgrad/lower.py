@@ -187,9 +187,9 @@ class LoweredGraph:
         stale = np.flatnonzero(self.runnable[owner] & (self.saved_epochs() < tape.epoch()))
         # torch raises at the first node it runs whose saved value changed: later nodes run
         # first, and a node unpacks its values in its op's order (OpDef.unpack_order)
-        unpack_rank = [registry.OPS[int(self.op[owner[s]])].unpack_order.index(
-                       int(s - self.sv_ptr[owner[s]])) for s in stale]
-        for s in stale[np.lexsort((unpack_rank, -owner[stale]))]:
+        nodes = owner[stale]
+        ranks = registry.unpack_ranks(self.op[nodes], stale - self.sv_ptr[nodes])
+        for s in stale[np.lexsort((ranks, -nodes))]:
             self._check_version(int(owner[s]), int(s))
 
     def segment_index(self, index):

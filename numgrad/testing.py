@@ -105,7 +105,8 @@ def _compare_tensors(actual, expected, rtol, atol, equal_nan, check_device, chec
     if a.dtype != e.dtype:
         if check_dtype:
             raise _Mismatch(f"The values for attribute 'dtype' do not match: "
-                            f"{dtypes.qualified_name(a.dtype)} != {dtypes.qualified_name(e.dtype)}.")
+                            f"{dtypes.qualified_name(a.dtype)} != "
+                            f"{dtypes.qualified_name(e.dtype)}.")
         common = np.result_type(a, e)
         a, e = a.astype(common), e.astype(common)
     exact = a.dtype.kind not in "fc"

@@ -71,8 +71,8 @@ def test_a_wrong_custom_backward_is_caught_with_torchs_message():
     with pytest.raises(GradcheckError) as caught:
         gradcheck(WrongCube.apply, (x,), fast_mode=True)
     message = str(caught.value)
-    assert "\n\nThe above quantities relating the numerical and analytical jacobians are computed " \
-           "\nin fast mode." in message
+    assert ("\n\nThe above quantities relating the numerical and analytical jacobians are "
+            "computed \nin fast mode.") in message
     # at x = -2: 3 x^2 by differences, 2 x^2 analytical
     assert re.search(r"\n\nThe max per-element difference \(slow mode\) is: 4\.0000000\d*\.\n$",
                      message)

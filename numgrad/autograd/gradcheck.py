@@ -86,7 +86,8 @@ def _fast_mismatch(o, k, numerical, analytical, full, exact):
             "background \nabout fast mode. Below, we recompute numerical and analytical jacobians "
             "in slow mode:\n\n"
             f"Numerical:\n {_jacobian_text(full)}\nAnalytical:\n{_jacobian_text(exact)}\n\n"
-            f"The max per-element difference (slow mode) is: {float(np.abs(full - exact).max())!r}.\n")
+            "The max per-element difference (slow mode) is: "
+            f"{float(np.abs(full - exact).max())!r}.\n")
 
 
 def _fail(message, raise_exception):

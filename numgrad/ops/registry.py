@@ -157,6 +157,23 @@ def pass_through_table():
 _pass_through = np.zeros(0, np.int64)
 
 
+def unpack_ranks(codes, positions):
+    """Where saved value `positions` of nodes of op `codes` (arrays) come in their op's
+    unpack_order, as an array: a position past an op's known saved values ranks as itself."""
+    global _unpack_ranks
+    if _unpack_ranks.shape[0] != len(OPS):
+        width = max(len(op.unpack_order) for op in OPS)
+        _unpack_ranks = np.tile(np.arange(width, dtype=np.int64), (len(OPS), 1))
+        for code, op in enumerate(OPS):
+            _unpack_ranks[code, list(op.unpack_order)] = np.arange(len(op.unpack_order))
+    known = positions < _unpack_ranks.shape[1]
+    ranks = _unpack_ranks[codes, np.where(known, positions, 0)]
+    return np.where(known, ranks, positions)
+
+
+_unpack_ranks = np.zeros((0, 0), np.int64)
+
+
 def _readers(name, grad_params):
     return sum(1 << k for k, params in enumerate(grad_params) if params and name in params)
 

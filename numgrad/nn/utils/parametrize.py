@@ -156,8 +156,8 @@ class ParametrizationList(ModuleList):
                                      f"{type(tensor).__name__}.")
                 if original_i.dtype != tensor.dtype:
                     raise ValueError(f"Tensor {i} returned by `right_inverse` has dtype "
-                                     f"{qualified_name(tensor.dtype)} while `original{i}` has dtype "
-                                     f"{qualified_name(original_i.dtype)}")
+                                     f"{qualified_name(tensor.dtype)} while `original{i}` has "
+                                     f"dtype {qualified_name(original_i.dtype)}")
                 _maybe_set(original_i, tensor)
 
     def forward(self):
