@@ -185,12 +185,28 @@ class LoweredGraph:
             return      # no in-place op anywhere since these values were saved
         owner = self.saved_owner
         stale = np.flatnonzero(self.runnable[owner] & (self.saved_epochs() < tape.epoch()))
+        changed = stale[self._changed(stale)]
         # torch raises at the first node it runs whose saved value changed: later nodes run
         # first, and a node unpacks its values in its op's order (OpDef.unpack_order)
-        nodes = owner[stale]
-        ranks = registry.unpack_ranks(self.op[nodes], stale - self.sv_ptr[nodes])
-        for s in stale[np.lexsort((ranks, -nodes))]:
+        nodes = owner[changed]
+        ranks = registry.unpack_ranks(self.op[nodes], changed - self.sv_ptr[nodes])
+        for s in changed[np.lexsort((ranks, -nodes))]:
             self._check_version(int(owner[s]), int(s))
+
+    def _changed(self, saved):
+        """Which of the saved values (sorted positions in the saved columns) changed in place
+        since they were saved: one pass per segment over their version counters (an in-place op
+        anywhere leaves every older value to be checked, which may be all of a deep graph's)."""
+        firsts = self.sv_ptr[self.starts]
+        which = np.searchsorted(firsts, saved, side="right") - 1
+        changed = np.zeros(len(saved), bool)
+        for k in np.unique(which).tolist():
+            seg, mine = self.segments[k], which == k
+            counters, versions = seg.s_vc, seg.versions
+            local = (saved[mine] - int(firsts[k])).tolist()
+            changed[mine] = [counters[i] is not None and counters[i][0] != versions.get(i, 0)
+                             for i in local]
+        return changed
 
     def segment_index(self, index):
         return int(np.searchsorted(self.starts, index, side="right")) - 1
