@@ -408,3 +408,20 @@ def test_variable_is_torchs_legacy_alias():
         ng.autograd.Variable(x, volatile=True)
     assert _message(lambda: ng.autograd.Variable([1.0]), TypeError) == \
         "Variable data has to be a tensor, but got list"
+
+
+@pytest.mark.parametrize("shape", [(), (1,)])
+def test_hvp_and_vhp_return_the_output_as_the_function_gave_it(shape):
+    """torch checks the output holds one element and hands it back unchanged: its shape, and
+    under create_graph its own node."""
+    x = ng.tensor([1.0, 2.0], dtype=ng.float64, requires_grad=True)
+    v = ng.ones(2, dtype=ng.float64)
+
+    def cube_sum(t):
+        return (t ** 3).sum().reshape(shape)
+
+    for product in (F.hvp, F.vhp):
+        output, result = product(cube_sum, x, v, create_graph=True)
+        assert tuple(output.shape) == shape
+        assert output.grad_fn.name() == ("SumBackward0" if shape == () else "ViewBackward0")
+        assert result.tolist() == [6.0, 12.0]

@@ -291,7 +291,9 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
-def _scalar_output(func, strict, fn_name):
+def _scalar_output(func, strict, fn_name, squeeze=False):
+    """func, checked to return one tensor of one element; squeezed to 0-d for hessian, whose
+    gradient is a Jacobian (vhp and hvp return torch's output as func gave it)."""
     def scalar(*inputs):
         out = func(*inputs)
         is_tuple, outs = _as_tuple(out, "outputs of the user-provided function", fn_name)
@@ -301,7 +303,7 @@ def _scalar_output(func, strict, fn_name):
         if out.numel() != 1:
             raise RuntimeError(f"The Tensor returned by the function given to {fn_name} should "
                                "contain a single element")
-        return out.reshape(())
+        return out.reshape(()) if squeeze else out
     return scalar
 
 
@@ -317,7 +319,7 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
-    scalar = _scalar_output(func, strict, "hessian")
+    scalar = _scalar_output(func, strict, "hessian", squeeze=True)
 
     def gradient(*inp):
         jac = jacobian(scalar, inp, create_graph=True)
