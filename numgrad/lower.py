@@ -10,7 +10,7 @@ import numpy as np
 from . import dtypes, tape
 from .kernels import ready_queue
 from .kernels.plan import plan, runnable_nodes, share_buffers, unpack
-from .node import forward_name, node_name, node_view
+from .node import forward_name, node_name, node_view, through_promotes
 from .ops import registry, views
 
 # what a leaf's AccumulateGrad runs in Python: tensor hooks, node hooks, post-accumulate hooks
@@ -325,8 +325,8 @@ def owner_now(vc, saved, shape):
         node_seg = note.seg() if note.seg is not None else None
         if note.node < 0 or node_seg is None:
             return None
-        name = forward_name(node_view(node_seg, note.node).name())
-        return f", which is output {note.slot} of {name},"
+        node_seg, node, slot = through_promotes(node_seg, note.node, note.slot)
+        return f", which is output {slot} of {forward_name(node_view(node_seg, node).name())},"
     # a view of them (a scalar kept by value that no tensor of its shape holds too: x[0] changed
     # itself, or through x): torch regenerates its node once they need a gradient, else it has
     # none

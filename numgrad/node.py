@@ -120,19 +120,25 @@ def shown_edges(seg, node_id):
 
 
 def _shown_edge(seg, producer, slot):
-    """(node, input_nr) of an edge as torch has it: the cast of an operand that an op of mixed
-    float types promoted is torch's own doing inside the op, so the edge shows what was cast."""
+    """(node, input_nr) of an edge as torch has it (through_promotes)."""
+    pseg, producer, slot = through_promotes(seg, producer, slot)
+    return (None, 0) if producer < 0 else (node_view(pseg, producer), slot)
+
+
+def through_promotes(seg, node_id, slot):
+    """(segment, node, slot) of a node as torch has it. The casts of an op of mixed float types
+    (numgrad's PROMOTE nodes: of an operand, or of an in-place op's result back to the tensor's
+    type) are torch's own doing inside the op, so an edge or a grad_fn shows the op; node -1
+    where a cast operand has no node."""
     promote = registry.BY_NAME["promote"].code
-    pseg = segment_holding(seg, producer)
-    local = producer & 0xFFFFFFFF
-    while pseg.op_of(local) == promote:
-        start, _ = pseg.inputs_of(local)
-        producer, slot = pseg.e_node[start], pseg.e_slot[start]
-        if producer < 0:
-            return None, 0
-        pseg = segment_holding(pseg, producer)
-        local = producer & 0xFFFFFFFF
-    return node_view(pseg, producer), slot
+    seg = segment_holding(seg, node_id)
+    while seg.op_of(node_id & 0xFFFFFFFF) == promote:
+        start, _ = seg.inputs_of(node_id & 0xFFFFFFFF)
+        node_id, slot = seg.e_node[start], seg.e_slot[start]
+        if node_id < 0:
+            return seg, -1, 0
+        seg = segment_holding(seg, node_id)
+    return seg, node_id, slot
 
 
 # Nodes torch implements in C++ by hand: name() gives their namespace (the class name does not).

@@ -217,8 +217,9 @@ class Tensor:
                 if self._node == STALE_VIEW or changed_since_made(self):
                     raise stale_view_error(self)       # (which makes a NO_GRAD_VIEW stale)
             return None
-        from .node import node_view
-        return node_view(self._seg, self._node)
+        from .node import node_view, through_promotes
+        seg, node, _ = through_promotes(self._seg, self._node, self._slot)
+        return node_view(seg, node) if node >= 0 else None
 
     @property
     def grad(self):

@@ -112,6 +112,16 @@ def test_an_op_of_mixed_float_types_lists_its_operands_as_torch():
     in_place = (a * 1.0).add_(v)
     assert [type(n).__name__ for n, _ in in_place.grad_fn.next_functions] == \
         ["MulBackward0", "AccumulateGrad"]
+    # the float32 tensor changed by a float64 operand: the op's node, no cast on top
+    narrowed = (v * 1.0).mul_(a)
+    assert narrowed.dtype == ng.float32 and narrowed.grad_fn.name() == "MulBackward0"
+    assert [type(n).__name__ for n, _ in narrowed.grad_fn.next_functions] == \
+        ["MulBackward0", "AccumulateGrad"]
+    narrowed.sum().backward()
+    np.testing.assert_array_equal(v.grad.numpy(), [3.0, -1.0])
+    assert a.grad.dtype == ng.float64
+    np.testing.assert_array_equal(a.grad.numpy(), [1.0, 2.0])
+    v.grad = a.grad = None
     (v * a).sum().backward()
     assert v.grad.dtype == ng.float32 and a.grad.dtype == ng.float64
     np.testing.assert_array_equal(v.grad.numpy(), [3.0, -1.0])

@@ -13,7 +13,7 @@ from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from . import views
 from .apply import apply
-from .elementwise import cast, check_fits, d_identity, d_zero
+from .elementwise import PROMOTE, cast, check_fits, d_identity, d_zero
 from .registry import OpDef
 
 _LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -102,8 +102,9 @@ def rebase(self, result):
                            f"shape {list(result._data.shape)}")
     if result._requires_grad and result._data.dtype != self._data.dtype:
         # float32 x.add_(float64 y) computes in float64, as torch does, and writes float32: the
-        # history x takes must give x's dtype, since the gradients that reach x come in its dtype
-        result = cast(result, self._data.dtype)
+        # history x takes must give x's dtype, since the gradients that reach x come in its
+        # dtype. torch casts inside its op: grad_fn shows the op (node.through_promotes)
+        result = cast(result, self._data.dtype, op=PROMOTE)
     base, region = views.base_and_region(self)
     if base is None:
         base = self
