@@ -845,9 +845,9 @@ def _cast_forward(x, dtype):
 
 _CAST = dict(node_name="ToCopyBackward0", kernel="cast_bwd", vjp=_cast_vjp, mixed_floats=True)
 CAST = OpDef("cast", _cast_forward, **_CAST)
-# the cast an op of mixed float types makes of an operand (_promoted): torch promotes inside the
-# op and casts the operand's gradient back on the way, with no node of its own, so
-# next_functions looks through this one (node.py)
+# the cast an op of mixed float types makes of an operand (_promoted), or of an in-place op's
+# result back to the changed tensor's type (inplace.rebase): torch casts inside the op, with no
+# node of its own, so next_functions and grad_fn look through this one (node.through_promotes)
 PROMOTE = OpDef("promote", _cast_forward, **_CAST)
 
 
