@@ -193,7 +193,9 @@ def test_a_custom_functions_grad_fn_reads_its_ctx():
 
 
 def test_calling_a_function_instance_is_torchs_legacy_error():
-    assert _message(lambda: Cube()(T(), 2.0)) == (
+    with pytest.warns(DeprecationWarning, match="should not be instantiated"):
+        instance = Cube()
+    assert _message(lambda: instance(T(), 2.0)) == (
         "Legacy autograd function with non-static forward method is deprecated. Please use "
         "new-style autograd function with static forward method. (Example: "
         "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)")
