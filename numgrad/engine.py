@@ -218,7 +218,7 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
     pre_hooks = seg.node_hooks.get(("pre_hooks", node))
     if not pre_hooks or not graph.runnable[index]:
         return      # as torch, a node's pre-hooks run only when the node itself runs
-    grads = _output_grads(graph, buffers, index)
+    grads = in_output_dtypes(seg, node, _output_grads(graph, buffers, index))
     shown = registry.OPS[int(graph.op[index])].grad_outputs
     for j, (old, new) in enumerate(zip(grads, run_node_pre_hooks(pre_hooks, grads, shown))):
         slot = buffers.slot(index, j)
@@ -249,13 +249,24 @@ def _run_in_python(graph, buffers, index, seg, node):
     if post_hooks:
         op = registry.OPS[int(graph.op[index])]
         grads_in = run_node_post_hooks(post_hooks, in_input_dtypes(graph, index, grads_in),
-                                       grads_out, op.listed, op.grad_outputs)
+                                       in_output_dtypes(seg, node, grads_out), op.listed,
+                                       op.grad_outputs)
     for k, g in enumerate(grads_in):
         dst = int(graph.e_node[i0 + k])
         if g is None or dst < 0 or not graph.needed[dst]:
             continue
         out = int(graph.e_slot[i0 + k])
         buffers.add(int(graph.out_ptr[dst]) + out, output_shape(graph, dst, out), g._data)
+
+
+def in_output_dtypes(seg, node, grads_out):
+    """A node's output gradients as torch's node hooks see them: an in-place op of mixed float
+    types computes in the wider type, where torch's node gives the changed tensor's
+    (Segment.narrowed)."""
+    if not seg.narrowed:
+        return grads_out
+    return [g if g is None or (node, j) not in seg.narrowed else g.to(seg.narrowed[(node, j)])
+            for j, g in enumerate(grads_out)]
 
 
 def in_input_dtypes(graph, index, grads_in):

@@ -252,14 +252,32 @@ def test_a_wanted_input_whose_node_runs_is_captured_before_its_hooks(create_grap
     np.testing.assert_array_equal(gh.detach().numpy(), [3.0, 3.0])
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
 @pytest.mark.parametrize("join", [ng.cat, ng.stack])
-def test_a_tensor_list_ops_post_hook_sees_a_constants_gradient_as_torch(join):
+def test_a_tensor_list_ops_post_hook_sees_a_constants_gradient_as_torch(join, create_graph):
     # torch's cat and stack take one tensor list: their node cuts the gradient for every tensor
     # in it once any is wanted, and the hooks see each piece; only the wanted ones are delivered
     a, constant = ng.ones(2, requires_grad=True), ng.ones(2)
     y = join([a, constant])
     seen = []
     y.grad_fn.register_hook(lambda grad_inputs, _: seen.append(grad_inputs))
-    (y * ng.tensor([[1.0, 2.0], [3.0, 4.0]]).reshape(y.shape)).sum().backward()
+    (y * ng.tensor([[1.0, 2.0], [3.0, 4.0]]).reshape(y.shape)).sum().backward(
+        create_graph=create_graph)
     assert [g.tolist() for g in seen[0]] == [[1.0, 2.0], [3.0, 4.0]]
     assert a.grad.tolist() == [1.0, 2.0] and constant.grad is None
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_the_hooks_of_an_in_place_op_of_mixed_types_see_the_tensors_type(create_graph):
+    """float32 a.mul_(float64 b): torch's MulBackward0 gives a float32 output, so its hooks see
+    float32 gradients for it and for a, float64 for b; a pre-hook's float32 gradient counts."""
+    leaf, b = ng.ones(3, requires_grad=True), ng.ones(3, dtype=ng.float64, requires_grad=True)
+    a = leaf * 2
+    a.mul_(b)
+    seen = []
+    a.grad_fn.register_prehook(lambda go: seen.append(go[0].dtype) or (go[0] * 2,))
+    a.grad_fn.register_hook(lambda gi, go: seen.append((gi[0].dtype, gi[1].dtype, go[0].dtype)))
+    g_leaf, g_b = ng.autograd.grad((a * 3).sum(), [leaf, b], create_graph=create_graph)
+    assert seen == [ng.float32, (ng.float32, ng.float64, ng.float32)]
+    assert g_leaf.dtype == ng.float32 and g_leaf.tolist() == [12.0] * 3
+    assert g_b.dtype == ng.float64 and g_b.tolist() == [12.0] * 3

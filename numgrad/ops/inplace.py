@@ -103,7 +103,9 @@ def rebase(self, result):
     if result._requires_grad and result._data.dtype != self._data.dtype:
         # float32 x.add_(float64 y) computes in float64, as torch does, and writes float32: the
         # history x takes must give x's dtype, since the gradients that reach x come in its
-        # dtype. torch casts inside its op: grad_fn shows the op (node.through_promotes)
+        # dtype. torch casts inside its op: grad_fn shows the op (node.through_promotes), whose
+        # hooks see the gradient in x's dtype (engine.in_output_dtypes)
+        result._seg.narrowed[(result._node, result._slot)] = self._data.dtype
         result = cast(result, self._data.dtype, op=PROMOTE)
     base, region = views.base_and_region(self)
     if base is None:
