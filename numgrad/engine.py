@@ -270,15 +270,16 @@ def in_output_dtypes(seg, node, grads_out):
 
 
 def in_input_dtypes(graph, index, grads_in):
-    """A node's input gradients as torch's node hooks see them: an operand of another float type
-    that the op promoted (numgrad's hidden PROMOTE node) gets its gradient in its own type."""
+    """A node's input gradients as torch's node hooks see them: a float32 operand that the op
+    promoted (numgrad's hidden PROMOTE node to float64) gets its gradient in its own type. (A
+    PROMOTE to float32, an in-place op's result cast back, is the input tensor itself.)"""
     promote = registry.BY_NAME["promote"].code
     i0 = int(graph.in_ptr[index])
     grads_in = list(grads_in)
     for k, g in enumerate(grads_in):
         dst = int(graph.e_node[i0 + k])
-        if g is not None and dst >= 0 and graph.op[dst] == promote:
-            grads_in[k] = g.to(np.float32 if graph.dt[dst] == 1 else np.float64)
+        if g is not None and dst >= 0 and graph.op[dst] == promote and graph.dt[dst] == 1:
+            grads_in[k] = g.to(np.float32)
     return grads_in
 
 

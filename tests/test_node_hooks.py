@@ -281,3 +281,8 @@ def test_the_hooks_of_an_in_place_op_of_mixed_types_see_the_tensors_type(create_
     assert seen == [ng.float32, (ng.float32, ng.float64, ng.float32)]
     assert g_leaf.dtype == ng.float32 and g_leaf.tolist() == [12.0] * 3
     assert g_b.dtype == ng.float64 and g_b.tolist() == [12.0] * 3
+    # a node reading the changed tensor sees a float32 input gradient for it
+    widened = a.double()
+    widened.grad_fn.register_hook(lambda gi, go: seen.append((gi[0].dtype, go[0].dtype)))
+    ng.autograd.grad(widened.sum(), leaf, create_graph=create_graph)
+    assert seen[-1] == (ng.float32, ng.float64)
