@@ -277,12 +277,12 @@ def test_the_hooks_of_an_in_place_op_of_mixed_types_see_the_tensors_type(create_
     seen = []
     a.grad_fn.register_prehook(lambda go: seen.append(go[0].dtype) or (go[0] * 2,))
     a.grad_fn.register_hook(lambda gi, go: seen.append((gi[0].dtype, gi[1].dtype, go[0].dtype)))
-    g_leaf, g_b = ng.autograd.grad((a * 3).sum(), [leaf, b], create_graph=create_graph)
+    widened = a.double()        # a node reading the changed tensor: a float32 input for it
+    read = []
+    widened.grad_fn.register_hook(lambda gi, go: read.append((gi[0].dtype, go[0].dtype)))
+    g_leaf, g_b = ng.autograd.grad((a * 3).sum() + widened.sum(), [leaf, b],
+                                   create_graph=create_graph)
     assert seen == [ng.float32, (ng.float32, ng.float64, ng.float32)]
-    assert g_leaf.dtype == ng.float32 and g_leaf.tolist() == [12.0] * 3
-    assert g_b.dtype == ng.float64 and g_b.tolist() == [12.0] * 3
-    # a node reading the changed tensor sees a float32 input gradient for it
-    widened = a.double()
-    widened.grad_fn.register_hook(lambda gi, go: seen.append((gi[0].dtype, go[0].dtype)))
-    ng.autograd.grad(widened.sum(), leaf, create_graph=create_graph)
-    assert seen[-1] == (ng.float32, ng.float64)
+    assert read == [(ng.float32, ng.float64)]
+    assert g_leaf.dtype == ng.float32 and g_leaf.tolist() == [16.0] * 3
+    assert g_b.dtype == ng.float64 and g_b.tolist() == [16.0] * 3
