@@ -218,9 +218,9 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
     pre_hooks = seg.node_hooks.get(("pre_hooks", node))
     if not pre_hooks or not graph.runnable[index]:
         return      # as torch, a node's pre-hooks run only when the node itself runs
-    grads = in_output_dtypes(seg, node, _output_grads(graph, buffers, index))
-    shown = registry.OPS[int(graph.op[index])].grad_outputs
-    for j, (old, new) in enumerate(zip(grads, run_node_pre_hooks(pre_hooks, grads, shown))):
+    grads, replaced = node_pre_hooks(graph, index, seg, node, pre_hooks,
+                                     _output_grads(graph, buffers, index))
+    for j, (old, new) in enumerate(zip(grads, replaced)):
         slot = buffers.slot(index, j)
         if new is None:
             buffers.written[slot] = False
@@ -238,25 +238,45 @@ def _run_in_python(graph, buffers, index, seg, node):
     grads_in = [None] * (i1 - i0)
     # as the scheduler: a custom Function runs with zeros when no gradient reached its outputs
     if graph.op[index] == registry.PYTHON_FUNCTION.code or any(g is not None for g in grads_out):
-        computed = list(node_vjp(graph, index, seg, node, grads_out))
-        every = registry.OPS[int(graph.op[index])].list_input
-        for k, g in enumerate(computed):
-            dst = int(graph.e_node[i0 + k])
-            # an input that wants no gradient gets None (OpDef.list_input: it is computed)
-            if every or dst >= 0 and graph.needed[dst]:
-                grads_in[k] = g
+        grads_in = shown_input_grads(graph, index, node_vjp(graph, index, seg, node, grads_out))
     post_hooks = seg.node_hooks.get(("post_hooks", node))
     if post_hooks:
-        op = registry.OPS[int(graph.op[index])]
-        grads_in = run_node_post_hooks(post_hooks, in_input_dtypes(graph, index, grads_in),
-                                       in_output_dtypes(seg, node, grads_out), op.listed,
-                                       op.grad_outputs)
+        grads_in = node_post_hooks(graph, index, seg, node, post_hooks, grads_in, grads_out)
     for k, g in enumerate(grads_in):
         dst = int(graph.e_node[i0 + k])
         if g is None or dst < 0 or not graph.needed[dst]:
             continue
         out = int(graph.e_slot[i0 + k])
         buffers.add(int(graph.out_ptr[dst]) + out, output_shape(graph, dst, out), g._data)
+
+
+def shown_input_grads(graph, index, computed):
+    """A node's computed input gradients as its post-hooks see them: None for an input that
+    wants none, unless torch's op computes every piece of its tensor list (OpDef.list_input)."""
+    i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
+    every = registry.OPS[int(graph.op[index])].list_input
+    shown = [None] * (i1 - i0)
+    for k, g in enumerate(computed):
+        dst = int(graph.e_node[i0 + k])
+        if every or dst >= 0 and graph.needed[dst]:
+            shown[k] = g
+    return shown
+
+
+def node_pre_hooks(graph, index, seg, node, hooks, grads_out):
+    """A node's pre-hooks on its output gradients as torch's node has them (their float types,
+    its outputs: OpDef.grad_outputs). Returns (the gradients shown, what the hooks made of
+    them)."""
+    shown = in_output_dtypes(seg, node, grads_out)
+    return shown, run_node_pre_hooks(hooks, shown, registry.OPS[int(graph.op[index])].grad_outputs)
+
+
+def node_post_hooks(graph, index, seg, node, hooks, grads_in, grads_out):
+    """A node's post-hooks: grads_in (shown_input_grads) and grads_out as torch's node has them
+    (their float types, the inputs and outputs it lists); returns the input gradients to use."""
+    op = registry.OPS[int(graph.op[index])]
+    return run_node_post_hooks(hooks, in_input_dtypes(graph, index, grads_in),
+                               in_output_dtypes(seg, node, grads_out), op.listed, op.grad_outputs)
 
 
 def in_output_dtypes(seg, node, grads_out):

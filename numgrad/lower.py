@@ -186,12 +186,14 @@ class LoweredGraph:
         owner = self.saved_owner
         stale = np.flatnonzero(self.runnable[owner] & (self.saved_epochs() < tape.epoch()))
         changed = stale[self._changed(stale)]
+        if not len(changed):
+            return
         # torch raises at the first node it runs whose saved value changed: later nodes run
         # first, and a node unpacks its values in its op's order (OpDef.unpack_order)
         nodes = owner[changed]
         ranks = registry.unpack_ranks(self.op[nodes], changed - self.sv_ptr[nodes])
-        for s in changed[np.lexsort((ranks, -nodes))]:
-            self._check_version(int(owner[s]), int(s))
+        first = int(changed[np.lexsort((ranks, -nodes))[0]])
+        raise self._version_error(int(owner[first]), first)
 
     def _changed(self, saved):
         """Which of the saved values (sorted positions in the saved columns) changed in place
@@ -204,6 +206,7 @@ class LoweredGraph:
             seg, mine = self.segments[k], which == k
             counters, versions = seg.s_vc, seg.versions
             local = (saved[mine] - int(firsts[k])).tolist()
+            # version_changed, inline: this runs once per saved value
             changed[mine] = [counters[i] is not None and counters[i][0] != versions.get(i, 0)
                              for i in local]
         return changed
@@ -216,16 +219,15 @@ class LoweredGraph:
         k = self.segment_index(index)
         return self.segments[k], s - int(self.sv_ptr[self.starts[k]])
 
-    def _check_version(self, index, s):
+    def _version_error(self, index, s):
+        """torch's error for saved value s of node `index`, changed in place."""
         seg, local_s = self.local_saved(index, s)
-        if not version_changed(seg, local_s):
-            return
         _, node = self.locate(index)
         op = registry.OPS[int(self.op[index])]
         position = s - int(self.sv_ptr[index])
         where = op.save_index[position] if position < len(op.save_index) else 0
         shape, dtype = self._saved_shape(seg, local_s, index, where)
-        raise version_error(seg, node, where, local_s, shape, dtype)
+        return version_error(seg, node, where, local_s, shape, dtype)
 
     def _saved_shape(self, seg, local_s, index, where):
         ref = seg.s_ref[local_s]

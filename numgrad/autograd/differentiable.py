@@ -11,8 +11,8 @@ import numpy as np
 
 from .. import tape
 from ..creation import full
-from ..engine import in_input_dtypes, in_output_dtypes, shape_of
-from ..hooks import output_hooks, run_hooks, run_node_post_hooks, run_node_pre_hooks
+from ..engine import node_post_hooks, node_pre_hooks, shape_of, shown_input_grads
+from ..hooks import output_hooks, run_hooks
 from ..kernels import ready_queue
 from ..ops import registry
 from ..ops.reduce import sum_to
@@ -181,9 +181,8 @@ def execute(graph, seeds):
                 graph.retain_step(graph, index, [grads.get(s) for s in range(o0, o1)])
             pre_hooks = seg.node_hooks.get(("pre_hooks", node))
             if pre_hooks and graph.runnable[index]:
-                outs = run_node_pre_hooks(
-                    pre_hooks, in_output_dtypes(seg, node, [grads.get(s) for s in range(o0, o1)]),
-                    registry.OPS[int(graph.op[index])].grad_outputs)
+                _, outs = node_pre_hooks(graph, index, seg, node, pre_hooks,
+                                         [grads.get(s) for s in range(o0, o1)])
                 for s, g in zip(range(o0, o1), outs):
                     if g is None:
                         grads.pop(s, None)
@@ -199,13 +198,8 @@ def execute(graph, seeds):
                 in_grads = list(node_vjp(graph, index, seg, node, outs))
                 post_hooks = seg.node_hooks.get(("post_hooks", node))
                 if post_hooks:
-                    op = registry.OPS[int(graph.op[index])]
-                    in_grads += [None] * (i1 - i0 - len(in_grads))
-                    # (OpDef.list_input: every piece is shown, as the engine's post-hooks do)
-                    shown = [g if w or op.list_input else None for g, w in zip(in_grads, wanted)]
-                    in_grads = run_node_post_hooks(
-                        post_hooks, in_input_dtypes(graph, index, shown),
-                        in_output_dtypes(seg, node, outs), op.listed, op.grad_outputs)
+                    in_grads = node_post_hooks(graph, index, seg, node, post_hooks,
+                                               shown_input_grads(graph, index, in_grads), outs)
                 for k in range(i1 - i0):
                     dst = int(graph.e_node[i0 + k])
                     g = in_grads[k] if k < len(in_grads) else None

@@ -170,29 +170,25 @@ def _refusal(info, indirect):
     changed in place itself or (indirect) through its base or another view of it. A view with a
     grad_fn of its own is named by it."""
     modified = _INDIRECTLY if indirect else "is being"
-    name = _short(info.producer)
-    if info.creation in (NO_GRAD_MODE, INFERENCE_MODE) or not info.own_node:
-        prefix = (f"Output {info.output} of {name} is a view of a view which was created in"
-                  if info.own_node else "A view was created in")
-        if info.creation == INFERENCE_MODE:
-            message = f"{prefix} inference mode and {modified} modified inplace in normal mode."
-        else:
-            message = (f"{prefix} no_grad mode and {modified} modified inplace with grad mode "
-                       "enabled.")
-    else:
-        message = f"Output {info.output} of {name} is a view and {modified} modified inplace."
-    return f"{message} {_MULTI_OUTPUT if info.multi_output else _REASONS[info.creation]}"
+    reason = _MULTI_OUTPUT if info.multi_output else _REASONS[info.creation]
+    if info.creation not in (NO_GRAD_MODE, INFERENCE_MODE) and info.own_node:
+        return _own_node_refusal(info.output, info.producer, modified, reason)
+    prefix = (f"Output {info.output} of {_short(info.producer)} is a view of a view which was "
+              "created in" if info.own_node else "A view was created in")
+    if info.creation == INFERENCE_MODE:
+        return f"{prefix} inference mode and {modified} modified inplace in normal mode. {reason}"
+    return f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled. {reason}"
+
+
+def _own_node_refusal(output, node_name, modified, reason):
+    return (f"Output {output} of {_short(node_name)} is a view and {modified} modified inplace. "
+            f"{reason}")
 
 
 def multi_output_view_message(output, node_name):
     """torch's refusal of output `output` of a multi-output view op (split, unbind) after its base
     changed in place: on its next use, or when a backward unpacks it as a saved value."""
-    return (f"Output {output} of {_short(node_name)} is a view and {_INDIRECTLY} modified "
-            f"inplace. {_MULTI_OUTPUT}")
-
-
-def _stale_error(info):
-    return _refusal(info, indirect=True)
+    return _own_node_refusal(output, node_name, _INDIRECTLY, _MULTI_OUTPUT)
 
 
 def stale_view_error(t):
@@ -201,7 +197,7 @@ def stale_view_error(t):
     grad mode, and the second stays stale."""
     info = t._extra["view"]
     if info.stale is None:
-        info.stale = _stale_error(info)
+        info.stale = _refusal(info, indirect=True)
         t._seg, t._node, t._slot = None, tape.STALE_VIEW, 0
     return RuntimeError(info.stale)
 
@@ -493,7 +489,7 @@ def regenerate(base):
         info = view._extra["view"]
         if info.creation != DEFAULT:
             # torch gives such a view no new history: its next use in grad mode raises
-            info.stale = _stale_error(info)
+            info.stale = _refusal(info, indirect=True)
             view._seg, view._node, view._slot = None, tape.STALE_VIEW, 0
             view._requires_grad = True
             continue
