@@ -100,6 +100,11 @@ _TENSOR_FIRST = (
     "is_nonzero", "is_same_size", "is_signed", "is_complex", "get_device", "addmv_", "gcd_",
     "lcm_", "ldexp_", "resize_as_")
 globals().update({name: getattr(Tensor, name) for name in _TENSOR_FIRST})
+# torch's out= keyword, on the functions of these namespaces that take it in torch
+from . import out_argument as _out_argument  # noqa: E402
+_out_argument.install(globals(), _out_argument.TOP_LEVEL)
+_out_argument.install(vars(linalg), _out_argument.LINALG)
+_out_argument.install(vars(special), _out_argument.SPECIAL)
 
 # torch's constants
 e, pi, inf, nan, newaxis = math.e, math.pi, math.inf, math.nan, None
