@@ -94,9 +94,10 @@ class Node:
         if registry.OPS[self._seg.op_of(self._local)].python_backward:
             names.update(dir(self._seg.python[self._id]))
         else:
-            from .node_saved import saved_names
+            from .node_saved import attribute_names, saved_names
             for name in saved_names(self._seg, self._id):
                 names.update(("_saved_" + name, "_raw_saved_" + name))
+            names.update("_saved_" + name for name in attribute_names(self._seg, self._id))
         return sorted(names)
 
     def __repr__(self):

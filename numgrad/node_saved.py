@@ -20,20 +20,55 @@ from .tensor import Tensor
 
 
 def saved_attribute(seg, node, name):
-    """grad_fn attribute `name` (_saved_ or _raw_saved_, then torch's name) of node `node`."""
+    """grad_fn attribute `name` (_saved_ or _raw_saved_, then torch's name) of node `node`: a
+    saved tensor, or (only as _saved_) one of the node's other attributes."""
     raw = name.startswith("_raw_saved_")
-    position = _position(seg, node, name[len("_raw_saved_" if raw else "_saved_"):])
-    if position is None:
+    torch_name = name[len("_raw_saved_" if raw else "_saved_"):]
+    position = _position(seg, node, torch_name)
+    if position is not None:
+        return SavedTensor(seg, node, position) if raw else _unpack(seg, node, position)
+    attributes = _attributes(seg, node)
+    if raw or torch_name not in attributes:
         raise AttributeError(f"'{node_name(seg, node)}' object has no attribute '{name}'")
-    return SavedTensor(seg, node, position) if raw else _unpack(seg, node, position)
+    value = attributes[torch_name]
+    return _as_uint64(value) if torch_name in _INT64_ARGUMENTS else value
 
 
 def saved_names(seg, node):
-    """torch's names of the values node `node` saved (those it shows)."""
+    """torch's names of the tensors node `node` saved (those it shows)."""
     local = node & 0xFFFFFFFF
     start, end = seg.saved_of(local)
     return [name for name in registry.OPS[seg.op_of(local)].saved_names[:end - start]
             if name is not None]
+
+
+def attribute_names(seg, node):
+    """torch's names of what node `node` keeps besides tensors."""
+    return list(_attributes(seg, node))
+
+
+def _attributes(seg, node):
+    """What the call recorded (ops/apply.show_attributes) over what every node of the op keeps."""
+    fixed = registry.OPS[seg.op_of(node & 0xFFFFFFFF)].attributes
+    recorded = seg.attributes.get(node)
+    return fixed if recorded is None else {**fixed, **recorded}
+
+
+# The arguments torch's schemas type int64 (its Scalars - an exponent, clamp's bounds, a
+# correction - are others): its nodes keep them as uint64, so a negative one reads back as 2**64
+# plus it (dim=-1 as 18446744073709551615).
+_INT64_ARGUMENTS = frozenset((
+    "dim", "dims", "dim0", "dim1", "dim2", "index", "start", "end", "step", "shifts", "pad",
+    "diagonal", "offset", "ignore_index", "padding_idx", "split_size", "split_sizes", "repeats",
+    "dimension", "size"))
+
+
+def _as_uint64(value):
+    if isinstance(value, tuple):
+        return tuple(_as_uint64(v) for v in value)
+    if isinstance(value, int) and not isinstance(value, bool) and value < 0:
+        return value + 2 ** 64
+    return value
 
 
 def _position(seg, node, torch_name):

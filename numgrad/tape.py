@@ -92,7 +92,7 @@ class Segment:
     __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
                  "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names",
-                 "shown", "narrowed",
+                 "shown", "narrowed", "attributes",
                  "node_hooks", "packed", "saved_bytes", "hook_rank",
                  "_input_starts", "_saved_starts", "__weakref__")
 
@@ -121,6 +121,9 @@ class Segment:
                                      # ("stack", id) and ("metadata", id) for anomaly mode
         self.names = {}              # node id -> torch's name for a composite's node (ops/named.py)
         self.shown = {}              # node id -> the (node, slot) edges next_functions shows there
+        # node id -> {torch's name: value}: what torch's node keeps besides tensors (its dims,
+        # sizes and scalar arguments), shown as grad_fn._saved_<name> (ops/apply.show_attributes)
+        self.attributes = {}
         # (node id, output) -> the float type torch's node gives that output, where numgrad's
         # computes in a wider one: an in-place op of mixed float types (ops/inplace.rebase)
         self.narrowed = {}

@@ -119,6 +119,14 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     return tensors[0] if op.n_out == 1 else tensors
 
 
+def show_attributes(out, **values):
+    """Keep what torch's node of `out` (one of the node's outputs) holds besides tensors - its
+    dims, the input's sizes, scalar arguments - under torch's names, for grad_fn._saved_<name>
+    (node_saved.py). Nothing when out was not recorded."""
+    if out._node >= 0:
+        out._seg.attributes[out._node] = values
+
+
 def _raise_if_not_broadcastable(op, arrays):
     """torch's error for elementwise operands whose shapes do not broadcast, where NumPy raises a
     ValueError of its own. The shapes are combined left to right, each new one against the

@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..creation import as_tensor
 from ..tensor import Tensor, new_version_counter
-from .apply import apply
+from .apply import apply, show_attributes
 from . import fmath as F
 from .registry import OpDef
 from .shape import keeps_layout
@@ -144,8 +144,8 @@ def _sigmoid(x):
 
 
 # ---- the ops ------------------------------------------------------------------------------------
-ADD = _binary("add", np.add, d_identity, d_identity)
-SUB = _binary("sub", np.subtract, d_identity, d_negate)
+ADD = _binary("add", np.add, d_identity, d_identity, attributes={"alpha": 1})
+SUB = _binary("sub", np.subtract, d_identity, d_negate, attributes={"alpha": 1})
 MUL = _binary("mul", np.multiply, d_mul_x, d_mul_y)
 DIV = _binary("div", np.true_divide, d_div_x, d_div_y)
 POW = _binary("pow", np.power, d_pow_x, d_pow_y, node_name="PowBackward1",
@@ -181,7 +181,8 @@ POW_SCALAR = _unary("pow_scalar", lambda x, p: np.power(x, x.dtype.type(p)), d_p
 POW_BASE = _unary("pow_base", _quiet(lambda x, base, log_base: np.power(x.dtype.type(base), x)),
                   d_pow_base, node_name="PowBackward2", saved_names=("exponent", "result"),
                   meta=lambda base, log_base: ((), (base, log_base)))
-RSUB = _unary("rsub", lambda x, s: np.subtract(s, x), d_negate, node_name="RsubBackward1")
+RSUB = _unary("rsub", lambda x, s: np.subtract(s, x), d_negate, node_name="RsubBackward1",
+               attributes={"alpha": 1})
 # torch's Scalar overloads, which its own composites call (the eps of pairwise_distance): one
 # input, where `x + 2.0` in Python records the number as a second input that needs no gradient
 ADD_SCALAR = _unary("add_scalar", lambda x, s: np.add(x, x.dtype.type(s)), d_identity,
@@ -388,7 +389,14 @@ def _alpha_operands(x, y, alpha):
 def add(x, y, *, alpha=1):
     if alpha != 1 or isinstance(alpha, bool):
         x, y = _alpha_operands(x, y, alpha)
+        return _with_alpha(apply(ADD, operands(x, y)), alpha)
     return apply(ADD, operands(x, y))
+
+
+def _with_alpha(out, alpha):
+    """add's or sub's result, its node showing alpha as torch's does (grad_fn._saved_alpha)."""
+    show_attributes(out, alpha=alpha)
+    return out
 
 
 def _is_bool(value):
@@ -410,6 +418,7 @@ def sub(x, y, *, alpha=1):
     _check_bool_subtraction(x, y)
     if alpha != 1 or isinstance(alpha, bool):
         x, y = _alpha_operands(x, y, alpha)
+        return _with_alpha(apply(SUB, operands(x, y)), alpha)
     return apply(SUB, operands(x, y))
 
 

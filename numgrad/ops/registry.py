@@ -28,7 +28,7 @@ class OpDef:
     def __init__(self, name, forward, *, node_name=None, n_in=1, n_out=1, grads=None, kernel=None,
                  vjp=None, saves=(), meta=None, differentiable=True, python_backward=False,
                  view=False, readers=None, mixed_floats=False, listed=None, saved_names=None,
-                 grad_outputs=None, unpack_order=None, list_input=False):
+                 grad_outputs=None, unpack_order=None, list_input=False, attributes=None):
         self.name = name
         self.node_name = node_name or name.capitalize() + "Backward0"
         self.forward = forward
@@ -53,6 +53,9 @@ class OpDef:
         # torch's op takes its inputs as one tensor list (cat, stack): its node computes every
         # input's gradient once any is wanted, so its post-hooks see a constant's gradient too
         self.list_input = list_input
+        # what every node of the op keeps besides tensors, by torch's name (add's alpha=1); a
+        # call records its own with ops/apply.show_attributes
+        self.attributes = attributes or {}
         self.view = view              # outputs share the input's memory (Note [views] in views.py)
         # inputs of another float type than the output are allowed only where the kernel knows
         # (a cast) or never reads them (a named composite's saved inputs): every other
