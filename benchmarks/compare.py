@@ -1,5 +1,6 @@
 """Side-by-side timings: the same workloads in numgrad, PyTorch, JAX and micrograd (whichever are
-installed), interleaved in one run so machine noise hits all alike. Prints medians and the ratio
+installed), and for the tensor MLP step a hand-written NumPy step (the floor of any NumPy-based
+library), interleaved in one run so machine noise hits all alike. Prints medians and the ratio
 of each library's time to torch's (below 1: faster than torch).
 
     python -m benchmarks.compare                 # every workload, 5 rounds
@@ -90,7 +91,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("workloads", nargs="*", help=f"some of: {', '.join(ALL)}")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--libs", default="numgrad,torch,jax,micrograd")
+    parser.add_argument("--libs", default="numgrad,torch,jax,micrograd,numpy")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     names = args.workloads or list(ALL)
