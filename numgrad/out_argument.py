@@ -24,6 +24,7 @@ import numpy as np
 
 from . import dtypes, grad_mode
 from .dtype_info import can_cast
+from .ops.inplace import _check_can_write as check_can_write
 from .tensor import Tensor
 
 CAST, SAME, ACCUMULATE, CREATE = "cast", "same", "accumulate", "create"
@@ -116,6 +117,9 @@ def _into(name, function, rule, args, kwargs, out):
                         f"not {len(outs)}")
     for value, target in zip(results, outs):
         _check_type(name, SAME if len(outs) > 1 else rule, value.dtype, target.dtype)
+    with grad_mode.no_grad():
+        for target in outs:     # every refusal before the first write: a refused call changes none
+            check_can_write(target)
     for value, target in zip(results, outs):
         _write(target, value)
     if not isinstance(result, tuple):

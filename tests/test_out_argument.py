@@ -143,3 +143,15 @@ def test_linalg_and_special_take_out_too():
 def test_out_must_be_a_tensor():
     with pytest.raises(TypeError, match=r"^add\(\): argument 'out' must be Tensor, not ndarray$"):
         ng.add(ng.ones(2), 1, out=np.empty(2))
+
+
+def test_a_refused_write_into_one_of_several_outs_writes_none():
+    m = ng.tensor([[1., 5.], [3., 0.]])
+    values = ng.zeros(2)
+    with ng.inference_mode():
+        indices = ng.zeros(3, dtype=ng.int64)      # an inference tensor: not writable outside
+    with pytest.raises(RuntimeError, match="Inplace update to inference tensor outside "
+                                           "InferenceMode is not allowed"):
+        ng.max(m, 1, out=(values, indices))
+    np.testing.assert_array_equal(values.numpy(), [0., 0.])
+    assert values._version == 0 and indices.shape == (3,)
