@@ -84,10 +84,14 @@ SPECIAL = dict.fromkeys((
 
 def install(namespace, functions):
     """Give each function named in `functions` (name -> cast rule) that `namespace` (a module's
-    dict) holds the out= keyword."""
+    dict) holds the out= keyword. Aliases stay one function (`multiply is mul`)."""
+    wrapped = {}
     for name, rule in functions.items():
         if name in namespace:
-            namespace[name] = accepting_out(name, namespace[name], rule)
+            function = namespace[name]
+            if id(function) not in wrapped:
+                wrapped[id(function)] = accepting_out(name, function, rule)
+            namespace[name] = wrapped[id(function)]
 
 
 def accepting_out(name, function, rule):
