@@ -99,9 +99,10 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
         if len(dims) == 2:
             return matrix_norm(A, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
-        return vector_norm(A, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
+        # torch's node shows the order as a float where linalg.norm chose it
+        return vector_norm(A, 2.0 if ord is None else ord, dims, keepdim, dtype=dtype)
     if ord is None:
-        return vector_norm(A, 2, None, keepdim, dtype=dtype)
+        return vector_norm(A, 2.0, None, keepdim, dtype=dtype)
     if A.ndim not in (1, 2):
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D "
                            f"or 2D. Got {A.ndim}D.")

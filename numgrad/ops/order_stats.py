@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import creation, dtypes
 from ..tensor import Size, Tensor, _wrap_dim
-from .apply import apply
+from .apply import apply, show_attributes
 from .elementwise import where
 from .index import DIAG_EMBED, gather, put_add, take
 from .linalg import matmul
@@ -37,19 +37,26 @@ def _on_device_of(array, like):
     return t if type(like._data) is np.ndarray else t.to(like.device)
 
 
-def _picked(kind, input, d, index, keepdim):
+def _picked(kind, input, d, index, keepdim, shown):
     """(values, indices) of `kind` from a host index array (keepdim layout) along dim d; a 0-d
-    input is its own value, at index 0."""
+    input is its own value, at index 0. The node shows the attributes `shown` of torch's."""
     node_name = f"{kind.capitalize()}Backward0"         # CummaxBackward0, KthvalueBackward0, ...
     if input._data.ndim == 0:
-        return getattr(return_types, kind)(named(clone(input), node_name, inputs=(input,)),
-                                           _on_device_of(np.zeros((), np.int64), input))
+        values = named(clone(input), node_name, inputs=(input,))
+        show_attributes(values, **shown)
+        return getattr(return_types, kind)(values, _on_device_of(np.zeros((), np.int64), input))
     values = gather(input, d, index)
     indices = _on_device_of(index, input)
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
-    return getattr(return_types, kind)(
-        named(values, node_name, inputs=(input,), view_of_intermediate=True), indices)
+    values = named(values, node_name, inputs=(input,), view_of_intermediate=True)
+    show_attributes(values, **shown)
+    return getattr(return_types, kind)(values, indices)
+
+
+def _shown_pick(input, dim, keepdim):
+    """What torch's node of kthvalue and mode shows."""
+    return {"dim": int(dim), "keepdim": bool(keepdim), "self_sym_sizes": input._data.shape}
 
 
 def _check_reduction_dim(name, data, d):
@@ -77,9 +84,10 @@ def _cumulative_index(a, axis, largest):
 def _cumulative(kind, input, dim, largest):
     data = to_host(input._data)
     d = _wrap_dim(dim, data.ndim)
+    shown = {"dim": int(dim)}
     if data.ndim == 0:
-        return _picked(kind, input, 0, None, True)
-    return _picked(kind, input, d, _cumulative_index(data, d, largest), True)
+        return _picked(kind, input, 0, None, True, shown)
+    return _picked(kind, input, d, _cumulative_index(data, d, largest), True, shown)
 
 
 def cummax(input, dim):
@@ -105,10 +113,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     size = data.shape[d] if data.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    shown = _shown_pick(input, dim, keepdim)
     if data.ndim == 0:
-        return _picked("kthvalue", input, 0, None, keepdim)
+        return _picked("kthvalue", input, 0, None, keepdim, shown)
     order = np.argsort(data, axis=d, kind="stable")
-    return _picked("kthvalue", input, d, np.take(order, [k - 1], axis=d), keepdim)
+    return _picked("kthvalue", input, d, np.take(order, [k - 1], axis=d), keepdim, shown)
 
 
 def _mode_index(row):
@@ -128,12 +137,13 @@ def mode(input, dim=-1, keepdim=False):
     data = to_host(input._data)
     d = _wrap_dim(dim, data.ndim)
     _check_reduction_dim("mode", data, d)
+    shown = _shown_pick(input, dim, keepdim)
     if data.ndim == 0:
-        return _picked("mode", input, 0, None, keepdim)
+        return _picked("mode", input, 0, None, keepdim, shown)
     rows = np.moveaxis(data, d, -1)
     index = np.array([_mode_index(r) for r in rows.reshape(-1, rows.shape[-1])], np.int64)
     index = np.expand_dims(index.reshape(rows.shape[:-1]), d)
-    return _picked("mode", input, d, index, keepdim)
+    return _picked("mode", input, d, index, keepdim, shown)
 
 
 # ---- quantile / nanquantile ---------------------------------------------------------------------
@@ -256,8 +266,10 @@ def unfold(self, dimension, size, step):
         (cstrides[d],)
     overlapping = step < size and count > 1
     if not overlapping or type(data) is np.ndarray:
-        return apply(UNFOLD, (self,), {"offset": 0, "strides": strides, "in_shape": data.shape,
-                                        "out_shape": shape})
+        out = apply(UNFOLD, (self,), {"offset": 0, "strides": strides, "in_shape": data.shape,
+                                       "out_shape": shape})
+        show_attributes(out, dimension=dimension, size=size, step=step, self_sym_sizes=data.shape)
+        return out
     flat = np.arange(data.size, dtype=np.int64)
     item = flat.itemsize
     positions = np.lib.stride_tricks.as_strided(flat, shape, [s * item for s in strides])

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..creation import zeros_like
 from ..tensor import Tensor, _wrap_dim
-from .apply import apply
+from .apply import apply, show_attributes
 from .named import named
 from .registry import OpDef
 from .untracked import untracked
@@ -69,6 +69,29 @@ EXPAND = OpDef("expand", _expand_forward, node_name="ExpandBackward0", kernel="e
                vjp=_expand_vjp, view=True)
 
 
+class _NotGiven:
+    """The default of an argument whose absence torch's node tells apart from None: x.sum() is
+    SumBackward0 and x.sum(dim=None) SumBackward1 (keeping dim=None); x.var() keeps
+    correction=None, x.var(dim=None) correction=1 - torch's argument parser picks another
+    overload for each."""
+
+    def __repr__(self):
+        return "<not given>"
+
+
+NOT_GIVEN = _NotGiven()
+
+
+def shown_dims(dim):
+    """The dims as torch's node keeps them: as the user gave them (negative ones too), in a
+    tuple; None stays None."""
+    if dim is None:
+        return None
+    if isinstance(dim, (int, np.integer)):
+        return (int(dim),)
+    return tuple(int(d) for d in dim)
+
+
 def _dims(x, dim):
     """The reduced dims, sorted; None and () mean all of them (as torch)."""
     ndim = x._data.ndim
@@ -89,7 +112,9 @@ def _kept_shape(shape, dims):
     return tuple(1 if d in dims else s for d, s in enumerate(shape))
 
 
-def _reduction(x, dim, keepdim, op_all, op_dim, mean):
+def _reduction(x, dim, keepdim, op, mean):
+    """x summed (or averaged) over dim by op: SUM / MEAN (all dims, dim None) or SUM_DIM /
+    MEAN_DIM, whose node shows the dims as given."""
     dims = _dims(x, dim)
     shape = x._data.shape
     count = 1
@@ -97,8 +122,15 @@ def _reduction(x, dim, keepdim, op_all, op_dim, mean):
         count *= shape[d]
     kshape = _kept_shape(shape, dims)
     scale = 1.0 / count if mean and count else (float("nan") if mean else 1.0)
-    op = op_all if dim is None else op_dim
-    return apply(op, (x,), {"dims": dims, "keepdim": keepdim, "kshape": kshape, "scale": scale})
+    out = apply(op, (x,), {"dims": dims, "keepdim": keepdim, "kshape": kshape, "scale": scale})
+    shown = {"self_sym_sizes": shape}
+    if mean:
+        shown["self_sym_numel"] = x._data.size
+    if op is SUM_DIM or op is MEAN_DIM:
+        shown["dim"] = shown_dims(dim)
+        shown["keepdim"] = bool(keepdim)
+    show_attributes(out, **shown)
+    return out
 
 
 def as_reduction_dtype(x, dtype):
@@ -118,16 +150,19 @@ def integer_result_dtype(x, dtype):
     return np.int64 if dtype is None else x._data.dtype
 
 
-def sum(x, dim=None, keepdim=False, *, dtype=None):
+def sum(x, dim=NOT_GIVEN, keepdim=False, *, dtype=None):
     """Sum over all elements, or over dim (an int or a tuple), keeping reduced dims if asked."""
+    op = SUM if dim is NOT_GIVEN else SUM_DIM
+    if dim is NOT_GIVEN:
+        dim = None
     x = as_reduction_dtype(x, dtype)
     if not dtypes.is_floating(x._data.dtype):
         return untracked(np.sum, x._data, axis=_dims(x, dim), keepdims=keepdim,
                          dtype=integer_result_dtype(x, dtype))
-    return _reduction(x, dim, keepdim, SUM, SUM_DIM, mean=False)
+    return _reduction(x, dim, keepdim, op, mean=False)
 
 
-def mean(x, dim=None, keepdim=False, *, dtype=None):
+def mean(x, dim=NOT_GIVEN, keepdim=False, *, dtype=None):
     if dtype is not None and not dtypes.is_floating(np.dtype(dtype)):
         raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be either a "
                            "floating point or complex dtype. Got: "
@@ -137,7 +172,8 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a "
                            "floating point or complex dtype. Got: "
                            f"{dtypes.scalar_type_name(x._data.dtype)}")
-    return _reduction(x, dim, keepdim, MEAN, MEAN_DIM, mean=True)
+    op = MEAN if dim is NOT_GIVEN else MEAN_DIM
+    return _reduction(x, None if dim is NOT_GIVEN else dim, keepdim, op, mean=True)
 
 
 def sum_to(x, shape):
@@ -146,15 +182,14 @@ def sum_to(x, shape):
     if tuple(x._data.shape) == shape:
         return x
     if not shape:
-        return _reduction(x, None, False, SUM, SUM_DIM, mean=False)   # torch's: the full sum
+        return _reduction(x, None, False, SUM, mean=False)   # torch's: the full sum
     lead = x._data.ndim - len(shape)
     dims = tuple(range(lead)) + tuple(lead + d for d, s in enumerate(shape)
                                       if s == 1 and x._data.shape[lead + d] != 1)
     # torch's sum_to: one sum over the broadcast dims, keeping them (SumBackward1), then a view
     # without the leading ones
     if dims:
-        kshape = _kept_shape(x._data.shape, dims)
-        x = apply(SUM_DIM, (x,), {"dims": dims, "keepdim": True, "kshape": kshape, "scale": 1.0})
+        x = _reduction(x, dims, True, SUM_DIM, mean=False)
     return x.view(shape) if lead else x
 
 
@@ -179,6 +214,7 @@ def expand(x, *shape):
                                f"existing size ({size}) at non-singleton dimension {lead + d}.  "
                                f"Target sizes: {list(shape)}.  Tensor sizes: {list(x._data.shape)}")
     out = apply(EXPAND, (x,), {"shape": full})
+    show_attributes(out, self_sym_sizes=x._data.shape)
     out._vc = x._shared_vc()
     return out
 
@@ -271,23 +307,37 @@ PROD_DIM = OpDef("prod_dim", _prod_forward, node_name="ProdBackward1", kernel="p
 
 def prod(x, dim=None, keepdim=False, *, dtype=None):
     """Product of all elements, or along one dim. Gradients are exact with zeros in the input."""
+    if dim is not None and not isinstance(dim, (int, np.integer)):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}: torch's "
+                        f"prod reduces one dim or all of them")
     x = as_reduction_dtype(x, dtype)
     if not dtypes.is_floating(x._data.dtype):
         return untracked(np.prod, x._data, axis=_dims(x, dim), keepdims=keepdim,
                          dtype=integer_result_dtype(x, dtype))
     if dim is None:
         return _group_reduction(PROD, x, _dims(x, None), False)
-    return _group_reduction(PROD_DIM, x, _dims(x, dim), keepdim)
+    out = _group_reduction(PROD_DIM, x, _dims(x, dim), keepdim)
+    show_attributes(out, dim=int(dim), keepdim=bool(keepdim))
+    return out
 
 
 def _var_attrs(x, dim, unbiased, correction, name):
-    """Reduced dims and torch's scale 2 / (N - correction) of var's gradient (name: the public
-    function, which torch's warning names)."""
+    """Reduced dims, torch's scale 2 / (N - correction) of var's gradient, and the correction
+    torch's node shows (name: the public function, which torch's warning names).
+
+    torch's node keeps the correction its overload received: correction= as given (None too);
+    else, where dim or unbiased is given, unbiased as 1 or 0 (var(x, dim, unbiased=True)); else
+    None."""
     if isinstance(dim, bool):            # torch.var(x, unbiased)
         dim, unbiased = None, dim
-    if correction is None:
-        correction = 1 if unbiased is None or unbiased else 0
-    dims = _dims(x, dim)
+    bessel = 1 if unbiased is None or unbiased else 0
+    if correction is not NOT_GIVEN:
+        shown_correction = correction
+    else:
+        shown_correction = None if unbiased is None and dim is NOT_GIVEN else bessel
+    if correction is NOT_GIVEN or correction is None:
+        correction = bessel
+    dims = _dims(x, None if dim is NOT_GIVEN else dim)
     count = 1
     for d in dims:
         count *= x._data.shape[d]
@@ -296,7 +346,7 @@ def _var_attrs(x, dim, unbiased, correction, name):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=4)
-    return dims, correction, (2.0 / dof if dof else math.inf)
+    return dims, correction, (2.0 / dof if dof else math.inf), shown_correction
 
 
 def _var_forward(x, dims, keepdim, kshape, correction, scale):
@@ -336,38 +386,53 @@ STD = OpDef("std", _std_forward, node_name="StdBackward0", saves=("x", "out"), k
 
 
 def _spread_of(op, name, x, dim, unbiased, keepdim, correction):
+    """var or std (op) and the attributes torch's node shows."""
     if not dtypes.is_floating(x._data.dtype):
         raise RuntimeError("std and var only support floating point and complex dtypes")
-    dims, correction, scale = _var_attrs(x, dim, unbiased, correction, name)
-    return _group_reduction(op, x, dims, keepdim, correction=correction, scale=scale)
+    dims, correction, scale, shown_correction = _var_attrs(x, dim, unbiased, correction, name)
+    out = _group_reduction(op, x, dims, keepdim, correction=correction, scale=scale)
+    shown_dim = None if dim is NOT_GIVEN or isinstance(dim, bool) else shown_dims(dim)
+    return out, {"correction": shown_correction, "dim": shown_dim, "keepdim": bool(keepdim)}
 
 
-def var(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var(x, dim=NOT_GIVEN, unbiased=None, keepdim=False, *, correction=NOT_GIVEN):
     """Variance over dims with Bessel's correction (correction=1) unless told otherwise."""
-    return _spread_of(VAR, "var", x, dim, unbiased, keepdim, correction)
+    out, shown = _spread_of(VAR, "var", x, dim, unbiased, keepdim, correction)
+    show_attributes(out, **shown)
+    return out
 
 
-def std(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
-    return _spread_of(STD, "std", x, dim, unbiased, keepdim, correction)
+def std(x, dim=NOT_GIVEN, unbiased=None, keepdim=False, *, correction=NOT_GIVEN):
+    out, shown = _spread_of(STD, "std", x, dim, unbiased, keepdim, correction)
+    show_attributes(out, **shown)
+    return out
 
 
-def var_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def var_mean(x, dim=NOT_GIVEN, unbiased=None, keepdim=False, *, correction=NOT_GIVEN):
     """(var, mean) over the same dims, as torch returns them."""
-    return _on_one_node("VarMeanBackward0", x,
-                        _spread_of(VAR, "var_mean", x, dim, unbiased, keepdim, correction),
-                        mean(x, dim, keepdim))
+    spread, shown = _spread_of(VAR, "var_mean", x, dim, unbiased, keepdim, correction)
+    return _on_one_node("VarMeanBackward0", x, shown, spread, mean(x, _mean_dim(dim), keepdim))
 
 
-def std_mean(x, dim=None, unbiased=None, keepdim=False, *, correction=None):
+def std_mean(x, dim=NOT_GIVEN, unbiased=None, keepdim=False, *, correction=NOT_GIVEN):
     """(std, mean) over the same dims."""
-    return _on_one_node("StdMeanBackward0", x,
-                        _spread_of(STD, "std_mean", x, dim, unbiased, keepdim, correction),
-                        mean(x, dim, keepdim))
+    spread, shown = _spread_of(STD, "std_mean", x, dim, unbiased, keepdim, correction)
+    return _on_one_node("StdMeanBackward0", x, shown, spread, mean(x, _mean_dim(dim), keepdim))
 
 
-def _on_one_node(node_name, x, *results):
-    """Results that torch computes as one op, each shown with that op's node name."""
-    return tuple(named(r, node_name, inputs=(x,)) for r in results)
+def _mean_dim(dim):
+    """The dim of var_mean's and std_mean's mean: a bool is unbiased (var_mean(x, True)), and
+    the mean is over all dims then."""
+    return NOT_GIVEN if isinstance(dim, bool) else dim
+
+
+def _on_one_node(node_name, x, shown, *results):
+    """Results that torch computes as one op, each shown with that op's node name and the
+    attributes `shown` of its node."""
+    named_results = tuple(named(r, node_name, inputs=(x,)) for r in results)
+    for r in named_results:
+        show_attributes(r, **shown)
+    return named_results
 
 
 def _logsumexp_forward(x, dims, keepdim, kshape):
@@ -393,7 +458,9 @@ def logsumexp(x, dim, keepdim=False):
     """log(sum(exp(x))) over dim, computed without overflow."""
     from .elementwise import _float_input
     x = _float_input(x)
-    return _group_reduction(LOGSUMEXP, x, _dims(x, dim), keepdim)
+    out = _group_reduction(LOGSUMEXP, x, _dims(x, dim), keepdim)
+    show_attributes(out, dim=shown_dims(dim), keepdim=bool(keepdim))
+    return out
 
 
 def _norm_forward(x, dims, keepdim, kshape, p):
@@ -447,9 +514,15 @@ def norm(x, p="fro", dim=None, keepdim=False, *, dtype=None):
     other number. Gradients follow torch's (zero where the norm is zero)."""
     if dtype is not None:
         x = x.to(dtype)
-    if p == "fro" or p is None:
+    # torch's node keeps the order its linalg.vector_norm received: "fro" as the int 2, None
+    # as 2.0, a number as given
+    if p == "fro":
+        p = 2
+    elif p is None:
         p = 2.0
     if isinstance(p, str):
         raise RuntimeError(f"norm: p={p!r} (a matrix norm) is not supported; use a number")
     _require_floating(x, "linalg.vector_norm")
-    return _group_reduction(NORM, x, _dims(x, dim), keepdim, p=float(p))
+    out = _group_reduction(NORM, x, _dims(x, dim), keepdim, p=float(p))
+    show_attributes(out, dim=shown_dims(dim), keepdim=bool(keepdim), ord=p)
+    return out

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
-from .apply import apply
+from .apply import apply, show_attributes
 from .reduce import as_reduction_dtype, integer_result_dtype
 from .registry import OpDef
 from .untracked import untracked
@@ -85,7 +85,9 @@ def _scan(op, np_fn, x, dim, dtype):
         result_dtype = integer_result_dtype(x, dtype)
         return untracked(lambda v: np_fn(v, axis=axis, dtype=result_dtype).reshape(v.shape),
                          x._data)
-    return apply(op, (x,), {"dim": axis, "lines": line_meta(x._data.shape, d)})
+    out = apply(op, (x,), {"dim": axis, "lines": line_meta(x._data.shape, d)})
+    show_attributes(out, dim=int(dim))
+    return out
 
 
 def cumsum(x, dim, *, dtype=None):

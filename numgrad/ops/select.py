@@ -12,8 +12,8 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
-from .apply import apply
-from .reduce import _dims, _group_reduction, _kept_meta, _reduced_dims, _spread
+from .apply import apply, show_attributes
+from .reduce import _dims, _group_reduction, _kept_meta, _reduced_dims, _spread, shown_dims
 from .registry import OpDef
 from .untracked import untracked
 from .scan import line_meta
@@ -83,7 +83,10 @@ def _extreme(op, name, x, dim, keepdim):
     if not dtypes.is_floating(x._data.dtype):
         forward = np.amax if op in (AMAX, MAX_ALL) else np.amin
         return untracked(forward, x._data, axis=dims, keepdims=keepdim)
-    return _group_reduction(op, x, dims, keepdim)
+    out = _group_reduction(op, x, dims, keepdim)
+    if op is AMAX or op is AMIN:          # max() and min() keep no dims (MaxBackward1)
+        show_attributes(out, dim=shown_dims(dim), keepdim=bool(keepdim))
+    return out
 
 
 def amax(x, dim=(), keepdim=False):
@@ -141,12 +144,14 @@ SORT = OpDef("sort", _sort_forward, node_name="SortBackward0", **_PICK)
 TOPK = OpDef("topk", _sort_forward, node_name="TopkBackward0", **_PICK)
 
 
-def _picked(op, kind, x, dim, k, **attrs):
-    """(values, indices) as one node; the indices never require grad."""
+def _picked(op, kind, x, dim, k, shown, **attrs):
+    """(values, indices) as one node, which shows dim as given, x's sizes and `shown`; the
+    indices never require grad."""
     nd = x._data.ndim
     d = _wrap_dim(dim, nd)
     values, indices = apply(op, (x,), dict(attrs, dim=d if nd else None, k=k,
                                            lines=line_meta(x._data.shape, d)))
+    show_attributes(values, dim=int(dim), self_sym_sizes=x._data.shape, **shown)
     indices = Tensor._make(indices._data, False, vc=indices._vc)
     return getattr(return_types, kind)(values, indices)
 
@@ -164,8 +169,8 @@ def _max_or_min(x, dim, keepdim, largest):
     d = _wrap_dim(dim, x._data.ndim)
     if x._data.ndim:
         _check_nonempty(name, x, (d,), True)
-    return _picked(MAX_DIM if largest else MIN_DIM, name, x, d, 1, keepdim=keepdim,
-                   largest=largest)
+    return _picked(MAX_DIM if largest else MIN_DIM, name, x, dim, 1, {"keepdim": bool(keepdim)},
+                   keepdim=keepdim, largest=largest)
 
 
 def max(x, dim=None, keepdim=False):
@@ -209,7 +214,7 @@ def sort(x, dim=-1, descending=False, stable=False):
     """(values, indices) sorted along dim; the sort is always stable."""
     nd = x._data.ndim
     size = x._data.shape[_wrap_dim(dim, nd)] if nd else 1
-    return _picked(SORT, "sort", x, dim, size, descending=descending)
+    return _picked(SORT, "sort", x, dim, size, {}, descending=descending)
 
 
 def argsort(x, dim=-1, descending=False, stable=False):
@@ -230,4 +235,4 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     size = x._data.shape[_wrap_dim(dim, nd)] if nd else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    return _picked(TOPK, "topk", x, dim, k, descending=largest)
+    return _picked(TOPK, "topk", x, dim, k, {}, descending=largest)

@@ -3,7 +3,7 @@ UnbindBackward0, so an edge from a consumer names the piece by its input_nr."""
 import numpy as np
 
 from ..tensor import _wrap_dim
-from .apply import apply
+from .apply import apply, show_attributes
 from .registry import OpDef
 from .scan import line_meta
 
@@ -34,12 +34,14 @@ SPLIT_WITH_SIZES = OpDef("split_with_sizes", _split_forward, node_name="SplitWit
 UNBIND = OpDef("unbind", _split_forward, node_name="UnbindBackward0", **_PIECES)
 
 
-def _pieces(op, x, d, sizes, keepdim):
+def _pieces(op, x, d, sizes, keepdim, shown):
+    """The pieces of x along dim d, of the given sizes, as one node showing `shown`."""
     shape = x._data.shape
     outer, _, inner = line_meta(shape, d)
     widths = tuple(s * inner for s in sizes)
     pieces = apply(op, (x,), {"dim": d, "sizes": tuple(sizes), "keepdim": keepdim,
                               "outer": outer, "widths": widths})
+    show_attributes(pieces[0], **shown)
     vc = x._shared_vc()
     for p in pieces:             # views of x, as in torch
         p._vc = vc
@@ -61,7 +63,8 @@ def split(x, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                                f"size of {size}")
         sizes = [min(step, size - s) for s in range(0, size, step)] if step else [0]
-        return _pieces(SPLIT, x, d, sizes or [0], True)
+        return _pieces(SPLIT, x, d, sizes or [0], True,
+                       {"dim": int(dim), "self_sym_sizes": x._data.shape, "split_size": step})
     sizes = [int(s) for s in split_size_or_sections]
     if any(s < 0 for s in sizes):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, "
@@ -69,18 +72,21 @@ def split(x, split_size_or_sections, dim=0):
     if sum(sizes) != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
                            f"tensor's size at dimension {d}), but got split_sizes={sizes}")
-    return _pieces(SPLIT_WITH_SIZES, x, d, sizes, True)
+    return _pieces(SPLIT_WITH_SIZES, x, d, sizes, True,
+                   {"dim": int(dim), "self_sym_sizes": x._data.shape, "split_sizes": tuple(sizes)})
 
 
 def chunk(x, chunks, dim=0):
-    """At most `chunks` pieces of equal size ceil(size / chunks) along dim."""
+    """At most `chunks` pieces of equal size ceil(size / chunks) along dim; along an empty dim,
+    `chunks` empty pieces (torch's split_with_sizes then)."""
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if x._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     size = x._data.shape[_wrap_dim(dim, x._data.ndim)]
-    step = -(-size // chunks)
-    return split(x, step if step else 1, dim) if size else split(x, 0, dim)
+    if not size:
+        return split(x, [0] * chunks, dim)
+    return split(x, -(-size // chunks), dim)
 
 
 def unbind(x, dim=0):
@@ -90,4 +96,4 @@ def unbind(x, dim=0):
     d = _wrap_dim(dim, x._data.ndim)
     if x._data.shape[d] == 0:
         return ()
-    return _pieces(UNBIND, x, d, [1] * x._data.shape[d], False)
+    return _pieces(UNBIND, x, d, [1] * x._data.shape[d], False, {"dim": int(dim)})

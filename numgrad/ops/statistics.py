@@ -16,10 +16,11 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor, _wrap_dim
+from .apply import show_attributes
 from .index import gather, take
 from .named import named
 from .predicates import isnan
-from .reduce import as_reduction_dtype, sum as _sum
+from .reduce import as_reduction_dtype, shown_dims, sum as _sum
 from .select import _return_type, amax, amin, return_types
 from .untracked import to_host, untracked
 
@@ -81,19 +82,22 @@ def median_along(input, data, dim, keepdim, index_of, result):
     gradient is the value's (median and nanmedian)."""
     d = _wrap_dim(dim, data.ndim)
     if data.ndim == 0:
-        return result(input.clone(), Tensor._make(np.zeros((), np.int64), False))
-    if data.shape[d] == 0:
-        raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
-    idx = index_of(data, d)
-    values = gather(input, d, idx)
-    indices = Tensor._make(idx, False)
-    if type(input._data) is not np.ndarray:
-        indices = indices.to(input.device)
-    if not keepdim:
-        values, indices = values.squeeze(d), indices.squeeze(d)
-    # MedianBackward1, NanmedianBackward1: torch's nodes of the forms with dim
-    return result(named(values, f"{result.__name__.capitalize()}Backward1", inputs=(input,),
-                        view_of_intermediate=True), indices)
+        values, indices = input.clone(), Tensor._make(np.zeros((), np.int64), False)
+    else:
+        if data.shape[d] == 0:
+            raise IndexError(f"median(): Expected reduction dim {d} to have non-zero size.")
+        idx = index_of(data, d)
+        values = gather(input, d, idx)
+        indices = Tensor._make(idx, False)
+        if type(input._data) is not np.ndarray:
+            indices = indices.to(input.device)
+        if not keepdim:
+            values, indices = values.squeeze(d), indices.squeeze(d)
+    # MedianBackward1, NanmedianBackward1: torch's nodes of the forms with dim, a 0-d input's too
+    values = named(values, f"{result.__name__.capitalize()}Backward1", inputs=(input,),
+                   view_of_intermediate=True)
+    show_attributes(values, dim=int(dim), keepdim=bool(keepdim), self_sym_sizes=data.shape)
+    return result(values, indices)
 
 
 def nansum(input, dim=None, keepdim=False, *, dtype=None):
@@ -103,7 +107,9 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         return _sum(input, dim, keepdim, dtype=dtype)
     with grad_mode.composite_masks():
         zeroed = input.masked_fill(isnan(input), 0)
-    return named(_sum(zeroed, dim, keepdim), "NansumBackward0", input)
+    out = named(_sum(zeroed, dim, keepdim), "NansumBackward0", input)
+    show_attributes(out, dim=shown_dims(dim), keepdim=bool(keepdim))
+    return out
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -131,9 +137,11 @@ def aminmax(input, *, dim=None, keepdim=False):
     dims = () if dim is None else dim
     if dim is None and keepdim:
         dims = tuple(range(input._data.ndim))
-    return return_types.aminmax(
-        named(amin(input, dims, keepdim), "AminmaxBackward0", inputs=(input,)),
-        named(amax(input, dims, keepdim), "AminmaxBackward0", inputs=(input,)))
+    results = [named(extreme(input, dims, keepdim), "AminmaxBackward0", inputs=(input,))
+               for extreme in (amin, amax)]
+    for r in results:
+        show_attributes(r, dim=None if dim is None else int(dim), keepdim=bool(keepdim))
+    return return_types.aminmax(*results)
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
