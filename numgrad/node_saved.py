@@ -60,7 +60,7 @@ def _attributes(seg, node):
 _INT64_ARGUMENTS = frozenset((
     "dim", "dims", "dim0", "dim1", "dim2", "index", "start", "end", "step", "shifts", "pad",
     "diagonal", "offset", "ignore_index", "padding_idx", "split_size", "split_sizes", "repeats",
-    "dimension", "size"))
+    "dimension", "size", "k"))
 
 
 def _as_uint64(value):

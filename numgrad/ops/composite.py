@@ -16,7 +16,7 @@ from .layout import diagonal, roll
 from .linalg import dot, mm, mv
 from .named import named
 from .reduce import expand, logsumexp, norm, sum as sum_
-from .shape import UNSAFE_VIEW, cat, flip, permute, reshape, transpose
+from .shape import UNSAFE_VIEW, cat, flip, permute, reshape, slice_along, transpose
 from .untracked import to_host, untracked
 
 PUBLIC = ("softmax", "log_softmax", "narrow", "movedim", "moveaxis", "swapaxes", "swapdims",
@@ -99,10 +99,6 @@ def is_tensor(obj):
 
 
 # ---- views and rearrangements --------------------------------------------------------------------
-def _slice_along(x, d, start, stop):
-    return x[(slice(None),) * d + (slice(start, stop),)]
-
-
 def narrow(input, dim, start, length):
     """The elements start .. start + length - 1 along dim: a view."""
     if input.ndim == 0:
@@ -118,7 +114,7 @@ def narrow(input, dim, start, length):
     start %= builtins.max(size, 1)
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return _slice_along(input, d, start, start + length)
+    return slice_along(input, dim, start, start + length)
 
 
 def movedim(input, source, destination):
@@ -208,7 +204,8 @@ def rot90(input, k=1, dims=(0, 1)):
         rotated = transpose(flip(input, d0), d0, d1)
     else:
         rotated = input.clone()
-    return named(rotated, "Rot90Backward0", inputs=(input,), view_of_intermediate=True)
+    return named(rotated, "Rot90Backward0", inputs=(input,), view_of_intermediate=True,
+                 attributes={"dims": tuple(dims), "k": k})
 
 
 def tensor_split(input, indices_or_sections, dim=0):
@@ -233,7 +230,7 @@ def tensor_split(input, indices_or_sections, dim=0):
     else:
         raise TypeError(f"tensor_split(): argument 'indices_or_sections' must be an int, a "
                         f"sequence of ints or a tensor, not {type(cuts).__name__}")
-    return tuple(_slice_along(input, d, start, stop) for start, stop in zip(bounds, bounds[1:]))
+    return tuple(slice_along(input, d, start, stop) for start, stop in zip(bounds, bounds[1:]))
 
 
 def diff(input, n=1, dim=-1, prepend=None, append=None):
@@ -252,7 +249,7 @@ def diff(input, n=1, dim=-1, prepend=None, append=None):
     difference = logical_xor if out.dtype == dtypes.bool_ else sub
     for _ in range(n):
         length = out.shape[d]
-        out = difference(_slice_along(out, d, 1, length), _slice_along(out, d, 0, length - 1))
+        out = difference(slice_along(out, d, 1, length), slice_along(out, d, 0, length - 1))
     return out
 
 
@@ -343,10 +340,13 @@ def kron(input, other):
     shape_b = (1,) * (nd - other.ndim) + tuple(other.shape)
     # input's dims interleaved with other's, so that the product's reshape puts blocks together
     # (torch reshapes with _unsafe_view: UnsafeViewBackward0 nodes)
-    spread_a = reshape(input, [s for n in shape_a for s in (n, 1)], op=UNSAFE_VIEW)
-    spread_b = reshape(other, [s for n in shape_b for s in (1, n)], op=UNSAFE_VIEW)
-    return reshape(spread_a * spread_b, tuple(m * n for m, n in zip(shape_a, shape_b)),
-                   op=UNSAFE_VIEW)
+    spread_a = reshape(input, [s for n in shape_a for s in (n, 1)], op=UNSAFE_VIEW,
+                       self_sym_sizes=input._data.shape)
+    spread_b = reshape(other, [s for n in shape_b for s in (1, n)], op=UNSAFE_VIEW,
+                       self_sym_sizes=other._data.shape)
+    product = spread_a * spread_b
+    return reshape(product, tuple(m * n for m, n in zip(shape_a, shape_b)), op=UNSAFE_VIEW,
+                   self_sym_sizes=product._data.shape)
 
 
 def vdot(input, other):
@@ -583,7 +583,8 @@ def logcumsumexp(input, dim):
     spread = expand(line.unsqueeze(-2), tuple(line.shape[:-1]) + (n, n))
     earlier = Tensor._make(np.tril(np.ones((n, n), np.bool_)), False)
     return named(movedim(logsumexp(where(earlier, spread, -np.inf), -1), -1, d),
-                 "LogcumsumexpBackward0", inputs=(input,), view_of_intermediate=True)
+                 "LogcumsumexpBackward0", inputs=(input,), view_of_intermediate=True,
+                 attributes={"dim": dim})
 
 
 def cdist(x1, x2, p=2.0, compute_mode=None):

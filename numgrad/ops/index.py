@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
-from .apply import apply
+from .apply import apply, show_attributes
 from .registry import OpDef
 from .shape import basic_getitem, is_basic_index
 from .untracked import to_host
@@ -25,8 +25,9 @@ def _put_vjp(ctx, g):
 _TAKE = dict(n_in=2, saves=("y",), kernel="take_bwd", vjp=_take_vjp, listed=(0,))
 TAKE = OpDef("take", lambda x, positions: x.reshape(-1)[positions], node_name="IndexBackward0",
              **_TAKE)
+# numgrad's gradients are dense: sparse_grad=False, as torch's gather keeps by default
 GATHER = OpDef("gather", lambda x, positions: x.reshape(-1)[positions], node_name="GatherBackward0",
-               **_TAKE)
+               attributes={"sparse_grad": False}, **_TAKE)
 INDEX_SELECT = OpDef("index_select", lambda x, positions: x.reshape(-1)[positions],
                      node_name="IndexSelectBackward0", **_TAKE)
 _PUT = dict(n_in=2, saves=("y",), kernel="put_add_bwd", vjp=_put_vjp, listed=(0,))
@@ -191,18 +192,27 @@ def torch_order(index):
 
 def index_positions(shape, index):
     """The flat positions of x[index] (a normalized, non-basic index), laid out as torch's."""
+    return _indexed_positions(shape, index)[0]
+
+
+def _indexed_positions(shape, index):
+    """index_positions, and the shape torch's index op (IndexBackward0) indexes: x's after the
+    None, int and slice items."""
     check_index(shape, index)
     basic, rest = torch_order(index)
-    return _positions(shape, basic)[rest]
+    indexed = _positions(shape, basic)
+    return indexed[rest], indexed.shape
 
 
 def getitem(x, index):
     index = _normalize(index)
     if is_basic_index(index):
         return basic_getitem(x, index)
-    positions = index_positions(x._data.shape, index)
+    positions, indexed_shape = _indexed_positions(x._data.shape, index)
     if x._requires_grad or type(x._data) is not np.ndarray:
-        return take(x, positions)       # a device array has no NumPy indexing
+        out = take(x, positions)       # a device array has no NumPy indexing
+        show_attributes(out, self_sym_sizes=indexed_shape)
+        return out
     return Tensor._make(x._data.reshape(-1)[positions], False)
 
 
@@ -240,7 +250,9 @@ def gather(x, dim, index):
                                f"dimension {d}")
     size = x._data.shape[d] if nd else 1
     _check_bounds(idx, size, d, negative=False)
-    return take(x, _scatter_positions(x._data.shape, d, idx), GATHER)
+    out = take(x, _scatter_positions(x._data.shape, d, idx), GATHER)
+    show_attributes(out, dim=dim)
+    return out
 
 
 def index_select(x, dim, index):
@@ -258,7 +270,9 @@ def index_select(x, dim, index):
                                f"axis_dim={size}")
         raise IndexError("index out of range in self")
     full = (slice(None),) * d + (idx,)
-    return take(x, _positions(x._data.shape, full), INDEX_SELECT)
+    out = take(x, _positions(x._data.shape, full), INDEX_SELECT)
+    show_attributes(out, dim=dim, self_sym_sizes=x._data.shape)
+    return out
 
 
 def _scatter_positions(shape, dim, idx):

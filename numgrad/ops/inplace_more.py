@@ -124,7 +124,7 @@ def transpose_(self, dim0, dim1):
     a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     if nd:
         perm[a], perm[b] = perm[b], perm[a]
-    return _permute_in_place(self, tuple(perm), TRANSPOSE_)
+    return _restride(self, lambda x: permute(x, tuple(perm), op=TRANSPOSE_, dim0=dim0, dim1=dim1))
 
 
 swapdims_ = swapaxes_ = transpose_
@@ -144,7 +144,9 @@ def squeeze_(self, dim=None):
                 raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
         op = SQUEEZE_DIM_ if one else SQUEEZE_DIMS_
-    return _restride(self, lambda x: reshape(x, new, op=op))
+    shown = {"self_sym_sizes": shape} if dim is None else \
+        {"self_sym_sizes": shape, "dim": dim if one else tuple(dim)}
+    return _restride(self, lambda x: reshape(x, new, op=op, **shown))
 
 
 def unsqueeze_(self, dim):
@@ -152,7 +154,8 @@ def unsqueeze_(self, dim):
     _check_view_op(self)
     shape = self._data.shape
     d = _wrap_dim(dim, len(shape) + 1)
-    return _restride(self, lambda x: reshape(x, shape[:d] + (1,) + shape[d:], op=UNSQUEEZE_))
+    return _restride(self, lambda x: reshape(x, shape[:d] + (1,) + shape[d:], op=UNSQUEEZE_,
+                                             dim=dim))
 
 
 # ---- in-place forms of out-of-place ops ----------------------------------------------------------

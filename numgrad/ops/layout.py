@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..tensor import Tensor, _wrap_dim
-from .apply import apply
+from .apply import apply, show_attributes
 from .elementwise import where
 from .index import DIAG_EMBED, put_add, take
 from .linalg import infer_size_error
@@ -26,14 +26,18 @@ def _triangle(x, keep, name):
 
 def tril(x, diagonal=0):
     """The lower triangle of the last two dims (on and below `diagonal`); zeros elsewhere."""
-    return named(_triangle(x, lambda ones: np.tril(ones, diagonal), "tril"), "TrilBackward0",
-                 inputs=(x,))
+    out = named(_triangle(x, lambda ones: np.tril(ones, diagonal), "tril"), "TrilBackward0",
+                inputs=(x,))
+    show_attributes(out, diagonal=diagonal)
+    return out
 
 
 def triu(x, diagonal=0):
     """The upper triangle of the last two dims (on and above `diagonal`); zeros elsewhere."""
-    return named(_triangle(x, lambda ones: np.triu(ones, diagonal), "triu"), "TriuBackward0",
-                 inputs=(x,))
+    out = named(_triangle(x, lambda ones: np.triu(ones, diagonal), "triu"), "TriuBackward0",
+                inputs=(x,))
+    show_attributes(out, diagonal=diagonal)
+    return out
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1, op=DIAGONAL):
@@ -52,7 +56,9 @@ def diagonal(x, offset=0, dim1=0, dim2=1, op=DIAGONAL):
     strides = tuple(cstrides[k] for k in rest) + (cstrides[d1] + cstrides[d2],)
     attrs = {"offset": start if size else 0, "strides": strides, "in_shape": shape,
              "out_shape": out_shape}
-    return apply(op, (x,), attrs)
+    out = apply(op, (x,), attrs)
+    show_attributes(out, offset=offset, dim1=dim1, dim2=dim2, self_sym_sizes=shape)
+    return out
 
 
 def diag(x, diagonal=0):
@@ -63,7 +69,10 @@ def diag(x, diagonal=0):
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x._data.ndim}D")
     n = x._data.shape[0] + abs(diagonal)
     rows = np.arange(x._data.shape[0]) + max(-diagonal, 0)
-    return put_add(x, rows * n + rows + diagonal, (n, n), DIAG_EMBED)
+    out = put_add(x, rows * n + rows + diagonal, (n, n), DIAG_EMBED)
+    # torch's diag of a vector is diag_embed's, on the last two dims
+    show_attributes(out, offset=diagonal, dim1=-2, dim2=-1)
+    return out
 
 
 def roll(x, shifts, dims=None):
@@ -82,7 +91,9 @@ def roll(x, shifts, dims=None):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                                f"dims:{len(dims)}")
         rolled = np.roll(positions, shifts, [_wrap_dim(d, x._data.ndim) for d in dims])
-    return named(take(x, rolled), "RollBackward0", inputs=(x,))
+    out = named(take(x, rolled), "RollBackward0", inputs=(x,))
+    show_attributes(out, dims=dims, shifts=shifts)
+    return out
 
 
 def masked_select(x, mask):

@@ -7,7 +7,7 @@ by the saved-value checks of the other.
 import numpy as np
 
 from ..tensor import Tensor, _wrap_dim
-from .apply import apply
+from .apply import apply, show_attributes
 from .registry import OpDef
 
 
@@ -100,20 +100,24 @@ def _viewable(data, shape):
     return True
 
 
-def reshape(x, *shape, op=None):
+def reshape(x, *shape, op=None, **shown):
     """x's elements in `shape`. As torch's reshape (op None): a view of a contiguous x, an alias
-    (ReshapeAliasBackward0) of another x whose strides allow one, else the reshape of a clone;
-    an op given (unsqueeze, squeeze, ...) is recorded as it is."""
+    (ReshapeAliasBackward0) of another x whose strides allow one, else the reshape of a clone,
+    each node showing x's sizes. An op given (unsqueeze, squeeze, ...) is recorded as it is,
+    showing `shown`: the caller's values of torch's attributes of that op's node."""
     shape = _infer_shape(_shape_args(shape), x._data.size)
     if op is None:
         data = x._data
+        shown = {"self_sym_sizes": data.shape}
         if data.flags.c_contiguous:
             op = VIEW
         elif _viewable(data, shape):
             op = RESHAPE_ALIAS
         else:
             x, op = apply(CLONE, (x,)), UNSAFE_VIEW     # a contiguous copy, then viewed
-    return apply(op, (x,), {"shape": shape})
+    out = apply(op, (x,), {"shape": shape})
+    show_attributes(out, **shown)
+    return out
 
 
 def view(x, *shape):
@@ -122,7 +126,9 @@ def view(x, *shape):
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at "
                            "least one dimension spans across two contiguous subspaces). Use "
                            ".reshape(...) instead.")
-    return apply(VIEW, (x,), {"shape": shape})
+    out = apply(VIEW, (x,), {"shape": shape})
+    show_attributes(out, self_sym_sizes=x._data.shape)
+    return out
 
 
 def flatten(x, start_dim=0, end_dim=-1):
@@ -141,20 +147,19 @@ def flatten(x, start_dim=0, end_dim=-1):
 def unsqueeze(x, dim):
     d = _wrap_dim(dim, x._data.ndim + 1)
     shape = x._data.shape[:d] + (1,) + x._data.shape[d:]
-    return reshape(x, shape, op=UNSQUEEZE)
+    return reshape(x, shape, op=UNSQUEEZE, dim=dim)
 
 
 def squeeze(x, dim=None):
     shape = x._data.shape
     if dim is None:
-        new, op = tuple(s for s in shape if s != 1), SQUEEZE
-    else:
-        one = isinstance(dim, (int, np.integer))
-        dims = (dim,) if one else tuple(dim)
-        drop = {_wrap_dim(d, x._data.ndim) for d in dims} if x._data.ndim else set()
-        new = tuple(s for i, s in enumerate(shape) if not (i in drop and s == 1))
-        op = SQUEEZE_DIM if one else SQUEEZE_DIMS
-    return reshape(x, new, op=op)
+        return reshape(x, tuple(s for s in shape if s != 1), op=SQUEEZE, self_sym_sizes=shape)
+    one = isinstance(dim, (int, np.integer))
+    dims = (dim,) if one else tuple(dim)
+    drop = {_wrap_dim(d, x._data.ndim) for d in dims} if x._data.ndim else set()
+    new = tuple(s for i, s in enumerate(shape) if not (i in drop and s == 1))
+    return reshape(x, new, op=SQUEEZE_DIM if one else SQUEEZE_DIMS, dim=dim if one else dims,
+                   self_sym_sizes=shape)
 
 
 def clone(x):
@@ -187,7 +192,9 @@ TRANSPOSE_ = OpDef("transpose_", lambda x, perm: x.transpose(perm),
                    node_name="TransposeBackward1", **_PERMUTE)
 
 
-def permute(x, *dims, op=PERMUTE):
+def permute(x, *dims, op=PERMUTE, **shown):
+    """x's dims in the order dims. Recorded as permute (showing dims as given), or as op (t,
+    transpose) showing `shown`: the caller's values of torch's attributes of op's node."""
     dims = _shape_args(dims)
     nd = x._data.ndim
     if len(dims) != nd:
@@ -197,25 +204,30 @@ def permute(x, *dims, op=PERMUTE):
     perm = tuple(_wrap_dim(d, nd) for d in dims) if nd else ()
     if len(set(perm)) != nd:
         raise RuntimeError("permute(): duplicate dims are not allowed.")
-    return apply(op, (x,), {"perm": perm})
+    out = apply(op, (x,), {"perm": perm})
+    if op is PERMUTE:
+        show_attributes(out, dims=dims)
+    else:
+        show_attributes(out, **shown)
+    return out
 
 
-def transpose(x, dim0, dim1, op=TRANSPOSE):
+def transpose(x, dim0, dim1):
     nd = x._data.ndim
     if nd == 0:
         return x
     perm = list(range(nd))
     a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
     perm[a], perm[b] = perm[b], perm[a]
-    return permute(x, perm, op=op)
+    return permute(x, perm, op=TRANSPOSE, dim0=dim0, dim1=dim1)
 
 
 def t(x):
-    if x._data.ndim > 2:
-        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D")
+    nd = x._data.ndim
+    if nd > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {nd}D")
     # below 2-D, a view of the same shape: a new tensor with its own node (TBackward0), as torch
-    return transpose(x, 0, -1, op=T) if x._data.ndim == 2 else \
-        permute(x, list(range(x._data.ndim)), op=T)
+    return permute(x, tuple(range(nd))[::-1], op=T)
 
 
 # ---- basic indexing: an affine view ---------------------------------------------------------------
@@ -425,36 +437,86 @@ def basic_index_map(shape, index):
 def _last_step(shape, index):
     """The op torch's indexing applies last, which names its node: an int selects, None
     unsqueezes, a slice slices, except a full one inside a tuple (skipped); 'alias' when nothing
-    is applied."""
+    is applied. With it, the item and where it applies: the dim of torch's partly indexed tensor
+    (that node's dim), and the dim of x it stands for."""
     single = not isinstance(index, tuple)
     items = [index] if single else index
     n_real = sum(1 for i in items if i is not None and i is not Ellipsis)
-    last, d = "alias", 0
+    last, d, at = ("alias", None, 0, 0), 0, 0
     for item in items:
         if item is None:
-            last = "unsqueeze"
+            last = ("unsqueeze", None, at, d)
+            at += 1
         elif item is Ellipsis:
-            d += len(shape) - n_real
-        else:
-            if not isinstance(item, slice):
-                last = "select"
-            elif single or item.indices(shape[d]) != (0, shape[d], 1):
-                last = "slice"
+            spread = len(shape) - n_real
+            d += spread
+            at += spread
+        elif not isinstance(item, slice):
+            last = ("select", item, at, d)
             d += 1
+        else:
+            if single or item.indices(shape[d]) != (0, shape[d], 1):
+                last = ("slice", item, at, d)
+            d += 1
+            at += 1
     return last
 
 
+# torch's slice keeps an end not given as the largest int64
+_NO_END = 2 ** 63 - 1
+
+
 def basic_getitem(x, index):
-    out_shape, offset, strides = basic_index_map(x._data.shape, index)
-    last = _last_step(x._data.shape, index)
+    shape = x._data.shape
+    out_shape, offset, strides = basic_index_map(shape, index)
+    last, item, at, d = _last_step(shape, index)
     if last == "unsqueeze":
         # the index without its Nones, then one unsqueeze node that inserts them (a reshape)
         rest = tuple(i for i in (index if isinstance(index, tuple) else (index,)) if i is not None)
-        inner = x if _last_step(x._data.shape, rest) == "alias" else basic_getitem(x, rest)
-        return reshape(inner, out_shape, op=UNSQUEEZE)
-    attrs = {"offset": offset, "strides": strides, "in_shape": x._data.shape,
-             "out_shape": out_shape, "index": index}
-    return apply({"select": SELECT, "alias": ALIAS}.get(last, STRIDED), (x,), attrs)
+        inner = x if _last_step(shape, rest)[0] == "alias" else basic_getitem(x, rest)
+        return reshape(inner, out_shape, op=UNSQUEEZE, dim=at)
+    # The node shows what torch's node of its last step keeps, whose input is x indexed by the
+    # steps before: the sizes of out with that step undone.
+    if last == "select":
+        return _index_view(x, SELECT, out_shape, offset, strides, index, dim=at, index=int(item),
+                           self_sym_sizes=out_shape[:at] + (shape[d],) + out_shape[at:])
+    if last == "slice":
+        return _index_view(x, STRIDED, out_shape, offset, strides, index, dim=at,
+                           start=0 if item.start is None else int(item.start),
+                           end=_NO_END if item.stop is None else int(item.stop),
+                           step=1 if item.step is None else int(item.step),
+                           self_sym_sizes=out_shape[:at] + (shape[d],) + out_shape[at + 1:])
+    return _index_view(x, ALIAS, out_shape, offset, strides, index)
+
+
+def _index_view(x, op, out_shape, offset, strides, index, /, **shown):
+    """x[index] recorded as op (the strided view's select, slice or alias), showing `shown`
+    (which may name torch's `index`)."""
+    out = apply(op, (x,), {"offset": offset, "strides": strides, "in_shape": x._data.shape,
+                           "out_shape": out_shape, "index": index})
+    show_attributes(out, **shown)
+    return out
+
+
+def slice_along(x, dim, start, end, step=1):
+    """torch's slice op (narrow, tensor_split): elements start, start + step, ... before end along
+    dim, recorded as SliceBackward0 even where they are the whole dim (which an index would
+    skip), showing dim, start and end as given."""
+    shape = x._data.shape
+    index = (slice(None),) * _wrap_dim(dim, len(shape)) + (slice(start, end, step),)
+    out_shape, offset, strides = basic_index_map(shape, index)
+    return _index_view(x, STRIDED, out_shape, offset, strides, index, dim=dim, start=start,
+                       end=end, step=step, self_sym_sizes=shape)
+
+
+def select_along(x, dim, index):
+    """torch's select op: the elements at index along dim, that dim removed, showing dim and
+    index as given."""
+    shape = x._data.shape
+    where = (slice(None),) * _wrap_dim(dim, len(shape)) + (index,)
+    out_shape, offset, strides = basic_index_map(shape, where)
+    return _index_view(x, SELECT, out_shape, offset, strides, where, dim=dim, index=index,
+                       self_sym_sizes=shape)
 
 
 # ---- stack and cat --------------------------------------------------------------------------------
@@ -517,7 +579,9 @@ def stack(tensors, dim=0):
     d = _wrap_dim(dim, len(shape) + 1)
     outer = int(np.prod(shape[:d])) if d else 1
     width = int(np.prod(shape[d:])) if d < len(shape) else 1
-    return apply(STACK, tensors, {"dim": d, "outer": outer, "widths": (width,) * len(tensors)})
+    out = apply(STACK, tensors, {"dim": d, "outer": outer, "widths": (width,) * len(tensors)})
+    show_attributes(out, dim=dim)
+    return out
 
 
 def cat(tensors, dim=0):
@@ -545,7 +609,9 @@ def cat(tensors, dim=0):
                                f"{base[k]} but got size {got} for tensor number {i} in the list.")
     outer = int(np.prod(base[:d])) if d else 1
     widths = tuple(int(np.prod(t_._data.shape[d:])) for t_ in tensors)
-    return apply(CAT, tensors, {"dim": d, "outer": outer, "widths": widths})
+    out = apply(CAT, tensors, {"dim": d, "outer": outer, "widths": widths})
+    show_attributes(out, dim=dim)
+    return out
 
 
 # ---- flip, repeat, constant padding ---------------------------------------------------------------
@@ -580,11 +646,14 @@ def flip(x, *dims):
         if wrapped.count(d) > 1:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     if nd == 0:
-        return apply(FLIP, (x,), {"dims": (), "offset": 0, "strides": ()})
-    shape, cstrides = x._data.shape, _c_strides(x._data.shape)
-    offset = sum((shape[d] - 1) * cstrides[d] for d in wrapped if shape[d])
-    strides = tuple(-c if d in wrapped else c for d, c in enumerate(cstrides))
-    return apply(FLIP, (x,), {"dims": tuple(wrapped), "offset": offset, "strides": strides})
+        out = apply(FLIP, (x,), {"dims": (), "offset": 0, "strides": ()})
+    else:
+        shape, cstrides = x._data.shape, _c_strides(x._data.shape)
+        offset = sum((shape[d] - 1) * cstrides[d] for d in wrapped if shape[d])
+        strides = tuple(-c if d in wrapped else c for d, c in enumerate(cstrides))
+        out = apply(FLIP, (x,), {"dims": tuple(wrapped), "offset": offset, "strides": strides})
+    show_attributes(out, dims=dims)
+    return out
 
 
 def _repeat_vjp(ctx, g):
@@ -614,7 +683,9 @@ def repeat(x, *sizes):
     bad = next((n for n in out if n < 0), None)
     if bad is not None:
         raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {out}")
-    return apply(REPEAT, (x,), {"sizes": tuple(sizes), "padded": padded})
+    out = apply(REPEAT, (x,), {"sizes": tuple(sizes), "padded": padded})
+    show_attributes(out, repeats=tuple(sizes), self_sym_sizes=x._data.shape)
+    return out
 
 
 def _pad_forward(x, widths, value, offset, strides):
@@ -661,5 +732,8 @@ def pad(x, pad, mode="constant", value=None):
     strides = _c_strides(out_shape)
     offset = sum(b * c for (b, _), c in zip(widths, strides))
     widths = tuple((b, a) for b, a in widths)
-    return apply(PAD, (x,), {"widths": widths, "value": 0.0 if value is None else value,
-                             "offset": offset, "strides": tuple(strides)})
+    out = apply(PAD, (x,), {"widths": widths, "value": 0.0 if value is None else value,
+                            "offset": offset, "strides": tuple(strides)})
+    # torch pads (and crops) in one node, which keeps the amounts as given
+    show_attributes(out, pad=pad)
+    return out

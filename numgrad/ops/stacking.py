@@ -18,7 +18,7 @@ from .elementwise import eq, ge, gt, le, lt, ne
 from .reduce import mean, sum as sum_
 from .scan import cumprod, cumsum
 from .named import named
-from .shape import cat, pad, repeat, reshape, stack
+from .shape import cat, pad, repeat, reshape, select_along, stack
 
 PUBLIC = ("select", "tile", "hsplit", "vsplit", "dsplit", "atleast_1d", "atleast_2d",
           "atleast_3d", "column_stack", "row_stack", "trapezoid", "trapz", "cumulative_trapezoid",
@@ -55,7 +55,7 @@ def select(input, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(input.shape)} at dimension {d}")
-    return input[(slice(None),) * d + (int(index),)]
+    return select_along(input, dim, int(index))
 
 
 def stride(self, dim=None):
