@@ -263,7 +263,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     if padding_idx is not None and out.requires_grad:
         keep = Tensor._make(np.broadcast_to((index != padding_idx)[..., None], out.shape), False)
         out = _E.where(keep, out, out.detach())
-    return named(out, "EmbeddingBackward0", input, inputs=(weight,))
+    # torch keeps padding_idx wrapped (-1 when there is none); sparse=True was refused above
+    attributes = {"padding_idx": -1 if padding_idx is None else padding_idx,
+                  "scale_grad_by_freq": scale_grad_by_freq, "sparse": False,
+                  "weight_sym_argsize_0": rows}
+    return named(out, "EmbeddingBackward0", input, inputs=(weight,), attributes=attributes)
 
 
 def _renorm_rows(weight, rows, max_norm, norm_type):

@@ -26,16 +26,21 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 _TORCH_DTYPE_NAMES = {np.dtype(np.float32): "Float", np.dtype(np.float64): "Double"}
 
 
-def _maybe_inplace(fn, input, inplace, node_name=None, inplace_name=None):
+def _maybe_inplace(fn, input, inplace, node_name=None, inplace_name=None, attributes=None):
     """fn(input); inplace=True writes it into input (bumping its version), like torch. Out of
     place, node_name is the torch node the composite stands for (Note [named composites]); in
     place, the node is inplace_name (torch's in-place forms that save their result are
-    ...Backward1), else node_name."""
+    ...Backward1), else node_name. A named node shows `attributes` (a dict of torch's
+    non-tensor arguments), in place or not."""
     if not inplace:
-        return named(fn(input), node_name, input) if node_name else fn(input)
+        if node_name:
+            return named(fn(input), node_name, input, attributes=attributes)
+        return fn(input)
     from ..ops.inplace import apply_inplace
     name = inplace_name or node_name
-    return apply_inplace(input, (lambda x: rename(fn(x), name)) if name else fn)
+    if not name:
+        return apply_inplace(input, fn)
+    return apply_inplace(input, lambda x: rename(fn(x), name, attributes=attributes))
 
 
 def float_kernel(kernel):
@@ -94,8 +99,9 @@ def silu(input, inplace=False):
     return _maybe_inplace(_N.silu, input, inplace)
 
 
+# torch's defaults are the ints 1 and 20, as its node shows them
 @float_kernel("softplus_cpu")
-def softplus(input, beta=1.0, threshold=20.0):
+def softplus(input, beta=1, threshold=20):
     """log(1 + exp(beta x)) / beta, and x itself where beta x > threshold."""
     return _N.softplus(input, beta, threshold)
 
@@ -138,8 +144,8 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 
 def relu6(input, inplace=False):
-    """min(max(x, 0), 6)."""
-    return hardtanh(input, 0.0, 6.0, inplace)
+    """min(max(x, 0), 6): torch's hardtanh(x, 0, 6), with int bounds."""
+    return hardtanh(input, 0, 6, inplace)
 
 
 def softsign(input):
@@ -190,7 +196,7 @@ def glu(input, dim=-1):
         raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size "
                            f"{input.shape[d]}")
     a, b = input.chunk(2, d)
-    return named(a * _E.sigmoid(b), "GluBackward0", input)
+    return named(a * _E.sigmoid(b), "GluBackward0", input, attributes={"dim": dim})
 
 
 def tanh(input):
@@ -212,12 +218,13 @@ def _rowwise(op, name, input, dim, dtype):
         input = input.to(dtype)
     if input.ndim == 0:
         return _rowwise(op, name, input.reshape(1), 0, None).reshape(())
-    dim = _wrap_dim(dim, input.ndim)
     if not input.is_floating_point():
         # torch has no integer softmax: its kernel's refusal, named by the dim it would run along
-        where = "lastdim_kernel_impl" if dim in (-1, input.ndim - 1) else "kernel_impl"
+        last = _wrap_dim(dim, input.ndim) == input.ndim - 1
+        where = "lastdim_kernel_impl" if last else "kernel_impl"
         raise NotImplementedError(f'"{op.__name__}_{where}" not implemented for '
                                   f"'{dtypes.scalar_type_name(input.dtype)}'")
+    # the dim as given: torch's node shows it so (-1 unwrapped)
     return op(input, dim)
 
 
@@ -288,7 +295,8 @@ def selu(input, inplace=False):
     tensor([1.0507])
     """
     return _maybe_inplace(lambda x: _N.elu(x, _SELU_ALPHA) * _SELU_SCALE, input, inplace,
-                          "EluBackward0", "EluBackward1")
+                          "EluBackward0", "EluBackward1",
+                          {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1})
 
 
 @float_kernel("elu_cpu")
@@ -301,7 +309,7 @@ def celu(input, alpha=1.0, inplace=False):
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
     return _maybe_inplace(lambda x: _N.elu(x * (1.0 / alpha), 1.0) * alpha, input, inplace,
-                          "CeluBackward0", "CeluBackward1")
+                          "CeluBackward0", "CeluBackward1", {"alpha": alpha})
 
 
 def threshold(input, threshold, value, inplace=False):

@@ -19,6 +19,7 @@ from ..creation import as_tensor
 from ..ops import elementwise as _E
 from ..ops import elementwise_special as _S
 from ..ops import nn_ops as _N
+from ..ops.apply import show_attributes
 from ..ops.index import take
 from ..ops.named import named, read_by_backward, rename
 from ..ops.shape import VIEW as _VIEW, reshape as _reshape
@@ -156,6 +157,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # torch's graph: nll_loss(log_softmax(input)), through a view to 4-d for other spatial
     # inputs, and a view of the result back for reduction="none" (Note [torch's inner nodes])
     logits = _N.through(input, _N.CROSS_ENTROPY_LOGITS)
+    if logits is not input:
+        # torch's log_softmax(input, class dim) that the carrier stands for
+        show_attributes(logits, dim=0 if input.ndim == 1 else 1)
     spatial = input.ndim >= 3
     viewed = spatial and input.ndim != 4
     seen = logits
@@ -173,11 +177,20 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if label_smoothing:
         return out.reshape(shape) if reduction == "none" else out   # torch's own composite
     name = "NllLoss2DBackward0" if spatial else "NllLossBackward0"
+    attributes = _nll_attributes(weight, ignore_index, reduction)
     if reduction != "none" or tuple(out.shape) == tuple(shape):
-        return rename(out, name, inputs=(seen,))
+        return rename(out, name, inputs=(seen,), attributes=attributes)
     if viewed:
-        return rename(out, name, inputs=(seen,)).reshape(shape)
-    return rename(out.reshape(shape), name, inputs=(seen,))
+        return rename(out, name, inputs=(seen,), attributes=attributes).reshape(shape)
+    return rename(out.reshape(shape), name, inputs=(seen,), attributes=attributes)
+
+
+def _nll_attributes(weight, ignore_index, reduction):
+    """What torch's NllLossBackward0 keeps besides tensors; weight shows None when not given."""
+    attributes = {"ignore_index": int(ignore_index), "reduction": _CODES[reduction]}
+    if weight is None:
+        attributes["weight"] = None
+    return attributes
 
 
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
@@ -228,7 +241,13 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     else:
         denominator = float(row_weight.sum())
         result = losses.sum() * (1.0 / denominator if denominator else math.nan)
-    return named(result, "NllLossBackward0", input, target)
+    if input.ndim > 2:
+        # torch's node is NllLoss2DBackward0 here (under a view but for 4-d inputs): this one
+        # stands for no node of torch's, so it shows none of their arguments
+        return named(result, "NllLossBackward0", input, target)
+    # the reshape for reduction="none" views only the rows' losses, an intermediate
+    return named(result, "NllLossBackward0", input, target, view_of_intermediate=True,
+                 attributes=_nll_attributes(weight, ignore_index, reduction))
 
 
 def _pair_up(input, target):
@@ -249,7 +268,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     reduction = _reduction(size_average, reduce, reduction)
     target = _pair_up(input, target)
     diff = input - target
-    return named(_reduce(diff * diff, reduction), "MseLossBackward0", input, target)
+    return named(_reduce(diff * diff, reduction), "MseLossBackward0", input, target,
+                 attributes={"reduction": _CODES[reduction]})
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -272,7 +292,9 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     if beta == 0.0:
         return _reduce(d, reduction)
     loss = _reduce(_E.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
-    return named(loss, "SmoothL1LossBackward0", input, target)
+    # torch's beta is a float argument: 1 shows as 1.0
+    return named(loss, "SmoothL1LossBackward0", input, target,
+                 attributes={"beta": float(beta), "reduction": _CODES[reduction]})
 
 
 def huber_loss(input, target, reduction="mean", delta=1.0):
@@ -281,12 +303,15 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     >>> F.huber_loss(ng.tensor([0.0, 3.0]), ng.tensor([0.5, 0.0]))
     tensor(1.3125)
     """
+    reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     target = _pair_up(input, target)
     d = (input - target).abs()
     loss = _reduce(_E.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
-    return named(loss, "HuberLossBackward0", input, target)
+    # torch's delta is a float argument: 2 shows as 2.0
+    return named(loss, "HuberLossBackward0", input, target,
+                 attributes={"delta": float(delta), "reduction": _CODES[reduction]})
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
@@ -310,7 +335,11 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     loss = _N.binary_cross_entropy(input, target)
     if weight is not None:
         loss = loss * _as_tensor(weight, input).detach()    # torch does not differentiate weights
-    return named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0", input, target)
+    attributes = {"reduction": _CODES[reduction]}
+    if weight is None:
+        attributes["weight"] = None
+    return named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0", input, target,
+                 attributes=attributes)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -335,7 +364,12 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1.0 - target) * input + log_sigmoid_neg
     if weight is not None:
         loss = loss * _as_tensor(weight, input).detach()
-    return named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0", input, target)
+    attributes = {"reduction": _CODES[reduction]}
+    for name, value in (("weight", weight), ("pos_weight", pos_weight)):
+        if value is None:
+            attributes[name] = None
+    return named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0", input, target,
+                 attributes=attributes)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

@@ -101,7 +101,13 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     dims = _normalized_dims(input, normalized_shape, ", ")
     _, centred, var = _moments(input, dims)
     out = _affine(centred * (var + eps).rsqrt(), weight, bias, None)
-    return named(out, "NativeLayerNormBackward0", input, weight, inputs=(input, weight, bias))
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    attributes = {"normalized_shape": shape}
+    for name, value in (("weight", weight), ("bias", bias)):
+        if value is None:
+            attributes[name] = None      # torch's node shows an absent parameter as None
+    return named(out, "NativeLayerNormBackward0", input, weight, inputs=(input, weight, bias),
+                 attributes=attributes)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

@@ -14,9 +14,10 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     >>> F.rrelu(ng.tensor([-3.0, 2.0]), 0.25, 0.75)
     tensor([-1.5000,  2.0000])
     """
+    attributes = {"lower": lower, "upper": upper, "training": training}
     if not training:
         return _maybe_inplace(lambda x: leaky_relu(x, (lower + upper) / 2), input, inplace,
-                              "RreluWithNoiseBackward0", "RreluWithNoiseBackward1")
+                              "RreluWithNoiseBackward0", "RreluWithNoiseBackward1", attributes)
 
     def randomized(x):
         # the slopes are constants of the graph: torch saves them as "noise"
@@ -24,4 +25,4 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
         slopes = creation.as_tensor(slopes, device=x.device)
         return _E.where(x > 0.0, x, x * slopes)
     return _maybe_inplace(randomized, input, inplace, "RreluWithNoiseBackward0",
-                          "RreluWithNoiseBackward1")
+                          "RreluWithNoiseBackward1", attributes)

@@ -216,7 +216,8 @@ ABS = _unary("abs", np.abs, d_abs)
 ATAN = _unary("atan", np.arctan, d_atan)
 ERF = _unary("erf", special_fn("erf"), d_erf)
 RECIPROCAL = _unary("reciprocal", np.reciprocal, d_reciprocal)
-SQUARE = _unary("square", np.square, d_square, node_name="PowBackward0")
+SQUARE = _unary("square", np.square, d_square, node_name="PowBackward0",
+                attributes={"exponent": 2})      # torch's square is pow(x, 2)
 
 def torch_sign(x):
     """torch's sign, (0 < x) - (x < 0): 0 at NaN and at -0.0, where NumPy's sign gives nan and
@@ -541,15 +542,29 @@ def rdiv(x, y):
 
 
 def pow(x, exponent):
-    if isinstance(x, Tensor) and isinstance(exponent, (int, float)) and not isinstance(exponent, bool):
+    if isinstance(exponent, np.generic):        # a Python number to torch, shown as one
+        exponent = exponent.item()
+    if isinstance(x, Tensor) and _is_scalar_exponent(x, exponent):
         x = _float_input(x) if isinstance(exponent, float) else x
         if not dtypes.is_floating(x._data.dtype):
             if exponent < 0:
                 raise RuntimeError("Integers to negative integer powers are not allowed.")
             return untracked(np.power, x._data, exponent)
-        return apply(POW_SCALAR, (x,), {"p": float(exponent)})
+        out = apply(POW_SCALAR, (x,), {"p": float(exponent)})
+        show_attributes(out, exponent=exponent)
+        return out
+    if isinstance(x, (int, float)) and isinstance(exponent, Tensor):
+        return rpow(exponent, x)
     a, b = operands(x, exponent)
     return _int_or_float_power(a, b)
+
+
+def _is_scalar_exponent(x, exponent):
+    """Whether x ** exponent is torch's pow(Tensor, Scalar) on numgrad's scalar path: a bool
+    exponent counts only for a float x (an integer or bool x keeps its dtype, computed below)."""
+    if isinstance(exponent, bool):
+        return dtypes.is_floating(x._data.dtype)
+    return isinstance(exponent, (int, float))
 
 
 def _int_or_float_power(a, b):
@@ -578,7 +593,10 @@ def rpow(x, base):
     a, b = operands(x, base)
     if isinstance(a, Tensor) and not isinstance(b, Tensor) and dtypes.is_floating(b.dtype):
         log_base = math.log(b) if b > 0 else -math.inf if b == 0 else math.nan
-        return apply(POW_BASE, (a,), {"base": float(b), "log_base": log_base})
+        out = apply(POW_BASE, (a,), {"base": float(b), "log_base": log_base})
+        # torch's pow(Scalar self, Tensor exponent) keeps the base as given
+        show_attributes(out, self=base.item() if isinstance(base, np.generic) else base)
+        return out
     return _int_or_float_power(b, a)
 
 
@@ -612,7 +630,9 @@ def clamp(x, min=None, max=None):
             return untracked(np.clip, x._data, min, max)
     lo = -math.inf if min is None else float(min)
     hi = math.inf if max is None else float(max)
-    return apply(CLAMP, (x,), {"lo": lo, "hi": hi})
+    out = apply(CLAMP, (x,), {"lo": lo, "hi": hi})
+    show_attributes(out, min=min, max=max)
+    return out
 
 
 def refuse_bool_clamp(x, bounds, kernel):

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import dtypes
 from . import fmath as F
-from .apply import apply
+from .apply import apply, show_attributes
 from .elementwise import _float_input, _quiet, _unary, _unary_fn, special_fn
 from .named import named
 
@@ -72,7 +72,9 @@ def _polygamma_of(input, n):
     _int_argument("polygamma", "n", 1, n)
     if n < 0:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
-    return apply(POLYGAMMA, (_float_input(input),), {"n": int(n)})
+    out = apply(POLYGAMMA, (_float_input(input),), {"n": int(n)})
+    show_attributes(out, n=int(n))
+    return out
 
 
 _polygamma_of.__name__ = _polygamma_of.__qualname__ = "polygamma"
@@ -110,7 +112,8 @@ def mvlgamma(input, p):
     total = lgamma(x)
     for i in range(1, p):
         total = total + lgamma(x - 0.5 * i)
-    return named(total + p * (p - 1) / 4 * _LOG_PI, "MvlgammaBackward0", x)
+    return named(total + p * (p - 1) / 4 * _LOG_PI, "MvlgammaBackward0", x,
+                 attributes={"p": int(p)})
 
 
 # ---- in-place forms -----------------------------------------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from . import fmath as F
-from .apply import apply
+from .apply import apply, show_attributes
 from ..creation import as_tensor
 from .elementwise import (_binary, _float_input, _promoted, _quiet, _tensor_result_type, _unary,
                           _unary_fn, constant, d_identity, d_zero, operands, refuse_bool_clamp,
@@ -224,7 +224,10 @@ atanh = arctanh = _unary_fn(ATANH)
 def logit(x, eps=None):
     """log(x / (1 - x)), with x first clamped to [eps, 1 - eps] when eps is given."""
     x = x if _is_float(x) else _float_input(x)
-    return apply(LOGIT, (x,), {"eps": -1.0 if eps is None else float(eps)})
+    out = apply(LOGIT, (x,), {"eps": -1.0 if eps is None else float(eps)})
+    # torch's eps is a float argument (0 shows as 0.0), None when not given
+    show_attributes(out, eps=None if eps is None else float(eps))
+    return out
 
 
 def _floating_only(x, y, kernel):
@@ -306,7 +309,9 @@ def lerp(start, end, weight):
                                   f"'{dtypes.scalar_type_name(x._data.dtype)}'")
     if isinstance(weight, Tensor):
         return apply(LERP_TENSOR, (x, y, z))
-    return apply(LERP, (x, y), {"weight": float(weight)})
+    out = apply(LERP, (x, y), {"weight": float(weight)})
+    show_attributes(out, weight=weight.item() if isinstance(weight, np.generic) else weight)
+    return out
 
 
 def addcmul(input, tensor1, tensor2, *, value=1):
@@ -317,7 +322,9 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     if not _is_float(x):
         # torch's integer kernel takes value as an integer: a float one truncated (0.5 adds 0)
         return untracked(lambda a, b, c: a + int(value) * b * c, x._data, _data(y), _data(z))
-    return apply(ADDCMUL, (x, y, z), {"value": float(value)})
+    out = apply(ADDCMUL, (x, y, z), {"value": float(value)})
+    show_attributes(out, value=value)
+    return out
 
 
 def addcdiv(input, tensor1, tensor2, *, value=1):
@@ -334,10 +341,12 @@ def addcdiv(input, tensor1, tensor2, *, value=1):
                            "as (input + value * tensor1 / tensor2) for float inputs. The future "
                            "addcdiv behavior is just the latter implementation: (input + value * "
                            "tensor1 / tensor2), for all dtypes.")
-    return apply(ADDCDIV, (x, y, z), {"value": float(value)})
+    out = apply(ADDCDIV, (x, y, z), {"value": float(value)})
+    show_attributes(out, value=value)
+    return out
 
 
-def _clamp_one(x, bound, op, tensor_op, np_fn):
+def _clamp_one(x, bound, op, tensor_op, np_fn, torch_name):
     if isinstance(bound, Tensor):
         a, b = operands(x, bound)
         if not _is_float(a):
@@ -350,17 +359,19 @@ def _clamp_one(x, bound, op, tensor_op, np_fn):
         if not isinstance(bound, float):
             return untracked(np_fn, x._data, bound)
         x = _float_input(x)
-    return apply(op, (x,), {op.attr_names[0]: float(bound)})
+    out = apply(op, (x,), {op.attr_names[0]: float(bound)})
+    show_attributes(out, **{torch_name: bound})
+    return out
 
 
 def clamp_min(x, min):
     """max(x, min), NaN kept; the gradient goes to x where x >= min (to a tensor min elsewhere)."""
-    return _clamp_one(x, min, CLAMP_MIN, CLAMP_MIN_TENSOR, np.maximum)
+    return _clamp_one(x, min, CLAMP_MIN, CLAMP_MIN_TENSOR, np.maximum, "min")
 
 
 def clamp_max(x, max):
     """min(x, max), NaN kept; the gradient goes to x where x <= max (to a tensor max elsewhere)."""
-    return _clamp_one(x, max, CLAMP_MAX, CLAMP_MAX_TENSOR, np.minimum)
+    return _clamp_one(x, max, CLAMP_MAX, CLAMP_MAX_TENSOR, np.minimum, "max")
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None):

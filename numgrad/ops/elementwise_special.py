@@ -195,7 +195,8 @@ def float_power(input, exponent):
     base = cast(input, dtypes.float64)
     if isinstance(exponent, Tensor):
         return pow(base, cast(exponent, dtypes.float64))
-    return pow(base, exponent if isinstance(exponent, int) else float(exponent))
+    # torch's float_power takes a Python exponent as a double: its node shows 2 as 2.0
+    return pow(base, float(exponent))
 
 
 def signbit(input):

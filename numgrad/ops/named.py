@@ -13,7 +13,7 @@ primitives below stay out of sight, as inside torch's op.
 """
 from .. import dtypes, grad_mode, tape
 from ..tensor import Tensor
-from .apply import apply
+from .apply import apply, show_attributes
 from .elementwise import reads
 from .registry import OpDef
 
@@ -35,9 +35,11 @@ _NAMED = {n_saved: OpDef(f"named_{n_saved}", _result, node_name="NamedBackward0"
           for n_saved in (0, 1, 2)}
 
 
-def named(result, node_name, *saved, inputs=None, view_of_intermediate=False):
+def named(result, node_name, *saved, inputs=None, view_of_intermediate=False, attributes=None):
     """`result` (a Tensor a composite computed), carrying a node named `node_name` that saves
-    `saved` (up to two Tensors; None or non-Tensors are skipped) for the version checks.
+    `saved` (up to two Tensors; None or non-Tensors are skipped) for the version checks, and
+    shows `attributes` (a dict: what torch's node keeps besides tensors, ops/apply.py's
+    show_attributes).
 
     next_functions lists `inputs` (Tensors, or None for an absent optional input), by default the
     floating-point tensors among `saved`: torch's node lists the inputs it differentiates.
@@ -56,6 +58,8 @@ def named(result, node_name, *saved, inputs=None, view_of_intermediate=False):
     if inputs is None:
         inputs = [t for t in saved if isinstance(t, Tensor) and dtypes.is_floating(t.dtype)]
     seg.shown[out._node] = tuple(_edge_to(seg, t) for t in inputs)
+    if attributes:
+        show_attributes(out, **attributes)
     return out
 
 
@@ -106,12 +110,15 @@ def read_by_backward(x, node_name):
     return apply(READ_BY_BACKWARD, (x,), {"name": _READER_NAMES.index(name)})
 
 
-def rename(result, node_name, inputs=None):
+def rename(result, node_name, inputs=None, attributes=None):
     """`result`, whose own node (a fresh op's, never an input's) is shown as `node_name`: an op
     that stands for a torch op of another name, such as an in-place form (leaky_relu_ is
-    LeakyReluBackward1). Unlike `named` it adds no node. `inputs` as in show_inputs."""
+    LeakyReluBackward1). Unlike `named` it adds no node. `inputs` as in show_inputs;
+    `attributes` (a dict) replace what the op's node showed, as in `named`."""
     if result._requires_grad and result._node >= 0:
         result._seg.names[result._node] = node_name
+        if attributes is not None:
+            show_attributes(result, **attributes)
     return result if inputs is None else show_inputs(result, *inputs)
 
 

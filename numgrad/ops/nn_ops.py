@@ -15,7 +15,7 @@ from .. import dtypes, grad_mode
 from ..kernels import cpu as _cpu
 from ..tensor import _wrap_dim
 from . import fmath as F
-from .apply import apply
+from .apply import apply, show_attributes
 from .named import pass_through_vjp
 from .registry import OpDef
 
@@ -71,12 +71,18 @@ def _rows_attrs(x, dim):
 
 def softmax(x, dim):
     """exp(x) / exp(x).sum(dim), shifted by the max so it never overflows (SoftmaxBackward0)."""
-    return apply(SOFTMAX, (x,), _rows_attrs(x, dim))
+    return _shown(apply(SOFTMAX, (x,), _rows_attrs(x, dim)), dim=dim)
 
 
 def log_softmax(x, dim):
     """x - logsumexp(x, dim), computed stably (LogSoftmaxBackward0)."""
-    return apply(LOG_SOFTMAX, (x,), _rows_attrs(x, dim))
+    return _shown(apply(LOG_SOFTMAX, (x,), _rows_attrs(x, dim)), dim=dim)
+
+
+def _shown(out, **attributes):
+    """out, its node showing torch's arguments as given (ops/apply.show_attributes)."""
+    show_attributes(out, **attributes)
+    return out
 
 
 # ---- cross entropy with class indices ---------------------------------------------------------------
@@ -496,8 +502,9 @@ def _elu_forward(x, alpha):
     return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
 
 
-GELU = OpDef("gelu", _gelu_forward, grads=(d_gelu,))
-GELU_TANH = OpDef("gelu_tanh", _gelu_tanh_forward, grads=(d_gelu_tanh,), node_name="GeluBackward0")
+GELU = OpDef("gelu", _gelu_forward, grads=(d_gelu,), attributes={"approximate": "none"})
+GELU_TANH = OpDef("gelu_tanh", _gelu_tanh_forward, grads=(d_gelu_tanh,), node_name="GeluBackward0",
+                  attributes={"approximate": "tanh"})
 SILU = OpDef("silu", _silu_forward, grads=(d_silu,))
 SOFTPLUS = OpDef("softplus", _softplus_forward, grads=(d_softplus,),
                  meta=lambda beta, threshold: ((), (beta, threshold)))
@@ -511,7 +518,9 @@ HARDSHRINK = OpDef("hardshrink", _hardshrink_forward, grads=(d_hardshrink,),
                    meta=lambda lambd: ((), (lambd,)))
 SOFTSHRINK = OpDef("softshrink", _softshrink_forward, grads=(d_softshrink,),
                    meta=lambda lambd: ((), (lambd,)))
-ELU = OpDef("elu", _elu_forward, grads=(d_elu,), meta=lambda alpha: ((), (alpha,)))
+# torch's elu is elu(x, alpha, scale=1, input_scale=1), as its node shows (selu gives its scale)
+ELU = OpDef("elu", _elu_forward, grads=(d_elu,), meta=lambda alpha: ((), (alpha,)),
+            attributes={"scale": 1, "input_scale": 1})
 AFFINE = OpDef("affine", _affine_forward, n_in=3,
                grads=(d_affine_x, d_affine_weight, d_affine_bias), saved_names=(None, None))
 BINARY_CROSS_ENTROPY = OpDef("binary_cross_entropy", _bce_forward, n_in=2, grads=(d_bce_x, d_bce_y),
@@ -527,32 +536,37 @@ def silu(x):
     return apply(SILU, (x,))
 
 
+# The scalar arguments below are shown as given: torch keeps a Scalar's Python type (2 or 2.0)
 def softplus(x, beta=1.0, threshold=20.0):
-    return apply(SOFTPLUS, (x,), {"beta": float(beta), "threshold": float(threshold)})
+    return _shown(apply(SOFTPLUS, (x,), {"beta": float(beta), "threshold": float(threshold)}),
+                  beta=beta, threshold=threshold)
 
 
 def leaky_relu(x, negative_slope=0.01):
-    return apply(LEAKY_RELU, (x,), {"slope": float(negative_slope)})
+    return _shown(apply(LEAKY_RELU, (x,), {"slope": float(negative_slope)}),
+                  negative_slope=negative_slope)
 
 
 def hardtanh(x, lo, hi):
-    return apply(HARDTANH, (x,), {"lo": float(lo), "hi": float(hi)})
+    return _shown(apply(HARDTANH, (x,), {"lo": float(lo), "hi": float(hi)}),
+                  min_val=lo, max_val=hi)
 
 
 def threshold(x, threshold, value):
-    return apply(THRESHOLD, (x,), {"threshold": float(threshold), "value": float(value)})
+    return _shown(apply(THRESHOLD, (x,), {"threshold": float(threshold), "value": float(value)}),
+                  threshold=threshold)
 
 
 def hardshrink(x, lambd):
-    return apply(HARDSHRINK, (x,), {"lambd": float(lambd)})
+    return _shown(apply(HARDSHRINK, (x,), {"lambd": float(lambd)}), lambd=lambd)
 
 
 def softshrink(x, lambd):
-    return apply(SOFTSHRINK, (x,), {"lambd": float(lambd)})
+    return _shown(apply(SOFTSHRINK, (x,), {"lambd": float(lambd)}), lambd=lambd)
 
 
 def elu(x, alpha=1.0):
-    return apply(ELU, (x,), {"alpha": float(alpha)})
+    return _shown(apply(ELU, (x,), {"alpha": float(alpha)}), alpha=alpha)
 
 
 def affine(x, weight, bias):
