@@ -67,6 +67,12 @@ class Node:
             return self.variable._extras(), "accumulate_" + kind
         return self._seg.node_hooks, (kind, self._id)
 
+    def __call__(self, *grads):
+        """This node's backward on the given output gradients: its input gradients
+        (autograd/node_call.py)."""
+        from .autograd.node_call import call_node
+        return call_node(self._seg, self._id, grads)
+
     def __getattr__(self, name):
         """A custom Function's node is its ctx in torch: needs_input_grad, saved_tensors and what
         forward stored on ctx read through grad_fn. Other nodes show their saved values as
