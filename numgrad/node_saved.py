@@ -36,10 +36,18 @@ def saved_attribute(seg, node, name):
 
 def saved_names(seg, node):
     """torch's names of the tensors node `node` saved (those it shows)."""
+    return [name for name in _tensor_names(seg, node) if name is not None]
+
+
+def _tensor_names(seg, node):
+    """torch's name of each value the node saved (None: not shown): the op's, or those a named
+    composite gave its node (ops/named.py)."""
+    named = seg.named_saved.get(node)
+    if named is not None:
+        return named[0]
     local = node & 0xFFFFFFFF
     start, end = seg.saved_of(local)
-    return [name for name in registry.OPS[seg.op_of(local)].saved_names[:end - start]
-            if name is not None]
+    return registry.OPS[seg.op_of(local)].saved_names[:end - start]
 
 
 def attribute_names(seg, node):
@@ -73,10 +81,7 @@ def _as_uint64(value):
 
 def _position(seg, node, torch_name):
     """Which of the node's saved values torch calls `torch_name` (None: none of them)."""
-    local = node & 0xFFFFFFFF
-    op = registry.OPS[seg.op_of(local)]
-    start, end = seg.saved_of(local)
-    for position, name in enumerate(op.saved_names[:end - start]):
+    for position, name in enumerate(_tensor_names(seg, node)):
         if name == torch_name:
             return position
     return None
@@ -106,14 +111,23 @@ def _as_tensor(seg, node, where, value, unpacked):
         return Tensor._make(value, False)
     if where < 0:
         return Tensor._make(value, True, seg, node, ~where)
-    start, _ = seg.inputs_of(node & 0xFFFFFFFF)
-    producer = seg.e_node[start + where]
+    producer, slot = _edge_of_input(seg, node, where)
     if producer < 0:
         return Tensor._make(value, False)
     pseg = tape.segment_holding(seg, producer)
     if pseg.op_of(producer & 0xFFFFFFFF) == tape.ACCUMULATE and not unpacked:
         return pseg.leaves[producer]
-    return Tensor._make(value, True, pseg, producer, seg.e_slot[start + where])
+    return Tensor._make(value, True, pseg, producer, slot)
+
+
+def _edge_of_input(seg, node, where):
+    """(producer node, slot) of the node's input `where`: a named composite's saved inputs are
+    detached aliases on its node, so their edges are those of the tensors they alias."""
+    named = seg.named_saved.get(node)
+    if named is not None:
+        return named[1][where - 1]          # input 0 is the composite's result
+    start, _ = seg.inputs_of(node & 0xFFFFFFFF)
+    return seg.e_node[start + where], seg.e_slot[start + where]
 
 
 def _was_saved(seg, node, position):

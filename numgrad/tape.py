@@ -92,7 +92,7 @@ class Segment:
     __slots__ = ("serial", "base", "kind", "counts", "e_node", "e_slot", "s_ref", "s_vc",
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
                  "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names",
-                 "shown", "narrowed", "attributes",
+                 "shown", "narrowed", "attributes", "named_saved",
                  "node_hooks", "packed", "saved_bytes", "hook_rank",
                  "_input_starts", "_saved_starts", "__weakref__")
 
@@ -124,6 +124,10 @@ class Segment:
         # node id -> {torch's name: value}: what torch's node keeps besides tensors (its dims,
         # sizes and scalar arguments), shown as grad_fn._saved_<name> (ops/apply.show_attributes)
         self.attributes = {}
+        # node id -> (torch's names, (producer node, slot) edges) of the inputs a named
+        # composite's node saves (ops/named.py): shown as grad_fn._saved_<name>, connected to
+        # the graph where the input was
+        self.named_saved = {}
         # (node id, output) -> the float type torch's node gives that output, where numgrad's
         # computes in a wider one: an in-place op of mixed float types (ops/inplace.rebase)
         self.narrowed = {}

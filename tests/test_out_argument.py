@@ -73,18 +73,19 @@ def test_elementwise_results_cast_up_but_not_down():
                                            "type Long$"):
         ng.mul(a, 3, out=ints)
     np.testing.assert_array_equal(ints.numpy(), [0, 0])
-    with pytest.raises(TypeError, match="^torch.cat\\(\\): input types can't be cast to the desired "
-                                        "output type Long$"):
+    with pytest.raises(TypeError, match="^torch.cat\\(\\): input types can't be cast to the "
+                                        "desired output type Long$"):
         ng.cat([a, a], out=ints)
 
 
 def test_matrix_products_and_indexing_want_the_results_own_type():
     m = ng.tensor([[1., 2.], [3., 4.]])
-    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got double "
-                                           "instead$"):
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype float, but got "
+                                           "double instead$"):
         ng.mm(m, m, out=ng.empty(2, 2, dtype=ng.float64))
-    with pytest.raises(RuntimeError, match="^Expected the dtype for input and out to match, but got "
-                                           "Float for input's dtype and Double for out's dtype.$"):
+    with pytest.raises(RuntimeError, match="^Expected the dtype for input and out to match, but "
+                                           "got Float for input's dtype and Double for out's "
+                                           "dtype.$"):
         ng.amax(m, 0, out=ng.empty(2, dtype=ng.float64))
     with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
         ng.clamp(m, 0, out=ng.empty(2, 2, dtype=ng.float64))

@@ -256,3 +256,36 @@ def test_dir_lists_the_saved_values_as_torch_does():
         "_raw_saved_end", "_raw_saved_self", "_raw_saved_weight", "_saved_end", "_saved_self",
         "_saved_weight"]
     assert "name" in dir(a.exp().grad_fn) and "next_functions" in dir(a.exp().grad_fn)
+
+
+@pytest.mark.parametrize("make, names", [
+    (lambda x, t: ng.nn.functional.mse_loss(x, t), ("self", "target")),
+    (lambda x, t: ng.nn.functional.huber_loss(x, t), ("self", "target")),
+    (lambda x, t: ng.nn.functional.binary_cross_entropy(x / 2, t), ("self", "target")),
+    (lambda x, t: ng.dist(x, t), ("self", "other")),
+    (lambda x, t: ng.cdist(x, t), ("x1", "x2")),
+    (lambda x, t: ng.addmm(t[:, :2], x, t.T), ("mat1", "mat2")),
+])
+def test_a_composites_node_shows_the_inputs_torchs_node_saves(make, names):
+    """A named composite (ops/named.py) saves aliases of its inputs: they read back as the
+    tensors themselves, on their own nodes, as torch's saved inputs do."""
+    x = ng.tensor([[0.25, 0.5, 0.75], [0.5, 0.125, 1.0]], requires_grad=True)
+    t = ng.tensor([[0.0, 1.0, 0.5], [1.0, 0.5, 0.25]])
+    node = make(x * 1, t).grad_fn
+    first, second = (getattr(node, "_saved_" + name) for name in names)
+    assert first.grad_fn.name() in ("MulBackward0", "DivBackward0")   # its producer's node
+    np.testing.assert_allclose(first.detach().numpy(), x.detach().numpy() /
+                               (2 if first.grad_fn.name() == "DivBackward0" else 1))
+    np.testing.assert_array_equal(second.numpy(), (t.T if names[1] == "mat2" else t).numpy())
+    assert not second.requires_grad
+    assert {"_saved_" + names[0], "_saved_" + names[1]} <= set(dir(node))
+
+
+def test_a_composites_saved_leaf_is_the_leaf_and_its_change_is_the_version_error():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    target = ng.tensor([0.0, 0.0])
+    node = ng.nn.functional.mse_loss(x, target).grad_fn
+    assert node._saved_self is x
+    target.add_(1)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        node._saved_target

@@ -247,7 +247,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         return named(result, "NllLossBackward0", input, target)
     # the reshape for reduction="none" views only the rows' losses, an intermediate
     return named(result, "NllLossBackward0", input, target, view_of_intermediate=True,
-                 attributes=_nll_attributes(weight, ignore_index, reduction))
+                 attributes=_nll_attributes(weight, ignore_index, reduction),
+                 saved_names=("self", "target"))
 
 
 def _pair_up(input, target):
@@ -269,7 +270,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     target = _pair_up(input, target)
     diff = input - target
     return named(_reduce(diff * diff, reduction), "MseLossBackward0", input, target,
-                 attributes={"reduction": _CODES[reduction]})
+                 saved_names=("self", "target"), attributes={"reduction": _CODES[reduction]})
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
@@ -294,6 +295,7 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     loss = _reduce(_E.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
     # torch's beta is a float argument: 1 shows as 1.0
     return named(loss, "SmoothL1LossBackward0", input, target,
+                 saved_names=("self", "target"),
                  attributes={"beta": float(beta), "reduction": _CODES[reduction]})
 
 
@@ -311,6 +313,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0):
     loss = _reduce(_E.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
     # torch's delta is a float argument: 2 shows as 2.0
     return named(loss, "HuberLossBackward0", input, target,
+                 saved_names=("self", "target"),
                  attributes={"delta": float(delta), "reduction": _CODES[reduction]})
 
 
@@ -339,7 +342,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if weight is None:
         attributes["weight"] = None
     return named(_reduce(loss, reduction), "BinaryCrossEntropyBackward0", input, target,
-                 attributes=attributes)
+                 saved_names=("self", "target"), attributes=attributes)
 
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
@@ -369,7 +372,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
         if value is None:
             attributes[name] = None
     return named(_reduce(loss, reduction), "BinaryCrossEntropyWithLogitsBackward0", input, target,
-                 attributes=attributes)
+                 saved_names=("self", "target"), attributes=attributes)
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):

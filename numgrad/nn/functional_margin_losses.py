@@ -60,7 +60,8 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     target = _as_tensor(target, input)
     loss = _reduce(_E.log1p(_E.exp(-target * input)), reduction)
     # torch differentiates soft_margin_loss in its input only
-    return named(loss, "SoftMarginLossBackward0", input, target, inputs=(input,))
+    return named(loss, "SoftMarginLossBackward0", input, target, inputs=(input,),
+                 saved_names=("self", "target"))
 
 
 def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None,
@@ -154,7 +155,8 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     loss = (terms * _as_tensor(others, rows)).sum(1) * (1.0 / classes)
     if input.ndim <= 1:
         loss = loss.reshape(())
-    return named(_reduce(loss, reduction), "MultiMarginLossBackward0", input, target)
+    return named(_reduce(loss, reduction), "MultiMarginLossBackward0", input, target,
+                 saved_names=("self", "target"))
 
 
 def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None,

@@ -351,7 +351,8 @@ def kron(input, other):
 
 def vdot(input, other):
     """dot of the conjugate of input with other: numgrad's tensors are real, so dot."""
-    return named(dot(input, other), "VdotBackward0", input, other)
+    return named(dot(input, other), "VdotBackward0", input, other,
+                 saved_names=("self", "other"))
 
 
 def addmv(input, mat, vec, *, beta=1, alpha=1):
@@ -368,7 +369,8 @@ def addmv(input, mat, vec, *, beta=1, alpha=1):
         result = product + where(_FALSE, input, 0.0)
     else:
         result = product + (input if beta == 1 else input * beta)
-    return named(result, "AddmvBackward0", mat, vec, inputs=(input, mat, vec))
+    return named(result, "AddmvBackward0", mat, vec, inputs=(input, mat, vec),
+                 saved_names=("mat", "vec"))
 
 
 # ---- picking elements ----------------------------------------------------------------------------
@@ -384,7 +386,7 @@ def take(input, index):
         raise IndexError(f"out of range: tried to access index {int(positions[bad].flat[0])} on a "
                          f"tensor of {count} elements.")
     return named(take_flat(input, positions % builtins.max(count, 1)), "TakeBackward0", input,
-                 index)
+                 index, saved_names=("self", "index"))
 
 
 def take_along_dim(input, indices, dim=None):
@@ -604,4 +606,5 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     if x1.dtype != x2.dtype:
         raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(x1.dtype)} but found "
                            f"{dtypes.scalar_type_name(x2.dtype)}")
-    return named(norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1), "CdistBackward0", x1, x2)
+    return named(norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1), "CdistBackward0", x1, x2,
+                 saved_names=("x1", "x2"))

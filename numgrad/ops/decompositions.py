@@ -528,4 +528,5 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
 
 def dist(input, other, p=2):
     """The p-norm of input - other."""
-    return named(norm(input - other, p), "DistBackward0", input, other)
+    return named(norm(input - other, p), "DistBackward0", input, other,
+                 saved_names=("self", "other"))

@@ -107,4 +107,5 @@ def masked_select(x, mask):
         infer_size_error(mask.shape, x._data.shape)     # torch expands mask against input
     positions = np.broadcast_to(np.arange(x._data.size, dtype=np.int64).reshape(x._data.shape),
                                 shape)
-    return named(take(x, positions[np.broadcast_to(mask, shape)]), "MaskedSelectBackward0", x)
+    return named(take(x, positions[np.broadcast_to(mask, shape)]), "MaskedSelectBackward0", x,
+                 saved_names=("self",))

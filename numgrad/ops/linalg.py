@@ -274,7 +274,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1):
                                f"{dtypes.scalar_type_name(first._data.dtype)} and "
                                f"{dtypes.scalar_type_name(mat2._data.dtype)}")
     return named(_scaled_sum(input, mm(mat1, mat2), beta, alpha), "AddmmBackward0", mat1, mat2,
-                 inputs=(input, mat1, mat2))
+                 inputs=(input, mat1, mat2), saved_names=("mat1", "mat2"))
 
 
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -287,7 +287,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
     if input._data.dtype == np.bool_:
         raise NotImplementedError('"baddbmm" not implemented for \'Bool\'')
     return named(_scaled_sum(input, bmm(batch1, batch2), beta, alpha), "BaddbmmBackward0", batch1,
-                 batch2, inputs=(input, batch1, batch2))
+                 batch2, inputs=(input, batch1, batch2), saved_names=("batch1", "batch2"))
 
 
 def _scaled_sum(input, product, beta, alpha):

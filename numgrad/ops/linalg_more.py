@@ -40,7 +40,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1):
         if vec.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {vec.ndim}-D")
     return named(_scaled_sum(input, outer(vec1, vec2), beta, alpha), "AddrBackward0", vec1, vec2,
-                 inputs=(input, vec1, vec2))
+                 inputs=(input, vec1, vec2), saved_names=("vec1", "vec2"))
 
 
 def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
@@ -53,7 +53,7 @@ def addbmm(input, batch1, batch2, *, beta=1, alpha=1):
     side_by_side = reshape(permute(batch1, (1, 0, 2)), (rows, count * inner))
     product = matmul(side_by_side, reshape(batch2, (count * inner, -1)))
     return named(_scaled_sum(input, product, beta, alpha), "AddbmmBackward0", batch1, batch2,
-                 inputs=(input, batch1, batch2))
+                 inputs=(input, batch1, batch2), saved_names=("batch1", "batch2"))
 
 
 def renorm(input, p, dim, maxnorm):

@@ -35,11 +35,13 @@ _NAMED = {n_saved: OpDef(f"named_{n_saved}", _result, node_name="NamedBackward0"
           for n_saved in (0, 1, 2)}
 
 
-def named(result, node_name, *saved, inputs=None, view_of_intermediate=False, attributes=None):
+def named(result, node_name, *saved, inputs=None, view_of_intermediate=False, attributes=None,
+          saved_names=None):
     """`result` (a Tensor a composite computed), carrying a node named `node_name` that saves
     `saved` (up to two Tensors; None or non-Tensors are skipped) for the version checks, and
     shows `attributes` (a dict: what torch's node keeps besides tensors, ops/apply.py's
-    show_attributes).
+    show_attributes). `saved_names`, one per entry of `saved`: torch's names of them, shown as
+    grad_fn._saved_<name>.
 
     next_functions lists `inputs` (Tensors, or None for an absent optional input), by default the
     floating-point tensors among `saved`: torch's node lists the inputs it differentiates.
@@ -55,6 +57,10 @@ def named(result, node_name, *saved, inputs=None, view_of_intermediate=False, at
     out = apply(_NAMED[len(guards)], (result, *guards))
     seg = out._seg
     seg.names[out._node] = node_name
+    if saved_names is not None:
+        kept = [(name, t) for name, t in zip(saved_names, saved) if isinstance(t, Tensor)]
+        seg.named_saved[out._node] = (tuple(name for name, _ in kept),
+                                      tuple(_edge_to(seg, t) for _, t in kept))
     if inputs is None:
         inputs = [t for t in saved if isinstance(t, Tensor) and dtypes.is_floating(t.dtype)]
     seg.shown[out._node] = tuple(_edge_to(seg, t) for t in inputs)

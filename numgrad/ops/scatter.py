@@ -185,7 +185,7 @@ def index_copy(input, dim, index, source):
                   error=IndexError, prefix="index_copy_(): ")
     positions = _dim_positions(input, d, idx)
     return named(_place(input, positions, source), "IndexCopyBackward0", source,
-                 inputs=(input, source))
+                 inputs=(input, source), saved_names=("source",))
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):

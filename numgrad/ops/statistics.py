@@ -107,7 +107,7 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         return _sum(input, dim, keepdim, dtype=dtype)
     with grad_mode.composite_masks():
         zeroed = input.masked_fill(isnan(input), 0)
-    out = named(_sum(zeroed, dim, keepdim), "NansumBackward0", input)
+    out = named(_sum(zeroed, dim, keepdim), "NansumBackward0", input, saved_names=("self",))
     show_attributes(out, dim=shown_dims(dim), keepdim=bool(keepdim))
     return out
 
