@@ -11,8 +11,9 @@ included) requires grad is refused in torch's words, before anything is computed
 Which casts into `out` are allowed depends on the kind of function, as in torch:
 - CAST (elementwise ops, most others): the result may go to a type of the same or a higher
   category (int into float, float32 into float64), not lower (float into int);
-- SAME: the result's type exactly (matrix products, indexing, every function of several results);
-- ACCUMULATE (sum, prod, mean, cumsum, cumprod, ...): out's type is the one computed in, as
+- SAME: the result's type exactly (matrix products, indexing, the unary ops that keep their
+  input's type such as abs and floor, every function of several results);
+- ACCUMULATE (sum, prod, cumsum, cumprod, nansum): out's type is the one computed in, as
   `dtype=` would make it;
 - CREATE (zeros, arange, rand, ...): out's type is the one made, unless `dtype=` says another,
   which is refused.
@@ -30,34 +31,34 @@ from .tensor import Tensor
 CAST, SAME, ACCUMULATE, CREATE = "cast", "same", "accumulate", "create"
 
 # the top-level functions of torch that take out=, by how they cast into it (CAST otherwise)
-_SAME = ("addbmm", "addmm", "addmv", "addr", "amax", "amin", "baddbmm", "bmm", "clamp", "clip",
-         "dot", "gather", "ger", "index_select", "inner", "kron", "masked_select", "matmul", "mm",
-         "mv", "outer", "take_along_dim", "vdot", "where")
-_ACCUMULATE = ("cumprod", "cumsum", "mean", "nanmean", "nansum", "prod", "sum")
+_SAME = ("abs", "absolute", "addbmm", "addmm", "addmv", "addr", "all", "amax", "amin", "any",
+         "argmax", "argmin", "baddbmm", "bmm", "ceil", "clamp", "clip", "cross", "diag", "dot",
+         "fix", "floor", "frac", "gather", "index_select", "inner", "inverse", "kron",
+         "masked_select", "matmul", "matrix_power", "mm", "mv", "nan_to_num", "neg", "negative",
+         "nonzero", "norm", "renorm", "round", "sgn", "sign", "take_along_dim", "tril", "triu",
+         "trunc", "vdot", "where")
+_ACCUMULATE = ("cumprod", "cumsum", "nansum", "prod", "sum")
 _CREATE = ("arange", "empty", "eye", "full", "linspace", "logspace", "ones", "rand", "randint",
            "randn", "randperm", "range", "zeros")
 _CAST = (
-    "abs", "absolute", "acos", "acosh", "add", "addcdiv", "addcmul", "all", "aminmax", "angle",
-    "any", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "argmax",
-    "argmin", "asin", "asinh", "atan", "atan2", "atanh", "bernoulli", "bitwise_and",
-    "bitwise_left_shift", "bitwise_not", "bitwise_or", "bitwise_right_shift", "bitwise_xor",
-    "bucketize", "cat", "ceil", "cholesky", "cholesky_inverse", "cholesky_solve", "column_stack",
-    "concat", "concatenate", "conj_physical", "copysign", "cos", "cosh", "cross", "cummax",
-    "cummin", "deg2rad", "diag", "digamma", "div", "divide", "dstack", "eq", "erf", "erfc",
-    "erfinv", "exp", "exp2", "expm1", "fix", "float_power", "floor", "floor_divide", "fmax",
-    "fmin", "fmod", "frac", "frexp", "gcd", "ge", "greater", "greater_equal", "gt", "heaviside",
-    "histc", "histogram", "hstack", "hypot", "i0", "index_add", "index_copy", "index_reduce",
-    "inverse", "isneginf", "isposinf", "kthvalue", "lcm", "ldexp", "le", "lerp", "less",
-    "less_equal", "lgamma", "log", "log10", "log1p", "log2", "logaddexp", "logaddexp2",
-    "logcumsumexp", "logical_and", "logical_not", "logical_or", "logical_xor", "logit",
-    "logsumexp", "lt", "matrix_power", "max", "maximum", "median", "min", "minimum", "mode",
-    "msort", "mul", "multinomial", "multiply", "mvlgamma", "nan_to_num", "nanmedian",
-    "nanquantile", "narrow_copy", "ne", "neg", "negative", "nextafter", "nonzero", "norm",
-    "normal", "not_equal", "polygamma", "pow", "qr", "quantile", "rad2deg", "reciprocal",
-    "remainder", "renorm", "round", "row_stack", "rsqrt", "searchsorted", "sgn", "sigmoid",
-    "sign", "signbit", "sin", "sinc", "sinh", "sort", "sqrt", "square", "stack", "std",
-    "std_mean", "sub", "subtract", "svd", "tan", "tanh", "topk", "triangular_solve", "tril",
-    "triu", "true_divide", "trunc", "var", "var_mean", "vstack", "xlogy")
+    "acos", "acosh", "add", "addcdiv", "addcmul", "aminmax", "angle", "arccos", "arccosh",
+    "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "asin", "asinh", "atan", "atan2", "atanh",
+    "bernoulli", "bitwise_and", "bitwise_left_shift", "bitwise_not", "bitwise_or",
+    "bitwise_right_shift", "bitwise_xor", "bucketize", "cat", "cholesky", "cholesky_inverse",
+    "cholesky_solve", "column_stack", "concat", "concatenate", "conj_physical", "copysign", "cos",
+    "cosh", "cummax", "cummin", "deg2rad", "digamma", "div", "divide", "dstack", "eq", "erf",
+    "erfc", "erfinv", "exp", "exp2", "expm1", "float_power", "floor_divide", "fmax", "fmin",
+    "fmod", "frexp", "gcd", "ge", "ger", "greater", "greater_equal", "gt", "heaviside", "histc",
+    "histogram", "hstack", "hypot", "i0", "index_add", "index_copy", "index_reduce", "isneginf",
+    "isposinf", "kthvalue", "lcm", "ldexp", "le", "lerp", "less", "less_equal", "lgamma", "log",
+    "log10", "log1p", "log2", "logaddexp", "logaddexp2", "logcumsumexp", "logical_and",
+    "logical_not", "logical_or", "logical_xor", "logit", "logsumexp", "lt", "max", "maximum",
+    "mean", "median", "min", "minimum", "mode", "msort", "mul", "multinomial", "multiply",
+    "mvlgamma", "nanmean", "nanmedian", "nanquantile", "narrow_copy", "ne", "nextafter", "normal",
+    "not_equal", "outer", "polygamma", "pow", "qr", "quantile", "rad2deg", "reciprocal",
+    "remainder", "row_stack", "rsqrt", "searchsorted", "sigmoid", "signbit", "sin", "sinc",
+    "sinh", "sort", "sqrt", "square", "stack", "std", "std_mean", "sub", "subtract", "svd", "tan",
+    "tanh", "topk", "triangular_solve", "true_divide", "var", "var_mean", "vstack", "xlogy")
 TOP_LEVEL = {**dict.fromkeys(_CAST, CAST), **dict.fromkeys(_SAME, SAME),
              **dict.fromkeys(_ACCUMULATE, ACCUMULATE), **dict.fromkeys(_CREATE, CREATE)}
 
@@ -184,9 +185,34 @@ def _out_type(result, target):
             f"{dtypes.scalar_type_name(target)}")
 
 
+def _same_scalar_type(name):
+    return lambda result, target: f"{name}(): self and result must have the same scalar type"
+
+
+def _bool_result(name):
+    return lambda result, target: (f"{name} only supports bool tensor for result, got: "
+                                   f"{dtypes.scalar_type_name(target)}")
+
+
 # the SAME functions whose kernels word the refusal their own way
-_SAME_TYPE_MESSAGES = {"amax": _input_and_out, "amin": _input_and_out, "clamp": _found,
-                       "clip": _found, "where": _out_type}
+_SAME_TYPE_MESSAGES = {
+    "amax": _input_and_out, "amin": _input_and_out, "where": _out_type,
+    **dict.fromkeys(("abs", "absolute", "ceil", "clamp", "clip", "fix", "floor", "frac", "neg",
+                     "negative", "round", "sgn", "sign", "trunc"), _found),
+    "index_select": _same_scalar_type("index_select"),
+    "masked_select": _same_scalar_type("masked_select"),
+    "all": _bool_result("all"), "any": _bool_result("any"),
+    "nan_to_num": lambda result, target: (f"nan_to_num: dtype of out: "
+                                          f"{dtypes.scalar_type_name(target)} should be same as "
+                                          f"input: {dtypes.scalar_type_name(result)}"),
+    "vdot": lambda result, target: (f"result dtype {dtypes.scalar_type_name(target)} does not "
+                                    f"match input dtype {dtypes.scalar_type_name(result)}"),
+    "nonzero": lambda result, target: (f"nonzero: Expected out tensor to have scalar type Long "
+                                       f"but got scalar type{dtypes.scalar_type_name(target)}"),
+    "inner": lambda result, target: (f"tensordot: Expected the output tensor to have dtype "
+                                     f"{dtypes.scalar_type_name(result)}, but got an output "
+                                     f"tensor with dtype {dtypes.scalar_type_name(target)}"),
+}
 
 
 def _write(target, value):

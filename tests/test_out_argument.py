@@ -156,3 +156,27 @@ def test_a_refused_write_into_one_of_several_outs_writes_none():
         ng.max(m, 1, out=(values, indices))
     np.testing.assert_array_equal(values.numpy(), [0., 0.])
     assert values._version == 0 and indices.shape == (3,)
+
+
+def test_each_kind_of_function_casts_as_torchs_does():
+    a = ng.tensor([[1.5, -2.5], [0.5, 3.0]])
+    with pytest.raises(RuntimeError, match="^Found dtype Double but expected Float$"):
+        ng.abs(a, out=ng.empty(2, 2, dtype=ng.float64))      # keeps its input's type
+    with pytest.raises(RuntimeError, match="^Expected out tensor to have dtype long int, but got "
+                                           "float instead$"):
+        ng.argmax(a, 1, out=ng.empty(2))
+    with pytest.raises(RuntimeError, match="^all only supports bool tensor for result, got: "
+                                           "Float$"):
+        ng.all(a > 0, 1, out=ng.empty(2))
+    with pytest.raises(RuntimeError, match=r"^index_select\(\): self and result must have the "
+                                           r"same scalar type$"):
+        ng.index_select(a, 0, ng.tensor([1]), out=ng.empty(1, 2, dtype=ng.float64))
+    wide = ng.empty(2, 2, dtype=ng.float64)
+    ng.outer(a[0], a[1], out=wide)                             # a product: cast like mul
+    np.testing.assert_array_equal(wide.numpy(), [[0.75, 4.5], [-1.25, -7.5]])
+    means = ng.empty(2, dtype=ng.float64)
+    ng.mean(a, 0, out=means)                                   # computed in float32, cast up
+    np.testing.assert_array_equal(means.numpy(), [1.0, 0.25])
+    with pytest.raises(RuntimeError, match="^result type Float can't be cast to the desired "
+                                           "output type Long$"):
+        ng.mean(a, 0, out=ng.empty(2, dtype=ng.int64))
