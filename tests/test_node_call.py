@@ -86,3 +86,11 @@ def test_a_composites_node_refuses_with_a_clear_error():
     loss = ng.nn.functional.mse_loss(x, ng.zeros(2))
     with pytest.raises(NotImplementedError, match="calling MseLossBackward0"):
         loss.grad_fn(ng.tensor(1.))
+
+
+def test_a_broadcast_inputs_gradient_keeps_the_outputs_shape_as_torchs_node_gives_it():
+    a = ng.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    v = ng.tensor([10., 20.], requires_grad=True)
+    ga, gv = (a * v).grad_fn(ng.ones(2, 2))
+    np.testing.assert_array_equal(ga.detach().numpy(), [[10., 20.], [10., 20.]])
+    np.testing.assert_array_equal(gv.detach().numpy(), [[1., 2.], [3., 4.]])   # not summed

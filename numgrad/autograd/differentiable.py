@@ -100,8 +100,10 @@ def _parameters(formula):
     return tuple(inspect.signature(formula).parameters)
 
 
-def elementwise_vjp(op, ctx, g):
-    """The registry formulas evaluated on Tensors, summed back to each input's shape."""
+def elementwise_vjp(op, ctx, g, broadcast_back=True):
+    """The registry formulas evaluated on Tensors, summed back to each input's shape (as
+    torch's engine does after its node; without broadcast_back, in the output's shape, as
+    torch's node computes them)."""
     values = dict(zip(op.saves, ctx.saved))
     attrs = dict(zip(op.attr_names, (float(v) for v in ctx.floats)))
     grads = []
@@ -116,15 +118,17 @@ def elementwise_vjp(op, ctx, g):
         if not isinstance(result, Tensor):
             # a constant derivative (zero: floor division, a power of 0): zeros, not g * 0,
             # which would carry an infinite or nan g through, as torch does not
-            result = full(ctx.in_shapes[k], result, dtype=g.dtype, device=g.device)
-        if tuple(result.shape) != tuple(ctx.in_shapes[k]):
+            shape = ctx.in_shapes[k] if broadcast_back else g.shape
+            result = full(shape, result, dtype=g.dtype, device=g.device)
+        if broadcast_back and tuple(result.shape) != tuple(ctx.in_shapes[k]):
             result = sum_to(result, ctx.in_shapes[k])
         grads.append(result)
     return grads
 
 
-def node_vjp(graph, index, seg, node, grads_out):
-    """Input gradients of one node from its output gradients (None: undefined), in numgrad ops."""
+def node_vjp(graph, index, seg, node, grads_out, broadcast_back=True):
+    """Input gradients of one node from its output gradients (None: undefined), in numgrad ops
+    (broadcast_back: see elementwise_vjp)."""
     op = registry.OPS[int(graph.op[index])]
     if op.python_backward:
         from .function import differentiable_backward
@@ -135,7 +139,7 @@ def node_vjp(graph, index, seg, node, grads_out):
     grads_out = [g if g is None or g.dtype == dtype else g.to(dtype) for g in grads_out]
     ctx = _context(graph, index, seg, node)
     if op.elementwise:
-        return elementwise_vjp(op, ctx, grads_out[0])
+        return elementwise_vjp(op, ctx, grads_out[0], broadcast_back)
     grads_out = [g if g is not None else Tensor._make(np.zeros(s, g_dtype(graph, index)), False)
                  for g, s in zip(grads_out, ctx.out_shapes)]
     return list(op.vjp(ctx, *grads_out))

@@ -49,7 +49,9 @@ def call_node(seg, node, grads):
     if all(g is None for g in grads_out):
         computed = [None] * int(graph.in_ptr[index + 1] - graph.in_ptr[index])
     else:
-        computed = node_vjp(graph, index, seg, node, grads_out)
+        # torch's elementwise nodes leave a broadcast input's gradient in the output's shape:
+        # its engine sums it back after the node
+        computed = node_vjp(graph, index, seg, node, grads_out, broadcast_back=False)
     shown = shown_input_grads(graph, index, computed)
     if op.listed is not None:
         shown = [shown[k] for k in op.listed]
