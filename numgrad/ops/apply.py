@@ -122,9 +122,10 @@ def apply(op, inputs, attrs=_NO_ATTRS):
 def show_attributes(out, **values):
     """Keep what torch's node of `out` (one of the node's outputs) holds besides tensors - its
     dims, the input's sizes, scalar arguments - under torch's names, for grad_fn._saved_<name>
-    (node_saved.py). Nothing when out was not recorded."""
+    (node_saved.py). Nothing when out was not recorded. Returns out."""
     if out._node >= 0:
         out._seg.attributes[out._node] = values
+    return out
 
 
 def _raise_if_not_broadcastable(op, arrays):

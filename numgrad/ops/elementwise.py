@@ -390,14 +390,9 @@ def _alpha_operands(x, y, alpha):
 def add(x, y, *, alpha=1):
     if alpha != 1 or isinstance(alpha, bool):
         x, y = _alpha_operands(x, y, alpha)
-        return _with_alpha(apply(ADD, operands(x, y)), alpha)
+        return show_attributes(apply(ADD, operands(x, y)), alpha=alpha)
     return apply(ADD, operands(x, y))
 
-
-def _with_alpha(out, alpha):
-    """add's or sub's result, its node showing alpha as torch's does (grad_fn._saved_alpha)."""
-    show_attributes(out, alpha=alpha)
-    return out
 
 
 def _is_bool(value):
@@ -419,7 +414,7 @@ def sub(x, y, *, alpha=1):
     _check_bool_subtraction(x, y)
     if alpha != 1 or isinstance(alpha, bool):
         x, y = _alpha_operands(x, y, alpha)
-        return _with_alpha(apply(SUB, operands(x, y)), alpha)
+        return show_attributes(apply(SUB, operands(x, y)), alpha=alpha)
     return apply(SUB, operands(x, y))
 
 

@@ -26,18 +26,14 @@ def _triangle(x, keep, name):
 
 def tril(x, diagonal=0):
     """The lower triangle of the last two dims (on and below `diagonal`); zeros elsewhere."""
-    out = named(_triangle(x, lambda ones: np.tril(ones, diagonal), "tril"), "TrilBackward0",
-                inputs=(x,))
-    show_attributes(out, diagonal=diagonal)
-    return out
+    return named(_triangle(x, lambda ones: np.tril(ones, diagonal), "tril"), "TrilBackward0",
+                 inputs=(x,), attributes={"diagonal": diagonal})
 
 
 def triu(x, diagonal=0):
     """The upper triangle of the last two dims (on and above `diagonal`); zeros elsewhere."""
-    out = named(_triangle(x, lambda ones: np.triu(ones, diagonal), "triu"), "TriuBackward0",
-                inputs=(x,))
-    show_attributes(out, diagonal=diagonal)
-    return out
+    return named(_triangle(x, lambda ones: np.triu(ones, diagonal), "triu"), "TriuBackward0",
+                 inputs=(x,), attributes={"diagonal": diagonal})
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1, op=DIAGONAL):
@@ -91,9 +87,8 @@ def roll(x, shifts, dims=None):
             raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                                f"dims:{len(dims)}")
         rolled = np.roll(positions, shifts, [_wrap_dim(d, x._data.ndim) for d in dims])
-    out = named(take(x, rolled), "RollBackward0", inputs=(x,))
-    show_attributes(out, dims=dims, shifts=shifts)
-    return out
+    return named(take(x, rolled), "RollBackward0", inputs=(x,),
+                 attributes={"dims": dims, "shifts": shifts})
 
 
 def masked_select(x, mask):

@@ -71,18 +71,12 @@ def _rows_attrs(x, dim):
 
 def softmax(x, dim):
     """exp(x) / exp(x).sum(dim), shifted by the max so it never overflows (SoftmaxBackward0)."""
-    return _shown(apply(SOFTMAX, (x,), _rows_attrs(x, dim)), dim=dim)
+    return show_attributes(apply(SOFTMAX, (x,), _rows_attrs(x, dim)), dim=dim)
 
 
 def log_softmax(x, dim):
     """x - logsumexp(x, dim), computed stably (LogSoftmaxBackward0)."""
-    return _shown(apply(LOG_SOFTMAX, (x,), _rows_attrs(x, dim)), dim=dim)
-
-
-def _shown(out, **attributes):
-    """out, its node showing torch's arguments as given (ops/apply.show_attributes)."""
-    show_attributes(out, **attributes)
-    return out
+    return show_attributes(apply(LOG_SOFTMAX, (x,), _rows_attrs(x, dim)), dim=dim)
 
 
 # ---- cross entropy with class indices ---------------------------------------------------------------
@@ -538,35 +532,37 @@ def silu(x):
 
 # The scalar arguments below are shown as given: torch keeps a Scalar's Python type (2 or 2.0)
 def softplus(x, beta=1.0, threshold=20.0):
-    return _shown(apply(SOFTPLUS, (x,), {"beta": float(beta), "threshold": float(threshold)}),
-                  beta=beta, threshold=threshold)
+    return show_attributes(apply(SOFTPLUS, (x,), {"beta": float(beta),
+                                                  "threshold": float(threshold)}),
+                           beta=beta, threshold=threshold)
 
 
 def leaky_relu(x, negative_slope=0.01):
-    return _shown(apply(LEAKY_RELU, (x,), {"slope": float(negative_slope)}),
-                  negative_slope=negative_slope)
+    return show_attributes(apply(LEAKY_RELU, (x,), {"slope": float(negative_slope)}),
+                           negative_slope=negative_slope)
 
 
 def hardtanh(x, lo, hi):
-    return _shown(apply(HARDTANH, (x,), {"lo": float(lo), "hi": float(hi)}),
-                  min_val=lo, max_val=hi)
+    return show_attributes(apply(HARDTANH, (x,), {"lo": float(lo), "hi": float(hi)}),
+                           min_val=lo, max_val=hi)
 
 
 def threshold(x, threshold, value):
-    return _shown(apply(THRESHOLD, (x,), {"threshold": float(threshold), "value": float(value)}),
-                  threshold=threshold)
+    return show_attributes(apply(THRESHOLD, (x,), {"threshold": float(threshold),
+                                                   "value": float(value)}),
+                           threshold=threshold)
 
 
 def hardshrink(x, lambd):
-    return _shown(apply(HARDSHRINK, (x,), {"lambd": float(lambd)}), lambd=lambd)
+    return show_attributes(apply(HARDSHRINK, (x,), {"lambd": float(lambd)}), lambd=lambd)
 
 
 def softshrink(x, lambd):
-    return _shown(apply(SOFTSHRINK, (x,), {"lambd": float(lambd)}), lambd=lambd)
+    return show_attributes(apply(SOFTSHRINK, (x,), {"lambd": float(lambd)}), lambd=lambd)
 
 
 def elu(x, alpha=1.0):
-    return _shown(apply(ELU, (x,), {"alpha": float(alpha)}), alpha=alpha)
+    return show_attributes(apply(ELU, (x,), {"alpha": float(alpha)}), alpha=alpha)
 
 
 def affine(x, weight, bias):

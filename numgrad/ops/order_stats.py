@@ -42,15 +42,14 @@ def _picked(kind, input, d, index, keepdim, shown):
     input is its own value, at index 0. The node shows the attributes `shown` of torch's."""
     node_name = f"{kind.capitalize()}Backward0"         # CummaxBackward0, KthvalueBackward0, ...
     if input._data.ndim == 0:
-        values = named(clone(input), node_name, inputs=(input,))
-        show_attributes(values, **shown)
+        values = named(clone(input), node_name, inputs=(input,), attributes=shown)
         return getattr(return_types, kind)(values, _on_device_of(np.zeros((), np.int64), input))
     values = gather(input, d, index)
     indices = _on_device_of(index, input)
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
-    values = named(values, node_name, inputs=(input,), view_of_intermediate=True)
-    show_attributes(values, **shown)
+    values = named(values, node_name, inputs=(input,), view_of_intermediate=True,
+                   attributes=shown)
     return getattr(return_types, kind)(values, indices)
 
 

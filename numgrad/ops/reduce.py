@@ -429,10 +429,7 @@ def _mean_dim(dim):
 def _on_one_node(node_name, x, shown, *results):
     """Results that torch computes as one op, each shown with that op's node name and the
     attributes `shown` of its node."""
-    named_results = tuple(named(r, node_name, inputs=(x,)) for r in results)
-    for r in named_results:
-        show_attributes(r, **shown)
-    return named_results
+    return tuple(named(r, node_name, inputs=(x,), attributes=shown) for r in results)
 
 
 def _logsumexp_forward(x, dims, keepdim, kshape):

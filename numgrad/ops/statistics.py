@@ -16,7 +16,6 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor, _wrap_dim
-from .apply import show_attributes
 from .index import gather, take
 from .named import named
 from .predicates import isnan
@@ -95,8 +94,9 @@ def median_along(input, data, dim, keepdim, index_of, result):
             values, indices = values.squeeze(d), indices.squeeze(d)
     # MedianBackward1, NanmedianBackward1: torch's nodes of the forms with dim, a 0-d input's too
     values = named(values, f"{result.__name__.capitalize()}Backward1", inputs=(input,),
-                   view_of_intermediate=True)
-    show_attributes(values, dim=int(dim), keepdim=bool(keepdim), self_sym_sizes=data.shape)
+                   view_of_intermediate=True,
+                   attributes={"dim": int(dim), "keepdim": bool(keepdim),
+                               "self_sym_sizes": data.shape})
     return result(values, indices)
 
 
@@ -107,9 +107,8 @@ def nansum(input, dim=None, keepdim=False, *, dtype=None):
         return _sum(input, dim, keepdim, dtype=dtype)
     with grad_mode.composite_masks():
         zeroed = input.masked_fill(isnan(input), 0)
-    out = named(_sum(zeroed, dim, keepdim), "NansumBackward0", input, saved_names=("self",))
-    show_attributes(out, dim=shown_dims(dim), keepdim=bool(keepdim))
-    return out
+    return named(_sum(zeroed, dim, keepdim), "NansumBackward0", input, saved_names=("self",),
+                 attributes={"dim": shown_dims(dim), "keepdim": bool(keepdim)})
 
 
 def nanmean(input, dim=None, keepdim=False, *, dtype=None):
@@ -137,10 +136,9 @@ def aminmax(input, *, dim=None, keepdim=False):
     dims = () if dim is None else dim
     if dim is None and keepdim:
         dims = tuple(range(input._data.ndim))
-    results = [named(extreme(input, dims, keepdim), "AminmaxBackward0", inputs=(input,))
-               for extreme in (amin, amax)]
-    for r in results:
-        show_attributes(r, dim=None if dim is None else int(dim), keepdim=bool(keepdim))
+    shown = {"dim": None if dim is None else int(dim), "keepdim": bool(keepdim)}
+    results = [named(extreme(input, dims, keepdim), "AminmaxBackward0", inputs=(input,),
+                     attributes=shown) for extreme in (amin, amax)]
     return return_types.aminmax(*results)
 
 
