@@ -121,7 +121,8 @@ def _check_roots(roots):
 def _check_inputs(inputs):
     for t in inputs:
         if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
+            raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                               f"{type(t).__name__}")
         if not t._requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
 
@@ -454,7 +455,8 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
         for t in inputs:
             if not isinstance(t, Tensor):
-                raise TypeError(f"expected Tensor inputs, got {type(t).__name__}")
+                raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
+                                   f"{type(t).__name__}")
             if not t._requires_grad:
                 raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if create_graph and not cycle_warning["given"]:

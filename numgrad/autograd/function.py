@@ -93,7 +93,7 @@ class FunctionCtx:
         self._saved = None
         self._released = False
         self._non_differentiable = set()
-        self._dirty = set()
+        self._dirty = {}        # id -> the tensor marked dirty
         self.materialize_grads = True
         self.needs_input_grad = ()
         self._seg_ref = lambda: None
@@ -123,7 +123,7 @@ class FunctionCtx:
         self._non_differentiable.update(id(t) for t in tensors)
 
     def mark_dirty(self, *tensors):
-        self._dirty.update(id(t) for t in tensors)
+        self._dirty.update((id(t), t) for t in tensors)
 
     def set_materialize_grads(self, value):
         self.materialize_grads = bool(value)
@@ -218,6 +218,8 @@ class Function:
                 raw = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(raw, tuple)
         outputs = (raw,) if single else raw
+        for t in ctx._dirty.values():
+            t._bump_version()       # once per tensor marked dirty, before torch's checks
         record = grad_mode.state.grad_enabled and any(t._requires_grad for t in tensor_args)
         results = []
         for out in outputs:
@@ -234,17 +236,23 @@ class Function:
                     if id(out) in ctx._non_differentiable:
                         ctx._non_differentiable.add(id(alias))
                     out = alias
-                else:
-                    out._bump_version()     # before torch's check, as torch's mark_dirty
-                    if record and out._node < 0 and out._requires_grad:
+                elif record:
+                    if out._node < 0 and out._requires_grad:
                         raise RuntimeError("a leaf Variable that requires grad has been used in "
                                            "an in-place operation.")
+                    views.check_inplace(out)      # a view: torch's refusals of an in-place op
             results.append(out)
+        if not ctx._dirty.keys() <= {id(out) for out in outputs}:
+            raise RuntimeError("Some elements marked as dirty during the forward method were not "
+                               "returned as output. The inputs that are modified inplace must all "
+                               "be outputs of the Function.")
         if record:
             _record(ctx, args, results)
             for out in results:
                 info = views.view_info(out) if isinstance(out, Tensor) else None
-                if info is not None:
+                if info is not None and id(out) in ctx._dirty:
+                    _rebase_dirty_view(out)
+                elif info is not None:
                     # a view of an input (returned as-is, or made in forward): torch forbids
                     # changing it in place, which would bypass the custom backward
                     info.creation, info.multi_output = views.IN_CUSTOM_FUNCTION, False
@@ -253,6 +261,21 @@ class Function:
             ctx._saved = [None if t is None else _SavedTensor(t, None) for t in ctx._to_save]
             ctx._to_save = ()
         return results[0] if single else tuple(results)
+
+
+def _rebase_dirty_view(view):
+    """A view changed in place by the Function (mark_dirty) now has the custom node's history; as
+    after an in-place op through a view (ops/inplace.rebase), its base's becomes torch's
+    CopySlices over that node and the base's live views, this one too, are read anew from it."""
+    base, region = views.base_and_region(view)
+    if base is None:
+        return
+    new = views.copy_slices(base, region, view)
+    base._seg, base._node, base._slot = new._seg, new._node, new._slot
+    base._requires_grad = new._requires_grad
+    views.regenerate(base)
+    for t in (base, view):
+        views.keep_retaining(t)
 
 
 def _record(ctx, args, results):
