@@ -4,7 +4,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of, state_zeros
+from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, next_step,
+                        on_device_of, state_zeros)
 
 
 @njit(cache=True)
@@ -93,6 +94,7 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = state_zeros(p)
         exp_avg = state["exp_avg"]._data.reshape(-1)
+        check_lerp_dtype(exp_avg, grad)
         exp_avg_sq = state["exp_avg_sq"]._data.reshape(-1)
         amsgrad = bool(group["amsgrad"])
         most = state["max_exp_avg_sq"]._data.reshape(-1) if amsgrad else exp_avg_sq

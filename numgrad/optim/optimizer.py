@@ -324,6 +324,16 @@ def state_zeros(p):
     return Tensor._make(np.zeros_like(p._data, order="C"), False)
 
 
+def check_lerp_dtype(average, grad):
+    """torch updates some running averages with average.lerp_(grad, weight) (Adam's exp_avg,
+    centred RMSprop's grad_avg), and lerp_ promotes nothing: an average of another dtype than the
+    gradient (put into the state by hand; load_state_dict casts) is refused in lerp_'s words, the
+    step already counted, as in torch."""
+    if average.dtype != grad.dtype:
+        raise RuntimeError(f"expected dtype {dtypes.c_type_name(average.dtype)} for `end` but got "
+                           f"dtype {dtypes.c_type_name(grad.dtype)}")
+
+
 def next_step(state):
     """Count one more step in state["step"] (a 0-d tensor on the CPU in torch's scalar dtype, as
     torch keeps it); returns it."""

@@ -4,7 +4,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of, state_zeros
+from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, next_step,
+                        on_device_of, state_zeros)
 
 
 @njit(cache=True)
@@ -83,6 +84,8 @@ class RMSprop(Optimizer):
         square_avg = state["square_avg"]._data.reshape(-1)
         # unused buffers are passed as square_avg: the kernel never touches them
         grad_avg = state["grad_avg"]._data.reshape(-1) if "grad_avg" in state else square_avg
+        if group["centered"]:
+            check_lerp_dtype(grad_avg, grad)
         buf = state["momentum_buffer"]._data.reshape(-1) if "momentum_buffer" in state else square_avg
         update = on_device_of(param, rmsprop_update)
         update(param, grad, square_avg, grad_avg, buf, float(group["lr"]), float(group["alpha"]),
