@@ -132,3 +132,36 @@ def test_a_dirty_view_is_refused_as_an_inplace_op_through_it():
     assert _message(lambda: _Double.apply(a)).startswith(
         "Output 0 of Unbind is a view and is being modified inplace. This view is the "
         "output of a function that returns multiple views.")
+
+
+# ---- calling a node directly --------------------------------------------------------------------
+
+@pytest.mark.parametrize("make, expected", [
+    (lambda x, w: x * w, "float64"),
+    (lambda x, w: x.exp(), "float64"),
+    (lambda x, w: x.sum(0), "float64"),
+    (lambda x, w: x[0], "float64"),
+])
+def test_a_called_node_computes_in_the_type_its_formula_promotes_to(make, expected):
+    """torch's node, called outside the engine, casts nothing: a float64 gradient into a float32
+    node gives float64 input gradients (torch 2.13), where a backward would give float32."""
+    x, w = T(), T() + 1
+    y = make(x, w)
+    grads = y.grad_fn(ng.ones(*y.shape, dtype=ng.float64))
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    assert [str(g.dtype).split(".")[-1] for g in grads if g is not None] == \
+        [expected] * sum(g is not None for g in grads)
+    y.backward(ng.ones(*y.shape, dtype=ng.float64))
+    assert x.grad.dtype == ng.float32
+
+
+def test_a_called_node_of_two_float_types_keeps_its_values():
+    x, w = T(), T() + 1
+    gx, gw = (x * w).grad_fn(ng.full((2, 3), 0.5, dtype=ng.float64))
+    np.testing.assert_allclose(gx.detach().numpy(), 0.5 * (w.detach().numpy().astype(np.float64)))
+    np.testing.assert_allclose(gw.detach().numpy(), 0.5 * x.detach().numpy().astype(np.float64))
+    assert gx.dtype == gw.dtype == ng.float64
+    # torch 2.13: matmul's formula refuses to mix them
+    y = x @ w.t()
+    assert _message(lambda: y.grad_fn(ng.ones(2, 2, dtype=ng.float64))) == (
+        "expected m1 and m2 to have the same dtype, but got: double != float")

@@ -126,20 +126,23 @@ def elementwise_vjp(op, ctx, g, broadcast_back=True):
     return grads
 
 
-def node_vjp(graph, index, seg, node, grads_out, broadcast_back=True):
-    """Input gradients of one node from its output gradients (None: undefined), in numgrad ops
-    (broadcast_back: see elementwise_vjp)."""
+def node_vjp(graph, index, seg, node, grads_out, in_engine=True):
+    """Input gradients of one node from its output gradients (None: undefined), in numgrad ops.
+    in_engine: as torch's engine runs the node (see below, and elementwise_vjp's
+    broadcast_back); False: as calling torch's node computes them (autograd/node_call.py)."""
     op = registry.OPS[int(graph.op[index])]
     if op.python_backward:
         from .function import differentiable_backward
         return differentiable_backward(graph, index, seg, node, grads_out)
-    # a gradient a hook gave in another float type comes in the node's, as torch's
-    # validate_outputs casts it (the compiled engine's buffers do the same)
-    dtype = g_dtype(graph, index)
-    grads_out = [g if g is None or g.dtype == dtype else g.to(dtype) for g in grads_out]
+    if in_engine:
+        # a gradient a hook gave in another float type comes in the node's, as torch's
+        # validate_outputs casts it (the compiled engine's buffers do the same); a called node
+        # computes in the type its formula promotes to
+        dtype = g_dtype(graph, index)
+        grads_out = [g if g is None or g.dtype == dtype else g.to(dtype) for g in grads_out]
     ctx = _context(graph, index, seg, node)
     if op.elementwise:
-        return elementwise_vjp(op, ctx, grads_out[0], broadcast_back)
+        return elementwise_vjp(op, ctx, grads_out[0], broadcast_back=in_engine)
     grads_out = [g if g is not None else Tensor._make(np.zeros(s, g_dtype(graph, index)), False)
                  for g, s in zip(grads_out, ctx.out_shapes)]
     return list(op.vjp(ctx, *grads_out))

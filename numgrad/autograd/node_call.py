@@ -51,7 +51,7 @@ def call_node(seg, node, grads):
     else:
         # torch's elementwise nodes leave a broadcast input's gradient in the output's shape:
         # its engine sums it back after the node
-        computed = node_vjp(graph, index, seg, node, grads_out, broadcast_back=False)
+        computed = node_vjp(graph, index, seg, node, grads_out, in_engine=False)
     shown = shown_input_grads(graph, index, computed)
     if op.listed is not None:
         shown = [shown[k] for k in op.listed]
