@@ -49,6 +49,10 @@ def d_pow_x(g, x, y): return F.select(y == 0.0, 0.0, g * (y * F.pow(x, F.sub_sca
 def d_pow_y(g, x, y, out): return g * F.select((x == 0.0) & (y >= 0.0), 0.0, out * F.log(x))
 def d_pow_scalar(g, x, p): return F.select(p == 0.0, 0.0, g * F.mul_scalar(F.pow(x, p - 1.0), p))
 def d_scale(g, s): return g * s
+# add, sub and rsub with alpha: torch's maybe_multiply scales by alpha unless it is 1, through the
+# Scalar overload (MulBackward1 under create_graph); sub and rsub negate first
+def d_scaled(g, alpha): return F.select(alpha == 1.0, g, F.mul_scalar(g, alpha))
+def d_negate_scaled(g, alpha): return F.select(alpha == 1.0, -g, F.mul_scalar(-g, alpha))
 def d_divide(g, s): return g / s
 # torch's pow_backward_exponent for a scalar base, term for term (its double backward too): it
 # reads the exponent (masking 0 ** x for x >= 0, where out * log(0) is nan), so the exponent is
@@ -99,6 +103,23 @@ def d_where_y(g, x): return F.select(x != 0.0, 0.0, g)
 # x - y * q with the quotient q rounded (floor: remainder, trunc: fmod), q's derivative zero
 def d_remainder_y(g, x, y): return -g * F.floor_div(x, y)
 def d_fmod_y(g, x, y): return -g * F.trunc_div(x, y)
+
+
+# torch's x + alpha * y kernels fuse the multiply-add, rounding once; a wider float gives that
+# rounding (float64 in long double: about one element in 1500 may still differ in its last bit)
+_WIDER = {np.dtype(np.float32): np.float64, np.dtype(np.float64): np.longdouble}
+
+
+def add_scaled(x, y, alpha):
+    """x + alpha * y in y's dtype (x an array or a number), alpha taken in that dtype, as torch's
+    add, sub and rsub with alpha compute it."""
+    dtype = y.dtype
+    alpha = dtype.type(alpha)
+    x = np.asarray(x, dtype)
+    wide = _WIDER.get(dtype)
+    if wide is None:              # integers: in their own type, wrapping around as torch's do
+        return np.add(x, np.multiply(y, alpha))
+    return np.asarray(x.astype(wide) + y.astype(wide) * wide(alpha)).astype(dtype)
 
 
 def _quiet(fn):
@@ -183,6 +204,17 @@ POW_BASE = _unary("pow_base", _quiet(lambda x, base, log_base: np.power(x.dtype.
                   meta=lambda base, log_base: ((), (base, log_base)))
 RSUB = _unary("rsub", lambda x, s: np.subtract(s, x), d_negate, node_name="RsubBackward1",
                attributes={"alpha": 1})
+# with alpha (not 1 for add, sub and a Python number's rsub): one node keeping it, as torch's
+_ALPHA_META = {"meta": lambda alpha, **_: ((), (alpha,))}
+ADD_ALPHA = _binary("add_alpha", add_scaled, d_identity, d_scaled, node_name="AddBackward0",
+                    **_ALPHA_META)
+SUB_ALPHA = _binary("sub_alpha", lambda x, y, alpha: add_scaled(x, y, -alpha), d_identity,
+                    d_negate_scaled, node_name="SubBackward0", **_ALPHA_META)
+RSUB_ALPHA = _unary("rsub_alpha", lambda x, s, alpha: add_scaled(s, x, -alpha), d_negate_scaled,
+                    node_name="RsubBackward1", **_ALPHA_META)
+# rsub(x, y) of two tensors, y - alpha * x: its own node, whose inputs are x then y
+RSUB_TENSOR = _binary("rsub_tensor", lambda x, y, alpha: add_scaled(y, x, -alpha),
+                      d_negate_scaled, d_identity, node_name="RsubBackward0", **_ALPHA_META)
 # torch's Scalar overloads, which its own composites call (the eps of pairwise_distance): one
 # input, where `x + 2.0` in Python records the number as a second input that needs no gradient
 ADD_SCALAR = _unary("add_scalar", lambda x, s: np.add(x, x.dtype.type(s)), d_identity,
@@ -372,27 +404,33 @@ def _float_input(x):
 
 
 # ---- public functions ---------------------------------------------------------------------------
-def _alpha_operands(x, y, alpha):
-    """x and alpha * y as add's and sub's operands: alpha scales y within the result's dtype, as
-    torch's kernels do (int32 + alpha * bool stays int32), with torch's refusals."""
-    a, b = operands(x, y)
-    dtype = (a if isinstance(a, np.ndarray) else a._data).dtype
+def _check_alpha(dtype, alpha):
+    """torch's refusals of an alpha the result's dtype cannot take."""
     if isinstance(alpha, bool) and dtype != np.bool_:
         raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if isinstance(alpha, float) and not dtypes.is_floating(dtype):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
-    if dtype == np.bool_:
-        return a, b if alpha else np.zeros_like(b if isinstance(b, np.ndarray) else b._data)
-    return a, mul(b, alpha)
+
+
+def _dtype_of(operand):
+    return (operand if isinstance(operand, np.ndarray) else operand._data).dtype
+
+
+def _with_alpha(op, a, b, alpha):
+    """op(a, b) scaling b by alpha (not 1): one node that keeps alpha, as torch's."""
+    return show_attributes(apply(op, (a, b), {"alpha": alpha}), alpha=alpha)
 
 
 def add(x, y, *, alpha=1):
-    if alpha != 1 or isinstance(alpha, bool):
-        x, y = _alpha_operands(x, y, alpha)
-        return show_attributes(apply(ADD, operands(x, y)), alpha=alpha)
-    return apply(ADD, operands(x, y))
-
+    a, b = operands(x, y)
+    if alpha == 1 and not isinstance(alpha, bool):
+        return apply(ADD, (a, b))
+    dtype = _dtype_of(a)
+    _check_alpha(dtype, alpha)
+    if dtype == np.bool_:         # x or (alpha and y): nothing here can need a gradient
+        return apply(ADD, (a, b if alpha else np.zeros_like(b if isinstance(b, np.ndarray) else b._data)))
+    return _with_alpha(ADD_ALPHA, a, b, alpha)
 
 
 def _is_bool(value):
@@ -412,10 +450,11 @@ def _check_bool_subtraction(x, y):
 
 def sub(x, y, *, alpha=1):
     _check_bool_subtraction(x, y)
-    if alpha != 1 or isinstance(alpha, bool):
-        x, y = _alpha_operands(x, y, alpha)
-        return show_attributes(apply(SUB, operands(x, y)), alpha=alpha)
-    return apply(SUB, operands(x, y))
+    a, b = operands(x, y)
+    if alpha == 1 and not isinstance(alpha, bool):
+        return apply(SUB, (a, b))
+    _check_alpha(_dtype_of(a), alpha)
+    return _with_alpha(SUB_ALPHA, a, b, alpha)
 
 
 def add_scalar(x, s):
@@ -438,13 +477,18 @@ def div_scalar(x, s):
     return apply(DIV_SCALAR, (x,), {"s": s})
 
 
-def rsub(x, y):
-    """y - x, for `scalar - tensor`."""
+def rsub(x, y, *, alpha=1):
+    """y - alpha * x; `scalar - tensor` is rsub(tensor, scalar)."""
     _check_bool_subtraction(y, x)
     a, b = operands(x, y)
+    plain = alpha == 1 and not isinstance(alpha, bool)
+    if not plain:
+        _check_alpha(_dtype_of(a), alpha)
     if isinstance(a, Tensor) and not isinstance(b, Tensor):
-        return apply(RSUB, (a,), {"s": b})
-    return apply(SUB, (b, a))
+        if plain:
+            return apply(RSUB, (a,), {"s": b})
+        return show_attributes(apply(RSUB_ALPHA, (a,), {"s": b, "alpha": alpha}), alpha=alpha)
+    return _with_alpha(RSUB_TENSOR, a, b, alpha)
 
 
 def mul(x, y):
