@@ -178,6 +178,12 @@ class SavedTensor:
         if position in seg.packed.get(node, {}):
             raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have already "
                                "been set. Hint: only one pair of hooks is allowed at a time.")
+        if seg.s_ref[seg.saved_of(node & 0xFFFFFFFF)[0] + position] == tape.FREED:
+            raise RuntimeError("Calling register_hooks on a saved tensor after it has been freed. "
+                               "Saved intermediate values of the graph are freed when you call "
+                               ".backward() or autograd.grad(). Specify retain_graph=True if you "
+                               "need to backward through the graph a second time or if you need "
+                               "to access saved variables after calling backward.")
         local_s, value = _stored(seg, node, position)
         if type(value) is not np.ndarray:
             raise NotImplementedError("register_hooks: numgrad keeps the saved values of GPU "

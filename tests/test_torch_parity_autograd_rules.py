@@ -165,3 +165,47 @@ def test_a_called_node_of_two_float_types_keeps_its_values():
     y = x @ w.t()
     assert _message(lambda: y.grad_fn(ng.ones(2, 2, dtype=ng.float64))) == (
         "expected m1 and m2 to have the same dtype, but got: double != float")
+
+
+# ---- saved tensors hooks ------------------------------------------------------------------------
+
+def test_pack_hooks_run_without_grad_in_torchs_order():
+    x = T()
+    w = x * 2
+    log = []
+
+    def pack(t):
+        log.append(("w" if t is w else "x" if t is x else "?", ng.is_grad_enabled()))
+        return t
+    with ng.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        y = x * w
+    # torch 2.13: MulBackward0 packs other, then self; under no_grad
+    assert log == [("w", False), ("x", False)]
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 4 * x.detach().numpy())
+
+
+@pytest.mark.parametrize("make", [lambda x: x * 1, lambda x: x.detach()])
+def test_a_pack_hook_may_not_change_its_input(make):
+    def pack(t):
+        with ng.no_grad():
+            t.add_(1)
+        return t
+    x = T()
+    y = make(x)
+    with ng.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        assert _message(lambda: (y.requires_grad_() if y.is_leaf else y).exp()) == (
+            "A saved tensor pack hook is modifying its input in place. Tensors provided as input "
+            "to pack hook cannot be modified by in-place operations as this can lead to "
+            "unexpected side-effects. Please open an issue if you need to perform in-place "
+            "operations on the input to a pack hook.")
+
+
+def test_registering_hooks_on_a_freed_saved_value():
+    y = T().exp()
+    y.sum().backward()
+    assert _message(lambda: y.grad_fn._raw_saved_result.register_hooks(lambda t: t, lambda t: t)) \
+        == ("Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+            "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
+            "retain_graph=True if you need to backward through the graph a second time or if you "
+            "need to access saved variables after calling backward.")

@@ -112,13 +112,23 @@ class disable_saved_tensors_hooks:
 
 def pack_one(t):
     """(unpack hook, what the pack hook made of t) under the innermost hooks; what the pack hook
-    itself computes is not packed."""
+    itself computes is not packed, nor recorded (torch packs under no_grad), and it must not
+    change t."""
     hooks = grad_mode.state.saved_hooks
     grad_mode.state.saved_hooks = None
+    version = t._version
     try:
-        return hooks[1], hooks[0](t)
+        with grad_mode.no_grad():
+            packed = hooks[0](t)
     finally:
         grad_mode.state.saved_hooks = hooks
+    if t._version != version:
+        raise RuntimeError("A saved tensor pack hook is modifying its input in place. Tensors "
+                           "provided as input to pack hook cannot be modified by in-place "
+                           "operations as this can lead to unexpected side-effects. Please open "
+                           "an issue if you need to perform in-place operations on the input to a "
+                           "pack hook.")
+    return hooks[1], packed
 
 
 def pack_saved(seg, node, op, inputs, outputs, kept):
@@ -127,7 +137,8 @@ def pack_saved(seg, node, op, inputs, outputs, kept):
     packed as the bool tensor torch saves, unless a composite made it (grad_mode.composite_masks)."""
     first = len(seg.s_ref) - len(op.save_index)
     packed = {}
-    for position, where in enumerate(op.save_index):
+    for position in op.unpack_order:       # torch's node packs its values in that order too
+        where = op.save_index[position]
         t = inputs[where] if where >= 0 else outputs[~where]
         if op.saved_masks[position] and type(t) is np.ndarray:
             if not grad_mode.state.pack_masks:
