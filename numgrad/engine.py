@@ -155,11 +155,22 @@ def execute(graph, seeds, python_node):
                              scratch, resume, phase)
         if node < 0:
             break
-        phase = python_node(graph, buffers, int(node), int(state[scheduler.REASON]))
+        try:
+            phase = python_node(graph, buffers, int(node), int(state[scheduler.REASON]))
+        except Exception:
+            name_failed_node(graph, int(node))
+            raise
         resume = node
     graph.n_order = int(state[scheduler.N_ORDER])
     graph.n_events = int(state[scheduler.N_EVENTS])
     return buffers
+
+
+def name_failed_node(graph, index):
+    """In anomaly mode, torch's warning naming the node where the backward failed."""
+    from .autograd import anomaly
+    if anomaly.enabled:
+        anomaly.warn_error_in(graph, index)
 
 
 def serve_python_node(graph, buffers, index, reason):

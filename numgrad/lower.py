@@ -179,6 +179,7 @@ class LoweredGraph:
         """Raise torch's errors before anything runs when a saved value is freed or was modified."""
         freed = self.runnable & ((self.flags & tape.RELEASED) != 0)
         if freed.any():
+            self.failed_node = int(np.flatnonzero(freed)[-1])     # later nodes run first
             raise RuntimeError(tape.FREED_ERROR)
         if all(not len(seg.epoch_marks) or seg.epoch_marks[1] == tape.epoch()
                for seg in self.segments):
@@ -193,6 +194,7 @@ class LoweredGraph:
         nodes = owner[changed]
         ranks = registry.unpack_ranks(self.op[nodes], changed - self.sv_ptr[nodes])
         first = int(changed[np.lexsort((ranks, -nodes))[0]])
+        self.failed_node = int(owner[first])        # anomaly mode names it
         raise self._version_error(int(owner[first]), first)
 
     def _changed(self, saved):

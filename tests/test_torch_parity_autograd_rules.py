@@ -209,3 +209,65 @@ def test_registering_hooks_on_a_freed_saved_value():
             "values of the graph are freed when you call .backward() or autograd.grad(). Specify "
             "retain_graph=True if you need to backward through the graph a second time or if you "
             "need to access saved variables after calling backward.")
+
+
+# ---- anomaly mode -------------------------------------------------------------------------------
+
+class _Raises(ng.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        raise ValueError("bad")
+
+
+def _freed(x):
+    y = x.exp().sum()
+    y.backward()
+    y.backward()
+
+
+def _changed(x):
+    y = x * 1
+    z = y.exp()
+    w = z.sin()
+    z.add_(1)
+    (w * y).sum().backward()
+
+
+def _hook_raises(x):
+    y = x.exp()
+    y.register_hook(lambda g: 1 / 0)
+    (y * 2).sum().backward()
+
+
+def _leaf_hook_raises(x):
+    x.register_hook(lambda g: 1 / 0)
+    (x * 2).sum().backward()
+
+
+def _grad_of_grad_raises(x):
+    g, = ng.autograd.grad(_Raises.apply(x).sin().sum(), x, create_graph=True)
+
+
+@pytest.mark.parametrize("run, kind, node", [
+    (_freed, RuntimeError, "ExpBackward0"),
+    (_changed, RuntimeError, "SinBackward0"),
+    (lambda x: _Raises.apply(x.exp()).sum().backward(), ValueError, "_RaisesBackward"),
+    (_hook_raises, ZeroDivisionError, "ExpBackward0"),
+    (_leaf_hook_raises, ZeroDivisionError, "torch::autograd::AccumulateGrad"),
+    (_grad_of_grad_raises, ValueError, "_RaisesBackward"),
+])
+def test_anomaly_mode_names_the_node_where_any_error_happened(run, kind, node):
+    """torch 2.13 warns "Error detected in <node>. Traceback of forward call ..." for every error
+    a backward meets in anomaly mode, not only for NaN."""
+    x = T()
+    with pytest.warns(UserWarning) as record:
+        with ng.autograd.detect_anomaly():
+            with pytest.raises(kind):
+                run(x)
+    detected = [str(w.message) for w in record if str(w.message).startswith("Error detected")]
+    assert len(detected) == 1
+    assert detected[0].startswith(f"Error detected in {node}. ")

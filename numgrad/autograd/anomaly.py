@@ -139,9 +139,16 @@ def _user_stacklevel():
 
 
 def _report(graph, index, k):
-    from ..node import node_name
+    name = warn_error_in(graph, index)
+    raise RuntimeError(f"Function '{name}' returned nan values in its {k}th output.")
+
+
+def warn_error_in(graph, index):
+    """torch's warning naming the node (a position in graph) where a backward failed, with the
+    forward stack that recorded it. Returns the node's name."""
+    from ..node import node_view
     seg, node = graph.locate(index)
-    name = node_name(seg, node)
+    name = node_view(seg, node).name()      # torch's name(): torch::autograd::AccumulateGrad
     stack = forward_stack(seg, node)
     if stack is None:
         message = (f"Error detected in {name}. No forward pass information available. Enable "
@@ -150,4 +157,4 @@ def _report(graph, index, k):
         message = (f"Error detected in {name}. Traceback of forward call that caused the "
                    f"error:\n{stack}")
     warnings.warn(message, UserWarning, stacklevel=_user_stacklevel())
-    raise RuntimeError(f"Function '{name}' returned nan values in its {k}th output.")
+    return name

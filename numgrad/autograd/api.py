@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .. import grad_mode, tape
-from ..engine import execute, output_shape, release, serve_python_node
+from ..engine import execute, name_failed_node, output_shape, release, serve_python_node
 from ..hooks import run_hooks, run_node_post_hooks, run_node_pre_hooks
 from ..lower import LoweredGraph, segments_of
 from ..ops.apply import broadcast_shape
@@ -204,10 +204,7 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
         for i, places in enumerate(wanted):
             if not any(graph.needed[p] for p, _ in places):
                 raise _unused_error(i)
-    graph.check_saved()
-    for index in graph.python_nodes():
-        seg, node = graph.locate(int(index))
-        seg.python[node].check_saved()       # custom Functions save outside the tape
+    _check_saved(graph)
     if accumulate and inputs is not None:
         for t in inputs:
             if t._node >= 0:
@@ -231,6 +228,20 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     if not retain_graph:
         release(graph)
     return per_element if batched else per_element[0]
+
+
+def _check_saved(graph):
+    """torch's errors for freed or changed saved values, before anything runs; in anomaly mode
+    with torch's warning naming the node that would have met it."""
+    index = None
+    try:
+        graph.check_saved()
+        for index in graph.python_nodes():
+            seg, node = graph.locate(int(index))
+            seg.python[node].check_saved()       # custom Functions save outside the tape
+    except RuntimeError:
+        name_failed_node(graph, graph.failed_node if index is None else int(index))
+        raise
 
 
 # Note [graph tasks]: each run of a lowered graph gets a number of its own (grad_mode.state

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import tape
 from ..creation import full
-from ..engine import node_post_hooks, node_pre_hooks, shape_of, shown_input_grads
+from ..engine import (name_failed_node, node_post_hooks, node_pre_hooks, shape_of,
+                      shown_input_grads)
 from ..hooks import output_hooks, run_hooks
 from ..kernels import ready_queue
 from ..ops import registry
@@ -152,6 +153,57 @@ def g_dtype(graph, index):
     return np.float64 if graph.dt[index] == 1 else np.float32
 
 
+def _run_node(graph, grads, index):
+    """One node: the hooks before it, its VJP, the hooks after it, delivery into grads.
+    Returns its input edges (i0, i1)."""
+    seg, node = graph.locate(index)
+    o0, o1 = int(graph.out_ptr[index]), int(graph.out_ptr[index + 1])
+    if graph.flags[index] & tape.PRE_HOOKS and graph.op[index] == tape.ACCUMULATE:
+        if graph.leaf_step is not None and o0 in grads:
+            grads[o0] = graph.leaf_step(graph, index, grads[o0])
+    elif graph.flags[index] & tape.PRE_HOOKS:
+        if graph.captures and graph.runnable[index]:
+            # as the engine: captured before the hooks of a node that runs
+            graph.captured.update((s, grads[s]) for s in range(o0, o1)
+                                  if s in graph.captures and s in grads)
+        for j, hooks in output_hooks(seg, node, o1 - o0):
+            if (o0 + j) in grads:
+                grads[o0 + j] = run_hooks(hooks, grads[o0 + j])
+            elif graph.runnable[index]:
+                run_hooks(hooks, None)      # an output of a running node with no gradient
+        if graph.retain_step is not None and seg.retained:
+            graph.retain_step(graph, index, [grads.get(s) for s in range(o0, o1)])
+        pre_hooks = seg.node_hooks.get(("pre_hooks", node))
+        if pre_hooks and graph.runnable[index]:
+            _, outs = node_pre_hooks(graph, index, seg, node, pre_hooks,
+                                     [grads.get(s) for s in range(o0, o1)])
+            for s, g in zip(range(o0, o1), outs):
+                if g is None:
+                    grads.pop(s, None)
+                else:
+                    grads[s] = g
+    i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
+    if graph.op[index] != tape.ACCUMULATE:
+        outs = [grads.get(s) for s in range(o0, o1)]
+        wanted = [graph.e_node[e] >= 0 and graph.needed[graph.e_node[e]] for e in range(i0, i1)]
+        # as the scheduler: a custom Function runs with zeros when no gradient reached it
+        python_node = graph.op[index] == registry.PYTHON_FUNCTION.code
+        if any(wanted) and (python_node or any(g is not None for g in outs)):
+            in_grads = list(node_vjp(graph, index, seg, node, outs))
+            post_hooks = seg.node_hooks.get(("post_hooks", node))
+            if post_hooks:
+                in_grads = node_post_hooks(graph, index, seg, node, post_hooks,
+                                           shown_input_grads(graph, index, in_grads), outs)
+            for k in range(i1 - i0):
+                dst = int(graph.e_node[i0 + k])
+                g = in_grads[k] if k < len(in_grads) else None
+                if dst < 0 or not graph.needed[dst] or g is None:
+                    continue
+                slot = int(graph.out_ptr[dst]) + int(graph.e_slot[i0 + k])
+                grads[slot] = g if slot not in grads else grads[slot] + g
+    return i0, i1
+
+
 def execute(graph, seeds):
     """Run the plan in Python; returns {output slot: gradient Tensor} for every slot reached."""
     grads = {}
@@ -165,63 +217,24 @@ def execute(graph, seeds):
     size = ready_queue.push_all(queue, ranks, graph.ready, graph.ready_order, graph.op)
     pushed = size
     order = []
-    while size:
-        index = int(ready_queue.pop(queue, ranks, size))
-        size -= 1
-        order.append(index)
-        seg, node = graph.locate(index)
-        o0, o1 = int(graph.out_ptr[index]), int(graph.out_ptr[index + 1])
-        if graph.flags[index] & tape.PRE_HOOKS and graph.op[index] == tape.ACCUMULATE:
-            if graph.leaf_step is not None and o0 in grads:
-                grads[o0] = graph.leaf_step(graph, index, grads[o0])
-        elif graph.flags[index] & tape.PRE_HOOKS:
-            if graph.captures and graph.runnable[index]:
-                # as the engine: captured before the hooks of a node that runs
-                graph.captured.update((s, grads[s]) for s in range(o0, o1)
-                                      if s in graph.captures and s in grads)
-            for j, hooks in output_hooks(seg, node, o1 - o0):
-                if (o0 + j) in grads:
-                    grads[o0 + j] = run_hooks(hooks, grads[o0 + j])
-                elif graph.runnable[index]:
-                    run_hooks(hooks, None)      # an output of a running node with no gradient
-            if graph.retain_step is not None and seg.retained:
-                graph.retain_step(graph, index, [grads.get(s) for s in range(o0, o1)])
-            pre_hooks = seg.node_hooks.get(("pre_hooks", node))
-            if pre_hooks and graph.runnable[index]:
-                _, outs = node_pre_hooks(graph, index, seg, node, pre_hooks,
-                                         [grads.get(s) for s in range(o0, o1)])
-                for s, g in zip(range(o0, o1), outs):
-                    if g is None:
-                        grads.pop(s, None)
-                    else:
-                        grads[s] = g
-        i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
-        if graph.op[index] != tape.ACCUMULATE:
-            outs = [grads.get(s) for s in range(o0, o1)]
-            wanted = [graph.e_node[e] >= 0 and graph.needed[graph.e_node[e]] for e in range(i0, i1)]
-            # as the scheduler: a custom Function runs with zeros when no gradient reached it
-            python_node = graph.op[index] == registry.PYTHON_FUNCTION.code
-            if any(wanted) and (python_node or any(g is not None for g in outs)):
-                in_grads = list(node_vjp(graph, index, seg, node, outs))
-                post_hooks = seg.node_hooks.get(("post_hooks", node))
-                if post_hooks:
-                    in_grads = node_post_hooks(graph, index, seg, node, post_hooks,
-                                               shown_input_grads(graph, index, in_grads), outs)
-                for k in range(i1 - i0):
-                    dst = int(graph.e_node[i0 + k])
-                    g = in_grads[k] if k < len(in_grads) else None
-                    if dst < 0 or not graph.needed[dst] or g is None:
-                        continue
-                    slot = int(graph.out_ptr[dst]) + int(graph.e_slot[i0 + k])
-                    grads[slot] = g if slot not in grads else grads[slot] + g
-        for e in range(i0, i1):
-            dst = int(graph.e_node[e])
-            if dst >= 0 and graph.needed[dst]:
-                pending[dst] -= 1
-                if pending[dst] == 0:
-                    rank = ready_queue.rank_of(graph.ready_order, graph.op, dst, pushed)
-                    size = ready_queue.push(queue, ranks, size, dst, rank)
-                    pushed += 1
+    index = -1
+    try:
+        while size:
+            index = int(ready_queue.pop(queue, ranks, size))
+            size -= 1
+            order.append(index)
+            i0, i1 = _run_node(graph, grads, index)
+            for e in range(i0, i1):
+                dst = int(graph.e_node[e])
+                if dst >= 0 and graph.needed[dst]:
+                    pending[dst] -= 1
+                    if pending[dst] == 0:
+                        rank = ready_queue.rank_of(graph.ready_order, graph.op, dst, pushed)
+                        size = ready_queue.push(queue, ranks, size, dst, rank)
+                        pushed += 1
+    except Exception:
+        name_failed_node(graph, index)
+        raise
     graph.order = np.array(order, np.int64)
     graph.n_order = len(order)
     return grads
