@@ -271,3 +271,31 @@ def test_anomaly_mode_names_the_node_where_any_error_happened(run, kind, node):
     detected = [str(w.message) for w in record if str(w.message).startswith("Error detected")]
     assert len(detected) == 1
     assert detected[0].startswith(f"Error detected in {node}. ")
+
+
+# ---- autograd.functional ------------------------------------------------------------------------
+
+def test_strict_checks_the_outputs_before_refusing_vectorize():
+    AF = ng.autograd.functional
+    x = ng.tensor([0.3, 0.67, 1.04], dtype=ng.float64)
+    constant = lambda t: ng.ones(3, dtype=ng.float64)
+    # torch 2.13: the outputs' check comes first
+    assert _message(lambda: AF.jacobian(constant, x, strict=True, vectorize=True)) == (
+        "Output 0 of the user-provided function does not require gradients. The outputs must be "
+        "computed in a differentiable manner from the input when running in strict mode.")
+    assert _message(lambda: AF.hessian(lambda t: t.exp(), x, strict=True, vectorize=True)) == (
+        "The Tensor returned by the function given to hessian should contain a single element")
+    assert _message(lambda: AF.jacobian(lambda t: t * 2, x, strict=True, vectorize=True)) == (
+        "numgrad.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not "
+        "supported together. Please either set `strict=False` or `vectorize=False`.")
+
+
+def test_a_forward_mode_jacobian_is_made_of_lists():
+    AF = ng.autograd.functional
+    x = ng.tensor([0.3, 0.67, 1.04], dtype=ng.float64)
+    jac = AF.jacobian(lambda a, b: (a * b.sin(), a.sum() * b), (x, x + 0.1),
+                      strategy="forward-mode", vectorize=True)
+    assert type(jac) is list and all(type(row) is list for row in jac)      # torch 2.13
+    np.testing.assert_allclose(jac[1][0].numpy(), np.tile([[0.4], [0.77], [1.14]], (1, 3)))
+    single = AF.jacobian(lambda a: a * 2, x, strategy="forward-mode", vectorize=True)
+    assert isinstance(single, ng.Tensor)

@@ -275,19 +275,22 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
         tensors = inputs if isinstance(inputs, tuple) else (inputs,)
         create_graph = getattr(func, "_forward_graph", False) or any(
             isinstance(t, Tensor) and t.requires_grad for t in tensors)
-    elif vectorize and strict:
-        raise RuntimeError("numgrad.autograd.functional.jacobian: `strict=True` and "
-                           "`vectorized=True` are not supported together. Please either set "
-                           "`strict=False` or `vectorize=False`.")
     with enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _grad_preprocess(inputs, create_graph, need_graph=True)
         is_outputs_tuple, outputs = _as_tuple(func(*inputs), "outputs of the user-provided "
                                               "function", "jacobian")
         _check_requires_grad(outputs, "outputs", strict)
+        if vectorize and strict and strategy == "reverse-mode":
+            # (torch checks the outputs first)
+            raise RuntimeError("numgrad.autograd.functional.jacobian: `strict=True` and "
+                               "`vectorized=True` are not supported together. Please either set "
+                               "`strict=False` or `vectorize=False`.")
         jac = tuple(_jacobian_rows(out, i, inputs, strict, create_graph)
                     for i, out in enumerate(outputs))
         jac = _grad_postprocess(jac, create_graph)
+    if strategy == "forward-mode":
+        jac = [list(row) for row in jac]        # torch's forward-mode Jacobian is made of lists
     return _tuple_postprocess(jac, (is_outputs_tuple, is_inputs_tuple))
 
 
