@@ -61,3 +61,89 @@ def test_load_state_dict_casts_a_float64_average_to_the_parameters_dtype():
     w.grad = ng.tensor([0.5, 0.25, -1.0])
     opt.step()
     assert w.detach().tolist() == [0.800000011920929, -2.1999998092651367, 0.699999988079071]
+
+
+F = nn.functional
+_X = [[0.1, 0.5, -0.3], [0.2, 0.0, 1.0], [1.0, 2.0, 3.0]]
+
+
+def _weight():
+    return ng.tensor([0.3, 1.0, 2.0], dtype=ng.float64, requires_grad=True)
+
+
+@pytest.mark.parametrize("kernel, argument, call", [
+    ("nll_loss_forward", "weight", lambda w: F.nll_loss(ng.zeros(2, 3), ng.tensor([0, 2]), w)),
+    # torch's nll_loss_nd views 3-d and deeper inputs as 4-d for nll_loss2d
+    ("nll_loss2d_forward", "weight",
+     lambda w: F.nll_loss(ng.zeros(2, 3, 2), ng.zeros(2, 2, dtype=ng.int64), w)),
+    ("nll_loss_forward", "weight",
+     lambda w: F.cross_entropy(ng.zeros(2, 3, requires_grad=True), ng.tensor([0, 2]), w,
+                               label_smoothing=0.1)),
+    ("nll_loss_forward", "weight",
+     lambda w: nn.CrossEntropyLoss(w)(ng.zeros(2, 3), ng.tensor([0, 1]))),
+    ("binary_cross_entropy", "weight",
+     lambda w: F.binary_cross_entropy(ng.full((2, 3), 0.5), ng.ones(2, 3), w)),
+    ("binary_cross_entropy_with_logits", "weight",
+     lambda w: F.binary_cross_entropy_with_logits(ng.zeros(2, 3), ng.ones(2, 3), w)),
+    ("binary_cross_entropy_with_logits", "pos_weight",
+     lambda w: F.binary_cross_entropy_with_logits(ng.zeros(2, 3), ng.ones(2, 3), pos_weight=w)),
+    ("multi_margin_loss", "weight", lambda w: F.multi_margin_loss(ng.zeros(2, 3), ng.tensor([0, 2]),
+                                                                  weight=w)),
+    ("soft_margin_loss", "target", lambda w: F.soft_margin_loss(ng.zeros(3), w)),
+])
+def test_losses_refuse_a_weight_that_requires_grad_as_torch(kernel, argument, call):
+    # torch 2.13 has no derivative for these arguments and refuses them, unless grad is off
+    weight = _weight().float()
+    with pytest.raises(RuntimeError, match=f"^The function '{kernel}' is not differentiable with "
+                                           f"respect to argument '{argument}'. This input cannot "
+                                           f"have requires_grad True.$"):
+        call(weight)
+    with ng.no_grad():
+        call(weight)
+
+
+def test_cross_entropy_with_label_smoothing_is_torchs_composite():
+    x = ng.tensor(_X, dtype=ng.float64, requires_grad=True)
+    loss = F.cross_entropy(x, ng.tensor([0, 2, 1]), weight=_weight().detach(), label_smoothing=0.2,
+                           ignore_index=1)
+    # torch 2.13: AddBackward0 over (1 - s) * nll_loss and s / C * (sum of the smoothing / weights)
+    assert loss.grad_fn.name() == "AddBackward0"
+    assert [(f.name(), [g.name() for g, _ in f.next_functions])
+            for f, _ in loss.grad_fn.next_functions] == [("MulBackward1", ["NllLossBackward0"]),
+                                                         ("MulBackward1", ["DivBackward0"])]
+    loss.backward()
+    assert loss.item() == pytest.approx(0.7504335929532331, rel=1e-14)
+    np.testing.assert_allclose(x.grad.numpy(), [
+        [-0.04979526661593328, 0.06536973696718136, -0.015574470351248062],
+        [0.18696487959303595, 0.1312077872748157, -0.3181726668678517], [0.0, 0.0, 0.0]],
+        rtol=1e-13)
+    x.grad = None
+    losses = F.cross_entropy(x, ng.tensor([0, 2, 1]), label_smoothing=0.3, reduction="none")
+    assert [f.name() for f, _ in losses.grad_fn.next_functions] == ["MulBackward1", "MulBackward1"]
+    losses.sum().backward()
+    np.testing.assert_allclose(losses.detach().numpy(),
+                               [1.151250513728494, 0.7773014802988986, 1.4076059644443804],
+                               rtol=1e-14)
+    np.testing.assert_allclose(x.grad.numpy()[2], [-0.009969426829619567, -0.5552715289452023,
+                                                   0.5652409557748217], rtol=1e-13)
+
+
+def test_cross_entropy_with_class_probabilities_differentiates_its_weight():
+    x = ng.tensor(_X, dtype=ng.float64, requires_grad=True)
+    weight = _weight()
+    loss = F.cross_entropy(x, ng.softmax(x.detach() * 2, 1), weight=weight)
+    loss.backward()
+    # torch 2.13 gives these
+    assert loss.item() == pytest.approx(0.9766032421483181, rel=1e-14)
+    np.testing.assert_allclose(weight.grad.numpy(), [0.18748872059601215, 0.26058268934716583,
+                                                     0.32988696831117426], rtol=1e-13)
+
+
+def test_multilabel_soft_margin_loss_divides_by_the_labels_as_torch():
+    x = ng.tensor(_X, dtype=ng.float64, requires_grad=True)
+    target = ng.tensor([[0.0, 1, 1], [1, 0, 0], [1, 1, 0]], dtype=ng.float64)
+    losses = F.multilabel_soft_margin_loss(x, target, reduction="none")
+    assert losses.grad_fn.name() == "DivBackward0"     # torch 2.13's
+    np.testing.assert_allclose(losses.detach().numpy(),
+                               [0.6909429629074015, 0.8681825791532534, 1.1629256833783124],
+                               rtol=1e-14)

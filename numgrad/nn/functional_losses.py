@@ -14,13 +14,13 @@ import warnings
 
 import numpy as np
 
-from .. import dtypes
+from .. import dtypes, grad_mode
 from ..creation import as_tensor
 from ..ops import elementwise as _E
 from ..ops import elementwise_special as _S
 from ..ops import nn_ops as _N
 from ..ops.apply import show_attributes
-from ..ops.index import take
+from ..ops.index import masked_fill, take
 from ..ops.named import named, read_by_backward, rename
 from ..ops.shape import VIEW as _VIEW, reshape as _reshape
 from ..tensor import Tensor
@@ -115,6 +115,19 @@ def _check_targets(index, classes, ignore_index):
         raise IndexError(f"Target {int(index[bad][0])} is out of bounds.")
 
 
+def refuse_grad(function, argument, value):
+    """torch's kernels that have no derivative for an argument (class weights, ...) refuse a
+    tensor there that requires grad, while grad mode is on, rather than ignore its gradient."""
+    if isinstance(value, Tensor) and value.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError(f"The function '{function}' is not differentiable with respect to "
+                           f"argument '{argument}'. This input cannot have requires_grad True.")
+
+
+def _nll_kernel(input):
+    """torch's nll_loss_nd runs nll_loss2d for inputs of 3 or more dimensions (viewed as 4-d)."""
+    return "nll_loss2d_forward" if input.ndim >= 3 else "nll_loss_forward"
+
+
 def _check_weight_dtype(weight, dtype):
     """torch's class-index losses take class weights of the input's dtype only."""
     if isinstance(weight, Tensor) and weight.dtype != dtype:
@@ -154,6 +167,9 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     # torch's log_softmax comes first, refusing integer logits before the target is looked at
     _check_floating(input, "log_softmax_lastdim_kernel_impl" if input.ndim <= 2 else
                     "log_softmax_kernel_impl")
+    if label_smoothing > 0.0:
+        return _cross_entropy_smoothed(input, target, weight, ignore_index, reduction,
+                                       label_smoothing)
     # torch's graph: nll_loss(log_softmax(input)), through a view to 4-d for other spatial
     # inputs, and a view of the result back for reduction="none" (Note [torch's inner nodes])
     logits = _N.through(input, _N.CROSS_ENTROPY_LOGITS)
@@ -169,13 +185,12 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         n, c = input.shape[0], input.shape[1]
         seen = _reshape(logits, (n, c, 1, -1) if input.numel() else (n, c, 0, 0), op=_VIEW)
     rows, index, shape = _class_rows(input, target, seen)
+    refuse_grad(_nll_kernel(input), "weight", weight)
     w = _class_weights(weight, rows.shape[1], rows.dtype)
     index = _class_indices(index, rows, "nll_loss_out_frame")
     _check_weight_dtype(weight, rows.dtype)
-    out = _N.cross_entropy(rows, np.ascontiguousarray(index), w, int(ignore_index),
-                           float(label_smoothing), _CODES[reduction])
-    if label_smoothing:
-        return out.reshape(shape) if reduction == "none" else out   # torch's own composite
+    out = _N.cross_entropy(rows, np.ascontiguousarray(index), w, int(ignore_index), 0.0,
+                           _CODES[reduction])
     name = "NllLoss2DBackward0" if spatial else "NllLossBackward0"
     attributes = _nll_attributes(weight, ignore_index, reduction)
     if reduction != "none" or tuple(out.shape) == tuple(shape):
@@ -183,6 +198,35 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     if viewed:
         return rename(out, name, inputs=(seen,), attributes=attributes).reshape(shape)
     return rename(out.reshape(shape), name, inputs=(seen,), attributes=attributes)
+
+
+def _cross_entropy_smoothed(input, target, weight, ignore_index, reduction, label_smoothing):
+    """torch's composite for class indices with label smoothing, node for node: (1 - s) times
+    nll_loss of log_softmax, plus s / C times the (weighted) sum of -log p over the classes with
+    the positions of ignore_index left out, averaged over the weights of the targets kept."""
+    class_dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[class_dim]
+    logp = _N.log_softmax(input, class_dim)
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    index = np.asarray(target._data if isinstance(target, Tensor) else target)
+    ignored = index == ignore_index
+    terms = logp
+    if weight is not None:
+        shape = [1] * input.ndim
+        shape[class_dim] = classes
+        terms = logp * _as_tensor(weight, input).reshape(shape)
+    smooth = masked_fill(-terms.sum(class_dim), ignored, 0.0)
+    if reduction == "none":
+        ret = smooth
+    elif reduction == "sum":
+        ret = smooth.sum()
+    else:
+        kept = index[~ignored].reshape(-1)
+        count = (_class_weights(weight, classes, input.dtype)[kept].sum() if weight is not None
+                 else kept.size)
+        ret = smooth.sum() / _as_tensor(count, smooth)
+    smoothing = _E.mul_scalar(ret, label_smoothing / classes)
+    return _E.mul_scalar(nll, 1.0 - label_smoothing) + smoothing
 
 
 def _nll_attributes(weight, ignore_index, reduction):
@@ -202,9 +246,12 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
         target = target * (1.0 - label_smoothing) + label_smoothing / classes
     terms = logp * target
     if weight is not None:
+        checked = _class_weights(weight, classes, input.dtype)
+        # torch differentiates this composite in its weights too
+        weight = _as_tensor(weight, input) if isinstance(weight, Tensor) else checked
         shape = [1] * input.ndim
         shape[class_dim] = classes
-        terms = terms * _class_weights(weight, classes, input.dtype).reshape(shape)
+        terms = terms * weight.reshape(shape)
     if reduction == "none":
         return -terms.sum(class_dim)
     if reduction == "sum":
@@ -222,6 +269,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """
     reduction = _reduction(size_average, reduce, reduction)
     rows, index, shape = _class_rows(input, target)
+    refuse_grad(_nll_kernel(input), "weight", weight)
     classes = rows.shape[1]
     w = _class_weights(weight, classes, rows.dtype)
     index = _class_indices(index, rows, "nll_loss_out_frame" if input.ndim <= 2 else
@@ -332,12 +380,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
+    refuse_grad("binary_cross_entropy", "weight", weight)
     data = input._data
     if data.size and (data.min() < 0 or data.max() > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
     loss = _N.binary_cross_entropy(input, target)
     if weight is not None:
-        loss = loss * _as_tensor(weight, input).detach()    # torch does not differentiate weights
+        loss = loss * _as_tensor(weight, input)
     attributes = {"reduction": _CODES[reduction]}
     if weight is None:
         attributes["weight"] = None
@@ -358,15 +407,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    refuse_grad("binary_cross_entropy_with_logits", "weight", weight)
+    refuse_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     # softplus without its threshold: log(1 + exp(-x)) exactly, however large -x is
     log_sigmoid_neg = _N.softplus(-input, 1.0, math.inf)
-    # as in torch, weight and pos_weight are constants: no gradient reaches them
     if pos_weight is not None:
-        log_weight = (_as_tensor(pos_weight, input).detach() - 1.0) * target + 1.0
+        log_weight = (_as_tensor(pos_weight, input) - 1.0) * target + 1.0
         log_sigmoid_neg = log_sigmoid_neg * log_weight
     loss = (1.0 - target) * input + log_sigmoid_neg
     if weight is not None:
-        loss = loss * _as_tensor(weight, input).detach()
+        loss = loss * _as_tensor(weight, input)
     attributes = {"reduction": _CODES[reduction]}
     for name, value in (("weight", weight), ("pos_weight", pos_weight)):
         if value is None:

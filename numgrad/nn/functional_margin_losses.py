@@ -16,7 +16,7 @@ from ..ops.index import take
 from ..ops.named import named, rename
 from ..tensor import Tensor
 from .functional_activation import logsigmoid
-from .functional_losses import _as_tensor, _reduce, _reduction
+from .functional_losses import _as_tensor, _reduce, _reduction, refuse_grad
 
 
 def _hinge(x):
@@ -57,6 +57,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     tensor(0.6931)
     """
     reduction = _reduction(size_average, reduce, reduction)
+    refuse_grad("soft_margin_loss", "target", target)
     target = _as_tensor(target, input)
     loss = _reduce(_E.log1p(_E.exp(-target * input)), reduction)
     # torch differentiates soft_margin_loss in its input only
@@ -140,6 +141,7 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"number of input samples (batch size). Expected target size [{count}], "
                            f"but got {list(np.shape(target))}. Input has shape "
                            f"{list(input.shape)}.")
+    refuse_grad("multi_margin_loss", "weight", weight)
     if index.size and (index.min() < 0 or index.max() >= classes):
         raise RuntimeError("target out of range")
     picked = take(rows, (np.arange(count) * classes + index)[:, None])
@@ -172,7 +174,7 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     loss = -(target * logsigmoid(input) + (1.0 - target) * logsigmoid(-input))
     if weight is not None:
         loss = loss * _as_tensor(weight, input)
-    loss = loss.sum(input.ndim - 1) * (1.0 / input.shape[-1])
+    loss = loss.sum(input.ndim - 1) / input.shape[-1]   # torch's DivBackward0
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not valid")
     return _reduce(loss, reduction)
