@@ -147,3 +147,17 @@ def test_multilabel_soft_margin_loss_divides_by_the_labels_as_torch():
     np.testing.assert_allclose(losses.detach().numpy(),
                                [0.6909429629074015, 0.8681825791532534, 1.1629256833783124],
                                rtol=1e-14)
+
+
+def test_clip_grad_norm_of_float32_and_float64_gradients_is_float64():
+    grads = [ng.tensor([[0.5, -1.5], [2.0, 0.1]]), ng.tensor([3.0, -0.2, 0.7], dtype=ng.float64)]
+    params = [ng.zeros_like(g, requires_grad=True) for g in grads]
+    for p, g in zip(params, grads):
+        p.grad = g.clone()
+    total = nn.utils.clip_grad_norm_(params, 1.0)
+    # torch 2.13 stacks each gradient's norm (the float32 one rounded to float32) and gives these
+    assert total.dtype == ng.float64 and total.item() == 4.004996952328398
+    assert params[0].grad.tolist() == [[0.1248440071940422, -0.374532014131546],
+                                       [0.4993760287761688, 0.02496880106627941]]
+    np.testing.assert_allclose(params[1].grad.numpy(), [0.7490640533925569, -0.049937603559503795,
+                                                        0.17478161245826326], rtol=1e-15)

@@ -1,4 +1,5 @@
 """Gradient clipping: scale or clamp the .grad of parameters in place."""
+import functools
 import math
 import types
 import warnings
@@ -17,9 +18,9 @@ def _grads(parameters):
 
 
 def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=None):
-    """The norm of the norms of tensors (the norm of all their elements as one vector), taken in
-    float64 and returned in the first tensor's dtype. foreach is accepted for torch's signature:
-    there is one way here.
+    """The norm of the norms of tensors (the norm of all their elements as one vector), in their
+    promoted dtype: float32 and float64 gradients give a float64 norm, as torch's. foreach is
+    accepted for torch's signature: there is one way here.
 
     >>> import numgrad as ng
     >>> ng.nn.utils.get_total_norm([ng.tensor([3.0]), ng.tensor([4.0])])
@@ -30,14 +31,17 @@ def get_total_norm(tensors, norm_type=2.0, error_if_nonfinite=False, foreach=Non
     if not tensors:
         return Tensor._make(np.array(0.0, dtypes.get_default_dtype()), False)
     with grad_mode.no_grad():
-        # numgrad ops, so the norms are taken where the tensors live (CPU or GPU)
-        total_norm = stack([t.double().norm(norm_type) for t in tensors]).norm(norm_type)
+        # numgrad ops, so the norms are taken where the tensors live (CPU or GPU). As torch: each
+        # tensor's norm rounded to its dtype (torch's CPU reductions accumulate float32 in
+        # float64), then the norm of those norms stacked, so in their promoted dtype
+        norms = [t.double().norm(norm_type).to(t.dtype).double() for t in tensors]
+        total_norm = stack(norms).norm(norm_type)
         if error_if_nonfinite and not math.isfinite(total_norm.item()):
             raise RuntimeError(f"The total norm of order {norm_type} for gradients from "
                                "`parameters` is non-finite, so it cannot be clipped. To disable "
                                "this error and scale the gradients by the non-finite norm anyway, "
                                "set `error_if_nonfinite=False`")
-        return total_norm.to(tensors[0].dtype)
+        return total_norm.to(functools.reduce(dtypes.promote, [t.dtype for t in tensors]))
 
 
 def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
