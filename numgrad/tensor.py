@@ -49,6 +49,18 @@ _DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Te
                        "the tensor to host memory first.")
 
 
+# torch warns once a process (TORCH_WARN_ONCE) when float() reads a tensor that requires grad
+_scalar_warning = {"given": False}
+
+
+def _warn_scalar_of_graph():
+    if not _scalar_warning["given"]:
+        _scalar_warning["given"] = True
+        warnings.warn("Converting a tensor with requires_grad=True to a scalar may lead to "
+                      "unexpected behavior.\nConsider using tensor.detach() first.", UserWarning,
+                      stacklevel=3)
+
+
 def _device_index(t):
     return -1 if t.device.type == "cpu" else (t.device.index or 0)
 
@@ -417,7 +429,14 @@ class Tensor:
         return self._data.tolist()
 
     def __float__(self):
+        if self._requires_grad:
+            _warn_scalar_of_graph()
         return float(self._python_scalar())
+
+    def __format__(self, spec):
+        if self._data.ndim == 0 and type(self) is Tensor:
+            return self.item().__format__(spec)     # torch: a 0-d tensor formats as its number
+        return object.__format__(self, spec)
 
     def __int__(self):
         return int(self._python_scalar())

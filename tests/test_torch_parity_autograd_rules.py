@@ -2,6 +2,8 @@
 differential sweep (numgrad vs torch on the same programs) found different, pinned to torch's.
 
 Expected values and messages are torch 2.13's."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -299,3 +301,27 @@ def test_a_forward_mode_jacobian_is_made_of_lists():
     np.testing.assert_allclose(jac[1][0].numpy(), np.tile([[0.4], [0.77], [1.14]], (1, 3)))
     single = AF.jacobian(lambda a: a * 2, x, strategy="forward-mode", vectorize=True)
     assert isinstance(single, ng.Tensor)
+
+
+# ---- Python numbers from tensors ----------------------------------------------------------------
+
+def test_float_of_a_tensor_that_requires_grad_warns_once(monkeypatch, recwarn):
+    tensor_module = sys.modules["numgrad.tensor"]      # (numgrad.tensor is the function)
+    monkeypatch.setitem(tensor_module._scalar_warning, "given", False)
+    y = T((1,)) * 1
+    assert float(y) == -1.0 and complex(y) == -1.0 and float(y.detach()) == -1.0
+    assert y.item() == -1.0 and int(y) == -1
+    messages = [str(w.message) for w in recwarn]
+    # torch 2.13 (TORCH_WARN_ONCE in its float conversion; complex() goes through it)
+    assert messages == ["Converting a tensor with requires_grad=True to a scalar may lead to "
+                        "unexpected behavior.\nConsider using tensor.detach() first."]
+
+
+def test_a_0d_tensor_formats_as_its_number():
+    x = ng.tensor(2.5, requires_grad=True) * 1
+    assert f"{x:.3f}" == "2.500" and f"{ng.tensor(3):>4}" == "   3"      # torch 2.13
+    assert f"{ng.tensor([2.5])}" == "tensor([2.5000])"
+    with pytest.raises(TypeError, match="unsupported format string passed to Tensor.__format__"):
+        f"{ng.tensor([2.5]):.3f}"
+    with pytest.raises(TypeError, match="passed to Parameter.__format__"):
+        f"{ng.nn.Parameter(ng.tensor(2.5)):.3f}"
