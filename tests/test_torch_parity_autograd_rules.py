@@ -325,3 +325,32 @@ def test_a_0d_tensor_formats_as_its_number():
         f"{ng.tensor([2.5]):.3f}"
     with pytest.raises(TypeError, match="passed to Parameter.__format__"):
         f"{ng.nn.Parameter(ng.tensor(2.5)):.3f}"
+
+
+@pytest.mark.parametrize("call, message", [
+    # torch 2.13 checks the gradients first (_make_grads), then the roots, then the inputs
+    (lambda x, c: (c * 2).backward(ng.ones(3)),
+     "Mismatch in shape: grad_output[0] has a shape of numgrad.Size([3]) and output[0] has a "
+     "shape of numgrad.Size([2, 3])."),
+    (lambda x, c: (x * 2).backward(ng.ones(3), inputs=[c]),
+     "Mismatch in shape: grad_output[0] has a shape of numgrad.Size([3]) and output[0] has a "
+     "shape of numgrad.Size([2, 3])."),
+    (lambda x, c: ng.autograd.grad(x * 2, [3]),
+     "grad can be implicitly created only for scalar outputs"),
+    (lambda x, c: c.sum().backward(inputs=[c]),
+     "element 0 of tensors does not require grad and does not have a grad_fn"),
+    (lambda x, c: c.sum().backward(inputs=[3]),
+     "element 0 of tensors does not require grad and does not have a grad_fn"),
+    (lambda x, c: (c * 2).backward(inputs=[c]),
+     "element 0 of tensors does not require grad and does not have a grad_fn"),
+    (lambda x, c: ng.autograd.grad(c.sum(), [c]),
+     "element 0 of tensors does not require grad and does not have a grad_fn"),
+    (lambda x, c: x.sum().backward(inputs=[x, c]),
+     "can't retain_grad on Tensor that has requires_grad=False"),
+    (lambda x, c: ng.autograd.grad(x.sum(), [x, c]),
+     "One of the differentiated Tensors does not require grad"),
+])
+def test_argument_errors_come_in_torchs_order(call, message):
+    x, c = T(), T(requires_grad=False)
+    assert _message(lambda: call(x, c)) == message
+    assert x.grad is None

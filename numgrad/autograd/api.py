@@ -57,7 +57,13 @@ def _root_node(t):
 
 
 def _seed(i, root, grad, create_graph):
+    """The gradient seeding root i, checked as torch's _make_grads (before the roots' and the
+    inputs' checks: a root that needs no gradient gets none)."""
+    if not isinstance(root, Tensor):
+        raise AssertionError("Expected output to be a numgrad.Tensor")    # torch's words
     if grad is None:
+        if not root._requires_grad:
+            return None
         if root._data.size != 1:
             raise RuntimeError("grad can be implicitly created only for scalar outputs")
         return Tensor._make(np.ones_like(root._data), False)      # on the root's device
@@ -80,6 +86,8 @@ def _batch_size(roots, grad_roots):
     vmap check them (their words; torch prints an element's shape without its first dimension)."""
     sizes = []
     for i, (r, g) in enumerate(zip(roots, grad_roots)):
+        if not isinstance(r, Tensor):
+            raise AssertionError("Expected output to be a numgrad.Tensor")
         if g is None:
             if r._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -118,13 +126,16 @@ def _check_roots(roots):
                                "grad_fn")
 
 
-def _check_inputs(inputs):
+def _check_inputs(inputs, accumulate=False):
     for t in inputs:
         if not isinstance(t, Tensor):
             raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(t).__name__}")
         if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
+            # backward() fills an input's .grad through retain_grad, whose error comes first
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False"
+                               if accumulate else
+                               "One of the differentiated Tensors does not require grad")
 
 
 def _targets(graph, tensors):
@@ -181,20 +192,23 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     (grad_roots with a leading batch dimension), one such list per batch element: the graph is
     planned and checked once, then run once per element.
 
-    Every check that can fail runs before the first node does (Note [errors change nothing]).
+    Every check that can fail runs before the first node does (Note [errors change nothing]),
+    in torch's order: the gradients, the roots, the inputs.
     """
-    _check_roots(roots)
     if grad_roots is None:
         grad_roots = (None,) * len(roots)
-    if len(grad_roots) < len(roots):
-        raise RuntimeError(f"got {len(roots)} tensors and {len(grad_roots)} gradients")
-    grad_roots = tuple(grad_roots)[:len(roots)]      # torch pairs them up and ignores the rest
+    # torch pairs them up (and ignores the rest), checks the pairs, then the counts
     if batched:
         size = _batch_size(roots, grad_roots)
         seed_sets = [[_seed(i, r, g[b], create_graph) for i, (r, g) in
                       enumerate(zip(roots, grad_roots))] for b in range(size)]
     else:
         seed_sets = [[_seed(i, r, g, create_graph) for i, (r, g) in enumerate(zip(roots, grad_roots))]]
+    if len(grad_roots) < len(roots):
+        raise RuntimeError(f"got {len(roots)} tensors and {len(grad_roots)} gradients")
+    _check_roots(roots)
+    if inputs is not None:
+        _check_inputs(inputs, accumulate)
     if retain_graph is None:
         retain_graph = create_graph
     graph = plan_backward(roots, inputs)
@@ -464,12 +478,6 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
         inputs = _tensors(inputs, "backward")
         if len(inputs) == 0:
             raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
-        for t in inputs:
-            if not isinstance(t, Tensor):
-                raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
-                                   f"{type(t).__name__}")
-            if not t._requires_grad:
-                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
     if create_graph and not cycle_warning["given"]:
         cycle_warning["given"] = True
         warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=2)
@@ -496,13 +504,12 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     allow_unused = bool(allow_unused) or materialize_grads
     if len(inputs) == 0:
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
-    _check_roots(outputs)           # torch checks the outputs first
-    _check_inputs(inputs)
     if not only_inputs:
         warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to "
                       "True). To accumulate gradient for other parts of the graph, please use "
                       "numgrad.autograd.backward.", FutureWarning, stacklevel=2)
     if not outputs:                 # torch: no output reaches any input
+        _check_inputs(inputs)
         if not allow_unused:
             raise _unused_error(0)
         return tuple(_input_grad(t, [], materialize_grads, create_graph) for t in inputs)
