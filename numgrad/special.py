@@ -1,6 +1,7 @@
 """numgrad.special: torch.special's functions. Most are numgrad's ops under torch.special's
-names (expit is sigmoid, gammaln is lgamma, ...); ndtr, ndtri, log_ndtr, entr and xlog1py are
-composed from erf/erfc/erfinv, log and where, so their gradients are those ops'. The modified
+names (expit is sigmoid, gammaln is lgamma, ...); ndtri, log_ndtr and entr are ops of
+elementwise_special.py; ndtr and xlog1py are composed from erf, log1p and where, so their
+gradients are those ops'. The modified
 Bessel functions i0, i0e, i1, i1e, and erfcx, gammainc/gammaincc and zeta are autograd Functions
 on SciPy's values whose derivatives are written with numgrad functions (differentiable in the
 arguments torch differentiates); the other Bessel functions and the orthogonal polynomials give
@@ -17,6 +18,7 @@ import numpy as np
 from . import dtypes, ops
 from .autograd import Function
 from .ops.elementwise import where
+from .ops.elementwise_special import special_entr, special_log_ndtr, special_ndtri
 from .ops.named import named
 from .ops.untracked import untracked
 from .tensor import Tensor
@@ -110,30 +112,27 @@ def logsumexp(input, dim, keepdim=False):
 
 
 def ndtr(input):
-    """The standard normal distribution function, 0.5 erfc(-x / sqrt(2)) (accurate in the left
-    tail, where 0.5 (1 + erf) would cancel)."""
-    return ops.erfc(input * -_SQRT_HALF) * 0.5
+    """The standard normal distribution function, as torch composes it: (1 + erf(x / sqrt(2)))
+    * 0.5, its Scalar overloads' nodes (so it is 0, not tiny, far in the left tail, as torch's)."""
+    from .ops.elementwise import add_scalar, mul_scalar
+    if not dtypes.is_floating(input._data.dtype):
+        input = input.to(dtypes.get_default_dtype())
+    return mul_scalar(add_scalar(ops.erf(mul_scalar(input, _SQRT_HALF)), 1.0), 0.5)
 
 
 def ndtri(input):
-    """The inverse of ndtr: sqrt(2) erfinv(2p - 1)."""
-    return ops.erfinv(input * 2 - 1) * math.sqrt(2)
+    """The inverse of ndtr (SpecialNdtriBackward0)."""
+    return special_ndtri(input)
 
 
 def log_ndtr(input):
-    """log(ndtr(x)): log1p(-ndtr(-x)) on the right, where ndtr rounds to 1; -inf on the left
-    where ndtr underflows (below about -37 in float64, -13 in float32)."""
-    left = input < 0
-    return where(left, ops.log(ndtr(where(left, input, 0.0))),
-                 ops.log1p(-ndtr(-where(left, 0.0, input))))
+    """log(ndtr(x)), exact in both tails (SpecialLogNdtrBackward0)."""
+    return special_log_ndtr(input)
 
 
 def entr(input):
-    """-x log x for x > 0, 0 at 0, -inf below (the entropy of each probability)."""
-    positive = input > 0
-    safe = where(positive, input, 1.0)
-    return named(where(positive, -input * ops.log(safe), where(input == 0, 0.0, -math.inf)),
-                 "SpecialEntrBackward0", inputs=(input,))
+    """-x log x for x > 0, 0 at 0, -inf below, NaN at NaN (the entropy of each probability)."""
+    return special_entr(input)
 
 
 def xlog1py(input, other):

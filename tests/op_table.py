@@ -460,6 +460,9 @@ SAMPLES += [
     S("rad2deg", lambda x: x.rad2deg(), [(4,)], np.rad2deg),
     S("erfc", ng.erfc, [(2, 3)], special.erfc),
     S("erfinv", lambda x: x.erfinv(), [Unit((2, 3))], special.erfinv),
+    S("special_entr", lambda x: ng.special.entr(x), [Pos((2, 3))], special.entr),
+    S("special_log_ndtr", lambda x: ng.special.log_ndtr(x), [(2, 3)], special.log_ndtr),
+    S("special_ndtri", lambda x: ng.special.ndtri(x), [Prob((2, 3))], special.ndtri),
     S("nextafter", ng.nextafter, [(2, 3), (3,)], np.nextafter),
     # float_power is pow in float64: torch's pow nodes
     S("pow", lambda x, y: ng.float_power(x, y), [Pos((2, 3)), (3,)], np.power),

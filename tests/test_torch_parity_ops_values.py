@@ -116,3 +116,93 @@ def test_in_place_add_with_alpha_is_one_node():
         "MulBackward0", "torch::autograd::AccumulateGrad"]
     z.sum().backward()
     np.testing.assert_allclose(y.grad.numpy(), [-2.0, -2.0, -2.0])
+
+
+# ---- linear algebra and norms -------------------------------------------------------------------
+def test_negative_matrix_power_inverts_first():
+    A = ng.tensor([[2.0, 1.0], [0.5, 3.0]], dtype=ng.float64, requires_grad=True)
+    z = ng.linalg.matrix_power(A, -2)
+    # torch 2.13: matmul of linalg.inv's result with itself
+    assert z.grad_fn.name() == "MmBackward0"
+    assert _names(z.grad_fn) == ["LinalgInvExBackward0", "LinalgInvExBackward0"]
+    np.testing.assert_allclose(z.detach().numpy(), [[0.31404958677685946, -0.1652892561983471],
+                                                    [-0.08264462809917356, 0.1487603305785124]],
+                               rtol=1e-12)
+    z.sum().backward()
+    np.testing.assert_allclose(A.grad.numpy(), [[-0.15176558978211868, -0.09316303531179561],
+                                                [-0.02103681442524416, -0.007513148009015785]],
+                               rtol=1e-12)
+    assert ng.linalg.matrix_power(A, -1).grad_fn.name() == "LinalgInvExBackward0"
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_infinity_norm_counts_a_nan_as_the_maximum(create_graph):
+    # torch 2.13: the mask is |x| == norm or NaN, and sgn(NaN) is 0: no 0 / 0
+    x = ng.tensor([[1.0, np.nan, -3.0], [0.5, -2.0, 2.0]], dtype=ng.float64, requires_grad=True)
+    g, = ng.autograd.grad(x.norm(p=float("inf"), dim=1).sum(), x, create_graph=create_graph)
+    np.testing.assert_array_equal(g.detach().numpy(), [[0.0, 0.0, 0.0], [0.0, -0.5, 0.5]])
+    g, = ng.autograd.grad(x.norm(p=float("inf")), x, create_graph=create_graph)
+    np.testing.assert_array_equal(g.detach().numpy(), np.zeros((2, 3)))
+
+
+def test_renorm_passes_the_gradient_of_rows_it_leaves():
+    # torch 2.13: a row whose norm is NaN is not rescaled, and takes g as it is
+    x = ng.tensor([[1.0, np.nan], [3.0, 4.0], [0.1, 0.2]], dtype=ng.float64, requires_grad=True)
+    z = ng.renorm(x, 2, 0, 1.0)
+    np.testing.assert_allclose(z.detach().numpy(), [[1.0, np.nan], [0.5999999880000002,
+                               0.7999999840000003], [0.1, 0.2]], rtol=1e-12)
+    (z * ng.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=ng.float64)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[1.0, 2.0], [1.1999999509434673e-08,
+                               1.5999999405124792e-08], [5.0, 6.0]], rtol=1e-7)
+
+
+# ---- torch.special ------------------------------------------------------------------------------
+def test_entr_gradient_is_torchs_formula():
+    x = ng.tensor([-1.0, 0.0, 0.5, 2.0, np.nan], dtype=ng.float64, requires_grad=True)
+    z = ng.special.entr(x)
+    assert z.grad_fn.name() == "SpecialEntrBackward0"
+    np.testing.assert_allclose(z.detach().numpy(), [-np.inf, 0.0, 0.34657359027997264,
+                                                    -1.3862943611198906, np.nan])
+    g, = ng.autograd.grad(z.sum(), x, create_graph=True)
+    # torch 2.13: -(1 + log x): NaN below 0, inf at 0
+    np.testing.assert_allclose(g.detach().numpy(), [np.nan, np.inf, -0.3068528194400547,
+                                                    -1.6931471805599454, np.nan])
+    assert g.grad_fn.name() == "MulBackward0"
+
+
+def test_log_ndtr_and_ndtri_are_single_nodes():
+    x = ng.tensor([-40.0, -3.0, 0.0, 2.0, 10.0], dtype=ng.float64, requires_grad=True)
+    z = ng.special.log_ndtr(x)
+    assert z.grad_fn.name() == "SpecialLogNdtrBackward0" and _names(z.grad_fn) == [
+        "torch::autograd::AccumulateGrad"]
+    np.testing.assert_allclose(z.detach().numpy(), [-804.6084420137539, -6.60772622151035,
+                                                    -0.6931471805599453, -0.02301290932896348,
+                                                    -7.619853024160498e-24], rtol=1e-12)
+    g, = ng.autograd.grad(z.sum(), x)
+    np.testing.assert_allclose(g.numpy(), [40.024968847212364, 3.2830986549304386,
+                                           0.7978845608028654, 0.05524786267898997,
+                                           7.69459862670642e-23], rtol=1e-10)
+    p = ng.tensor([1e-30, 0.025, 0.5, 0.975], dtype=ng.float64, requires_grad=True)
+    z = ng.special.ndtri(p)
+    assert z.grad_fn.name() == "SpecialNdtriBackward0"
+    np.testing.assert_allclose(z.detach().numpy(), [-11.464024688443613, -1.9599639845400545,
+                                                    0.0, 1.959963984540054], rtol=1e-12, atol=0)
+    g, = ng.autograd.grad(z.sum(), p)
+    np.testing.assert_allclose(g.numpy(), [8.658027783341037e+28, 17.110083080332725,
+                                           2.5066282746310002, 17.110083080332707], rtol=1e-10)
+
+
+def test_ndtr_is_torchs_composite():
+    x = ng.tensor([-40.0, -3.0, 0.0, 2.0, 10.0], dtype=ng.float64, requires_grad=True)
+    z = ng.special.ndtr(x)
+    # torch 2.13: (1 + erf(x * sqrt(1/2))) * 0.5 through the Scalar overloads
+    chain, node = [], z.grad_fn
+    while node.name() != "torch::autograd::AccumulateGrad":
+        chain.append(node.name())
+        node = node.next_functions[0][0]
+    assert chain == ["MulBackward1", "AddBackward1", "ErfBackward0", "MulBackward1"]
+    np.testing.assert_allclose(z.detach().numpy(), [0.0, 0.0013498980316301035, 0.5,
+                                                    0.9772498680518208, 1.0], rtol=1e-12, atol=0)
+    g, = ng.autograd.grad(z.sum(), x)
+    np.testing.assert_allclose(g.numpy(), [0.0, 0.004431848411938004, 0.3989422804014327,
+                                           0.05399096651318802, 7.694598626706365e-23], rtol=1e-10)

@@ -10,6 +10,7 @@ import math
 from ..kernels import formula_cuda as F
 
 _INV_SQRT2 = 1.0 / math.sqrt(2.0)
+_SQRT2 = math.sqrt(2.0)
 _SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 _GELU_C = 0.044715
 _LN2 = math.log(2.0)
@@ -204,6 +205,11 @@ FORWARD = {
     "rad2deg": lambda x: x * F.cast_like(_RAD_TO_DEG, x),
     "erfc": lambda x: F.erfc(x),
     "erfinv": lambda x: F.erfinv(x),
+    "special_entr": lambda x: F.select(x > 0.0, -x * F.log(x), F.select(
+        x == 0.0, F.cast_like(0.0, x), F.select(x != x, x, F.cast_like(-_INF, x)))),
+    "special_log_ndtr": lambda x: F.select(x < 0.0, F.log(0.5 * F.erfc(-x * _INV_SQRT2)),
+                                           F.log1p(-0.5 * F.erfc(x * _INV_SQRT2))),
+    "special_ndtri": lambda x: _SQRT2 * F.erfinv(2.0 * x - 1.0),
     "nextafter": lambda x, y: F.nextafter(x, y),
     # numgrad/ops/elementwise_gamma.py
     "lgamma": lambda x: F.lgamma(x),

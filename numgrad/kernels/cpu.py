@@ -452,8 +452,8 @@ def _sign(v):
 
 @njit
 def norm_bwd(addr, dt):
-    """Vector p-norm (fmeta[0] = p). p = +-inf: the elements whose |x| is the result share
-    g * sign(x) evenly; p = 0: zero; otherwise sign(x) |x|^(p-1) g out^(1-p), zero where x or
+    """Vector p-norm (fmeta[0] = p). p = +-inf: the elements whose |x| is the result, and NaNs,
+    share g * sign(x) evenly; p = 0: zero; otherwise sign(x) |x|^(p-1) g out^(1-p), zero where x or
     the norm is zero (torch's masks: p = 1 gives g sign(x), p = 2 gives g x / out)."""
     a = args_block(addr)
     if gin(a, 0) == 0:
@@ -471,13 +471,13 @@ def norm_bwd(addr, dt):
     count = np.zeros(n_out, np.int64)
     if np.isinf(p):
         for i in range(n):
-            if abs(x[i]) == out[group[i]]:
+            if abs(x[i]) == out[group[i]] or x[i] != x[i]:     # a NaN is a tie, as in torch
                 count[group[i]] += 1
     for i in range(n):
         k = group[i]
         v = 0.0
         if np.isinf(p):
-            if abs(x[i]) == out[k]:
+            if abs(x[i]) == out[k] or x[i] != x[i]:
                 v = _sign(x[i]) * g[k] / count[k]
         elif p != 0 and x[i] != 0 and out[k] != 0:
             v = _sign(x[i]) * abs(x[i]) ** (p - 1) * g[k] * out[k] ** (1 - p)

@@ -699,14 +699,15 @@ def norm_bwd(args, starts, first, count, w):
             if math.isinf(p):
                 ties = 0.0
                 for r in range(cuda.threadIdx.x, size, cuda.blockDim.x):
-                    if abs(x[group_member(m, 0, pk, k, r)]) == out[k]:
+                    xr = x[group_member(m, 0, pk, k, r)]
+                    if abs(xr) == out[k] or xr != xr:     # a NaN is a tie, as in torch
                         ties += 1.0
                 ties = block_sum(sh, ties)
             for r in range(cuda.threadIdx.x, size, cuda.blockDim.x):
                 i = group_member(m, 0, pk, k, r)
                 v = 0.0
                 if math.isinf(p):
-                    if abs(x[i]) == out[k]:
+                    if abs(x[i]) == out[k] or x[i] != x[i]:
                         v = _sign(x[i]) * g[k] / ties
                 elif p != 0 and x[i] != 0 and out[k] != 0:
                     v = _sign(x[i]) * abs(x[i]) ** (p - 1) * g[k] * out[k] ** (1 - p)

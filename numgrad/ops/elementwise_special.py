@@ -29,6 +29,7 @@ _DEG_TO_RAD = math.pi / 180.0
 _RAD_TO_DEG = 180.0 / math.pi
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _HALF_SQRT_PI = math.sqrt(math.pi) / 2.0
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
 
 
 # ---- formulas -----------------------------------------------------------------------------------
@@ -58,6 +59,10 @@ def d_deg2rad(g): return g * _DEG_TO_RAD
 def d_rad2deg(g): return g * _RAD_TO_DEG
 def d_erfc(g, x): return -g * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
 def d_erfinv(g, out): return g * _HALF_SQRT_PI * F.exp(out * out)
+# torch.special's entr, log_ndtr and ndtri, term for term: entr's is NaN below 0 and inf at 0
+def d_entr(g, x): return g * -(1.0 + F.log(x))
+def d_log_ndtr(g, x, out): return g / _SQRT_2PI * F.exp(-(out + x * x / 2.0))
+def d_ndtri(g, out): return g * _SQRT_2PI * F.exp(out * out / 2.0)
 # torch passes g to nextafter's x except where x == y (the result is then x's value, y's own)
 def d_nextafter_x(g, x, y): return F.select(x == y, 0.0, g)
 
@@ -104,6 +109,12 @@ RAD2DEG = _unary("rad2deg", _scaled(_RAD_TO_DEG), d_rad2deg, node_name="Rad2DegB
 ERFC = _unary("erfc", special_fn("erfc"), d_erfc)
 ERFINV = _unary("erfinv", special_fn("erfinv"), d_erfinv)
 NEXTAFTER = _binary("nextafter", np.nextafter, d_nextafter_x, d_zero)
+# SciPy's values are torch's: entr(NaN) is NaN, log_ndtr exact in both tails, ndtri in the left
+SPECIAL_ENTR = _unary("special_entr", special_fn("entr"), d_entr, node_name="SpecialEntrBackward0")
+SPECIAL_LOG_NDTR = _unary("special_log_ndtr", special_fn("log_ndtr"), d_log_ndtr,
+                          node_name="SpecialLogNdtrBackward0")
+SPECIAL_NDTRI = _unary("special_ndtri", special_fn("ndtri"), d_ndtri,
+                       node_name="SpecialNdtriBackward0")
 
 
 # ---- public functions ---------------------------------------------------------------------------
@@ -131,6 +142,9 @@ deg2rad = _unary_fn(DEG2RAD)
 rad2deg = _unary_fn(RAD2DEG)
 erfc = _unary_fn(ERFC)
 erfinv = _unary_fn(ERFINV)
+special_entr = _unary_fn(SPECIAL_ENTR)
+special_log_ndtr = _unary_fn(SPECIAL_LOG_NDTR)
+special_ndtri = _unary_fn(SPECIAL_NDTRI)
 
 
 def xlogy(input, other):

@@ -68,8 +68,11 @@ def renorm(input, p, dim, maxnorm):
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     d = dim % input.ndim
     others = tuple(k for k in range(input.ndim) if k != d)
-    norm = vector_norm(input, p, others, keepdim=True)
-    factor = where(norm > maxnorm, maxnorm / (norm + 1e-7), 1.0)
+    over = vector_norm(input.detach(), p, others, keepdim=True) > maxnorm
+    # the slices left unchanged take g as it is, as torch's where(norm > maxnorm, ..., grad): the
+    # norm's derivative (NaN for a NaN norm, even times 0) must not reach them
+    norm = vector_norm(where(over, input, 0.0), p, others, keepdim=True)
+    factor = where(over, maxnorm / (norm + 1e-7), 1.0)
     return named(input * factor, "RenormBackward0", inputs=(input,))
 
 

@@ -298,8 +298,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 
 def matrix_power(input, n):
-    """The n-th power (n >= 0) of square matrices in the last two dims, by repeated squaring as
-    torch; n = 0 is the identity, recorded with a zero gradient to input as in torch."""
+    """The n-th power of square matrices in the last two dims, by repeated squaring as torch;
+    n = 0 is the identity, recorded with a zero gradient to input as in torch, and a negative n
+    powers the inverse."""
     data = input._data
     if data.ndim < 2:
         raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 "
@@ -309,9 +310,11 @@ def matrix_power(input, n):
         raise RuntimeError(f"linalg.matrix_power: A must be batches of square matrices, but they "
                            f"are {rows} by {cols} matrices")
     if n < 0:
-        # torch inverts first; numgrad has no differentiable inverse to compose with
-        raise NotImplementedError("matrix_power: negative powers need a matrix inverse, which "
-                                  "numgrad does not have")
+        # torch inverts first (linalg.inv itself for n = -1); decompositions imports this module
+        from .decompositions import inv
+        input, n = inv(input), -n
+        if n == 1:
+            return input
     if n == 0:
         # torch copies the identity into a clone of input: its gradient to input is zero
         eye = creation.eye(rows, dtype=data.dtype, device=input.device)

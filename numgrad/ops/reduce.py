@@ -200,8 +200,10 @@ def expand(x, *shape):
         shape = tuple(shape[0])
     lead = len(shape) - x._data.ndim
     if lead < 0:
-        raise RuntimeError(f"expand: the number of sizes provided ({len(shape)}) must be greater or "
-                           f"equal to the number of dimensions in the tensor ({x._data.ndim})")
+        raise RuntimeError(f"expand({dtypes.tensor_type_name(x._data)}{{{list(x._data.shape)}}}, "
+                           f"size={list(shape)}): the number of sizes provided ({len(shape)}) must "
+                           f"be greater or equal to the number of dimensions in the tensor "
+                           f"({x._data.ndim})")
     for d in range(lead):
         if shape[d] == -1:
             raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
@@ -483,7 +485,9 @@ def _norm_vjp(ctx, g):
     p = float(ctx.floats[0])
     g, out = _spread(g, ctx), _spread(out, ctx)
     if math.isinf(p):
-        ties = (np.abs(x._data) == out._data).astype(x._data.dtype)
+        # torch's mask: the elements that are the norm, and NaNs (a NaN norm gives them g / count
+        # times sgn(NaN) = 0, where no element equal to it would divide by zero)
+        ties = ((np.abs(x._data) == out._data) | np.isnan(x._data)).astype(x._data.dtype)
         share = ties / np.sum(ties, axis=_reduced_dims(ctx), keepdims=True)
         return (sign(x) * g * Tensor._make(np.asarray(share), False),)
     if p == 0:
