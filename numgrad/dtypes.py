@@ -95,6 +95,15 @@ def scalar_type_name(dtype):
     return _SCALAR_TYPE_NAMES.get(dtype, dtype.name)
 
 
+def tensor_type_name(data):
+    """torch's name of an array's tensor type where an op prints its arguments
+    ("expand(torch.FloatTensor{[2, 3]}, size=[3])"): the legacy name, an older one for bool."""
+    on_cpu = builtins.type(data) is np.ndarray
+    if data.dtype == bool_:
+        return "CPUBoolType" if on_cpu else "CUDABoolType"
+    return f"torch.{'' if on_cpu else 'cuda.'}{LEGACY_TYPE_NAMES[np.dtype(data.dtype)]}"
+
+
 _C_TYPE_NAMES = {float32: "float", float64: "double", int32: "int", int64: "long int", bool_: "bool"}
 
 

@@ -63,6 +63,7 @@ def _table():
         "strided_scatter": shape.strided_scatter, "stack": shape.stack, "cat": shape.cat,
         "flip": shape.flip, "repeat": shape.repeat, "pad": shape.pad, "expand": shape.expand,
         "split": shape.split, "split_with_sizes": shape.split, "unbind": shape.split,
+        "unsafe_split": shape.split, "unsafe_split_with_sizes": shape.split,
         "sum": reduce.sum_, "sum_dim": reduce.sum_, "mean": reduce.mean,
         "mean_dim": reduce.mean, "prod": reduce.prod,
         "prod_dim": reduce.prod, "var": reduce.var, "std": reduce.std,

@@ -172,8 +172,10 @@ def stack(*xs, dim, outer, widths):
 
 
 def cat(*xs, dim, outer, widths):
-    shape = list(xs[0].shape)
-    shape[dim] = sum(int(x.shape[dim]) for x in xs)
+    # legacy empty (0,) inputs have width 0 and no say in the shape (ops/shape.py's cat)
+    shaped = [x for x in xs if x.shape != (0,)] or xs[:1]
+    shape = list(shaped[0].shape)
+    shape[dim] = sum(int(x.shape[dim]) for x in shaped)
     return _side_by_side(xs, outer, widths, tuple(shape))
 
 

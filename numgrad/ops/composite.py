@@ -149,7 +149,8 @@ def swapdims(input, dim0, dim1):
 
 
 def ravel(input):
-    return reshape(input, -1)
+    # torch's ravel is contiguous().view(-1): a ViewBackward0 node even after the copy
+    return input.contiguous().view(-1)
 
 
 def unflatten(input, dim, sizes):

@@ -7,7 +7,7 @@ from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply, show_attributes
 from .registry import OpDef
-from .shape import basic_getitem, is_basic_index
+from .shape import apply_steps, basic_getitem, is_basic_index, torch_steps
 from .untracked import to_host
 
 
@@ -170,13 +170,18 @@ def check_index(shape, index):
     _check_arrays(*_basic_part(shape, items))
 
 
-def torch_order(index):
-    """A normalized, non-basic index as two that applied one after the other index as torch
-    does: first the None, int and slice items, then the arrays. NumPy alone would count the ints
-    among the arrays, which moves the result's dims (x[:, 0, :, [0]])."""
+def torch_order(shape, index):
+    """A normalized, non-basic index of x of this shape as two that applied one after the other
+    index as torch does: first the None, int and slice items, then the arrays. NumPy alone would
+    count the ints among the arrays, which moves the result's dims (x[:, 0, :, [0]]), and would
+    read an Ellipsis between arrays as separating them even where it stands for no dim."""
     basic, rest = [], []
     for item in index if isinstance(index, tuple) else (index,):
-        if isinstance(item, np.ndarray):
+        if isinstance(item, np.ndarray) and item.dtype == np.bool_ and item.ndim == 0:
+            # torch unsqueezes, then takes the new dim's one element or none
+            basic.append(None)
+            rest.append(np.zeros(int(item), np.int64))
+        elif isinstance(item, np.ndarray):
             basic += [slice(None)] * _consumed_dims(item)
             rest.append(item)
         elif item is None or isinstance(item, slice):
@@ -187,6 +192,10 @@ def torch_order(index):
             rest.append(item)
         else:
             basic.append(item)
+    if Ellipsis in basic:
+        spread = len(shape) - sum(_consumed_dims(i) for i in basic)
+        at = next(k for k, i in enumerate(rest) if i is Ellipsis)
+        rest[at:at + 1] = [slice(None)] * spread
     return tuple(basic), tuple(rest)
 
 
@@ -199,7 +208,7 @@ def _indexed_positions(shape, index):
     """index_positions, and the shape torch's index op (IndexBackward0) indexes: x's after the
     None, int and slice items."""
     check_index(shape, index)
-    basic, rest = torch_order(index)
+    basic, rest = torch_order(shape, index)
     indexed = _positions(shape, basic)
     return indexed[rest], indexed.shape
 
@@ -210,10 +219,20 @@ def getitem(x, index):
         return basic_getitem(x, index)
     positions, indexed_shape = _indexed_positions(x._data.shape, index)
     if x._requires_grad or type(x._data) is not np.ndarray:
-        out = take(x, positions)       # a device array has no NumPy indexing
-        show_attributes(out, self_sym_sizes=indexed_shape)
+        # as torch: the basic items' views first, a node each, then the index op on the result
+        _, rest = torch_order(x._data.shape, index)
+        x = apply_steps(x, torch_steps(x._data.shape, index))
+        out = take(x, _positions(indexed_shape, rest))  # a device array has no NumPy indexing
+        show_attributes(out, self_sym_sizes=indexed_shape, indices=_shown_indices(rest))
         return out
     return Tensor._make(x._data.reshape(-1)[positions], False)
+
+
+def _shown_indices(rest):
+    """torch's IndexBackward0 keeps the index tensors up to the last, None for each dim between."""
+    last = max(k for k, item in enumerate(rest) if isinstance(item, np.ndarray))
+    return tuple(Tensor._make(item, False) if isinstance(item, np.ndarray) else None
+                 for item in rest[:last + 1])
 
 
 def _index_array(index):
@@ -380,9 +399,12 @@ def index_add(x, dim, index, source, *, alpha=1):
     full = [slice(None)] * x._data.ndim
     full[d] = idx
     positions = _positions(x._data.shape, tuple(full))
-    if alpha != 1:
-        source = source * alpha
-    return _scatter_add(INDEX_ADD, x, source, positions)
+    if alpha == 1:
+        return _scatter_add(INDEX_ADD, x, source, positions)
+    from .named import show_inputs
+    # torch's one node scales the source itself: its next_functions list the source
+    out = _scatter_add(INDEX_ADD, x, source * alpha, positions)
+    return show_inputs(out, x, source)
 
 
 def masked_fill(x, mask, value):

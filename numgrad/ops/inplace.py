@@ -301,6 +301,22 @@ def _without_leading_ones(shape):
     return tuple(shape[k:])
 
 
+def _value_as_written(value, target_shape, basic):
+    """The value as torch's setitem hands it on, its views nodes of their own: a basic index
+    (copy_to) takes a value of the written place's very shape as it is, fills from a 0-d one, and
+    otherwise views it without its leading ones (ViewBackward0, even where that changes nothing),
+    then expands it where it still differs; index_put_ gets the view only where it drops a dim."""
+    from .reduce import expand
+    shape, target_shape = value._data.shape, tuple(target_shape)
+    stripped = _without_leading_ones(shape)
+    if not basic:
+        return value if stripped == shape else value.view(stripped)
+    if shape == target_shape or not shape:
+        return value
+    value = value.view(stripped)
+    return value if stripped == target_shape else expand(value, target_shape)
+
+
 def _check_value_fits(self, value_shape, target_shape, basic):
     """torch's errors when the value does not broadcast to the indexed place: a basic index copies
     into a view (expand's errors), any other is index_put_."""
@@ -315,8 +331,7 @@ def _check_value_fits(self, value_shape, target_shape, basic):
                            f"broadcast to indexing result of shape {list(target_shape)}")
     if len(value_shape) > len(target_shape):
         from .. import dtypes
-        device = "" if type(self._data) is np.ndarray else "cuda."
-        raise RuntimeError(f"expand(torch.{device}{dtypes.scalar_type_name(self._data.dtype)}Tensor"
+        raise RuntimeError(f"expand({dtypes.tensor_type_name(self._data)}"
                            f"{{{list(value_shape)}}}, size={list(target_shape)}): the number of "
                            f"sizes provided ({len(target_shape)}) must be greater or equal to the "
                            f"number of dimensions in the tensor ({len(value_shape)})")
@@ -350,12 +365,7 @@ def setitem(self, index, value):
     # torch's copy_to fills from a 0-d value (FillBackward3) and copies any other (CopyBackwards)
     fills = (value._data.ndim == 0 if isinstance(value, Tensor) else np.ndim(value) == 0) \
         and self._data.ndim > 0
-    given = value       # torch's node lists it, whatever reshaping or casting it gets here
-    if isinstance(value, Tensor):
-        value_shape = _without_leading_ones(value._data.shape)
-        if value_shape != value._data.shape:
-            value = value.reshape(value_shape)
-    else:
+    if not isinstance(value, Tensor):
         value = np.asarray(value, self._data.dtype)
         value = value.reshape(_without_leading_ones(value.shape))
     if (_writes_through_a_view(shape, index) and self._node < 0 and self._requires_grad
@@ -373,12 +383,14 @@ def setitem(self, index, value):
         target = self if place is None else Tensor._make(place, False)
         _check_no_partial_overlap(target, (value,))
     if not _records(self, value):
-        data = value._data if isinstance(value, Tensor) else value
+        data = value
+        if isinstance(value, Tensor):
+            data = value._data.reshape(_without_leading_ones(value._data.shape))
         try:
             if basic or type(self._data) is not np.ndarray:
                 self._data[index] = data
             else:
-                before, arrays = torch_order(index)
+                before, arrays = torch_order(shape, index)
                 self._data[before][arrays] = data     # a view of self, then written into
         except ValueError:
             target = (basic_index_map(shape, index)[0] if basic
@@ -388,7 +400,10 @@ def setitem(self, index, value):
         self._bump_version()
         return
     positions = _positions(shape, index) if basic else index_positions(shape, index)
-    _check_value_fits(self, tuple(value.shape), positions.shape, basic)
+    _check_value_fits(self, _without_leading_ones(tuple(value.shape)), positions.shape, basic)
+    if isinstance(value, Tensor):
+        value = _value_as_written(value, positions.shape, basic)
+    given = value       # torch's node lists it, whatever casting it gets here
     if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
         from . import elementwise as E
         value = E.cast(value, self._data.dtype)
@@ -412,6 +427,7 @@ def _writes_through_a_view(shape, index):
     None or a slice of part of a dim makes one; full slices, Ellipsis and index arrays alone write
     into self itself (IndexPutBackward0, or a whole copy_/fill_)."""
     from .index import _consumed_dims
+    from .shape import is_whole_slice
     items = index if isinstance(index, tuple) else (index,)
     spread = len(shape) - sum(_consumed_dims(item) for item in items)
     d = 0
@@ -419,7 +435,7 @@ def _writes_through_a_view(shape, index):
         if item is Ellipsis:
             d += spread
         elif isinstance(item, slice):
-            if item.indices(shape[d]) != (0, shape[d], 1):
+            if not is_whole_slice(item, shape[d]):
                 return True
             d += 1
         elif isinstance(item, np.ndarray):

@@ -434,59 +434,81 @@ def basic_index_map(shape, index):
     return tuple(out_shape), offset, tuple(strides)
 
 
-def _last_step(shape, index):
-    """The op torch's indexing applies last, which names its node: an int selects, None
-    unsqueezes, a slice slices, except a full one inside a tuple (skipped); 'alias' when nothing
-    is applied. With it, the item and where it applies: the dim of torch's partly indexed tensor
-    (that node's dim), and the dim of x it stands for."""
+def torch_steps(shape, index):
+    """The views torch's indexing applies one after the other, each a node of its own: an int
+    selects, None (and a bool, before its mask) unsqueezes, a slice slices - except a slice inside
+    a tuple that starts at 0 as given, steps by 1 and ends at or past the end, which it skips.
+    Each step is (kind, dim of the partly indexed tensor, item); arrays are left for the index op
+    after these steps."""
     single = not isinstance(index, tuple)
     items = [index] if single else index
-    n_real = sum(1 for i in items if i is not None and i is not Ellipsis)
-    last, d, at = ("alias", None, 0, 0), 0, 0
+    n_real = sum(_consumed(i) for i in items)
+    sizes, steps, at = list(shape), [], 0
     for item in items:
-        if item is None:
-            last = ("unsqueeze", None, at, d)
+        if item is None or _is_bool_scalar(item):
+            steps.append(("unsqueeze", at, None))
+            sizes.insert(at, 1)
             at += 1
         elif item is Ellipsis:
-            spread = len(shape) - n_real
-            d += spread
-            at += spread
-        elif not isinstance(item, slice):
-            last = ("select", item, at, d)
-            d += 1
-        else:
-            if single or item.indices(shape[d]) != (0, shape[d], 1):
-                last = ("slice", item, at, d)
-            d += 1
+            at += len(shape) - n_real
+        elif isinstance(item, np.ndarray):
+            at += item.ndim if item.dtype == np.bool_ else 1
+        elif isinstance(item, slice):
+            start = 0 if item.start is None else int(item.start)
+            stop = _NO_END if item.stop is None else int(item.stop)
+            step = 1 if item.step is None else int(item.step)
+            if single or not is_whole_slice(item, sizes[at]):
+                steps.append(("slice", at, slice(start, stop, step)))
+                sizes[at] = len(range(*slice(start, stop, step).indices(sizes[at])))
             at += 1
-    return last
+        else:
+            steps.append(("select", at, int(item)))
+            del sizes[at]
+    return steps
+
+
+def is_whole_slice(item, size):
+    """Whether torch's indexing skips this slice of a dim of this size: it starts at 0 as given,
+    steps by 1 and ends at or past the end (x[-3:] of 3 elements is a view all the same)."""
+    return ((item.start or 0) == 0 and (item.step or 1) == 1
+            and (item.stop is None or item.stop >= size))
+
+
+def _is_bool_scalar(item):
+    return isinstance(item, np.ndarray) and item.dtype == np.bool_ and item.ndim == 0
+
+
+def _consumed(item):
+    """How many of the indexed tensor's dims an index item stands for."""
+    if item is None or item is Ellipsis:
+        return 0
+    return item.ndim if isinstance(item, np.ndarray) and item.dtype == np.bool_ else 1
 
 
 # torch's slice keeps an end not given as the largest int64
 _NO_END = 2 ** 63 - 1
 
 
+def apply_steps(x, steps):
+    """x viewed through torch_steps' steps, one node each."""
+    for kind, at, item in steps:
+        if kind == "unsqueeze":
+            x = unsqueeze(x, at)
+        elif kind == "select":
+            x = select_along(x, at, item)
+        else:
+            x = slice_along(x, at, item.start, item.stop, item.step)
+    return x
+
+
 def basic_getitem(x, index):
     shape = x._data.shape
-    out_shape, offset, strides = basic_index_map(shape, index)
-    last, item, at, d = _last_step(shape, index)
-    if last == "unsqueeze":
-        # the index without its Nones, then one unsqueeze node that inserts them (a reshape)
-        rest = tuple(i for i in (index if isinstance(index, tuple) else (index,)) if i is not None)
-        inner = x if _last_step(shape, rest)[0] == "alias" else basic_getitem(x, rest)
-        return reshape(inner, out_shape, op=UNSQUEEZE, dim=at)
-    # The node shows what torch's node of its last step keeps, whose input is x indexed by the
-    # steps before: the sizes of out with that step undone.
-    if last == "select":
-        return _index_view(x, SELECT, out_shape, offset, strides, index, dim=at, index=int(item),
-                           self_sym_sizes=out_shape[:at] + (shape[d],) + out_shape[at:])
-    if last == "slice":
-        return _index_view(x, STRIDED, out_shape, offset, strides, index, dim=at,
-                           start=0 if item.start is None else int(item.start),
-                           end=_NO_END if item.stop is None else int(item.stop),
-                           step=1 if item.step is None else int(item.step),
-                           self_sym_sizes=out_shape[:at] + (shape[d],) + out_shape[at + 1:])
-    return _index_view(x, ALIAS, out_shape, offset, strides, index)
+    out_shape, offset, strides = basic_index_map(shape, index)     # torch's errors first
+    steps = torch_steps(shape, index)
+    if not steps:
+        # torch's indexing returns an alias when it applied nothing
+        return _index_view(x, ALIAS, out_shape, offset, strides, index)
+    return apply_steps(x, steps)
 
 
 def _index_view(x, op, out_shape, offset, strides, index, /, **shown):
@@ -540,7 +562,12 @@ def _blocks_meta(dim, outer, widths):
 STACK = OpDef("stack", lambda *xs, dim, outer, widths: np.stack(xs, axis=dim), n_in=None,
               node_name="StackBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta,
               list_input=True)
-CAT = OpDef("cat", lambda *xs, dim, outer, widths: np.concatenate(xs, axis=dim), n_in=None,
+def _cat_forward(*xs, dim, outer, widths):
+    # legacy empty (0,) inputs take no part (cat below)
+    return np.concatenate([x for x in xs if x.shape != (0,)] or xs[:1], axis=dim)
+
+
+CAT = OpDef("cat", _cat_forward, n_in=None,
             node_name="CatBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta,
             list_input=True)
 
@@ -589,15 +616,18 @@ def cat(tensors, dim=0):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     tensors = _common(tensors)
-    # torch skips legacy empty (0,) tensors; when all are such, the result is one of them
-    tensors = [t_ for t_ in tensors if not (t_._data.ndim == 1 and t_._data.size == 0)] or \
-        tensors[:1]
-    nd = tensors[0]._data.ndim
+    # torch skips legacy empty (0,) tensors in its checks and its result, yet keeps them as inputs
+    # of its node (an empty gradient each); when all are such, the result is one of them
+    legacy = [t_._data.shape == (0,) for t_ in tensors]
+    checked = [t_ for t_, skip in zip(tensors, legacy) if not skip] or tensors[:1]
+    nd = checked[0]._data.ndim
     if nd == 0:
         raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _wrap_dim(dim, nd)
-    base = tensors[0]._data.shape
+    base = checked[0]._data.shape
     for i, t_ in enumerate(tensors):
+        if legacy[i]:
+            continue
         s = t_._data.shape
         if len(s) != nd or any(s[k] != base[k] for k in range(nd) if k != d):
             if len(s) != nd:
@@ -608,7 +638,8 @@ def cat(tensors, dim=0):
             raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                f"{base[k]} but got size {got} for tensor number {i} in the list.")
     outer = int(np.prod(base[:d])) if d else 1
-    widths = tuple(int(np.prod(t_._data.shape[d:])) for t_ in tensors)
+    widths = tuple(0 if skip else int(np.prod(t_._data.shape[d:]))
+                   for t_, skip in zip(tensors, legacy))
     out = apply(CAT, tensors, {"dim": d, "outer": outer, "widths": widths})
     show_attributes(out, dim=dim)
     return out

@@ -1,6 +1,6 @@
 """Shape utilities torch has beside the common ones: split_with_sizes (and the unsafe_ forms of
-split and chunk, which in numgrad are the safe ones), diagflat, combinations. Composites of
-split, diag and indexing."""
+split and chunk, from split.py), diagflat, combinations. Composites of split, diag and
+indexing."""
 import itertools
 
 import numpy as np
@@ -8,26 +8,12 @@ import numpy as np
 from .index import getitem
 from .layout import diag
 from .shape import reshape
-from .split import chunk, split
+from .split import split, unsafe_chunk, unsafe_split, unsafe_split_with_sizes
 
 
 def split_with_sizes(input, split_sizes, dim=0):
     """Views of input along dim, of the listed sizes (which must sum to its size there)."""
     return split(input, [int(s) for s in split_sizes], dim)
-
-
-# torch's unsafe_ forms skip the view bookkeeping of in-place writes; numgrad's pieces are the
-# same values, so the safe forms serve
-def unsafe_split(input, split_size, dim=0):
-    return split(input, split_size, dim)
-
-
-def unsafe_chunk(input, chunks, dim=0):
-    return chunk(input, chunks, dim)
-
-
-def unsafe_split_with_sizes(input, split_sizes, dim=0):
-    return split_with_sizes(input, split_sizes, dim)
 
 
 def diagflat(input, offset=0):

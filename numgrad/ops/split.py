@@ -1,5 +1,7 @@
 """split, chunk and unbind: one node with one output per piece, as torch's SplitBackward0 and
-UnbindBackward0, so an edge from a consumer names the piece by its input_nr."""
+UnbindBackward0, so an edge from a consumer names the piece by its input_nr. The unsafe_ forms are
+the same pieces that torch does not track as views: their own version counters and nodes
+(UnsafeSplitBackward0), so an in-place op on one piece neither bumps nor refuses the others."""
 import numpy as np
 
 from ..tensor import _wrap_dim
@@ -32,6 +34,10 @@ SPLIT = OpDef("split", _split_forward, node_name="SplitBackward0", **_PIECES)
 SPLIT_WITH_SIZES = OpDef("split_with_sizes", _split_forward, node_name="SplitWithSizesBackward0",
                          **_PIECES)
 UNBIND = OpDef("unbind", _split_forward, node_name="UnbindBackward0", **_PIECES)
+_UNSAFE = dict(_PIECES, view=False)
+UNSAFE_SPLIT = OpDef("unsafe_split", _split_forward, node_name="UnsafeSplitBackward0", **_UNSAFE)
+UNSAFE_SPLIT_WITH_SIZES = OpDef("unsafe_split_with_sizes", _split_forward,
+                                node_name="UnsafeSplitWithSizesBackward0", **_UNSAFE)
 
 
 def _pieces(op, x, d, sizes, keepdim, shown):
@@ -42,14 +48,27 @@ def _pieces(op, x, d, sizes, keepdim, shown):
     pieces = apply(op, (x,), {"dim": d, "sizes": tuple(sizes), "keepdim": keepdim,
                               "outer": outer, "widths": widths})
     show_attributes(pieces[0], **shown)
-    vc = x._shared_vc()
-    for p in pieces:             # views of x, as in torch
-        p._vc = vc
+    if op.view:
+        vc = x._shared_vc()
+        for p in pieces:             # views of x, as in torch
+            p._vc = vc
     return pieces
 
 
 def split(x, split_size_or_sections, dim=0):
     """Pieces of split_size along dim (the last may be smaller), or of the listed sizes."""
+    return _split(x, split_size_or_sections, dim, SPLIT, SPLIT_WITH_SIZES)
+
+
+def unsafe_split(x, split_size, dim=0):
+    return _split(x, int(split_size), dim, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES)
+
+
+def unsafe_split_with_sizes(x, split_sizes, dim=0):
+    return _split(x, [int(s) for s in split_sizes], dim, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES)
+
+
+def _split(x, split_size_or_sections, dim, by_size, by_sizes):
     nd = x._data.ndim
     if nd == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -63,7 +82,7 @@ def split(x, split_size_or_sections, dim=0):
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                                f"size of {size}")
         sizes = [min(step, size - s) for s in range(0, size, step)] if step else [0]
-        return _pieces(SPLIT, x, d, sizes or [0], True,
+        return _pieces(by_size, x, d, sizes or [0], True,
                        {"dim": int(dim), "self_sym_sizes": x._data.shape, "split_size": step})
     sizes = [int(s) for s in split_size_or_sections]
     if any(s < 0 for s in sizes):
@@ -72,21 +91,29 @@ def split(x, split_size_or_sections, dim=0):
     if sum(sizes) != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input "
                            f"tensor's size at dimension {d}), but got split_sizes={sizes}")
-    return _pieces(SPLIT_WITH_SIZES, x, d, sizes, True,
+    return _pieces(by_sizes, x, d, sizes, True,
                    {"dim": int(dim), "self_sym_sizes": x._data.shape, "split_sizes": tuple(sizes)})
 
 
 def chunk(x, chunks, dim=0):
     """At most `chunks` pieces of equal size ceil(size / chunks) along dim; along an empty dim,
     `chunks` empty pieces (torch's split_with_sizes then)."""
+    return _chunk(x, chunks, dim, SPLIT, SPLIT_WITH_SIZES)
+
+
+def unsafe_chunk(x, chunks, dim=0):
+    return _chunk(x, chunks, dim, UNSAFE_SPLIT, UNSAFE_SPLIT_WITH_SIZES)
+
+
+def _chunk(x, chunks, dim, by_size, by_sizes):
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if x._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     size = x._data.shape[_wrap_dim(dim, x._data.ndim)]
     if not size:
-        return split(x, [0] * chunks, dim)
-    return split(x, -(-size // chunks), dim)
+        return _split(x, [0] * chunks, dim, by_size, by_sizes)
+    return _split(x, -(-size // chunks), dim, by_size, by_sizes)
 
 
 def unbind(x, dim=0):

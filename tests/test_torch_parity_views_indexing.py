@@ -1,0 +1,181 @@
+"""Shape ops, indexing and writes into tensors checked against torch 2.13: the nodes torch records
+(one per view its indexing applies), what they keep, the views it takes of a written value, and
+its messages. Every expected value below is what torch 2.13 gives for the same code."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+
+DTYPES = [ng.float32, ng.float64]
+
+
+def chain(t, stop="MulBackward0"):
+    """The names of the nodes from t's grad_fn down its first edges, until `stop`."""
+    names, node = [], t.grad_fn
+    while node is not None and node.name() != stop:
+        names.append(node.name())
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+def edges(t):
+    return [None if n is None else n.name() for n, _ in t.grad_fn.next_functions]
+
+
+def nonleaf(shape, dtype=ng.float64):
+    x = ng.tensor(np.arange(np.prod(shape), dtype=np.float64).reshape(shape) / 4 - 1,
+                  dtype=dtype, requires_grad=True)
+    return x, x * 1
+
+
+# ---- indexing: one node per view torch's indexing applies ---------------------------------------
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_each_int_and_slice_of_an_index_is_a_node_of_its_own(dtype):
+    x, y = nonleaf((3, 4), dtype)
+    z = y[0, 1]
+    # torch 2.13: SelectBackward0 -> SelectBackward0 -> MulBackward0
+    assert chain(z) == ["SelectBackward0", "SelectBackward0"]
+    assert z.grad_fn._saved_self_sym_sizes == (4,) and z.grad_fn._saved_index == 1
+    inner = z.grad_fn.next_functions[0][0]
+    assert inner._saved_self_sym_sizes == (3, 4) and inner._saved_dim == 0
+    z.backward()
+    expected = np.zeros((3, 4))
+    expected[0, 1] = 1
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+def test_a_slice_that_starts_below_zero_is_applied_even_where_it_takes_the_whole_dim():
+    _, y = nonleaf((3, 4))
+    z = y[-3:, 0]
+    # torch 2.13: SelectBackward0 -> SliceBackward0 (start shown as uint64, as torch shows -3)
+    assert chain(z) == ["SelectBackward0", "SliceBackward0"]
+    inner = z.grad_fn.next_functions[0][0]
+    assert inner._saved_start == 18446744073709551613 and inner._saved_end == 2 ** 63 - 1
+    assert chain(y[0:3:1, 0]) == chain(y[:100, 1]) == ["SelectBackward0"]
+    assert chain(y[:]) == ["SliceBackward0"]            # one slice alone is never skipped
+    assert chain(y[:, :]) == ["AliasBackward0"]
+
+
+def test_nones_and_bools_unsqueeze_before_the_index_op():
+    _, y = nonleaf((3, 4))
+    assert chain(y[1:, None]) == ["UnsqueezeBackward0", "SliceBackward0"]
+    z = y[False, 1]
+    # torch 2.13: IndexBackward0 -> SelectBackward0 -> UnsqueezeBackward0
+    assert chain(z) == ["IndexBackward0", "SelectBackward0", "UnsqueezeBackward0"]
+    assert z.shape == (0, 4) and z.grad_fn._saved_self_sym_sizes == (1, 4)
+    t = y[True]
+    assert chain(t) == ["IndexBackward0", "UnsqueezeBackward0"]
+    assert t.grad_fn._saved_self_sym_sizes == (1, 3, 4)
+    assert t.grad_fn._saved_indices[0].tolist() == [0]
+
+
+def test_index_arrays_apply_after_the_views_and_the_node_keeps_them():
+    x, y = nonleaf((3, 4, 5))
+    z = y[1:, [0, 2, 2], ::2]
+    # torch 2.13: IndexBackward0 -> SliceBackward0 -> SliceBackward0
+    assert chain(z) == ["IndexBackward0", "SliceBackward0", "SliceBackward0"]
+    assert z.grad_fn._saved_self_sym_sizes == (2, 4, 3)
+    indices = z.grad_fn._saved_indices
+    assert indices[0] is None and indices[1].tolist() == [0, 2, 2] and len(indices) == 2
+    z.sum().backward()
+    expected = np.zeros((3, 4, 5))
+    expected[1:, 0, ::2] = 1
+    expected[1:, 2, ::2] = 2                            # the repeated index accumulates
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+def test_an_ellipsis_of_no_dims_between_arrays_keeps_them_adjacent():
+    x = ng.tensor(np.arange(32.0).reshape(4, 4, 2), requires_grad=True)
+    z = x[1:3:2, ng.tensor([[3], [3]]), ..., ng.tensor([[-1], [0]])]
+    # torch 2.13: shape (1, 2, 1): the arrays' dims stay where the arrays are
+    assert z.shape == (1, 2, 1)
+    np.testing.assert_array_equal(z.detach().numpy(), [[[15.0], [14.0]]])
+
+
+# ---- writing a value: the views torch takes of it ------------------------------------------------
+@pytest.mark.parametrize("index, value_shape, expected", [
+    (slice(1, None), (4,), ["ExpandBackward0", "ViewBackward0"]),
+    (slice(1, None), (1, 1), ["ExpandBackward0", "ViewBackward0"]),
+    (slice(1, None), (1, 2, 4), ["ViewBackward0"]),
+    (slice(1, None), (2, 4), []),
+    (slice(1, None), (), []),
+    (0, (1, 4), ["ViewBackward0"]),
+    ((0, 1), (1,), ["ViewBackward0"]),
+    (([0, 2],), (1, 2, 4), ["ViewBackward0"]),
+    (([0, 2],), (4,), []),
+])
+def test_setitem_views_and_expands_the_value_as_torch(index, value_shape, expected):
+    x, y = nonleaf((3, 4))
+    v = ng.ones(value_shape, dtype=ng.float64, requires_grad=True)
+    y[index] = v
+    node = y.grad_fn.next_functions[1][0]
+    names = []
+    while node.name() != "torch::autograd::AccumulateGrad":
+        names.append(node.name())
+        node = node.next_functions[0][0]
+    assert names == expected and node.variable is v
+    y.sum().backward()
+    assert v.grad.shape == value_shape
+
+
+def test_setitem_through_a_slice_that_starts_below_zero_writes_through_a_view():
+    _, y = nonleaf((3, 4))
+    y[-3:] = 2.0
+    assert y.grad_fn.name() == "torch::autograd::CopySlices"    # torch 2.13
+    _, y = nonleaf((3, 4))
+    y[0:100] = 2.0
+    assert y.grad_fn.name() == "FillBackward3"
+
+
+def test_index_add_with_alpha_lists_the_source_itself():
+    x, y = nonleaf((3, 4))
+    s = ng.ones(3, 2, dtype=ng.float64, requires_grad=True)
+    out = y.index_add(1, ng.tensor([1, 1]), s, alpha=2)
+    # torch 2.13: next_functions (MulBackward0, AccumulateGrad of s)
+    assert edges(out) == ["MulBackward0", "torch::autograd::AccumulateGrad"]
+    out.sum().backward()
+    np.testing.assert_array_equal(s.grad.numpy(), np.full((3, 2), 2.0))
+
+
+# ---- shape ops -----------------------------------------------------------------------------------
+def test_expand_to_fewer_dims_names_the_tensor_as_torch():
+    with pytest.raises(RuntimeError) as e:
+        ng.zeros(2, 3, 2).expand(3, 2)
+    assert str(e.value) == ("expand(torch.FloatTensor{[2, 3, 2]}, size=[3, 2]): the number of "
+                            "sizes provided (2) must be greater or equal to the number of "
+                            "dimensions in the tensor (3)")
+    with pytest.raises(RuntimeError, match=r"^expand\(CPUBoolType\{\[2, 3\]\}, size=\[3\]\)"):
+        ng.zeros(2, 3, dtype=ng.bool).expand(3)
+
+
+def test_ravel_of_a_non_contiguous_tensor_views_its_copy():
+    _, y = nonleaf((2, 3))
+    # torch 2.13: ViewBackward0 -> CloneBackward0 (reshape would end in UnsafeViewBackward0)
+    assert chain(y.t().ravel()) == ["ViewBackward0", "CloneBackward0", "TBackward0"]
+    assert chain(y.t().reshape(-1)) == ["UnsafeViewBackward0", "CloneBackward0", "TBackward0"]
+
+
+def test_unsafe_split_pieces_are_no_views():
+    x, y = nonleaf((5, 4))
+    a, b, c = ng.unsafe_split(y, 2)
+    assert a.grad_fn.name() == "UnsafeSplitBackward0"
+    assert ng.unsafe_split_with_sizes(y, [2, 3])[0].grad_fn.name() == \
+        "UnsafeSplitWithSizesBackward0"
+    assert y.unsafe_chunk(2)[0].grad_fn.name() == "UnsafeSplitBackward0"
+    a.mul_(2)                       # torch 2.13: versions y 0, a 1, b 0; no error at backward
+    assert (y._version, a._version, b._version) == (0, 1, 0)
+    (a.sum() + b.sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy()[:, 0], [2, 2, 1, 1, 0])
+
+
+def test_cat_keeps_a_legacy_empty_input_as_an_input_of_its_node():
+    a = ng.ones(2, 3, requires_grad=True)
+    b = ng.zeros(0, dtype=ng.float64, requires_grad=True)
+    out = ng.cat([a, b], 1)
+    # torch 2.13: float64, both AccumulateGrads listed, b's gradient an empty tensor
+    assert out.dtype == ng.float64 and out.shape == (2, 3)
+    assert edges(out) == ["torch::autograd::AccumulateGrad"] * 2
+    out.sum().backward()
+    assert b.grad.shape == (0,) and a.grad.shape == (2, 3)
+    out = ng.cat([a, ng.tensor([])])
+    assert edges(out) == ["torch::autograd::AccumulateGrad", None]
