@@ -73,7 +73,8 @@ def test_scalar_operands_with_alpha():
     x, _ = _leaves()
     z = ng.add(x, 3, alpha=2)
     # torch: AddBackward0, the number an input that needs no gradient
-    assert _names(z.grad_fn) == ["torch::autograd::AccumulateGrad", None] and z.grad_fn._saved_alpha == 2
+    assert _names(z.grad_fn) == ["torch::autograd::AccumulateGrad", None]
+    assert z.grad_fn._saved_alpha == 2
     np.testing.assert_allclose(z.detach().numpy(), [6.3, 4.8, 8.0], rtol=1e-12)
     z = ng.rsub(x, 3.0, alpha=2)
     assert z.grad_fn.name() == "RsubBackward1" and z.grad_fn._saved_alpha == 2

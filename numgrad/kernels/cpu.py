@@ -453,8 +453,8 @@ def _sign(v):
 @njit
 def norm_bwd(addr, dt):
     """Vector p-norm (fmeta[0] = p). p = +-inf: the elements whose |x| is the result, and NaNs,
-    share g * sign(x) evenly; p = 0: zero; otherwise sign(x) |x|^(p-1) g out^(1-p), zero where x or
-    the norm is zero (torch's masks: p = 1 gives g sign(x), p = 2 gives g x / out)."""
+    share g * sign(x) evenly; p = 0: zero; otherwise sign(x) |x|^(p-1) g out^(1-p), zero where
+    x or the norm is zero (torch's masks: p = 1 gives g sign(x), p = 2 gives g x / out)."""
     a = args_block(addr)
     if gin(a, 0) == 0:
         return

@@ -429,7 +429,8 @@ def add(x, y, *, alpha=1):
     dtype = _dtype_of(a)
     _check_alpha(dtype, alpha)
     if dtype == np.bool_:         # x or (alpha and y): nothing here can need a gradient
-        return apply(ADD, (a, b if alpha else np.zeros_like(b if isinstance(b, np.ndarray) else b._data)))
+        b_data = b if isinstance(b, np.ndarray) else b._data
+        return apply(ADD, (a, b if alpha else np.zeros_like(b_data)))
     return _with_alpha(ADD_ALPHA, a, b, alpha)
 
 
