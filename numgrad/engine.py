@@ -263,9 +263,11 @@ def _run_in_python(graph, buffers, index, seg, node):
 
 def shown_input_grads(graph, index, computed):
     """A node's computed input gradients as its post-hooks see them: None for an input that
-    wants none, unless torch's op computes every piece of its tensor list (OpDef.list_input)."""
+    wants none, unless torch's op computes every piece of its tensor list (OpDef.list_input) or
+    is a custom Function (whose hooks see what its backward returned)."""
     i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
-    every = registry.OPS[int(graph.op[index])].list_input
+    op = registry.OPS[int(graph.op[index])]
+    every = op.list_input or op.python_backward
     shown = [None] * (i1 - i0)
     for k, g in enumerate(computed):
         dst = int(graph.e_node[i0 + k])

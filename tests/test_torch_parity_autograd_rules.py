@@ -354,3 +354,31 @@ def test_argument_errors_come_in_torchs_order(call, message):
     x, c = T(), T(requires_grad=False)
     assert _message(lambda: call(x, c)) == message
     assert x.grad is None
+
+
+# ---- node hooks of custom Functions -------------------------------------------------------------
+
+class _TwoInputs(ng.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, w, k):
+        return x * w * k
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2, g * 3, None
+
+
+@pytest.mark.parametrize("w_requires_grad, run", [
+    (False, lambda y, x, w: y.sum().backward()),
+    (True, lambda y, x, w: y.sum().backward(inputs=[w])),
+    (True, lambda y, x, w: ng.autograd.grad(y.sum(), w)),
+])
+def test_a_custom_functions_post_hook_sees_what_its_backward_returned(w_requires_grad, run):
+    """torch 2.13: the gradients a custom backward returned, also for inputs that want none
+    (built-in nodes compute none for those)."""
+    x, w = T(), T(requires_grad=w_requires_grad)
+    y = _TwoInputs.apply(x, w, 2.0)
+    seen = []
+    y.grad_fn.register_hook(lambda gi, go: seen.append([float(g.detach().sum()) for g in gi]))
+    run(y, x, w)
+    assert seen == [[12.0, 18.0]]

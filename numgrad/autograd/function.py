@@ -381,7 +381,8 @@ def _checked(ctx, result):
                                    "was not a Variable")
             continue
         if value is not None and not ctx.needs_input_grad[k]:
-            value = None            # torch drops it unchecked: nothing would receive it
+            grads.append(value)     # torch checks nothing of it (nothing will receive it); the
+            continue                # node's post-hooks see it as returned
         if value is not None:
             if not isinstance(value, Tensor):
                 raise RuntimeError(f"expected Variable or None (got {type(value).__name__})")
