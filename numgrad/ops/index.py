@@ -7,7 +7,7 @@ from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply, show_attributes
 from .registry import OpDef
-from .shape import apply_steps, basic_getitem, is_basic_index, torch_steps
+from .shape import apply_steps, basic_getitem, consumed_dims, is_basic_index, torch_steps
 from .untracked import to_host
 
 
@@ -84,21 +84,12 @@ def _normalize(index):
     return tuple(out) if isinstance(index, tuple) or len(out) != 1 else out[0]
 
 
-def _consumed_dims(item):
-    """How many of the indexed tensor's dims an index item stands for."""
-    if item is None or item is Ellipsis:
-        return 0
-    if isinstance(item, np.ndarray) and item.dtype == np.bool_:
-        return item.ndim
-    return 1
-
-
 def _basic_part(shape, items):
     """torch applies None, ints and slices first (in that order of the items), then indexes the
     result with the arrays: the sizes of that intermediate result, and each array with the dim of
     the result it starts at. Raises torch's errors for the basic items."""
     sizes, arrays, d = [], [], 0
-    spread = len(shape) - sum(_consumed_dims(i) for i in items)
+    spread = len(shape) - sum(consumed_dims(i) for i in items)
     for place, item in enumerate(items):
         if item is None:
             sizes.append(1)
@@ -115,8 +106,8 @@ def _basic_part(shape, items):
             if item.dtype.kind not in "iub":
                 raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
             arrays.append((item, len(sizes)))
-            sizes.extend(shape[d:d + _consumed_dims(item)])
-            d += _consumed_dims(item)
+            sizes.extend(shape[d:d + consumed_dims(item)])
+            d += consumed_dims(item)
         else:
             if not isinstance(item, (int, np.integer)):
                 raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or "
@@ -165,7 +156,7 @@ def check_index(shape, index):
     """torch's refusals of x[index] (a normalized, non-basic index) for x of this shape, with its
     messages; NumPy's differ, and it takes negative steps."""
     items = index if isinstance(index, tuple) else (index,)
-    if sum(_consumed_dims(i) for i in items) > len(shape):
+    if sum(consumed_dims(i) for i in items) > len(shape):
         raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     _check_arrays(*_basic_part(shape, items))
 
@@ -182,7 +173,7 @@ def torch_order(shape, index):
             basic.append(None)
             rest.append(np.zeros(int(item), np.int64))
         elif isinstance(item, np.ndarray):
-            basic += [slice(None)] * _consumed_dims(item)
+            basic += [slice(None)] * consumed_dims(item)
             rest.append(item)
         elif item is None or isinstance(item, slice):
             basic.append(item)
@@ -193,7 +184,7 @@ def torch_order(shape, index):
         else:
             basic.append(item)
     if Ellipsis in basic:
-        spread = len(shape) - sum(_consumed_dims(i) for i in basic)
+        spread = len(shape) - sum(consumed_dims(i) for i in basic)
         at = next(k for k, i in enumerate(rest) if i is Ellipsis)
         rest[at:at + 1] = [slice(None)] * spread
     return tuple(basic), tuple(rest)

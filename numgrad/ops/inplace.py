@@ -426,10 +426,9 @@ def _writes_through_a_view(shape, index):
     """Whether torch's setitem writes through a view of self, its node then CopySlices: an int,
     None or a slice of part of a dim makes one; full slices, Ellipsis and index arrays alone write
     into self itself (IndexPutBackward0, or a whole copy_/fill_)."""
-    from .index import _consumed_dims
-    from .shape import is_whole_slice
+    from .shape import consumed_dims, is_whole_slice
     items = index if isinstance(index, tuple) else (index,)
-    spread = len(shape) - sum(_consumed_dims(item) for item in items)
+    spread = len(shape) - sum(consumed_dims(item) for item in items)
     d = 0
     for item in items:
         if item is Ellipsis:
@@ -439,7 +438,7 @@ def _writes_through_a_view(shape, index):
                 return True
             d += 1
         elif isinstance(item, np.ndarray):
-            d += _consumed_dims(item)
+            d += consumed_dims(item)
         else:
             return True            # None, or an int
     return False

@@ -442,7 +442,7 @@ def torch_steps(shape, index):
     after these steps."""
     single = not isinstance(index, tuple)
     items = [index] if single else index
-    n_real = sum(_consumed(i) for i in items)
+    n_real = sum(consumed_dims(i) for i in items)
     sizes, steps, at = list(shape), [], 0
     for item in items:
         if item is None or _is_bool_scalar(item):
@@ -452,7 +452,7 @@ def torch_steps(shape, index):
         elif item is Ellipsis:
             at += len(shape) - n_real
         elif isinstance(item, np.ndarray):
-            at += item.ndim if item.dtype == np.bool_ else 1
+            at += consumed_dims(item)
         elif isinstance(item, slice):
             start = 0 if item.start is None else int(item.start)
             stop = _NO_END if item.stop is None else int(item.stop)
@@ -478,7 +478,7 @@ def _is_bool_scalar(item):
     return isinstance(item, np.ndarray) and item.dtype == np.bool_ and item.ndim == 0
 
 
-def _consumed(item):
+def consumed_dims(item):
     """How many of the indexed tensor's dims an index item stands for."""
     if item is None or item is Ellipsis:
         return 0
