@@ -208,7 +208,7 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
             if new is not grad:
                 buffers.view(slot, shape)[...] = new._data
         return
-    if graph.captures and graph.runnable[index]:
+    if graph.captures and graph.runnable[index] and index not in graph.input_nodes:
         # torch captures a wanted input's gradient before the hooks of a node that runs (after
         # them where the node does not run)
         for j in range(int(graph.out_ptr[index + 1] - graph.out_ptr[index])):
@@ -227,17 +227,32 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
     if graph.retain_step is not None and seg.retained:
         graph.retain_step(graph, index, _output_grads(graph, buffers, index))
     pre_hooks = seg.node_hooks.get(("pre_hooks", node))
-    if not pre_hooks or not graph.runnable[index]:
-        return      # as torch, a node's pre-hooks run only when the node itself runs
-    grads, replaced = node_pre_hooks(graph, index, seg, node, pre_hooks,
-                                     _output_grads(graph, buffers, index))
-    for j, (old, new) in enumerate(zip(grads, replaced)):
-        slot = buffers.slot(index, j)
-        if new is None:
-            buffers.written[slot] = False
-        elif new is not old:      # (run_node_pre_hooks refuses a gradient where there was none)
-            buffers.view(slot, output_shape(graph, index, j))[...] = new._data
-            buffers.written[slot] = True
+    if pre_hooks and graph.runnable[index]:
+        # (as torch, a node's pre-hooks run only when the node itself runs)
+        grads, replaced = node_pre_hooks(graph, index, seg, node, pre_hooks,
+                                         _output_grads(graph, buffers, index))
+        for j, (old, new) in enumerate(zip(grads, replaced)):
+            slot = buffers.slot(index, j)
+            if new is None:
+                buffers.written[slot] = False
+            elif new is not old:  # (run_node_pre_hooks refuses a gradient where there was none)
+                buffers.view(slot, output_shape(graph, index, j))[...] = new._data
+                buffers.written[slot] = True
+    if index in graph.input_nodes:
+        run_without_inputs(graph, index, seg, node, _output_grads(graph, buffers, index))
+
+
+def run_without_inputs(graph, index, seg, node, grads_out):
+    """A node that runs though none of its inputs wants a gradient (Note [non-leaf inputs of
+    backward] in autograd/api.py): a custom Function's backward runs and delivers nowhere; the
+    post-hooks see what it returned, or no gradients from a built-in node, which computes none."""
+    from .autograd.differentiable import node_vjp
+    grads_in = [None] * int(graph.in_ptr[index + 1] - graph.in_ptr[index])
+    if graph.op[index] == registry.PYTHON_FUNCTION.code:
+        grads_in = shown_input_grads(graph, index, node_vjp(graph, index, seg, node, grads_out))
+    post_hooks = seg.node_hooks.get(("post_hooks", node))
+    if post_hooks:
+        node_post_hooks(graph, index, seg, node, post_hooks, grads_in, grads_out)
 
 
 def _run_in_python(graph, buffers, index, seg, node):

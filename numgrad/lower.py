@@ -79,6 +79,9 @@ class LoweredGraph:
         # before the hooks of a node that runs (engine._run_pre_hooks)
         self.captures = frozenset()
         self.captured = {}
+        # nodes of backward()'s non-leaf inputs, run though none of their inputs wants a gradient
+        # (Note [non-leaf inputs of backward] in autograd/api.py)
+        self.input_nodes = frozenset()
         self.ready_order = ready_queue.TORCH      # Note [ready order] in kernels/ready_queue.py
 
     def _flag_hooked_leaves(self):

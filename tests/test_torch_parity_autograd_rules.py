@@ -382,3 +382,70 @@ def test_a_custom_functions_post_hook_sees_what_its_backward_returned(w_requires
     y.grad_fn.register_hook(lambda gi, go: seen.append([float(g.detach().sum()) for g in gi]))
     run(y, x, w)
     assert seen == [[12.0, 18.0]]
+
+
+# ---- backward(inputs=...) of a non-leaf ---------------------------------------------------------
+
+def _hooked(log):
+    x, w = T(), T()
+    y = x * w
+    z = y.exp() * 2
+    y.register_hook(lambda g: log.append("tensor hook") or g * 2)
+    y.grad_fn.register_prehook(lambda go: log.append("pre-hook"))
+    y.grad_fn.register_hook(lambda gi, go: log.append(("post-hook", gi)))
+    return x, w, y, z
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_a_non_leaf_input_of_backward_runs_its_node(create_graph):
+    """torch 2.13 runs the node of backward()'s non-leaf input though none of its inputs wants a
+    gradient: its hooks run (the post-hooks see no input gradients), its saved values are freed;
+    autograd.grad only captures the gradient there."""
+    log = []
+    x, w, y, z = _hooked(log)
+    z.sum().backward(inputs=[y], create_graph=create_graph)
+    assert log == ["tensor hook", "pre-hook", ("post-hook", (None, None))]
+    np.testing.assert_allclose(y.grad.detach().numpy(), 4 * np.exp(y.detach().numpy()))
+    assert x.grad is None and w.grad is None
+    if not create_graph:        # (which retains the graph)
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.grad_fn._saved_self
+    log.clear()
+    x, w, y, z = _hooked(log)
+    ng.autograd.grad(z.sum(), y)
+    assert log == ["tensor hook"]
+    assert y.grad_fn._saved_self is x
+
+
+def test_a_non_leaf_input_of_backward_runs_a_custom_backward():
+    calls = []
+
+    class Double(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append(ctx.needs_input_grad)
+            return g * 2
+
+    x = T()
+    y = Double.apply(x)
+    (y * 3).sum().backward(inputs=[y])
+    assert calls == [(True,)] and x.grad is None                # torch 2.13
+    np.testing.assert_array_equal(y.grad.numpy(), np.full((2, 3), 3.0))
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.grad_fn.saved_tensors
+
+
+def test_a_retained_gradient_is_a_clone_under_create_graph():
+    x = T()
+    y = x * 2
+    y.retain_grad()
+    (y * y).sum().backward(create_graph=True)
+    assert y.grad.grad_fn.name() == "CloneBackward0"           # torch 2.13
+    (y * y).sum().backward(create_graph=True)
+    assert y.grad.grad_fn.name() == "AddBackward0"
+    np.testing.assert_allclose(y.grad.detach().numpy(), 4 * y.detach().numpy())

@@ -218,6 +218,8 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
         for i, places in enumerate(wanted):
             if not any(graph.needed[p] for p, _ in places):
                 raise _unused_error(i)
+    if accumulate and inputs is not None:
+        _run_input_nodes(graph)
     _check_saved(graph)
     if accumulate and inputs is not None:
         for t in inputs:
@@ -242,6 +244,19 @@ def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumula
     if not retain_graph:
         release(graph)
     return per_element if batched else per_element[0]
+
+
+# Note [non-leaf inputs of backward]: torch's backward(inputs=...) marks the node of each
+# non-leaf input as needed, so it runs like any other: its hooks, a custom Function's backward (its
+# results go nowhere), and its saved values are freed after, though none of its own inputs wants
+# a gradient. autograd.grad only captures the gradient there; nothing runs the node.
+def _run_input_nodes(graph):
+    nodes = [p for places in graph.wanted for p, _ in places
+             if graph.needed[p] and not graph.runnable[p] and graph.op[p] != tape.ACCUMULATE]
+    graph.input_nodes = frozenset(nodes)
+    for p in nodes:
+        graph.runnable[p] = True
+        graph.flags[p] |= tape.PRE_HOOKS        # served in Python: engine.run_without_inputs
 
 
 def _check_saved(graph):
@@ -441,7 +456,8 @@ def _store_retained(t, node, g, create_graph):
     if t is None or t._node != node or g is None:
         return          # gone, changed in place since (another node now), or no gradient
     if t._grad is None:
-        t._grad = g if create_graph else Tensor._make(g._data.copy(), False)
+        # torch's retains_grad hook stores a clone (recorded under create_graph)
+        t._grad = g.clone() if create_graph else Tensor._make(g._data.copy(), False)
     else:
         t._grad = t._grad + g
 

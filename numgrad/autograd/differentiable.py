@@ -11,8 +11,8 @@ import numpy as np
 
 from .. import tape
 from ..creation import full
-from ..engine import (name_failed_node, node_post_hooks, node_pre_hooks, shape_of,
-                      shown_input_grads)
+from ..engine import (name_failed_node, node_post_hooks, node_pre_hooks, run_without_inputs,
+                      shape_of, shown_input_grads)
 from ..hooks import output_hooks, run_hooks
 from ..kernels import ready_queue
 from ..ops import registry
@@ -162,7 +162,7 @@ def _run_node(graph, grads, index):
         if graph.leaf_step is not None and o0 in grads:
             grads[o0] = graph.leaf_step(graph, index, grads[o0])
     elif graph.flags[index] & tape.PRE_HOOKS:
-        if graph.captures and graph.runnable[index]:
+        if graph.captures and graph.runnable[index] and index not in graph.input_nodes:
             # as the engine: captured before the hooks of a node that runs
             graph.captured.update((s, grads[s]) for s in range(o0, o1)
                                   if s in graph.captures and s in grads)
@@ -182,6 +182,8 @@ def _run_node(graph, grads, index):
                     grads.pop(s, None)
                 else:
                     grads[s] = g
+        if index in graph.input_nodes:
+            run_without_inputs(graph, index, seg, node, [grads.get(s) for s in range(o0, o1)])
     i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
     if graph.op[index] != tape.ACCUMULATE:
         outs = [grads.get(s) for s in range(o0, o1)]
