@@ -179,3 +179,63 @@ def test_cat_keeps_a_legacy_empty_input_as_an_input_of_its_node():
     assert b.grad.shape == (0,) and a.grad.shape == (2, 3)
     out = ng.cat([a, ng.tensor([])])
     assert edges(out) == ["torch::autograd::AccumulateGrad", None]
+
+
+# ---- setitem's refusals: torch views self first, and that view names the refusal -----------------
+_MULTI = ("is a view and is being modified inplace. This view is the output of a function that "
+          "returns multiple views.")
+
+
+@pytest.mark.parametrize("write, op", [
+    (lambda piece, w: piece.__setitem__(0, 2.0), "Select"),
+    (lambda piece, w: piece.__setitem__((None, 1), 2.0), "Select"),
+    (lambda piece, w: piece.__setitem__(slice(0, 1), w[0]), "Slice"),
+    (lambda piece, w: piece.__setitem__(slice(None), 2.0), "Unbind"),   # no view: the piece's own
+    (lambda piece, w: piece.__setitem__([0, 1], 2.0), "Unbind"),
+])
+def test_setitem_into_a_piece_of_unbind_names_the_view_its_index_takes(write, op):
+    _, y = nonleaf((3, 4))
+    w = ng.ones(4, dtype=ng.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match=f"^Output 0 of {op} {_MULTI}"):
+        write(y.unbind()[0], w)
+    assert y._version == 0
+
+
+def test_setitem_into_a_piece_whose_base_changed_refuses_the_stale_piece():
+    _, y = nonleaf((3, 4))
+    piece = y.unbind()[0]
+    y.exp_()
+    with pytest.raises(RuntimeError, match="^Output 0 of Unbind is a view and its base or another "
+                                           "view of its base has been modified inplace"):
+        piece[0] = 2.0
+
+
+def test_setitem_into_a_view_made_without_grad_names_the_new_view():
+    _, y = nonleaf((3, 4))
+    with ng.no_grad():
+        v = y[0:2]
+    with pytest.raises(RuntimeError, match="^Output 0 of Select is a view of a view which was "
+                                           "created in no_grad mode and is being modified inplace "
+                                           "with grad mode enabled"):
+        v[0] = 2.0
+    # a value that does not fit is refused first, by the expand torch's copy_to takes
+    with pytest.raises(RuntimeError, match=r"^expand\(torch.DoubleTensor\{\[4\]\}, size=\[\]\)"):
+        v[1][0] = ng.ones(4, dtype=ng.float64, requires_grad=True)
+
+
+def test_a_lone_bool_index_writes_through_an_unsqueeze_or_not_at_all():
+    _, y = nonleaf((3, 4))
+    y[False] = 2.0                                  # torch 2.13: nothing written, version 0
+    assert y.grad_fn.name() == "MulBackward0" and y._version == 0
+    y[True] = 2.0
+    assert y.grad_fn.name() == "torch::autograd::CopySlices" and y._version == 1
+    assert y.tolist() == [[2.0] * 4] * 3
+
+
+def test_a_view_of_an_inference_tensor_is_refused_as_the_inference_tensor():
+    with ng.inference_mode():
+        v = ng.ones(3, 4)[0:2]
+    w = ng.ones(4, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^Inplace update to inference tensor outside "
+                                           "InferenceMode is not allowed"):
+        v.mul_(w[0])

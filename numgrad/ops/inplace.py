@@ -350,11 +350,13 @@ def setitem(self, index, value):
     from .reduce import expand
     from .scatter import _mask, _on_device_of, keep_last_writes
     from .shape import basic_index_map, is_basic_index
-    index = _normalize(index)
+    if index is False:
+        return            # torch writes nothing, checks nothing
+    index = _normalize(None if index is True else index)     # a lone True unsqueezes only
     basic = is_basic_index(index)
     shape = self._data.shape
     if basic:
-        basic_index_map(shape, index)          # torch's refusals of the index
+        target_shape = basic_index_map(shape, index)[0]     # torch's refusals of the index
     else:
         check_index(shape, index)
         if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
@@ -362,15 +364,19 @@ def setitem(self, index, value):
             raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                                f"{dtypes.scalar_type_name(self._data.dtype)} for the destination "
                                f"and {dtypes.scalar_type_name(value._data.dtype)} for the source.")
+    steps = _views_written_through(shape, index)
     # torch's copy_to fills from a 0-d value (FillBackward3) and copies any other (CopyBackwards)
     fills = (value._data.ndim == 0 if isinstance(value, Tensor) else np.ndim(value) == 0) \
         and self._data.ndim > 0
     if not isinstance(value, Tensor):
         value = np.asarray(value, self._data.dtype)
         value = value.reshape(_without_leading_ones(value.shape))
-    if (_writes_through_a_view(shape, index) and self._node < 0 and self._requires_grad
-            and grad_mode.state.grad_enabled):
-        raise RuntimeError(views._VIEW_OF_LEAF_ERROR)     # torch writes into self[index], a view
+    if steps and grad_mode.state.grad_enabled:
+        # torch views self[index] first; a basic index then fits the value to it (expand's
+        # errors) before copy_ refuses to write into that view
+        if basic:
+            _check_value_fits(self, _without_leading_ones(tuple(value.shape)), target_shape, True)
+        views.check_write_through_view(self, _STEP_NODES[steps[-1][0]])
     place = None
     if basic and type(self._data) is np.ndarray:
         # the view torch writes into (the Ellipsis keeps an all-int index from giving a scalar)
@@ -409,7 +415,7 @@ def setitem(self, index, value):
         value = E.cast(value, self._data.dtype)
     if not isinstance(value, Tensor):
         value = _on_device_of(self, value)
-    if basic and not _writes_through_a_view(shape, index):
+    if basic and not steps:
         # every element: torch writes into self itself, no view between
         rebase(self, apply(FILL_TENSOR if fills else COPY, (self, value)))
         return
@@ -418,27 +424,18 @@ def setitem(self, index, value):
     kept = masked_fill(self, _mask(self, positions), 0)
     placed = put_add(keep_last_writes(self, positions, expand(value, positions.shape)), positions,
                      shape)
-    node = COPY_SLICES if _writes_through_a_view(shape, index) else INDEX_PUT
+    node = COPY_SLICES if steps else INDEX_PUT
     rebase(self, show_inputs(apply(node, (kept, placed)), self, given))
 
 
-def _writes_through_a_view(shape, index):
-    """Whether torch's setitem writes through a view of self, its node then CopySlices: an int,
-    None or a slice of part of a dim makes one; full slices, Ellipsis and index arrays alone write
-    into self itself (IndexPutBackward0, or a whole copy_/fill_)."""
-    from .shape import consumed_dims, is_whole_slice
-    items = index if isinstance(index, tuple) else (index,)
-    spread = len(shape) - sum(consumed_dims(item) for item in items)
-    d = 0
-    for item in items:
-        if item is Ellipsis:
-            d += spread
-        elif isinstance(item, slice):
-            if not is_whole_slice(item, shape[d]):
-                return True
-            d += 1
-        elif isinstance(item, np.ndarray):
-            d += consumed_dims(item)
-        else:
-            return True            # None, or an int
-    return False
+# the node of each view torch's indexing takes (shape.torch_steps), named in its refusals
+_STEP_NODES = {"select": "SelectBackward0", "slice": "SliceBackward0",
+               "unsqueeze": "UnsqueezeBackward0"}
+
+
+def _views_written_through(shape, index):
+    """The views torch's setitem takes of self before it writes (CopySlices then): its indexing's,
+    a lone slice skipped as inside a tuple. Empty: it writes into self itself (IndexPutBackward0,
+    or a whole copy_/fill_)."""
+    from .shape import torch_steps
+    return torch_steps(shape, index if isinstance(index, tuple) else (index,))

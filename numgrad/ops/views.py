@@ -96,6 +96,10 @@ def track(source, outputs, op, attrs):
         # a normal tensor's view made in inference mode is a normal tensor, which torch refuses to
         # change in place with recording outside it
         creation, multi_output = INFERENCE_MODE, False
+    elif base._inference:
+        # an inference tensor has no autograd record, its views none either: torch's refusal of
+        # an in-place change outside inference mode is the inference tensor's own
+        creation, multi_output = DEFAULT, False
     elif op.n_out != 1:        # split, unbind: several views
         recorded = grad_enabled and base._requires_grad
         creation, multi_output = MULTI_OUTPUT if recorded else NO_GRAD_MODE, grad_enabled
@@ -154,6 +158,22 @@ def check_inplace(t):
     if info.creation != DEFAULT:
         raise RuntimeError(_refusal(info, indirect=False))
     if info.base._node < 0 and info.base._requires_grad:
+        raise RuntimeError(_VIEW_OF_LEAF_ERROR)
+
+
+def check_write_through_view(t, producer):
+    """torch's refusals of t[index] = value where the index views t first (producer: the node
+    name of its last view op), in grad mode: using t at all when its base changed since it was
+    made (a stale view), then the new view's, which is made as t was and names its own op."""
+    if t._node == tape.STALE_VIEW or (t._node == tape.NO_GRAD_VIEW and changed_since_made(t)):
+        raise stale_view_error(t)
+    info = view_info(t)
+    if info is not None and info.creation != DEFAULT and t._requires_grad:
+        written = ViewInfo(info.base, info.creation, info.multi_output, producer, 0, True, None,
+                           info.version)
+        raise RuntimeError(_refusal(written, indirect=False))
+    base = t if info is None else info.base
+    if base._requires_grad and base._node < 0 and view_info(base) is None:
         raise RuntimeError(_VIEW_OF_LEAF_ERROR)
 
 
