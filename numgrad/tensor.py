@@ -50,6 +50,7 @@ _DEVICE_NUMPY_ERROR = ("can't convert cuda:0 device type tensor to numpy. Use Te
 
 
 # torch warns once a process (TORCH_WARN_ONCE) when float() reads a tensor that requires grad
+# while grad mode is on (LBFGS's float(closure()) under no_grad is silent)
 _scalar_warning = {"given": False}
 
 
@@ -429,7 +430,7 @@ class Tensor:
         return self._data.tolist()
 
     def __float__(self):
-        if self._requires_grad:
+        if self._requires_grad and grad_mode.is_grad_enabled():   # torch is silent under no_grad
             _warn_scalar_of_graph()
         return float(self._python_scalar())
 

@@ -325,7 +325,8 @@ def test_parameters_without_gradient_are_left_alone():
     version = b._version
     opt.step()
     assert b.tolist() == [1.0, 1.0] and b._version == version and b not in opt.state
-    assert a._version == version + 1 and a.tolist() != [1.0, 1.0]
+    # torch's NAdam writes a twice (two param.addcdiv_), so its version moves by two
+    assert a._version == version + 2 and a.tolist() != [1.0, 1.0]
     opt.zero_grad()
     assert a.grad is None
 

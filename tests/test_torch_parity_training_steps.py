@@ -2,6 +2,8 @@
 found to differ: optimizer state of another dtype than its parameter, loss functions' arguments
 that take no gradient, and the graph nodes losses end in. The expected numbers and messages were
 printed by torch; torch is not imported."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -161,3 +163,57 @@ def test_clip_grad_norm_of_float32_and_float64_gradients_is_float64():
                                        [0.4993760287761688, 0.02496880106627941]]
     np.testing.assert_allclose(params[1].grad.numpy(), [0.7490640533925569, -0.049937603559503795,
                                                         0.17478161245826326], rtol=1e-15)
+
+
+@pytest.mark.parametrize("make_optimizer, versions", [
+    # torch 2.13, after two steps: each in-place op of its update bumps a version
+    (lambda p: optim.SGD(p, lr=0.1, momentum=0.9), {"param": 2, "momentum_buffer": 2}),
+    (lambda p: optim.Adam(p, amsgrad=True),
+     {"param": 2, "step": 2, "exp_avg": 2, "exp_avg_sq": 4, "max_exp_avg_sq": 2}),
+    (lambda p: optim.AdamW(p), {"param": 4, "step": 2, "exp_avg": 2, "exp_avg_sq": 4}),
+    (lambda p: optim.RMSprop(p, momentum=0.9, centered=True),
+     {"param": 2, "step": 2, "square_avg": 4, "momentum_buffer": 4, "grad_avg": 2}),
+    (lambda p: optim.Adagrad(p), {"param": 2, "step": 2, "sum": 2}),
+    (lambda p: optim.NAdam(p, weight_decay=0.1, decoupled_weight_decay=True),
+     {"param": 6, "step": 2, "exp_avg": 2, "exp_avg_sq": 4}),
+    (lambda p: optim.RAdam(p, weight_decay=0.1, decoupled_weight_decay=True), {"param": 4}),
+    (lambda p: optim.ASGD(p), {"param": 4, "ax": 2}),
+])
+def test_steps_bump_versions_as_torchs_in_place_ops(make_optimizer, versions):
+    w = nn.Parameter(ng.tensor([1.0, -2.0]))
+    opt = make_optimizer([w])
+    for _ in range(2):
+        w.grad = ng.tensor([0.5, 0.25])
+        opt.step()
+    found = {key: opt.state[w][key]._version for key in versions if key != "param"}
+    assert {"param": w._version, **found} == versions
+
+
+def test_a_graph_stepped_through_reports_torchs_version():
+    w = nn.Parameter(ng.tensor([1.0, -2.0]))
+    opt = optim.AdamW([w], lr=0.1)
+    loss = (w * w).sum()
+    loss.backward(retain_graph=True)
+    opt.step()
+    # torch 2.13: AdamW's param.mul_ and param.addcdiv_
+    with pytest.raises(RuntimeError, match=r"\[numgrad.FloatTensor \[2\]\] is at version 2; "
+                                           r"expected version 0 instead"):
+        loss.backward()
+
+
+def test_lbfgs_reads_its_closures_loss_without_warning(monkeypatch, recwarn):
+    # torch 2.13 reads float(closure()) under no_grad, where float() does not warn (torch warns
+    # once a process: the warning is armed again here)
+    tensor_module = sys.modules["numgrad.tensor"]      # (numgrad.tensor is the function)
+    monkeypatch.setitem(tensor_module._scalar_warning, "given", False)
+    w = nn.Parameter(ng.tensor([1.0, 2.0]))
+    opt = optim.LBFGS([w], max_iter=2)
+
+    def closure():
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    assert not [w for w in recwarn if "to a scalar" in str(w.message)]

@@ -49,3 +49,4 @@ class Adadelta(Optimizer):
         delta.div_(std).mul_(grad)
         acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
         param.add_(delta, alpha=-float(group["lr"]))
+        return param._version   # its in-place writes, which step counts on p

@@ -75,3 +75,4 @@ class Adafactor(Optimizer):
         update = estimate.clamp(min=eps1 * eps1).rsqrt() * grad
         denom = max(1.0, update.norm(2).item() / (math.sqrt(update.numel()) * group["d"]))
         param.add_(update, alpha=-alpha / denom)
+        return param._version   # its in-place writes, which step counts on p

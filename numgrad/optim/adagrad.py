@@ -5,7 +5,8 @@ import numpy as np
 from numba import njit
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_flags, check_lr, next_step, on_device_of, scalar_state
+from .optimizer import (Optimizer, check_flags, check_lr, count_writes, next_step, on_device_of,
+                        scalar_state)
 
 
 @njit(cache=True)
@@ -73,3 +74,4 @@ class Adagrad(Optimizer):
         update = on_device_of(param, adagrad_update)
         update(param, grad, state["sum"]._data.reshape(-1), float(clr), float(group["eps"]),
                float(group["weight_decay"]), bool(group["maximize"]))
+        count_writes(state, sum=1)      # torch's state_sum.addcmul_

@@ -4,8 +4,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, next_step,
-                        on_device_of, state_zeros)
+from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, count_writes,
+                        next_step, on_device_of, state_zeros)
 
 
 @njit(cache=True)
@@ -104,6 +104,11 @@ class Adam(Optimizer):
                float(beta2), float(group["eps"]), float(group["weight_decay"]),
                bool(group["decoupled_weight_decay"]),
                amsgrad, bool(group["maximize"]), step)
+        count_writes(state, exp_avg=1, exp_avg_sq=2, max_exp_avg_sq=1 if amsgrad else 0)
+
+    def _param_writes(self, group):
+        # torch's decoupled weight decay is a param.mul_ before the param.addcdiv_
+        return 2 if group["weight_decay"] != 0 and group["decoupled_weight_decay"] else 1
 
 
 class AdamW(Adam):

@@ -44,3 +44,4 @@ class Adamax(Optimizer):
         exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"])))
         clr = lr / (1 - beta1 ** step_t.item())
         param.addcdiv_(exp_avg, exp_inf, value=-clr)
+        return param._version   # its in-place writes, which step counts on p

@@ -57,3 +57,4 @@ class ASGD(Optimizer):
         # through a tensor in torch's scalar dtype, as torch.as_tensor rounds them
         eta.copy_(scalar_state(lr / ((1 + lambd * lr * step) ** alpha)))
         mu.copy_(scalar_state(1 / max(1, step - t0)))
+        return param._version   # its in-place writes, which step counts on p

@@ -63,3 +63,4 @@ class NAdam(Optimizer):
         denom.add_(eps)
         param.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - mu_product.item())))
         param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
+        return param._version   # its in-place writes, which step counts on p

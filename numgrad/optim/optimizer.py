@@ -130,21 +130,30 @@ class Optimizer:
                         continue
                     state = self.state[p]
                     _follow_parameter(state, p)
-                    self._step_parameter(p, state, group)
-                    p._bump_version()
+                    for _ in range(self._step_parameter(p, state, group)):
+                        p._bump_version()
         return loss
 
+    def _param_writes(self, group):
+        """How many in-place ops torch's update makes on each parameter of group, for the
+        kernels' rules."""
+        return 1
+
     def _step_parameter(self, p, state, group):
-        """Update p in place from its gradient: by default through _update's kernels on flat
-        arrays. Rules written with tensor ops (which run on either device) override this."""
+        """Update p in place from its gradient; returns how many in-place ops torch's update
+        makes on p (each bumps its version, which a later backward's error about a modified
+        saved tensor reports). By default through _update's kernels on flat arrays. Rules
+        written with tensor ops (which run on either device) override this, on plain(p)."""
         if p._data.flags.c_contiguous:
             self._update(p._data.reshape(-1), _flat(p._grad._data), state, group, p)
-            return
-        # the kernels write through a flat view: they update a C-ordered copy, written back into
-        # p's own memory, which its aliases (p.data, p.detach(), views) share, as in torch
-        data = np.ascontiguousarray(p._data)
-        self._update(data.reshape(-1), _flat(p._grad._data), state, group, p)
-        np.copyto(p._data, data)
+        else:
+            # the kernels write through a flat view: they update a C-ordered copy, written back
+            # into p's own memory, which its aliases (p.data, p.detach(), views) share, as in
+            # torch
+            data = np.ascontiguousarray(p._data)
+            self._update(data.reshape(-1), _flat(p._grad._data), state, group, p)
+            np.copyto(p._data, data)
+        return self._param_writes(group)
 
     def _update(self, param, grad, state, group, p):
         """Update the flat parameter data in place from its flat gradient."""
@@ -334,6 +343,14 @@ def check_lerp_dtype(average, grad):
                            f"dtype {dtypes.c_type_name(grad.dtype)}")
 
 
+def count_writes(state, **writes):
+    """Bump the versions of state tensors a kernel updated, once per in-place op torch's update
+    makes on each (exp_avg_sq.mul_(beta2).addcmul_(...) is two)."""
+    for key, times in writes.items():
+        for _ in range(times):
+            state[key]._bump_version()
+
+
 def next_step(state):
     """Count one more step in state["step"] (a 0-d tensor on the CPU in torch's scalar dtype, as
     torch keeps it); returns it."""
@@ -341,6 +358,7 @@ def next_step(state):
     if step is None:
         step = state["step"] = scalar_state(0.0)
     step._data += 1
+    step._bump_version()    # torch's step_t += 1
     return float(step._data)
 
 
@@ -355,7 +373,8 @@ def on_device_of(param, update):
 
 def plain(p):
     """p's data and gradient as tensors without history, for update rules written with tensor
-    ops: in-place ops on them write into p's memory (the caller bumps p's version once)."""
+    ops: in-place ops on them write into p's memory, and the data's version counts them (the
+    caller bumps p's version as many times)."""
     return Tensor._make(p._data, False), Tensor._make(p._grad._data, False)
 
 

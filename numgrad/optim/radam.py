@@ -62,3 +62,4 @@ class RAdam(Optimizer):
             param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
         else:
             param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
+        return param._version   # its in-place writes, which step counts on p

@@ -4,8 +4,8 @@ import math
 import numpy as np
 from numba import njit
 
-from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, next_step,
-                        on_device_of, state_zeros)
+from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, count_writes,
+                        next_step, on_device_of, state_zeros)
 
 
 @njit(cache=True)
@@ -91,3 +91,6 @@ class RMSprop(Optimizer):
         update(param, grad, square_avg, grad_avg, buf, float(group["lr"]), float(group["alpha"]),
                float(group["eps"]), float(group["weight_decay"]), float(group["momentum"]),
                bool(group["centered"]), bool(group["maximize"]))
+        # torch's square_avg.mul_().addcmul_(), grad_avg.lerp_(), buf.mul_().addcdiv_()
+        count_writes(state, square_avg=2, grad_avg=1 if group["centered"] else 0,
+                     momentum_buffer=2 if group["momentum"] > 0 else 0)

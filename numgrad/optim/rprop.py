@@ -49,3 +49,4 @@ class Rprop(Optimizer):
         grad = where(factor == etaminus, 0.0, grad)
         param.addcmul_(grad.sign(), step_size, value=-1)
         prev.copy_(grad)
+        return param._version   # its in-place writes, which step counts on p

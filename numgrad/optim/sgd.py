@@ -2,7 +2,8 @@
 import numpy as np
 from numba import njit
 
-from .optimizer import Optimizer, check_flags, check_lr, on_device_of, required, state_zeros
+from .optimizer import (Optimizer, check_flags, check_lr, count_writes, on_device_of, required,
+                        state_zeros)
 
 
 @njit(cache=True)
@@ -69,3 +70,5 @@ class SGD(Optimizer):
         update(param, grad, param if buf is None else buf._data.reshape(-1), float(group["lr"]),
                momentum, float(group["dampening"]), float(group["weight_decay"]),
                bool(group["nesterov"]), bool(group["maximize"]), first)
+        if buf is not None and not first:
+            count_writes(state, momentum_buffer=2)   # torch's buf.mul_(momentum).add_(grad)
