@@ -239,3 +239,48 @@ def test_a_view_of_an_inference_tensor_is_refused_as_the_inference_tensor():
     with pytest.raises(RuntimeError, match="^Inplace update to inference tensor outside "
                                            "InferenceMode is not allowed"):
         v.mul_(w[0])
+
+
+# ---- what the writing and gathering nodes keep ----------------------------------------------------
+def test_scatter_and_index_nodes_keep_torchs_arguments():
+    _, y = nonleaf((3, 4))
+    s = ng.ones(2, 4, dtype=ng.float64, requires_grad=True)
+    i = ng.tensor([[0, 1, 2, 0], [2, 0, 0, 1]])
+    j = ng.tensor([2, 0])
+    node = ng.scatter(y, -1, i[:, :2], s[:, :2]).grad_fn
+    # torch 2.13 shows a negative dim as its uint64 bits
+    assert node._saved_dim == 2 ** 64 - 1 and node._saved_index.tolist() == [[0, 1], [2, 0]]
+    node = ng.scatter_reduce(y, 0, i, s, "amax", include_self=False).grad_fn
+    assert (node._saved_dim, node._saved_reduce, node._saved_include_self) == (0, "amax", False)
+    node = ng.index_add(y, 0, j, s, alpha=2).grad_fn
+    assert (node._saved_dim, node._saved_alpha, node._saved_source_dim) == (0, 2, 2)
+    assert node._saved_index.tolist() == [2, 0]
+    node = ng.index_copy(y, 0, j, s).grad_fn
+    assert (node._saved_dim, node._saved_source_dim) == (0, 2)
+    assert y.index_fill(1, j, 1.0).grad_fn._saved_index.tolist() == [2, 0]
+    assert y.gather(0, i).grad_fn._saved_index.tolist() == i.tolist()
+    assert y.index_select(1, j).grad_fn._saved_index.tolist() == [2, 0]
+    node = y.put(j, s[0, :2], accumulate=True).grad_fn
+    assert node._saved_accumulate is True and node._saved_index.tolist() == [2, 0]
+    mask = ng.tensor([True, False, True, True])
+    node = y.masked_scatter(mask, ng.ones(12, dtype=ng.float64)).grad_fn
+    assert node._saved_source_sym_sizes == (12,) and node._saved_mask.shape == (4,)
+    assert y.masked_select(mask).grad_fn._saved_mask.tolist() == [True, False, True, True]
+
+
+def test_setitem_with_index_arrays_keeps_them_on_index_put():
+    _, y = nonleaf((3, 4))
+    y[:, [0, 2]] = 1.0
+    node = y.grad_fn
+    assert node.name() == "IndexPutBackward0" and node._saved_accumulate is False
+    assert node._saved_indices[0] is None and node._saved_indices[1].tolist() == [0, 2]
+
+
+def test_a_view_regenerated_after_its_base_changed_keeps_its_geometry():
+    _, y = nonleaf((3, 4))
+    v = y[1:]
+    y.mul_(2)
+    node = v.grad_fn
+    # torch 2.13: AsStridedBackward0 with size (2, 4), stride (4, 1), storage_offset 4
+    assert node.name() == "AsStridedBackward0"
+    assert (node._saved_size, node._saved_stride, node._saved_storage_offset) == ((2, 4), (4, 1), 4)

@@ -261,7 +261,7 @@ def gather(x, dim, index):
     size = x._data.shape[d] if nd else 1
     _check_bounds(idx, size, d, negative=False)
     out = take(x, _scatter_positions(x._data.shape, d, idx), GATHER)
-    show_attributes(out, dim=dim)
+    show_attributes(out, dim=dim, index=Tensor._make(idx, False))
     return out
 
 
@@ -281,7 +281,7 @@ def index_select(x, dim, index):
         raise IndexError("index out of range in self")
     full = (slice(None),) * d + (idx,)
     out = take(x, _positions(x._data.shape, full), INDEX_SELECT)
-    show_attributes(out, dim=dim, self_sym_sizes=x._data.shape)
+    show_attributes(out, dim=dim, self_sym_sizes=x._data.shape, index=Tensor._make(idx, False))
     return out
 
 
@@ -356,7 +356,12 @@ def scatter_add(x, dim, index, src):
     check_scatter_index(x, d, idx, src)
     positions = _scatter_positions(x._data.shape, d, idx)
     piece = src[tuple(slice(0, s) for s in idx.shape)] if tuple(src.shape) != idx.shape else src
-    return _scatter_add(SCATTER_ADD, x, piece, positions)
+    out = show_attributes(_scatter_add(SCATTER_ADD, x, piece, positions), dim=dim,
+                          index=Tensor._make(idx, False))
+    if piece is src:
+        return out
+    from .named import show_inputs
+    return show_inputs(out, x, src)         # torch's node reads the part of src it needs
 
 
 def index_add(x, dim, index, source, *, alpha=1):
@@ -390,11 +395,13 @@ def index_add(x, dim, index, source, *, alpha=1):
     full = [slice(None)] * x._data.ndim
     full[d] = idx
     positions = _positions(x._data.shape, tuple(full))
+    shown = {"dim": dim, "index": Tensor._make(idx, False), "alpha": alpha,
+             "source_dim": source._data.ndim}
     if alpha == 1:
-        return _scatter_add(INDEX_ADD, x, source, positions)
+        return show_attributes(_scatter_add(INDEX_ADD, x, source, positions), **shown)
     from .named import show_inputs
     # torch's one node scales the source itself: its next_functions list the source
-    out = _scatter_add(INDEX_ADD, x, source * alpha, positions)
+    out = show_attributes(_scatter_add(INDEX_ADD, x, source * alpha, positions), **shown)
     return show_inputs(out, x, source)
 
 

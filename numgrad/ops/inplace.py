@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..tensor import Tensor
 from . import views
-from .apply import apply
+from .apply import apply, show_attributes
 from .elementwise import PROMOTE, cast, check_fits, d_identity, d_zero
 from .registry import OpDef
 
@@ -344,8 +344,8 @@ def _check_value_fits(self, value_shape, target_shape, basic):
 
 def setitem(self, index, value):
     """self[index] = value: differentiable for both self (outside the index) and value."""
-    from .index import _normalize, _positions, check_index, index_positions, masked_fill, put_add, \
-        torch_order
+    from .index import _normalize, _positions, _shown_indices, check_index, index_positions, \
+        masked_fill, put_add, torch_order
     from .named import show_inputs
     from .reduce import expand
     from .scatter import _mask, _on_device_of, keep_last_writes
@@ -424,8 +424,11 @@ def setitem(self, index, value):
     kept = masked_fill(self, _mask(self, positions), 0)
     placed = put_add(keep_last_writes(self, positions, expand(value, positions.shape)), positions,
                      shape)
-    node = COPY_SLICES if steps else INDEX_PUT
-    rebase(self, show_inputs(apply(node, (kept, placed)), self, given))
+    written = show_inputs(apply(COPY_SLICES if steps else INDEX_PUT, (kept, placed)), self, given)
+    if not steps:
+        show_attributes(written, accumulate=False,
+                        indices=_shown_indices(torch_order(shape, index)[1]))
+    rebase(self, written)
 
 
 # the node of each view torch's indexing takes (shape.torch_steps), named in its refusals

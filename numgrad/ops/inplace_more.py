@@ -22,7 +22,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..tensor import Tensor, _wrap_dim
 from . import views
-from .apply import apply
+from .apply import apply, show_attributes
 from .elementwise import logical_not
 from .index import _normalize, _positions, masked_fill, put_add
 from .inplace import COPY_SLICES, INDEX_PUT, _LEAF_ERROR, _check_can_write, _repeats_elements, \
@@ -254,7 +254,8 @@ def index_put(input, indices, values, accumulate=False):
         raise RuntimeError(f"shape mismatch: value tensor of shape {list(values._data.shape)} "
                            f"cannot be broadcast to indexing result of shape "
                            f"{list(positions.shape)}")
-    return _write(input, positions, values, INDEX_PUT, accumulate)
+    return show_attributes(_write(input, positions, values, INDEX_PUT, accumulate),
+                           accumulate=accumulate, indices=tuple(indices))
 
 
 def _broadcasts_to(shape, target):
@@ -285,7 +286,8 @@ def put(input, index, source, accumulate=False):
         raise IndexError(f"out of range: tried to access index {int(positions[bad][0])} on a "
                          f"tensor of {count} elements.")
     return rename(_write(input, positions % max(count, 1), reshape(source, -1), INDEX_PUT,
-                         accumulate, shown=source), "PutBackward0")
+                         accumulate, shown=source), "PutBackward0",
+                  attributes={"accumulate": accumulate, "index": index})
 
 
 def _bool_mask(mask):
@@ -296,8 +298,9 @@ def _bool_mask(mask):
     return array
 
 
-def _scatter_masked(input, mask, source):
-    """input with source's first elements, in order, where mask (input's shape) holds."""
+def _scatter_masked(input, mask, source, given_mask):
+    """input with source's first elements, in order, where mask (input's shape) holds; the node
+    keeps the mask as given, as torch's."""
     if source._data.dtype != input._data.dtype:
         raise RuntimeError("masked_scatter: expected self and source to have same dtypes but got"
                            f"{dtypes.scalar_type_name(input._data.dtype)} and "
@@ -307,22 +310,25 @@ def _scatter_masked(input, mask, source):
         raise RuntimeError("Number of elements of source < number of ones in mask")
     values = reshape(source, -1)[:positions.size]
     return rename(_write(input, positions, values, INDEX_PUT, shown=source),
-                  "MaskedScatterBackward0")
+                  "MaskedScatterBackward0", attributes={"mask": Tensor._make(given_mask, False),
+                                                        "source_sym_sizes": source._data.shape})
 
 
 def masked_scatter(input, mask, source):
     """input and mask broadcast together, with source's first elements, in order, where mask
     holds."""
-    mask = _bool_mask(mask)
-    shape = np.broadcast_shapes(input._data.shape, mask.shape)
+    given = _bool_mask(mask)
+    shape = np.broadcast_shapes(input._data.shape, given.shape)
     target = expand(input, shape) if shape != input._data.shape else input
-    return named(_scatter_masked(target, np.broadcast_to(mask, shape), source),
-                 "MaskedScatterBackward0", inputs=(input, source))
+    return named(_scatter_masked(target, np.broadcast_to(given, shape), source, given),
+                 "MaskedScatterBackward0", inputs=(input, source),
+                 attributes={"mask": Tensor._make(given, False),
+                             "source_sym_sizes": source._data.shape})
 
 
 def _masked_scatter_into(self, mask, source):
     # in place, the mask is broadcast to self (torch's expand errors), never self to the mask
-    mask = _bool_mask(mask)
+    mask = given = _bool_mask(mask)
     if mask.ndim > self._data.ndim:
         device = "CPU" if type(self._data) is np.ndarray else "CUDA"
         raise RuntimeError(f"expand({device}BoolType{{{list(mask.shape)}}}, "
@@ -331,7 +337,7 @@ def _masked_scatter_into(self, mask, source):
                            f"dimensions in the tensor ({mask.ndim})")
     if mask.shape != self._data.shape:
         mask = expand(Tensor._make(mask, False), self._data.shape)._data
-    return _scatter_masked(self, mask, source)
+    return _scatter_masked(self, mask, source, given)
 
 
 _masked_scatter_into.__name__ = "masked_scatter"

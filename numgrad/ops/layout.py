@@ -103,4 +103,4 @@ def masked_select(x, mask):
     positions = np.broadcast_to(np.arange(x._data.size, dtype=np.int64).reshape(x._data.shape),
                                 shape)
     return named(take(x, positions[np.broadcast_to(mask, shape)]), "MaskedSelectBackward0", x,
-                 saved_names=("self",))
+                 saved_names=("self",), attributes={"mask": Tensor._make(mask, False)})

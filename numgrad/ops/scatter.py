@@ -101,12 +101,15 @@ def scatter(input, dim, index, src=None, *, value=None, reduce=None):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     check_scatter_index(input, d, idx, src)
     positions = _scatter_positions(input._data.shape, d, idx)
+    shown = {"dim": dim, "index": Tensor._make(idx, False)}
     if value is not None and reduce is None:
-        return rename(masked_fill(input, _mask(input, positions), value), "ScatterBackward1")
+        return rename(masked_fill(input, _mask(input, positions), value), "ScatterBackward1",
+                      attributes=shown)
     if value is None:
         piece = src[tuple(slice(0, s) for s in idx.shape)] if src._data.shape != idx.shape else src
         if reduce is None:
-            return rename(_place(input, positions, piece), "ScatterBackward0", inputs=(input, src))
+            return rename(_place(input, positions, piece), "ScatterBackward0", inputs=(input, src),
+                          attributes=shown)
     if _records(input, src):
         # torch records a node whose backward raises this; numgrad refuses before computing
         raise RuntimeError("derivative for aten::scatter is not implemented")
@@ -144,9 +147,10 @@ def index_fill(input, dim, index, value):
     d = _wrap_dim(dim, input._data.ndim)
     _check_bounds(idx, input._data.shape[d] if input._data.ndim else 1, d, error=IndexError)
     filled = masked_fill(input, _mask(input, _dim_positions(input, d, idx)), value)
+    shown = {"dim": dim, "index": Tensor._make(idx, False)}
     if isinstance(value, Tensor):
-        return named(filled, "IndexFillBackward1", inputs=(input, value))
-    return named(filled, "IndexFillBackward0", inputs=(input,))
+        return named(filled, "IndexFillBackward1", inputs=(input, value), attributes=shown)
+    return named(filled, "IndexFillBackward0", inputs=(input,), attributes=shown)
 
 
 def index_copy(input, dim, index, source):
@@ -185,7 +189,8 @@ def index_copy(input, dim, index, source):
                   error=IndexError, prefix="index_copy_(): ")
     positions = _dim_positions(input, d, idx)
     return named(_place(input, positions, source), "IndexCopyBackward0", source,
-                 inputs=(input, source), saved_names=("source",))
+                 inputs=(input, source), saved_names=("source",),
+                 attributes={"dim": dim, "index": Tensor._make(idx, False), "source_dim": snd})
 
 
 def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):

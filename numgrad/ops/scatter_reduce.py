@@ -138,7 +138,9 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True):
     piece = src[tuple(slice(0, s) for s in idx.shape)] if src._data.shape != idx.shape else src
     positions = _scatter_positions(input._data.shape, d, idx)
     return named(_reduce_at(input, positions, piece, reduce, include_self),
-                 "ScatterReduceBackward0", inputs=(input, src), view_of_intermediate=True)
+                 "ScatterReduceBackward0", inputs=(input, src), view_of_intermediate=True,
+                 attributes={"dim": dim, "index": Tensor._make(idx, False), "reduce": reduce,
+                             "include_self": include_self})
 
 
 def index_reduce(input, dim, index, source, reduce, *, include_self=True):

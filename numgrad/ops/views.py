@@ -297,14 +297,16 @@ def _region(base, view):
 def read_region(base, region, shape):
     """base's elements in the region, recorded: the history of a view of base, which torch
     names AsStridedBackward0 whatever the base's layout."""
-    from .apply import apply
+    from .apply import apply, show_attributes
     from .index import take
     from .named import rename
     from .shape import AS_STRIDED
     if region.affine is not None:
         offset, strides = region.affine
-        return apply(AS_STRIDED, (base,), {"offset": offset, "strides": strides,
-                                           "in_shape": base._data.shape, "out_shape": tuple(shape)})
+        out = apply(AS_STRIDED, (base,), {"offset": offset, "strides": strides,
+                                          "in_shape": base._data.shape, "out_shape": tuple(shape)})
+        return show_attributes(out, size=tuple(shape), stride=tuple(strides),
+                               storage_offset=offset)
     return rename(take(base, region.positions), "AsStridedBackward0")
 
 
