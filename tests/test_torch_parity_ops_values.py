@@ -207,3 +207,31 @@ def test_ndtr_is_torchs_composite():
     g, = ng.autograd.grad(z.sum(), x)
     np.testing.assert_allclose(g.numpy(), [0.0, 0.004431848411938004, 0.3989422804014327,
                                            0.05399096651318802, 7.694598626706365e-23], rtol=1e-10)
+
+
+# ---- reductions: first derivatives recorded as torch records them --------------------------------
+def test_prod_and_cumprod_of_one_element_pass_the_gradient_on():
+    # torch 2.13: prod_backward returns g for a 0-d input, cumprod_backward for <= 1 element, so
+    # the recorded gradient does not depend on the input
+    x = ng.tensor(0.7, dtype=ng.float64, requires_grad=True)
+    g, = ng.autograd.grad(x.prod(), x, create_graph=True)
+    assert g.item() == 1.0 and not g.requires_grad
+    y = ng.tensor([0.7], dtype=ng.float64, requires_grad=True)
+    g, = ng.autograd.grad(y.cumprod(0).sum(), y, create_graph=True)
+    assert g.tolist() == [1.0] and not g.requires_grad
+    g, = ng.autograd.grad(x.prod() * x, x, create_graph=True)
+    assert g.item() == pytest.approx(1.4) and g.grad_fn.name() == "AddBackward0"
+
+
+def test_second_derivative_of_a_zero_two_norm_is_nan():
+    # torch 2.13: g * (x / norm).masked_fill_(norm == 0, 0); differentiated again, the division
+    # of the masked zero by the zero norm gives NaN
+    x = ng.tensor([[0.0, 0.0], [1.0, 2.0]], dtype=ng.float64, requires_grad=True)
+    weight = ng.tensor([1.0, 2.0], dtype=ng.float64)
+    g, = ng.autograd.grad((x.norm(dim=1) * weight).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [[0.0, 0.0],
+                                                    [0.8944271909999159, 1.7888543819998317]])
+    h, = ng.autograd.grad((g * g).sum(), x)
+    assert np.isnan(h.numpy()[0]).all()
+    np.testing.assert_allclose(h.numpy()[1], [2.220446049250313e-16, 4.440892098500626e-16],
+                               atol=1e-15)

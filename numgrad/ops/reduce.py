@@ -275,6 +275,8 @@ def _prod_forward(x, dims, keepdim, kshape):
 
 def _prod_vjp(ctx, g):
     x, out = ctx.saved
+    if x._data.ndim == 0:
+        return (g,)     # torch's prod_backward: g itself, so create_graph records nothing here
     g = _spread(g, ctx)
     if not (x._data == 0).any():
         return (g * _spread(out, ctx) / x,)
@@ -374,7 +376,8 @@ def _var_vjp(ctx, g):
 def _std_vjp(ctx, g):
     x, out = ctx.saved
     zero = out._data == 0
-    return (_var_grad(x, _spread(_masked(zero, g / (2.0 * _safe(zero, out))), ctx), ctx),)
+    # torch's (g / (2 std)).masked_fill_(std == 0, 0), NaN again where std is 0 (see _norm_vjp)
+    return (_var_grad(x, _spread(_masked(zero, g / (out * 2.0)), ctx), ctx),)
 
 
 def _var_meta(kshape, scale, **_):
@@ -496,7 +499,9 @@ def _norm_vjp(ctx, g):
         return (sign(x) * g,)
     zero_out = out._data == 0
     if p == 2:
-        return (x * _masked(zero_out, g / _safe(zero_out, out)),)
+        # torch's g * (x / norm).masked_fill_(norm == 0, 0): differentiated again, the masked 0
+        # divided by the zero norm is NaN, as torch's second derivative there
+        return (g * _masked(zero_out, x / out),)
     zero_x = x._data == 0
     magnitude = _masked(zero_x, _safe(zero_x, abs_(x)) ** (p - 1))
     return (sign(x) * magnitude * _masked(zero_out, g * _safe(zero_out, out) ** (1 - p)),)
