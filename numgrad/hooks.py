@@ -1,6 +1,8 @@
 """Hooks on tensors and on graph nodes, and their removable handles."""
 import itertools
 
+from . import grad_mode, tape
+
 
 _ids = itertools.count()
 
@@ -34,8 +36,20 @@ def register_tensor_hook(tensor, hook):
         if table is None:
             table = seg.hooks[where] = {}
             seg.hook_rank[where] = key
+        flag_in_running_backward(seg, tensor._node, tape.PRE_HOOKS)
     table[key] = hook
     return RemovableHandle(table, key)
+
+
+def flag_in_running_backward(seg, node, flag):
+    """A hook registered while a backward runs (from another hook) still runs, as in torch, when
+    its node comes: the running graph, which read the flags when it was lowered, gets this one."""
+    graph = grad_mode.state.running_graph
+    if graph is None:
+        return
+    for k, lowered in enumerate(graph.segments):
+        if lowered is seg:
+            graph.flags[int(graph.starts[k]) + (node & 0xFFFFFFFF)] |= flag
 
 
 def output_hooks(seg, node, n_out):

@@ -2,9 +2,9 @@
 import re
 import weakref
 
-from .hooks import register_node_hook
+from .hooks import flag_in_running_backward, register_node_hook
 from .ops import registry
-from .tape import ACCUMULATE, segment_holding
+from .tape import ACCUMULATE, PRE_HOOKS, PYTHON, segment_holding
 
 
 class Node:
@@ -53,19 +53,21 @@ class Node:
         """hook(grad_inputs, grad_outputs) runs after this node computed its input gradients
         (None for an input that gets none) and may return a tuple replacing grad_inputs. An
         AccumulateGrad node calls it after .grad was updated, with grad_inputs = ()."""
-        return register_node_hook(*self._hook_place("post_hooks"), hook)
+        return self._register("post_hooks", hook, PYTHON)
 
     def register_prehook(self, hook):
         """hook(grad_outputs) runs before this node, after the tensor hooks of its outputs, and
         may return a tuple replacing grad_outputs."""
-        return register_node_hook(*self._hook_place("pre_hooks"), hook)
+        return self._register("pre_hooks", hook, PRE_HOOKS)
 
-    def _hook_place(self, kind):
+    def _register(self, kind, hook, flag):
         """A leaf's AccumulateGrad keeps its hooks on the leaf, as torch keeps one AccumulateGrad
         per leaf: a later graph's AccumulateGrad of the same leaf runs them too."""
         if self._seg.op_of(self._local) == ACCUMULATE:
-            return self.variable._extras(), "accumulate_" + kind
-        return self._seg.node_hooks, (kind, self._id)
+            return register_node_hook(self.variable._extras(), "accumulate_" + kind, hook)
+        handle = register_node_hook(self._seg.node_hooks, (kind, self._id), hook)
+        flag_in_running_backward(self._seg, self._id, flag)
+        return handle
 
     def __call__(self, *grads):
         """This node's backward on the given output gradients: its input gradients

@@ -449,3 +449,38 @@ def test_a_retained_gradient_is_a_clone_under_create_graph():
     (y * y).sum().backward(create_graph=True)
     assert y.grad.grad_fn.name() == "AddBackward0"
     np.testing.assert_allclose(y.grad.detach().numpy(), 4 * y.detach().numpy())
+
+
+# ---- hooks registered during a backward ---------------------------------------------------------
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_hooks_registered_by_a_hook_run_when_their_node_comes(create_graph):
+    x = T()
+    y = x.exp()
+    z = y * 3
+    log = []
+
+    def register_more(g):
+        log.append("z")
+        y.register_hook(lambda g2: log.append("y, late") or g2 * 2)
+        y.grad_fn.register_prehook(lambda go: log.append("y's node, late"))
+        y.grad_fn.register_hook(lambda gi, go: log.append("after y's node, late"))
+        z.register_hook(lambda g2: log.append("z again: too late"))
+    z.register_hook(register_more)
+    z.sum().backward(create_graph=create_graph)
+    # torch 2.13
+    assert log == ["z", "y, late", "y's node, late", "after y's node, late"]
+    np.testing.assert_allclose(x.grad.detach().numpy(), 6 * np.exp(x.detach().numpy()), rtol=1e-6)
+
+
+def test_a_leaf_grad_keeps_the_leafs_layout_whatever_a_hook_returns():
+    x = ng.ones(2, 3, requires_grad=True)
+    x.register_hook(lambda g: g.sum().expand_as(g))
+    (x * 2).sum().backward()
+    (x * 2).sum().backward()
+    assert x.grad.stride() == (3, 1)                            # torch 2.13, not (0, 0)
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 24.0))
+    x = ng.ones(3, 3, requires_grad=True)
+    x.register_hook(lambda g: (g * 2).t())
+    (x * 2).sum().backward()
+    assert x.grad.is_contiguous()

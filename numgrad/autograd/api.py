@@ -376,7 +376,7 @@ def _accumulate_into(t, grad, create_graph):
             with grad_mode.enable_grad():
                 t._grad = empty(tuple(t.shape), dtype=t.dtype, device=t.device).copy_(grad)
         else:
-            t._grad = grad
+            t._grad = _in_leaf_layout(t, grad)
     elif create_graph:
         t._grad = t._grad + grad
     else:
@@ -396,6 +396,19 @@ def _accumulate_into(t, grad, create_graph):
             raise RuntimeError("Tensor post accumulate grad hooks should return None.")
     if extra.get("accumulate_post_hooks"):
         run_node_post_hooks(extra["accumulate_post_hooks"], (), (grad,))
+
+
+def _in_leaf_layout(t, grad):
+    """The gradient a leaf's .grad starts as: torch's AccumulateGrad keeps it when it has the
+    leaf's layout (strides, where a dimension has more than one element), else stores a copy in
+    that layout (clone_obey_contract): never a hook's transposed or expanded view."""
+    g, data = grad._data, t._data
+    if type(g) is not np.ndarray or type(data) is not np.ndarray or all(
+            (n == 1 and a != 0) or a == b for n, a, b in zip(g.shape, g.strides, data.strides)):
+        return grad
+    copy = np.empty_like(data)      # the leaf's own layout
+    copy[...] = g
+    return Tensor._make(copy, False)
 
 
 def _sum(grads):
