@@ -252,7 +252,8 @@ def test_batch_norm_training_updates_running_stats(rng):
                                rtol=1e-10)
     np.testing.assert_allclose(running_mean.numpy(), 0.2 * mean)
     np.testing.assert_allclose(running_var.numpy(), 0.8 + 0.2 * var * 12 / 11)
-    assert running_mean._version == 2            # in place, under no_grad: mul_ then add_
+    # in place, but as torch's kernel writes them: no version bump (torch 2.13 gives 0)
+    assert running_mean._version == 0
     evaluated = F.batch_norm(t64(x, False), running_mean, running_var, training=False)
     np.testing.assert_allclose(evaluated.numpy(), (x - 0.2 * mean[:, None])
                                / np.sqrt(running_var.numpy()[:, None] + 1e-5))

@@ -217,3 +217,32 @@ def test_lbfgs_reads_its_closures_loss_without_warning(monkeypatch, recwarn):
 
     opt.step(closure)
     assert not [w for w in recwarn if "to a scalar" in str(w.message)]
+
+
+def test_layers_start_at_torchs_versions():
+    # torch 2.13 makes these parameters and statistics empty and fills them in place
+    layers = {nn.LayerNorm(3): [1, 1], nn.GroupNorm(1, 3): [1, 1], nn.RMSNorm(3): [1],
+              nn.PReLU(): [1], nn.Embedding(4, 2, padding_idx=1): [2],
+              nn.EmbeddingBag(4, 2, padding_idx=0): [2],
+              nn.BatchNorm1d(3): [1, 1, 1, 1, 1]}
+    for layer, versions in layers.items():
+        tensors = list(layer.parameters()) + list(layer.buffers())
+        assert [t._version for t in tensors] == versions, layer
+
+
+def test_batch_norm_updates_its_statistics_without_bumping_their_versions():
+    bn = nn.BatchNorm1d(3)
+    x = ng.tensor([[1.0, 2.0, 3.0], [0.0, -1.0, 5.0]])
+    bn(x)
+    bn(x)
+    # torch 2.13: its kernel writes running_mean/var; only num_batches_tracked.add_(1) counts
+    assert [bn.running_mean._version, bn.running_var._version,
+            bn.num_batches_tracked._version] == [1, 1, 3]
+    np.testing.assert_allclose(bn.running_mean.numpy(), [0.095, 0.095, 0.76], rtol=1e-6)
+
+
+def test_clip_grad_value_clamps_twice_as_torchs_foreach_ops():
+    w = nn.Parameter(ng.ones(3))
+    w.grad = ng.tensor([5.0, -5.0, 0.5])
+    nn.utils.clip_grad_value_([w], 1.0)
+    assert w.grad.tolist() == [1.0, -1.0, 0.5] and w.grad._version == 2    # torch 2.13's

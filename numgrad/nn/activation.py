@@ -153,7 +153,8 @@ class PReLU(Module):
         super().__init__()
         self.num_parameters = num_parameters
         self.init = init
-        self.weight = Parameter(creation.full((num_parameters,), init, dtype=dtype, device=device))
+        self.weight = Parameter(creation.empty(num_parameters, dtype=dtype, device=device))
+        self.reset_parameters()     # torch's: the weight is filled in place (version 1)
 
     def reset_parameters(self):
         with grad_mode.no_grad():

@@ -1,5 +1,5 @@
 """EmbeddingBag: the sum, mean or max of the embedding rows of each bag of indices."""
-from .. import creation
+from .. import creation, grad_mode
 from . import functional as F
 from . import init
 from .module import Module
@@ -46,7 +46,8 @@ class EmbeddingBag(Module):
     def reset_parameters(self):
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight._data[self.padding_idx] = 0
+            with grad_mode.no_grad():     # in place, as torch: the weight's version is 2
+                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input, offsets=None, per_sample_weights=None):
         return F.embedding_bag(input, self.weight, offsets, self.max_norm, self.norm_type,

@@ -17,6 +17,7 @@ from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
+from ..tensor import Tensor
 from .functional_activation import float_kernel
 
 
@@ -51,7 +52,11 @@ def _moments(input, dims):
 
 
 def _update_running(running_mean, running_var, mean, var, momentum, count):
-    """running = (1 - momentum) * running + momentum * batch, with the unbiased variance."""
+    """running = (1 - momentum) * running + momentum * batch, with the unbiased variance. torch's
+    kernel writes them without bumping their versions: so does this, through aliases of their
+    data."""
+    running_mean = Tensor._make(running_mean._data, False)
+    running_var = Tensor._make(running_var._data, False)
     with grad_mode.no_grad():
         running_mean.mul_(1 - momentum).add_(mean.detach().reshape(-1) * momentum)
         running_var.mul_(1 - momentum).add_(var.detach().reshape(-1)

@@ -11,6 +11,16 @@ from .module import Module
 from .parameter import Parameter
 
 
+def _ones_and_zeros(weight, bias):
+    """A norm layer's affine parameters as its reset_parameters makes them. torch's __init__
+    makes them empty and fills them there, in place: each starts at version 1."""
+    with grad_mode.no_grad():
+        if weight is not None:
+            weight.fill_(1)
+        if bias is not None:
+            bias.zero_()
+
+
 class LayerNorm(Module):
     """Normalise over the last dims (normalized_shape), then scale by weight (ones) and shift by
     bias (zeros).
@@ -30,12 +40,16 @@ class LayerNorm(Module):
         self.elementwise_affine = elementwise_affine
         if elementwise_affine:
             place = {"dtype": dtype, "device": device}
-            self.weight = Parameter(creation.ones(*self.normalized_shape, **place))
-            self.bias = Parameter(creation.zeros(*self.normalized_shape, **place)) \
+            self.weight = Parameter(creation.empty(*self.normalized_shape, **place))
+            self.bias = Parameter(creation.empty(*self.normalized_shape, **place)) \
                 if bias else None
         else:
             self.weight = None
             self.bias = None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _ones_and_zeros(self.weight, self.bias)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -62,8 +76,13 @@ class RMSNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        self.weight = Parameter(creation.ones(*self.normalized_shape, dtype=dtype, device=device)) \
+        place = {"dtype": dtype, "device": device}
+        self.weight = Parameter(creation.empty(*self.normalized_shape, **place)) \
             if elementwise_affine else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _ones_and_zeros(self.weight, None)
 
     def forward(self, input):
         return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
@@ -91,10 +110,14 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        self.weight = Parameter(creation.ones(num_channels, dtype=dtype, device=device)) \
+        self.weight = Parameter(creation.empty(num_channels, dtype=dtype, device=device)) \
             if affine else None
-        self.bias = Parameter(creation.zeros(num_channels, dtype=dtype, device=device)) \
+        self.bias = Parameter(creation.empty(num_channels, dtype=dtype, device=device)) \
             if affine and bias else None
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        _ones_and_zeros(self.weight, self.bias)
 
     def forward(self, input):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
@@ -139,17 +162,18 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         place = {"dtype": dtype, "device": device}
-        self.weight = Parameter(creation.ones(num_features, **place)) if affine else None
-        self.bias = Parameter(creation.zeros(num_features, **place)) if affine and bias else None
+        self.weight = Parameter(creation.empty(num_features, **place)) if affine else None
+        self.bias = Parameter(creation.empty(num_features, **place)) if affine and bias else None
         if track_running_stats:
-            self.register_buffer("running_mean", creation.zeros(num_features, **place))
-            self.register_buffer("running_var", creation.ones(num_features, **place))
+            self.register_buffer("running_mean", creation.empty(num_features, **place))
+            self.register_buffer("running_var", creation.empty(num_features, **place))
             self.register_buffer("num_batches_tracked",
                                  Tensor._make(np.array(0, np.int64), False).to(device or "cpu"))
         else:
             self.running_mean = None
             self.running_var = None
             self.num_batches_tracked = None
+        self.reset_parameters()
 
     def reset_running_stats(self):
         if self.track_running_stats:
@@ -159,12 +183,7 @@ class _NormBase(Module):
 
     def reset_parameters(self):
         self.reset_running_stats()
-        if self.weight is not None:
-            with grad_mode.no_grad():
-                self.weight.fill_(1)
-        if self.bias is not None:
-            with grad_mode.no_grad():
-                self.bias.zero_()
+        _ones_and_zeros(self.weight, self.bias)
 
     def _upgrade_state_dict(self, state_dict, prefix):
         # checkpoints from before num_batches_tracked existed load with the current count, as

@@ -1,5 +1,5 @@
 """Embedding: a lookup table of learnable vectors."""
-from .. import creation
+from .. import creation, grad_mode
 from . import functional as F
 from . import init
 from .module import Module
@@ -45,7 +45,8 @@ class Embedding(Module):
     def reset_parameters(self):
         init.normal_(self.weight)
         if self.padding_idx is not None:
-            self.weight._data[self.padding_idx] = 0
+            with grad_mode.no_grad():     # in place, as torch: the weight's version is 2
+                self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input):
         return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,

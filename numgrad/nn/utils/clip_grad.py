@@ -115,4 +115,5 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     clip_value = float(clip_value)
     with grad_mode.no_grad():
         for g in _grads(parameters):
-            g.clamp_(-clip_value, clip_value)
+            # torch's two foreach ops on CPU too: each gradient's version moves by two
+            g.clamp_min_(-clip_value).clamp_max_(clip_value)
