@@ -403,8 +403,9 @@ def _in_leaf_layout(t, grad):
     leaf's layout (strides, where a dimension has more than one element), else stores a copy in
     that layout (clone_obey_contract): never a hook's transposed or expanded view."""
     g, data = grad._data, t._data
-    if type(g) is not np.ndarray or type(data) is not np.ndarray or all(
-            (n == 1 and a != 0) or a == b for n, a, b in zip(g.shape, g.strides, data.strides)):
+    if type(g) is not np.ndarray or type(data) is not np.ndarray or g.strides == data.strides \
+            or all((n == 1 and a != 0) or a == b
+                   for n, a, b in zip(g.shape, g.strides, data.strides)):
         return grad
     copy = np.empty_like(data)      # the leaf's own layout
     copy[...] = g
