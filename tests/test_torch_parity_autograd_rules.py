@@ -9,6 +9,9 @@ import pytest
 
 import numgrad as ng
 
+# (torch's warning about backward(create_graph=True) is not what these tests look at)
+pytestmark = pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph")
+
 
 def T(shape=(2, 3), requires_grad=True):
     a = np.arange(np.prod(shape)).reshape(shape) * 0.5 - 1
