@@ -487,3 +487,22 @@ def test_a_leaf_grad_keeps_the_leafs_layout_whatever_a_hook_returns():
     x.register_hook(lambda g: (g * 2).t())
     (x * 2).sum().backward()
     assert x.grad.is_contiguous()
+
+
+def test_saved_variables_is_the_deprecated_name_of_saved_tensors():
+    class Square(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_variables
+            return 2 * x * g
+
+    x = T()
+    with pytest.warns(DeprecationWarning, match="'saved_variables' is deprecated; use "
+                                                 "'saved_tensors'"):
+        Square.apply(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy())

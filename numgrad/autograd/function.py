@@ -119,6 +119,12 @@ class FunctionCtx:
             return tuple(self._to_save)
         return tuple(None if s is None else s.unpack(self) for s in self._saved)
 
+    @property
+    def saved_variables(self):
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning,
+                      stacklevel=2)
+        return self.saved_tensors
+
     def mark_non_differentiable(self, *tensors):
         self._non_differentiable.update(id(t) for t in tensors)
 
