@@ -246,3 +246,17 @@ def test_clip_grad_value_clamps_twice_as_torchs_foreach_ops():
     w.grad = ng.tensor([5.0, -5.0, 0.5])
     nn.utils.clip_grad_value_([w], 1.0)
     assert w.grad.tolist() == [1.0, -1.0, 0.5] and w.grad._version == 2    # torch 2.13's
+
+
+def test_parameter_dict_sorts_a_plain_dict_as_torch():
+    # torch 2.13: a plain mapping's keys are sorted, an OrderedDict's or pairs' order is kept
+    params = nn.ParameterDict({"b": ng.ones(1), "a": ng.ones(2)})
+    assert list(params.keys()) == ["a", "b"]
+    holder = nn.Module()
+    holder.pd = params
+    assert [name for name, _ in holder.named_parameters()] == ["pd.a", "pd.b"]
+    assert params.update([("z", ng.ones(1)), ("c", ng.ones(1))]) is None
+    assert list(params.keys()) == ["a", "b", "z", "c"]
+    with pytest.raises(ValueError, match="^ParameterDict update sequence element #0 has length 3; "
+                                         "2 is required$"):
+        params.update([("x", 1, 2)])

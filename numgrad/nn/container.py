@@ -1,5 +1,6 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 from collections import OrderedDict
+from collections.abc import Iterable, Mapping
 
 from .. import dtypes
 from ..tensor import Tensor
@@ -371,7 +372,9 @@ class ParameterDict(Module):
         return key in self._keys
 
     def __or__(self, other):
-        return self.copy().update(other)
+        merged = self.copy()
+        merged.update(other)
+        return merged
 
     def keys(self):
         return self._keys.keys()
@@ -413,11 +416,27 @@ class ParameterDict(Module):
         """A new ParameterDict holding the same parameters."""
         return ParameterDict(OrderedDict(self.items()))
 
-    def update(self, values):
-        items = values.items() if hasattr(values, "items") else values
+    def update(self, parameters):
+        """Add parameters: a ParameterDict's or OrderedDict's in their order, a plain mapping's
+        sorted by key (torch's rule), or (key, parameter) pairs in theirs."""
+        if not isinstance(parameters, Iterable):
+            raise TypeError("ParametersDict.update should be called with an iterable of key/value "
+                            f"pairs, but got {type(parameters).__name__}")
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            items = parameters.items()
+        elif isinstance(parameters, Mapping):
+            items = sorted(parameters.items())
+        else:
+            items = list(parameters)
+            for j, pair in enumerate(items):
+                if not isinstance(pair, Iterable):
+                    raise TypeError(f"ParameterDict update sequence element #{j} should be "
+                                    f"Iterable; is{type(pair).__name__}")
+                if len(pair) != 2:
+                    raise ValueError(f"ParameterDict update sequence element #{j} has length "
+                                     f"{len(pair)}; 2 is required")
         for key, value in items:
             self[key] = value
-        return self
 
     def extra_repr(self):
         return "\n".join(f"  ({key}): {_describe(value)}" for key, value in self.items())
