@@ -235,3 +235,15 @@ def test_second_derivative_of_a_zero_two_norm_is_nan():
     assert np.isnan(h.numpy()[0]).all()
     np.testing.assert_allclose(h.numpy()[1], [2.220446049250313e-16, 4.440892098500626e-16],
                                atol=1e-15)
+
+
+def test_copysign_second_derivative_is_nan_only_where_x_is_zero():
+    # torch 2.13: grad * (out / x).masked_fill_(x == 0, 0); the matmul mixes the rows, so a NaN
+    # in the gradient's own factor would spread to the whole column
+    x = ng.tensor([[-0.14, 0.5], [-1.0, 0.3], [0.0, 0.2]], dtype=ng.float64, requires_grad=True)
+    z = ng.tensor([-1.0, 1.0], dtype=ng.float64, requires_grad=True)
+    c = ng.copysign(x, z)
+    g, = ng.autograd.grad((c @ c.T).sum(), x, create_graph=True)
+    np.testing.assert_allclose(g.detach().numpy(), [[-2.28, 2.0], [-2.28, 2.0], [0.0, 2.0]])
+    h, = ng.autograd.grad((g * g).sum(), x)
+    np.testing.assert_allclose(h.numpy(), [[-18.24, 24.0], [-18.24, 24.0], [np.nan, 24.0]])

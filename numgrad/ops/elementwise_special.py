@@ -48,8 +48,9 @@ def d_xlogy_x(g, x, y):
 def d_xlogy_y(g, x, y): return g * x / y
 def d_logaddexp2_x(g, x, y): return g / (1.0 + F.exp((y - x) * _LN2))
 def d_logaddexp2_y(g, x, y): return g / (1.0 + F.exp((x - y) * _LN2))
-# the sign flip, out / x, zero where x is 0 (torch's copysign_tensor_self_backward)
-def d_copysign_x(g, x, out): return F.select(x == 0.0, 0.0, g * out / x)
+# the sign flip, out / x, zero where x is 0 (torch's copysign_tensor_self_backward): g times the
+# masked ratio, so that differentiated again only the masked element is NaN (0 / 0), not g
+def d_copysign_x(g, x, out): return g * F.select(x == 0.0, 0.0, out / x)
 # fmax and fmin: the gradient goes to the side that is the result, to x at ties (as torch)
 def d_fmax_x(g, x, y): return F.select((x >= y) | (y != y), g, 0.0)
 def d_fmax_y(g, x, y): return F.select((x >= y) | (y != y), 0.0, g)
