@@ -259,6 +259,8 @@ def _run_in_python(graph, buffers, index, seg, node):
     """A node's backward in Python, through its differentiable VJP (a custom Function's own
     backward), then its hooks, then delivery into the input slots."""
     from .autograd.differentiable import node_vjp
+    if index in graph.input_nodes:
+        return      # it ran after its pre-hooks (run_without_inputs)
     grads_out = _output_grads(graph, buffers, index)
     i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
     grads_in = [None] * (i1 - i0)
