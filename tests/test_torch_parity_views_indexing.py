@@ -284,3 +284,52 @@ def test_a_view_regenerated_after_its_base_changed_keeps_its_geometry():
     # torch 2.13: AsStridedBackward0 with size (2, 4), stride (4, 1), storage_offset 4
     assert node.name() == "AsStridedBackward0"
     assert (node._saved_size, node._saved_stride, node._saved_storage_offset) == ((2, 4), (4, 1), 4)
+
+
+# ---- shape ops' checks, in torch's order -----------------------------------------------------------
+def raises(error, message, fn):
+    with pytest.raises(error) as e:
+        fn()
+    assert str(e.value).split("\nException raised from")[0] == message
+
+
+def test_a_0_d_tensor_has_dims_minus_1_and_0():
+    _, y = nonleaf(())
+    out_of_range = "Dimension out of range (expected to be in range of [-1, 0], but got {})"
+    raises(IndexError, out_of_range.format(1), lambda: y.flatten(1))
+    raises(IndexError, out_of_range.format(-2), lambda: y.squeeze(-2))
+    raises(IndexError, out_of_range.format(1), lambda: y.transpose(1, 0))
+    raises(IndexError, out_of_range.format(-2), lambda: y.unbind(-2))
+    raises(IndexError, "Dimension specified as 0 but tensor has no dimensions", lambda: y.unbind(-1))
+    raises(IndexError, "Dimension specified as 0 but tensor has no dimensions",
+           lambda: ng.roll(y, 1, 0))
+    raises(RuntimeError, "unflatten got an unexpected error:\nDimension specified as 0 but tensor "
+                         "has no dimensions", lambda: y.unflatten(0, (1,)))
+    # torch 2.13 records a node for these, none of which changes anything
+    assert y.transpose(0, -1).grad_fn.name() == "TransposeBackward0"
+    assert ng.movedim(y, 0, -1).grad_fn.name() == "AliasBackward0"
+    assert y.flatten(-1).grad_fn.name() == "ViewBackward0"
+
+
+def test_narrow_split_chunk_and_expand_check_in_torchs_order():
+    _, y = nonleaf((3, 2))
+    raises(RuntimeError, "narrow(): length must be non-negative.", lambda: y.narrow(5, 0, -1))
+    raises(RuntimeError, "start (2) + length (2) exceeds dimension size (2).",
+           lambda: y.narrow(1, 2, 2))
+    assert y.narrow(1, 2, 0).shape == (3, 0)          # start == size: an empty piece at the end
+    raises(RuntimeError, "split expects split_size be non-negative, but got split_size=-1",
+           lambda: y.split(-1, 5))
+    raises(RuntimeError, "chunk expects at least a 1-dimensional tensor",
+           lambda: nonleaf(())[1].chunk(-1))
+    # the dims from the last one back
+    raises(RuntimeError, "The expanded size of the tensor (2) must match the existing size (3) at "
+                         "non-singleton dimension 2.  Target sizes: [2, 1, 2].  Tensor sizes: [2, 3]",
+           lambda: nonleaf((2, 3))[1].expand(2, 1, 2))
+    raises(RuntimeError, "unflatten: Provided sizes [2, 2] don't multiply up to the size of dim 0 "
+                         "(3) in the input tensor", lambda: y.unflatten(-2, (2, 2)))
+
+
+def test_numpy_integers_in_a_shape_are_shown_as_ints():
+    _, y = nonleaf((3, 3))
+    raises(RuntimeError, "shape '[9, 1, 2]' is invalid for input of size 9",
+           lambda: y.reshape(np.int64(9), np.int64(1), 2))

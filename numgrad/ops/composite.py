@@ -103,15 +103,16 @@ def narrow(input, dim, start, length):
     """The elements start .. start + length - 1 along dim: a view."""
     if input.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
     d = _wrap_dim(dim, input.ndim)
     size = input.shape[d]
     start = int(start)
     if not -size <= start <= size:
         raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but "
                          f"got {start})")
-    if length < 0:
-        raise RuntimeError("narrow(): length must be non-negative.")
-    start %= builtins.max(size, 1)
+    if start < 0:
+        start += size       # (start == size is an empty piece at the end)
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return slice_along(input, dim, start, start + length)
@@ -130,6 +131,8 @@ def movedim(input, source, destination):
         raise RuntimeError(f"movedim: repeated dim in `source` ({src})")
     if len(set(wrapped_dst)) != len(dst):
         raise RuntimeError(f"movedim: repeated dim in `destination` ({dst})")
+    if nd == 0:
+        return input[...]       # torch's alias (AliasBackward0)
     order = [None] * nd
     for s, d in zip(wrapped_src, wrapped_dst):
         order[d] = s
@@ -159,15 +162,19 @@ def unflatten(input, dim, sizes):
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
     d = _wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        # torch's own words (followed by its C++ stack)
+        raise RuntimeError(f"unflatten got an unexpected error:\nDimension specified as {dim} but "
+                           f"tensor has no dimensions")
     size = input.shape[d]
     if sizes.count(-1) > 1:
-        raise RuntimeError("only one dimension can be inferred")
+        raise RuntimeError("unflatten got an unexpected error:\nonly one dimension can be inferred")
     known = int(np.prod([s for s in sizes if s != -1]))
     if -1 in sizes and known and size % known == 0:
         sizes[sizes.index(-1)] = size // known
     if int(np.prod(sizes)) != size:
         raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the size of "
-                           f"dim {dim} ({size}) in the input tensor")
+                           f"dim {d} ({size}) in the input tensor")
     shape = tuple(input.shape)
     return reshape(input, shape[:d] + tuple(sizes) + shape[d + 1:])
 

@@ -80,6 +80,8 @@ def roll(x, shifts, dims=None):
     # torch's checks, before NumPy's own (an AxisError, and broadcasting of shifts against dims)
     if not shifts:
         raise RuntimeError("`shifts` required")
+    if x._data.ndim == 0 and dims:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     if not dims and len(shifts) == 1:
         rolled = np.roll(positions.reshape(-1), shifts[0]).reshape(x._data.shape)
     else:

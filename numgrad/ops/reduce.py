@@ -204,17 +204,17 @@ def expand(x, *shape):
                            f"size={list(shape)}): the number of sizes provided ({len(shape)}) must "
                            f"be greater or equal to the number of dimensions in the tensor "
                            f"({x._data.ndim})")
-    for d in range(lead):
-        if shape[d] == -1:
+    # torch checks the dims from the last one back, a leading -1 among them
+    for d in reversed(range(len(shape))):
+        size = x._data.shape[d - lead] if d >= lead else 1
+        if shape[d] == -1 and d < lead:
             raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
                                f"non-existing dimension {d}")
-    full = tuple(x._data.shape[d - lead] if s == -1 else s for d, s in enumerate(shape))
-    for d in range(x._data.ndim):
-        size = x._data.shape[d]
-        if size != 1 and size != full[lead + d]:
-            raise RuntimeError(f"The expanded size of the tensor ({full[lead + d]}) must match the "
-                               f"existing size ({size}) at non-singleton dimension {lead + d}.  "
+        if shape[d] != -1 and size != 1 and size != shape[d]:
+            raise RuntimeError(f"The expanded size of the tensor ({shape[d]}) must match the "
+                               f"existing size ({size}) at non-singleton dimension {d}.  "
                                f"Target sizes: {list(shape)}.  Tensor sizes: {list(x._data.shape)}")
+    full = tuple(x._data.shape[d - lead] if s == -1 else s for d, s in enumerate(shape))
     out = apply(EXPAND, (x,), {"shape": full})
     show_attributes(out, self_sym_sizes=x._data.shape)
     out._vc = x._shared_vc()

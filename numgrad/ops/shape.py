@@ -4,6 +4,8 @@ repeat and constant padding.
 Views share their base's version counter, as in torch: an in-place change through one is seen
 by the saved-value checks of the other.
 """
+import operator
+
 import numpy as np
 
 from ..tensor import Tensor, _wrap_dim
@@ -85,8 +87,8 @@ def _infer_shape(shape, numel):
 
 def _shape_args(shape):
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return tuple(shape)
+        shape = shape[0]
+    return tuple(operator.index(s) for s in shape)     # NumPy integers as ints (in messages too)
 
 
 def _viewable(data, shape):
@@ -133,9 +135,9 @@ def view(x, *shape):
 
 def flatten(x, start_dim=0, end_dim=-1):
     nd = x._data.ndim
+    s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)     # a 0-d x has dims -1 and 0
     if nd == 0:
         return reshape(x, 1)
-    s, e = _wrap_dim(start_dim, nd), _wrap_dim(end_dim, nd)
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -156,7 +158,7 @@ def squeeze(x, dim=None):
         return reshape(x, tuple(s for s in shape if s != 1), op=SQUEEZE, self_sym_sizes=shape)
     one = isinstance(dim, (int, np.integer))
     dims = (dim,) if one else tuple(dim)
-    drop = {_wrap_dim(d, x._data.ndim) for d in dims} if x._data.ndim else set()
+    drop = {_wrap_dim(d, x._data.ndim) for d in dims}
     new = tuple(s for i, s in enumerate(shape) if not (i in drop and s == 1))
     return reshape(x, new, op=SQUEEZE_DIM if one else SQUEEZE_DIMS, dim=dim if one else dims,
                    self_sym_sizes=shape)
@@ -214,11 +216,10 @@ def permute(x, *dims, op=PERMUTE, **shown):
 
 def transpose(x, dim0, dim1):
     nd = x._data.ndim
-    if nd == 0:
-        return x
     perm = list(range(nd))
-    a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)
-    perm[a], perm[b] = perm[b], perm[a]
+    a, b = _wrap_dim(dim0, nd), _wrap_dim(dim1, nd)     # a 0-d x has dims -1 and 0
+    if nd:
+        perm[a], perm[b] = perm[b], perm[a]
     return permute(x, perm, op=TRANSPOSE, dim0=dim0, dim1=dim1)
 
 

@@ -72,12 +72,14 @@ def _split(x, split_size_or_sections, dim, by_size, by_sizes):
     nd = x._data.ndim
     if nd == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
+    by_step = isinstance(split_size_or_sections, (int, np.integer))
+    if by_step and split_size_or_sections < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got "
+                           f"split_size={split_size_or_sections}")
     d = _wrap_dim(dim, nd)
     size = x._data.shape[d]
-    if isinstance(split_size_or_sections, (int, np.integer)):
+    if by_step:
         step = int(split_size_or_sections)
-        if step < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
         if step == 0 and size != 0:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension "
                                f"size of {size}")
@@ -106,10 +108,10 @@ def unsafe_chunk(x, chunks, dim=0):
 
 
 def _chunk(x, chunks, dim, by_size, by_sizes):
-    if chunks <= 0:
-        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     if x._data.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     size = x._data.shape[_wrap_dim(dim, x._data.ndim)]
     if not size:
         return _split(x, [0] * chunks, dim, by_size, by_sizes)
@@ -118,9 +120,9 @@ def _chunk(x, chunks, dim, by_size, by_sizes):
 
 def unbind(x, dim=0):
     """The slices of x along dim, without that dim."""
+    d = _wrap_dim(dim, x._data.ndim)       # a 0-d x has dims -1 and 0
     if x._data.ndim == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    d = _wrap_dim(dim, x._data.ndim)
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     if x._data.shape[d] == 0:
         return ()
     return _pieces(UNBIND, x, d, [1] * x._data.shape[d], False, {"dim": int(dim)})
