@@ -8,6 +8,7 @@ import functools
 import inspect
 import sys
 import threading
+import warnings
 
 
 class _ModeState(threading.local):
@@ -85,6 +86,13 @@ class _Mode:
         return False
 
     def __call__(self, fn):
+        if inspect.isclass(fn):
+            warnings.warn("Decorating classes is deprecated and will be disabled in future "
+                          "versions. You should only decorate functions or methods. To preserve "
+                          "the current behavior of class decoration, you can directly decorate "
+                          "the `__init__` method and nothing else.", FutureWarning, stacklevel=2)
+            cls = fn
+            fn = lambda *args, **kwargs: cls(*args, **kwargs)     # as torch: a function now
         if inspect.isgeneratorfunction(fn):
             return self._wrap_generator(fn)
 

@@ -506,3 +506,38 @@ def test_saved_variables_is_the_deprecated_name_of_saved_tensors():
                                                  "'saved_tensors'"):
         Square.apply(x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy())
+
+
+# ---- grad modes and inference tensors -----------------------------------------------------------
+
+def test_a_grad_mode_decorating_a_class_warns_and_gives_a_function():
+    with pytest.warns(FutureWarning, match="Decorating classes is deprecated"):
+        @ng.no_grad()
+        class Made:
+            def __init__(self):
+                self.grad_enabled = ng.is_grad_enabled()
+    # torch 2.13: the class becomes a function that makes it under the mode
+    assert Made.__name__ == "<lambda>" and not isinstance(Made, type)
+    assert Made().grad_enabled is False
+
+
+def test_a_custom_function_refuses_to_save_an_inference_tensor():
+    class Scale(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, w):
+            ctx.save_for_backward(w)
+            return x * w
+
+        @staticmethod
+        def backward(ctx, g):
+            w, = ctx.saved_tensors
+            return g * w, None
+
+    with ng.inference_mode():
+        w = ng.ones(2) * 3
+    x = ng.ones(2, requires_grad=True)
+    assert _message(lambda: Scale.apply(x, w)).startswith(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+        "inference mode in computation tracked by autograd.")      # torch 2.13
+    with ng.no_grad():
+        assert not Scale.apply(x, w).requires_grad                  # nothing saved, no error

@@ -285,6 +285,12 @@ def _rebase_dirty_view(view):
 
 
 def _record(ctx, args, results):
+    if any(t is not None and t._inference for t in ctx._to_save):
+        raise RuntimeError(
+            "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+            "inference mode in computation tracked by autograd. To work around this, you can make "
+            "a clone to get a normal tensor and use it in autograd, or use `numgrad.no_grad()` "
+            "instead of `numgrad.inference_mode()`.")
     seg = tape.current_segment()
     edges = []
     for a in args:
