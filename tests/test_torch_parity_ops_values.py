@@ -247,3 +247,20 @@ def test_copysign_second_derivative_is_nan_only_where_x_is_zero():
     np.testing.assert_allclose(g.detach().numpy(), [[-2.28, 2.0], [-2.28, 2.0], [0.0, 2.0]])
     h, = ng.autograd.grad((g * g).sum(), x)
     np.testing.assert_allclose(h.numpy(), [[-18.24, 24.0], [-18.24, 24.0], [np.nan, 24.0]])
+
+
+def test_outer_is_a_view_times_the_other_vector():
+    x, y = _leaves()
+    z = ng.outer(x, y[:2])
+    # torch 2.13: self.reshape({n, 1}) * vec2
+    assert z.grad_fn.name() == "MulBackward0"
+    assert _names(z.grad_fn) == ["ViewBackward0", "SliceBackward0"]
+
+
+def test_slogdet_sign_is_an_output_of_the_node():
+    A = ng.tensor([[2.0, 1.0], [0.5, -3.0]], dtype=ng.float64, requires_grad=True)
+    sign, logabsdet = ng.linalg.slogdet(A)
+    # torch 2.13: both outputs on LinalgSlogdetBackward0; sign's gradient is dropped (real input)
+    assert sign.requires_grad and sign.grad_fn.name() == "LinalgSlogdetBackward0"
+    assert sign.item() == -1.0
+    assert ng.autograd.grad(sign.sum(), A, allow_unused=True) == (None,)

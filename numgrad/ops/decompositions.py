@@ -156,7 +156,8 @@ class LinalgSlogdet(Function):
         ctx.set_materialize_grads(False)
         sign, logabsdet = np.linalg.slogdet(_host(A))
         sign, logabsdet = _on_device(sign, A), _on_device(logabsdet, A)
-        ctx.mark_non_differentiable(sign)
+        # sign is an output of torch's node too (differentiable for complex inputs); for real
+        # ones its gradient is dropped
         ctx.save_for_backward(A)
         return sign, logabsdet
 

@@ -262,7 +262,7 @@ def outer(x, y):
     for name, t in (("self", x), ("vec2", y)):
         if t._data.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {t._data.ndim}-D")
-    return x.unsqueeze(1) * y.unsqueeze(0)
+    return x.reshape(x._data.shape[0], 1) * y       # torch's: a view of x times y, broadcast
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
