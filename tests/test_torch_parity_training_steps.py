@@ -260,3 +260,33 @@ def test_parameter_dict_sorts_a_plain_dict_as_torch():
     with pytest.raises(ValueError, match="^ParameterDict update sequence element #0 has length 3; "
                                          "2 is required$"):
         params.update([("x", 1, 2)])
+
+
+def test_nll_loss_of_a_3d_input_is_torchs_nll_loss2d_on_a_view():
+    x = ng.tensor([[[0.1, 0.5], [-0.3, 0.2], [1.0, -1.0]]], dtype=ng.float64, requires_grad=True)
+    losses = F.nll_loss(ng.log_softmax(x, 1), ng.tensor([[2, 0]]), reduction="none")
+    # torch 2.13: ViewBackward0 over NllLoss2DBackward0 over a ViewBackward0 of the input
+    assert losses.grad_fn.name() == "ViewBackward0"
+    inner = losses.grad_fn.next_functions[0][0]
+    assert inner.name() == "NllLoss2DBackward0"
+    assert inner.next_functions[0][0].name() == "ViewBackward0"
+    np.testing.assert_allclose(losses.detach().numpy(), [[0.5182588007932105, 0.6749569269138377]],
+                               rtol=1e-14)
+    losses.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [[[0.24213525577550285, -0.49082164798175254],
+                                                 [0.16230811579828638, 0.3772086007518075],
+                                                 [-0.4044433715737893, 0.11361304722994514]]],
+                               rtol=1e-13)
+
+
+def test_a_mean_over_only_ignored_targets_is_nan_with_a_zero_gradient():
+    x = ng.tensor([[0.1, 0.2, -0.3, 0.5], [0.3, 0.2, 0.1, 0.0]], requires_grad=True)
+    # torch 2.13: nan, and no gradient reaches ignored rows (their weight 0 reaches them as nan)
+    for loss in (F.nll_loss(x, ng.tensor([1, 1]), ignore_index=1),
+                 F.cross_entropy(x, ng.tensor([1, 1]), ignore_index=1, label_smoothing=0.2)):
+        x.grad = None
+        loss.backward()
+        assert np.isnan(loss.item()) and x.grad.tolist() == [[0.0] * 4] * 2
+    x.grad = None
+    F.nll_loss(x, ng.tensor([0, 1]), ng.tensor([0.0, 1, 1, 1]), ignore_index=1).backward()
+    assert np.isnan(x.grad[0, 0].item()) and x.grad.numpy()[0, 1:].tolist() == [0.0] * 3

@@ -268,7 +268,15 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     tensor(2.)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    rows, index, shape = _class_rows(input, target)
+    # torch's nll_loss_nd: nll_loss2d for 3 or more dimensions, on a 4-d view of other inputs,
+    # with a view of the result back to the target's shape for reduction="none"
+    spatial = input.ndim >= 3
+    viewed = spatial and input.ndim != 4
+    seen = input
+    if viewed and input._requires_grad and grad_mode.is_grad_enabled():
+        n, c = input.shape[0], input.shape[1]
+        seen = _reshape(input, (n, c, 1, -1) if input.numel() else (n, c, 0, 0), op=_VIEW)
+    rows, index, shape = _class_rows(input, target, seen)
     refuse_grad(_nll_kernel(input), "weight", weight)
     classes = rows.shape[1]
     w = _class_weights(weight, classes, rows.dtype)
@@ -279,24 +287,26 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     kept = index != ignore_index
     safe = np.where(kept, index, 0)
     row_weight = np.where(kept, w[safe], 0).astype(rows.dtype)
-    picked = take(read_by_backward(rows, "NllLossBackward0"),
-                  np.arange(len(index)) * classes + safe)
-    losses = picked * _as_tensor(-row_weight, picked)
+    name = "NllLoss2DBackward0" if spatial else "NllLossBackward0"
+    positions, weights = np.arange(len(index)) * classes + safe, row_weight
+    if reduction != "none":
+        # torch's kernel gives ignored rows no gradient at all: a mean over none kept (0 / 0)
+        # is nan with a zero gradient
+        positions, weights = positions[kept], row_weight[kept]
+    picked = take(read_by_backward(rows, name), positions)
+    losses = picked * _as_tensor(-weights, picked)
     if reduction == "none":
-        result = losses.reshape(shape)
+        result = losses if viewed else losses.reshape(shape)
     elif reduction == "sum":
         result = losses.sum()
     else:
         denominator = float(row_weight.sum())
         result = losses.sum() * (1.0 / denominator if denominator else math.nan)
-    if input.ndim > 2:
-        # torch's node is NllLoss2DBackward0 here (under a view but for 4-d inputs): this one
-        # stands for no node of torch's, so it shows none of their arguments
-        return named(result, "NllLossBackward0", input, target)
     # the reshape for reduction="none" views only the rows' losses, an intermediate
-    return named(result, "NllLossBackward0", input, target, view_of_intermediate=True,
-                 attributes=_nll_attributes(weight, ignore_index, reduction),
-                 saved_names=("self", "target"))
+    result = named(result, name, seen, target, view_of_intermediate=True,
+                   attributes=_nll_attributes(weight, ignore_index, reduction),
+                   saved_names=("self", "target"))
+    return result.reshape(shape) if viewed and reduction == "none" else result
 
 
 def _pair_up(input, target):
