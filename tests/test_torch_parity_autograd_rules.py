@@ -541,3 +541,24 @@ def test_a_custom_function_refuses_to_save_an_inference_tensor():
         "inference mode in computation tracked by autograd.")      # torch 2.13
     with ng.no_grad():
         assert not Scale.apply(x, w).requires_grad                  # nothing saved, no error
+
+
+def test_adding_into_a_grad_the_user_set_with_another_layout(monkeypatch):
+    api = sys.modules["numgrad.autograd.api"]
+    monkeypatch.setitem(api._layout_warning, "given", False)
+    x = ng.ones(2, 3, requires_grad=True)
+    x.grad = ng.ones(3, 2).t()
+    with pytest.warns(UserWarning) as record:
+        (x * 2).sum().backward()
+    # torch 2.13, once a process
+    assert str(record[0].message) == (
+        "grad and param do not obey the gradient layout contract. This is not an error, but may "
+        "impair performance.\ngrad.sizes() = [2, 3], strides() = [1, 2]\nparam.sizes() = [2, 3], "
+        "strides() = [3, 1]")
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 3), 3.0))
+    x = ng.ones(2, 3, requires_grad=True)
+    x.grad = ng.ones(3).expand(2, 3)
+    assert _message(lambda: (x * 2).sum().backward()) == (
+        "unsupported operation: more than one element of the written-to tensor refers to a single "
+        "memory location. Please clone() the tensor before performing the operation.")
+    np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))

@@ -380,6 +380,7 @@ def _accumulate_into(t, grad, create_graph):
     elif create_graph:
         t._grad = t._grad + grad
     else:
+        _check_grad_to_add_into(t)
         if t._grad._data.shape != grad._data.shape:
             # a leaf whose .data changed shape since: torch's in-place add refuses the gradient
             shape = broadcast_shape(t._grad._data.shape, grad._data.shape)
@@ -398,18 +399,48 @@ def _accumulate_into(t, grad, create_graph):
         run_node_post_hooks(extra["accumulate_post_hooks"], (), (grad,))
 
 
-def _in_leaf_layout(t, grad):
-    """The gradient a leaf's .grad starts as: torch's AccumulateGrad keeps it when it has the
-    leaf's layout (strides, where a dimension has more than one element), else stores a copy in
-    that layout (clone_obey_contract): never a hook's transposed or expanded view."""
-    g, data = grad._data, t._data
-    if type(g) is not np.ndarray or type(data) is not np.ndarray or g.strides == data.strides \
+def _obeys_layout(g, data):
+    """torch's gradient layout contract: a leaf's gradient has the leaf's strides, where a
+    dimension has more than one element (host arrays; others are not checked)."""
+    return (type(g) is not np.ndarray or type(data) is not np.ndarray or g.strides == data.strides
             or all((n == 1 and a != 0) or a == b
-                   for n, a, b in zip(g.shape, g.strides, data.strides)):
+                   for n, a, b in zip(g.shape, g.strides, data.strides)))
+
+
+def _in_leaf_layout(t, grad):
+    """The gradient a leaf's .grad starts as: torch's AccumulateGrad keeps it when it obeys the
+    layout contract, else stores a copy in the leaf's layout (clone_obey_contract): never a
+    hook's transposed or expanded view."""
+    if _obeys_layout(grad._data, t._data):
         return grad
-    copy = np.empty_like(data)      # the leaf's own layout
-    copy[...] = g
+    copy = np.empty_like(t._data)      # the leaf's own layout
+    copy[...] = grad._data
     return Tensor._make(copy, False)
+
+
+_OVERLAP_ERROR = ("unsupported operation: more than one element of the written-to tensor refers "
+                  "to a single memory location. Please clone() the tensor before performing the "
+                  "operation.")
+_layout_warning = {"given": False}      # torch warns once a process (TORCH_WARN_ONCE)
+
+
+def _check_grad_to_add_into(t):
+    """Before AccumulateGrad adds into a .grad the user set: torch refuses one whose elements
+    share memory (an expanded tensor), and warns once when its layout is not the leaf's."""
+    g = t._grad._data
+    if _obeys_layout(g, t._data):
+        return
+    from .anomaly import _user_stacklevel
+    if any(n > 1 and s == 0 for n, s in zip(g.shape, g.strides)):
+        raise RuntimeError(_OVERLAP_ERROR)
+    if not _layout_warning["given"]:
+        _layout_warning["given"] = True
+        warnings.warn(
+            "grad and param do not obey the gradient layout contract. This is not an error, but "
+            f"may impair performance.\ngrad.sizes() = {list(g.shape)}, strides() = "
+            f"{[s // g.itemsize for s in g.strides]}\nparam.sizes() = {list(t._data.shape)}, "
+            f"strides() = {[s // t._data.itemsize for s in t._data.strides]}", UserWarning,
+            stacklevel=_user_stacklevel())
 
 
 def _sum(grads):
