@@ -290,3 +290,17 @@ def test_a_mean_over_only_ignored_targets_is_nan_with_a_zero_gradient():
     x.grad = None
     F.nll_loss(x, ng.tensor([0, 1]), ng.tensor([0.0, 1, 1, 1]), ignore_index=1).backward()
     assert np.isnan(x.grad[0, 0].item()) and x.grad.numpy()[0, 1:].tolist() == [0.0] * 3
+
+
+def test_poisson_nll_loss_full_masks_the_stirling_term_as_torch():
+    x = ng.tensor([0.5, -0.2, 1.0, 0.3], dtype=ng.float64, requires_grad=True)
+    target = ng.tensor([0.0, 3.0, 1.0, 0.5], dtype=ng.float64, requires_grad=True)
+    loss = F.poisson_nll_loss(x, target, full=True, reduction="sum")
+    # torch 2.13: loss + stirling.masked_fill(target <= 1, 0), whose gradient at target 0 is nan
+    assert [f.name() for f, _ in loss.grad_fn.next_functions[0][0].next_functions] == \
+        ["SubBackward0", "MaskedFillBackward0"]
+    loss.backward()
+    assert loss.item() == pytest.approx(7.749674203356214, rel=1e-14)
+    assert np.isnan(target.grad[0].item())
+    np.testing.assert_allclose(target.grad.numpy()[1:], [1.4652789553347765, -1.0, -0.3],
+                               rtol=1e-14)

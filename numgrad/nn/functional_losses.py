@@ -478,11 +478,11 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     else:
         loss = input - target * _E.log(input + eps)
     if full:
-        # the term is differentiable in target, as torch's; targets <= 1 read 1, where it is 0
-        large = target.detach() > 1.0
-        safe = _E.where(large, target, 1.0)
-        stirling = safe * _E.log(safe) - safe + 0.5 * _E.log(safe * (2 * math.pi))
-        loss = loss + _E.where(large, stirling, 0.0)
+        # torch's composite, node for node: the term is masked to 0 where target <= 1, and its
+        # gradient there is the term's own times 0 (nan at target 0, as torch's)
+        stirling = (target * _E.log(target) - target
+                    + _E.mul_scalar(_E.log(_E.mul_scalar(target, 2 * math.pi)), 0.5))
+        loss = loss + masked_fill(stirling, target._data <= 1, 0.0)
     return _reduce(loss, reduction)
 
 
