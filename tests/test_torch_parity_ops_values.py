@@ -264,3 +264,16 @@ def test_slogdet_sign_is_an_output_of_the_node():
     assert sign.requires_grad and sign.grad_fn.name() == "LinalgSlogdetBackward0"
     assert sign.item() == -1.0
     assert ng.autograd.grad(sign.sum(), A, allow_unused=True) == (None,)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_max_without_dim_writes_the_gradient_into_zeros(create_graph):
+    # torch 2.13's evenly_distribute_backward: g / count put into the ties of a zero tensor, so
+    # the other elements get 0 even when g is NaN or infinite (amax gives them NaN)
+    x = ng.tensor([0.3, -1.2, 0.8, 0.8], dtype=ng.float64, requires_grad=True)
+    g, = ng.autograd.grad(x.max() * float("nan"), x, create_graph=create_graph)
+    np.testing.assert_array_equal(g.detach().numpy(), [0.0, 0.0, np.nan, np.nan])
+    g, = ng.autograd.grad(x.min() * float("inf"), x, create_graph=create_graph)
+    np.testing.assert_array_equal(g.detach().numpy(), [0.0, np.inf, 0.0, 0.0])
+    g, = ng.autograd.grad(x.amax() * float("nan"), x, create_graph=create_graph)
+    assert np.isnan(g.detach().numpy()).all()

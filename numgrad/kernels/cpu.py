@@ -351,7 +351,7 @@ def _ties(value, result, nans_tie):
 def _share_among_ties(addr, dt, nans_tie):
     """torch's (g / count) * tie: a group where nothing ties (amax's NaN result: NaN never equals
     itself) gets NaN throughout, as torch's scale_grad_by_count gives; with nans_tie (torch's
-    evenly_distribute_backward) a NaN result is shared among the NaNs."""
+    evenly_distribute_backward) a NaN result is shared among the NaNs, and the others get 0."""
     a = args_block(addr)
     if gin(a, 0) == 0:
         return
@@ -370,7 +370,10 @@ def _share_among_ties(addr, dt, nans_tie):
             count[group[i]] += 1
     for i in range(n):
         k = group[i]
-        v = g[k] / count[k] * (1.0 if _ties(x[i], out[k], nans_tie) else 0.0)
+        if _ties(x[i], out[k], nans_tie):
+            v = g[k] / count[k]
+        else:   # evenly_distribute_backward (nans_tie) writes into zeros: 0 even for a NaN g
+            v = 0.0 if nans_tie else g[k] / count[k] * 0.0
         gx[i] = gx[i] + v if add else v
 
 

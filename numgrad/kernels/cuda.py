@@ -596,7 +596,10 @@ def _share_among_ties(args, starts, first, count, w, nans_tie):
             ties = block_sum(sh, ties)
             for r in range(cuda.threadIdx.x, size, cuda.blockDim.x):
                 i = group_member(m, 0, pk, k, r)
-                put(gx, i, g[k] / ties * (1.0 if _ties(x[i], out[k], nans_tie) else 0.0), how)
+                if _ties(x[i], out[k], nans_tie):
+                    put(gx, i, g[k] / ties, how)
+                else:   # as kernels/cpu.py's: 0 for nans_tie even where g is NaN
+                    put(gx, i, 0.0 if nans_tie else g[k] / ties * 0.0, how)
 
 
 @cuda.jit(device=True)

@@ -39,10 +39,17 @@ def _extreme_vjp(ctx, g, nans_tie=False):
     ties = x._data == result
     if nans_tie:
         ties |= np.isnan(x._data) & np.isnan(result)
+    mask = ties
     ties = ties.astype(x._data.dtype)
     with np.errstate(invalid="ignore", divide="ignore"):
         share = ties / np.sum(ties, axis=_reduced_dims(ctx), keepdims=True)
-    return (_spread(g, ctx) * Tensor._make(np.asarray(share), False),)
+    shared = _spread(g, ctx) * Tensor._make(np.asarray(share), False)
+    if nans_tie:
+        # evenly_distribute_backward puts g / count into zeros: the others get 0 even where g is
+        # NaN or infinite (amax's (g / count) * mask gives them NaN)
+        from .elementwise import where
+        return (where(Tensor._make(np.asarray(mask), False), shared, 0.0),)
+    return (shared,)
 
 
 def _max_all_vjp(ctx, g):
