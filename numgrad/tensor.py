@@ -62,6 +62,27 @@ def _warn_scalar_of_graph():
                       stacklevel=3)
 
 
+def _copied_data(data, memo):
+    """The data of a deep copy as torch's: each memory block is copied once per deepcopy (memo),
+    so views copied together stay views of one copy, with their strides and offset."""
+    if type(data) is not np.ndarray:
+        return data.copy()
+    owner = data if data.base is None else data.base
+    if type(owner) is not np.ndarray or not (owner.flags.c_contiguous or
+                                             owner.flags.f_contiguous):
+        return data.copy(order="K")
+    key = ("storage", id(owner))
+    new_owner = memo.get(key)
+    if new_owner is None:
+        new_owner = memo[key] = owner.copy(order="K")
+        copy._keep_alive(owner, memo)       # (its id is the key)
+    if data is owner:
+        return new_owner
+    offset = data.__array_interface__["data"][0] - owner.__array_interface__["data"][0]
+    return np.ndarray(data.shape, data.dtype, buffer=new_owner, offset=offset,
+                      strides=data.strides)
+
+
 def _device_index(t):
     return -1 if t.device.type == "cpu" else (t.device.index or 0)
 
@@ -207,8 +228,11 @@ class Tensor:
             rebuild, args = self.__reduce_ex__(4)[:2]
             result = rebuild(*copy.deepcopy(args, memo))
         else:
-            result = Tensor._make(self._data.copy(), self._requires_grad, inference=self._inference)
+            result = Tensor._make(_copied_data(self._data, memo), self._requires_grad,
+                                  inference=self._inference)
             result._grad = copy.deepcopy(self._grad, memo)
+            if not self._inference:
+                result._bump_version()     # torch sets the copy's storage: version 1
         memo[id(self)] = result
         return result
 

@@ -562,3 +562,20 @@ def test_adding_into_a_grad_the_user_set_with_another_layout(monkeypatch):
         "unsupported operation: more than one element of the written-to tensor refers to a single "
         "memory location. Please clone() the tensor before performing the operation.")
     np.testing.assert_array_equal(x.grad.numpy(), np.ones((2, 3)))
+
+
+# ---- deepcopy -----------------------------------------------------------------------------------
+
+def test_a_deepcopy_copies_each_memory_block_once_and_keeps_layouts():
+    import copy
+    x = ng.ones(3, 2)
+    base, row = copy.deepcopy([x, x[1]])
+    row.add_(5)
+    assert base.sum().item() == 16.0            # torch 2.13: the copied view is of the copied base
+    row, base = copy.deepcopy([x[1], x])
+    row.add_(5)
+    assert base.sum().item() == 16.0
+    t = copy.deepcopy(x.t())
+    assert t.stride() == (1, 2) and t._version == 1     # torch's layout; its set_ bumps the copy
+    leaf = ng.ones(2, requires_grad=True)
+    assert copy.deepcopy(leaf).requires_grad and x.sum().item() == 6.0
