@@ -304,3 +304,18 @@ def test_poisson_nll_loss_full_masks_the_stirling_term_as_torch():
     assert np.isnan(target.grad[0].item())
     np.testing.assert_allclose(target.grad.numpy()[1:], [1.4652789553347765, -1.0, -0.3],
                                rtol=1e-14)
+
+
+def test_grouped_and_transposed_1d_convolutions_are_one_torch_node():
+    # torch 2.13: ConvolutionBackward0 over (input, weight, bias), whatever the groups
+    x = ng.ones(2, 4, 5, 5, requires_grad=True)
+    out = F.conv2d(x, ng.ones(6, 2, 3, 3, requires_grad=True), ng.zeros(6, requires_grad=True),
+                   groups=2)
+    assert out.grad_fn.name() == "ConvolutionBackward0"
+    leaf = "torch::autograd::AccumulateGrad"
+    assert [f.name() for f, _ in out.grad_fn.next_functions] == [leaf] * 3
+    y = F.conv_transpose1d(ng.ones(2, 4, 5, requires_grad=True),
+                           ng.ones(4, 2, 3, requires_grad=True), groups=2)
+    assert y.grad_fn.name() == "ConvolutionBackward0"
+    y.sum().backward()
+    assert y.sum().item() == 240.0

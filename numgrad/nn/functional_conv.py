@@ -141,7 +141,9 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
             b = None if bias is None else bias[k * step:(k + 1) * step]
             outs.append(_conv_group(part, weight[k * step:(k + 1) * step], b, stride, padding,
                                     dilation))
-        out = cat(outs, 1)
+        # one node, torch's, over the groups' convolutions
+        out = named(cat(outs, 1), "ConvolutionBackward0", input, weight,
+                    inputs=(input, weight, bias))
     return out.squeeze(0) if unbatched else out
 
 

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ..ops.named import named
 from .functional_activation import celu, elu, hardtanh, leaky_relu, relu, selu, threshold
 from .functional_conv import adaptive_max_pool2d, conv_transpose2d, max_pool1d, max_pool2d
 from .functional_dropout import _ALPHA_PRIME, _apply, _check_p, _feature_dropout, _keep
@@ -141,4 +142,6 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
     out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, _single(stride)),
                            (0, _single(padding)), (0, _single(output_padding)), groups,
                            (1, _single(dilation)))
-    return out.squeeze(-2)
+    # torch's one node (the squeeze views only the planes' result, an intermediate)
+    return named(out.squeeze(-2), "ConvolutionBackward0", input, weight,
+                 inputs=(input, weight, bias), view_of_intermediate=True)
