@@ -151,7 +151,7 @@ def through_promotes(seg, node_id, slot):
 
 
 # Nodes torch implements in C++ by hand: name() gives their namespace (the class name does not).
-_CPP_NODES = frozenset(("AccumulateGrad", "CopySlices", "CopyBackwards"))
+_CPP_NODES = frozenset(("AccumulateGrad", "CopySlices", "CopyBackwards", "NotImplemented"))
 _classes = {}
 
 

@@ -157,12 +157,16 @@ SAMPLES = [
     # scalar / tensor is reciprocal(x) * scalar, as torch computes it
     S("mul", lambda x: 2.0 / x, [Pos((3,))], lambda x: 2.0 / x),
     # rounded division: zero gradients (x / y stays away from integers within gradcheck's step)
-    S("div_floor", lambda x, y: x // y, [(3, 4), Away((4,))], np.floor_divide),
-    S("div_floor", lambda x: 7.0 // x, [Away((3,))], lambda x: np.floor_divide(7.0, x)),
+    # (x // y is floor_divide, which torch records without a derivative)
+    S("div_floor", lambda x, y: ng.div(x, y, rounding_mode="floor"), [(3, 4), Away((4,))],
+      np.floor_divide),
+    S("div_floor", lambda x: ng.div(7.0, x, rounding_mode="floor"), [Away((3,))],
+      lambda x: np.floor_divide(7.0, x)),
     S("div_trunc", lambda x, y: ng.div(x, y, rounding_mode="trunc"), [(2, 3), Away((2, 1))],
       lambda x, y: np.trunc(x / y)),
     S("remainder", lambda x, y: x % y, [(3, 4), Away((4,))], lambda x, y: x - y * np.floor(x / y)),
-    S("remainder", lambda x: 1.5 % x, [Away((3,))], lambda x: np.mod(1.5, x)),
+    S("remainder", lambda x: ng.remainder(ng.tensor(1.5, dtype=x.dtype), x), [Away((3,))],
+      lambda x: np.mod(1.5, x)),
     S("remainder_scalar", lambda x: x.remainder(-0.7), [(2, 3)], lambda x: np.mod(x, -0.7)),
     S("fmod", lambda x, y: x.fmod(y), [(3, 4), Away((3, 1))], np.fmod),
     S("fmod_scalar", lambda x: x.fmod(0.6), [(2, 3)], lambda x: np.fmod(x, 0.6)),

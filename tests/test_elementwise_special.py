@@ -223,9 +223,11 @@ def test_signbit():
 def test_heaviside():
     x = leaf([-1.5, 0.0, 2.0, NAN])
     out = ng.heaviside(x, ng.tensor([0.5, 0.5, 0.5, 0.5], dtype=ng.float64))
-    # NaN gives 0 (torch's; NumPy's heaviside gives NaN); no derivative, so no grad
-    np.testing.assert_array_equal(out.numpy(), [0.0, 0.5, 1.0, 0.0])
-    assert not out.requires_grad
+    # NaN gives 0 (torch's; NumPy's heaviside gives NaN); torch records it without a derivative
+    np.testing.assert_array_equal(out.detach().numpy(), [0.0, 0.5, 1.0, 0.0])
+    assert out.grad_fn.name() == "torch::autograd::NotImplemented"
+    with pytest.raises(RuntimeError, match="^derivative for aten::heaviside is not implemented$"):
+        out.sum().backward()
     np.testing.assert_array_equal(ng.tensor([1, 0, -2]).heaviside(ng.tensor([7])).numpy(),
                                   [1, 7, 0])
     with pytest.raises(RuntimeError, match="different dtypes"):

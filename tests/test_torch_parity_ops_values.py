@@ -277,3 +277,33 @@ def test_max_without_dim_writes_the_gradient_into_zeros(create_graph):
     np.testing.assert_array_equal(g.detach().numpy(), [0.0, np.inf, 0.0, 0.0])
     g, = ng.autograd.grad(x.amax() * float("nan"), x, create_graph=create_graph)
     assert np.isnan(g.detach().numpy()).all()
+
+
+# ---- ops torch records without a derivative ----------------------------------------------------
+@pytest.mark.parametrize("expr, op, inputs", [
+    (lambda x, y: x // 2, "floor_divide", 1), (lambda x, y: 2 // x, "floor_divide", 1),
+    (lambda x, y: x // y, "floor_divide", 2),
+    (lambda x, y: ng.floor_divide(x, y), "floor_divide", 2),
+    (lambda x, y: 2 % x, "remainder", 1),
+    (lambda x, y: ng.heaviside(x, y), "heaviside", 2),
+])
+def test_no_derivative_is_a_not_implemented_node(expr, op, inputs):
+    # torch 2.13: the result requires grad through a NotImplemented node, whose backward raises
+    x, y = _leaves()
+    z = expr(x, y)
+    assert z.requires_grad and z.grad_fn.name() == "torch::autograd::NotImplemented"
+    assert len(z.grad_fn.next_functions) == inputs
+    assert repr(z).endswith("grad_fn=<NotImplemented>)")
+    with pytest.raises(RuntimeError, match=f"^derivative for aten::{op} is not implemented$"):
+        (z * x).sum().backward()
+    with ng.no_grad():
+        assert not expr(x, y).requires_grad
+
+
+def test_div_with_a_rounding_mode_keeps_its_zero_gradient():
+    x, y = _leaves()
+    z = ng.div(x, y, rounding_mode="floor")
+    assert z.grad_fn.name() == "DivBackward2"
+    assert (x % 2).grad_fn.name() == "RemainderBackward0"
+    gx, = ng.autograd.grad((z * x).sum(), x)
+    np.testing.assert_array_equal(gx.numpy(), z.detach().numpy())

@@ -523,9 +523,10 @@ def div(x, y, *, rounding_mode=None):
 
 
 def floor_divide(x, y):
-    """x // y: division rounded down. (torch records no derivative for floor_divide, and its
-    backward raises; numgrad gives the zero gradient of div(rounding_mode='floor').)"""
-    return div(x, y, rounding_mode="floor")
+    """x // y: division rounded down. torch records no derivative for floor_divide (unlike div's
+    rounding_mode='floor'): a backward through it raises."""
+    from .not_implemented import without_derivative
+    return without_derivative("floor_divide", lambda a, b: div(a, b, rounding_mode="floor"), x, y)
 
 
 def rfloordiv(x, y):
@@ -564,8 +565,12 @@ def remainder(x, y):
 
 
 def rremainder(x, y):
-    """y % x, for `scalar % tensor`."""
-    return remainder(y, x)
+    """y % x, for `scalar % tensor`: torch's remainder(Scalar, Tensor) has no derivative, so a
+    backward through it raises."""
+    if isinstance(y, Tensor):
+        return remainder(y, x)
+    from .not_implemented import without_derivative
+    return without_derivative("remainder", lambda a: remainder(y, a), x)
 
 
 def fmod(x, y):

@@ -221,11 +221,13 @@ def signbit(input):
 
 def heaviside(input, values):
     """0 where input < 0, values where input == 0, 1 where input > 0 (NaN gives 0); the operands
-    must have one dtype. torch has no derivative for it: the result does not require grad."""
+    must have one dtype. torch records it without a derivative: a backward through it raises."""
+    from .not_implemented import without_derivative
     _tensor_other("heaviside", values, "values")
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return untracked(_heaviside, input._data, values._data)
+    return without_derivative("heaviside", lambda x, v: untracked(_heaviside, x._data, v._data),
+                              input, values)
 
 
 def true_divide(input, other):
