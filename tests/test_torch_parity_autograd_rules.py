@@ -579,3 +579,28 @@ def test_a_deepcopy_copies_each_memory_block_once_and_keeps_layouts():
     assert t.stride() == (1, 2) and t._version == 1     # torch's layout; its set_ bumps the copy
     leaf = ng.ones(2, requires_grad=True)
     assert copy.deepcopy(leaf).requires_grad and x.sum().item() == 6.0
+
+
+@pytest.mark.parametrize("unpack, expected", [
+    # torch 2.13: the node's formulas take what unpack returns (broadcast, summed back)
+    (lambda t: t[0], [[5.436564, 22.167168, 80.342148]] * 2),
+    (lambda t: t[:, :1], [[5.436564] * 3, [272.990753] * 3]),
+    (lambda t: t.sum(), [[14005.925] * 3] * 2),
+    (lambda t: t.double(), [[5.436564, 22.167168, 80.342148], [272.990753, 890.478943, 2824.0015]]),
+])
+def test_an_unpack_hook_may_return_another_shape_or_type(unpack, expected):
+    """(The compiled kernels read saved values in the node's shape and type: anything else runs
+    the node's formulas in Python, never reading past the unpacked array.)"""
+    x = ng.tensor([[1., 2, 3], [4, 5, 6]], requires_grad=True)
+    with ng.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        y = x.exp() * x
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-5)
+
+
+def test_an_unpack_hook_result_that_does_not_broadcast():
+    x = ng.tensor([[1., 2, 3], [4, 5, 6]], requires_grad=True)
+    with ng.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t.t()):
+        y = x.exp() * x
+    assert _message(lambda: y.sum().backward()) == (
+        "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1")

@@ -13,9 +13,9 @@ Tensors on the GPU and constants (Python numbers an op took) are not packed.
 """
 import numpy as np
 
-from .. import grad_mode
+from .. import grad_mode, tape
 from ..kernels.abi import address_of
-from ..ops import apply as _apply
+from ..ops import apply as _apply, registry
 from ..tensor import Tensor
 
 
@@ -183,9 +183,24 @@ def point_at_unpacked(graph, addr, keep):
                 continue
             dtype = np.float64 if graph.dt[index] == 1 else np.float32
             for position, entry in packed.items():
-                data = np.ascontiguousarray(unpacked_array(entry, dtype))
+                data = unpacked_array(entry, dtype)
+                if type(data) is not np.ndarray or data.dtype != dtype or \
+                        data.shape != _saved_shape(graph, index, position):
+                    # not what the compiled kernel reads: the node's formulas take it as torch's
+                    # do (broadcast, in its type, summed back to each input), in Python
+                    graph.flags[index] |= tape.PYTHON
+                    continue
+                data = np.ascontiguousarray(data)
                 keep.append(data)
                 addr[int(graph.sv_ptr[index]) + position] = address_of(data)
+
+
+def _saved_shape(graph, index, position):
+    """The shape of a node's saved value: that of the input or output it is."""
+    from ..engine import shape_of
+    where = registry.OPS[int(graph.op[index])].save_index[position]
+    n_in = int(graph.in_ptr[index + 1] - graph.in_ptr[index])
+    return shape_of(graph, index, where if where >= 0 else n_in + ~where)
 
 
 def release_packed(graph):
