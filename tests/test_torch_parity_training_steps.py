@@ -319,3 +319,21 @@ def test_grouped_and_transposed_1d_convolutions_are_one_torch_node():
     assert y.grad_fn.name() == "ConvolutionBackward0"
     y.sum().backward()
     assert y.sum().item() == 240.0
+
+
+def test_gru_cell_is_torchs_formula_and_graph():
+    cell = nn.GRUCell(3, 2)
+    with ng.no_grad():
+        cell.weight_ih.copy_(ng.linspace(-1, 1, 18).reshape(6, 3))
+        cell.weight_hh.copy_(ng.linspace(0.5, -0.7, 12).reshape(6, 2))
+        cell.bias_ih.copy_(ng.linspace(-0.3, 0.2, 6))
+        cell.bias_hh.copy_(ng.linspace(0.1, -0.4, 6))
+    h = cell(ng.tensor([[1.0, -0.5, 0.25]]), ng.tensor([[0.5, -0.25]]))
+    # torch 2.13, float32: h' = (h - n) * z + n over unsafe_chunk'ed gates
+    assert h.tolist() == [[0.37358957529067993, 0.17155474424362183]]
+    add = h.grad_fn
+    assert [f.name() for f, _ in add.next_functions] == ["MulBackward0", "TanhBackward0"]
+    mul = add.next_functions[0][0]
+    assert [f.name() for f, _ in mul.next_functions] == ["SubBackward0", "SigmoidBackward0"]
+    gate_sum = mul.next_functions[1][0].next_functions[0][0]
+    assert [f.name() for f, _ in gate_sum.next_functions] == ["UnsafeSplitBackward0"] * 2

@@ -39,7 +39,7 @@ def _relu_step(gates_x, h, c, w_hh, b_hh, w_hr):
 
 
 def _lstm_step(gates_x, h, c, w_hh, b_hh, w_hr):
-    i, f, g, o = (gates_x + F.linear(h, w_hh, b_hh)).chunk(4, -1)
+    i, f, g, o = (gates_x + F.linear(h, w_hh, b_hh)).unsafe_chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     h = o.sigmoid() * c.tanh()
     if w_hr is not None:
@@ -48,12 +48,13 @@ def _lstm_step(gates_x, h, c, w_hh, b_hh, w_hr):
 
 
 def _gru_step(gates_x, h, c, w_hh, b_hh, w_hr):
-    x_r, x_z, x_n = gates_x.chunk(3, -1)
-    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).chunk(3, -1)
-    r = (x_r + h_r).sigmoid()
-    z = (x_z + h_z).sigmoid()
-    n = (x_n + r * h_n).tanh()
-    return (1 - z) * n + z * h, None
+    x_r, x_z, x_n = gates_x.unsafe_chunk(3, -1)
+    h_r, h_z, h_n = F.linear(h, w_hh, b_hh).unsafe_chunk(3, -1)
+    # torch's GRUCell, operand for operand (its rounding in float32, its graph)
+    r = (h_r + x_r).sigmoid()
+    z = (h_z + x_z).sigmoid()
+    n = (x_n + h_n * r).tanh()
+    return (h - n) * z + n, None
 
 
 _MODES = {"RNN_TANH": (1, _tanh_step), "RNN_RELU": (1, _relu_step), "LSTM": (4, _lstm_step),
