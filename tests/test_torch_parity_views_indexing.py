@@ -333,3 +333,47 @@ def test_numpy_integers_in_a_shape_are_shown_as_ints():
     _, y = nonleaf((3, 3))
     raises(RuntimeError, "shape '[9, 1, 2]' is invalid for input of size 9",
            lambda: y.reshape(np.int64(9), np.int64(1), 2))
+
+
+# ---- gathering and adding by index: 0-d and empty cases ------------------------------------------
+def test_a_0_d_index_gathers_a_0_d_result():
+    x, y = nonleaf((3,))
+    out = ng.take(y, ng.tensor(1))
+    assert out.shape == () and out.grad_fn.name() == "TakeBackward0"    # torch 2.13: shape ()
+    out.backward()
+    assert x.grad.tolist() == [0.0, 1.0, 0.0]
+    s, z = nonleaf(())
+    assert ng.gather(z, 0, ng.tensor(0)).shape == ()
+    assert ng.gather(y, 0, ng.tensor(2)).tolist() == y[2].tolist()   # a 0-d index of a vector
+    assert z.index_select(0, ng.tensor([0])).shape == ()
+
+
+def test_gather_of_an_empty_index_checks_nothing_else():
+    _, y = nonleaf((2, 2, 2))
+    # torch 2.13: neither the dims nor the sizes of an empty index are checked
+    assert ng.gather(y, 0, ng.tensor([], dtype=ng.int64)).shape == (0,)
+    assert ng.gather(y, 0, ng.zeros(0, 3, 0, dtype=ng.int64)).shape == (0, 3, 0)
+
+
+def test_index_select_and_index_add_of_a_0_d_tensor():
+    s, z = nonleaf(())
+    raises(RuntimeError, "index_select(): Index to scalar can have only 1 value, got 2 value(s)",
+           lambda: z.index_select(0, ng.tensor([0, 0])))
+    src = ng.tensor(2.0, dtype=ng.float64, requires_grad=True)
+    out = z.index_add(0, ng.tensor([0]), src)
+    out.backward()
+    assert out.shape == () and src.grad.item() == 1.0
+    raises(IndexError, "Dimension specified as 0 but tensor has no dimensions",
+           lambda: z.index_add(0, ng.tensor([0, 0]), src))
+    raises(IndexError, "index out of range in self", lambda: z.index_add(0, ng.tensor([1]), src))
+    raises(RuntimeError, "source tensor shape must match self tensor shape, excluding the specified "
+                         "dimension. Got self.shape = [3] source.shape = []",
+           lambda: nonleaf((3,))[1].index_add(0, ng.tensor([1]), src))
+    raises(IndexError, "index out of range in self",
+           lambda: nonleaf((3,))[1].index_add(0, ng.tensor([5]), ng.ones(1, dtype=ng.float64)))
+
+
+def test_scatter_add_checks_the_index_against_self_first():
+    raises(RuntimeError, "Index tensor must have the same number of dimensions as self tensor",
+           lambda: ng.scatter_add(ng.zeros(3, 3, 1), 0, ng.zeros(2, 2, dtype=ng.int64),
+                                  ng.ones(2, 2, 2)))

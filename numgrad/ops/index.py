@@ -46,12 +46,13 @@ def _put_add_forward(g, positions, shape):
 
 def take(x, positions, op=TAKE):
     """x's elements at flat positions (an int64 array of any shape)."""
-    return apply(op, (x, np.ascontiguousarray(positions, np.int64)))
+    # (np.require keeps a 0-d positions array 0-d, where ascontiguousarray makes it 1-d)
+    return apply(op, (x, np.require(positions, np.int64, "C")))
 
 
 def put_add(g, positions, shape, op=PUT_ADD):
     """zeros(shape) with g's elements added at flat positions (duplicates accumulate)."""
-    return apply(op, (g, np.ascontiguousarray(positions, np.int64)), {"shape": tuple(shape)})
+    return apply(op, (g, np.require(positions, np.int64, "C")), {"shape": tuple(shape)})
 
 
 def _positions(shape, index):
@@ -248,19 +249,25 @@ def check_index_dtype(idx, message, error=RuntimeError, int32=True):
 def gather(x, dim, index):
     """out[i][j][k] = x[index[i][j][k]][j][k] (for dim 0), and so on."""
     idx = _index_array(index)
-    check_index_dtype(idx, "gather(): Expected dtype int32/int64 for index")
     nd = x._data.ndim
     d = _wrap_dim(dim, nd)
-    if idx.ndim != nd and nd:
-        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
-    for k in range(idx.ndim):
-        if k != d and idx.shape[k] > x._data.shape[k]:
-            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(idx.shape)}"
-                               f" to be no larger than self {list(x._data.shape)} apart from "
-                               f"dimension {d}")
-    size = x._data.shape[d] if nd else 1
-    _check_bounds(idx, size, d, negative=False)
-    out = take(x, _scatter_positions(x._data.shape, d, idx), GATHER)
+    if idx.size == 0:
+        positions = np.zeros(idx.shape, np.int64)      # torch checks nothing of an empty index
+    else:
+        check_index_dtype(idx, "gather(): Expected dtype int32/int64 for index")
+        # torch counts a 0-d tensor as a 1-d one of one element
+        if max(idx.ndim, 1) != max(nd, 1):
+            raise RuntimeError("Index tensor must have the same number of dimensions as input "
+                               "tensor")
+        shaped = idx.reshape(idx.shape or (1,)) if nd else idx
+        for k in range(shaped.ndim):
+            if k != d and shaped.shape[k] > (x._data.shape or (1,))[k]:
+                raise RuntimeError(f"Size does not match at dimension {k} expected index "
+                                   f"{list(idx.shape)} to be no larger than self "
+                                   f"{list(x._data.shape)} apart from dimension {d}")
+        _check_bounds(idx, x._data.shape[d] if nd else 1, d, negative=False)
+        positions = _scatter_positions(x._data.shape, d, shaped).reshape(idx.shape)
+    out = take(x, positions, GATHER)
     show_attributes(out, dim=dim, index=Tensor._make(idx, False))
     return out
 
@@ -272,6 +279,9 @@ def index_select(x, dim, index):
     check_index_dtype(idx, "index_select(): Expected dtype int32 or int64 for index")
     idx = idx.reshape(-1)
     d = _wrap_dim(dim, x._data.ndim)
+    if x._data.ndim == 0 and idx.size != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {idx.size} "
+                           f"value(s)")
     size = x._data.shape[d] if x._data.ndim else 1
     bad = (idx < 0) | (idx >= size)
     if bad.any():
@@ -280,7 +290,9 @@ def index_select(x, dim, index):
                                f"axis_dim={size}")
         raise IndexError("index out of range in self")
     full = (slice(None),) * d + (idx,)
-    out = take(x, _positions(x._data.shape, full), INDEX_SELECT)
+    # a 0-d x gives a 0-d result
+    positions = _positions(x._data.shape, full) if x._data.ndim else np.zeros((), np.int64)
+    out = take(x, positions, INDEX_SELECT)
     show_attributes(out, dim=dim, self_sym_sizes=x._data.shape, index=Tensor._make(idx, False))
     return out
 
@@ -335,6 +347,8 @@ def _check_scatter_shape(x, d, idx, src):
     if not idx.size:
         return
     ishape, xshape = idx.shape or (1,), x._data.shape or (1,)
+    if len(ishape) != len(xshape):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     wrong = any(i > s for k, (i, s) in enumerate(zip(ishape, xshape)) if k != d)
     if isinstance(src, Tensor):
         sshape = src._data.shape or (1,)
@@ -382,19 +396,27 @@ def index_add(x, dim, index, source, *, alpha=1):
     if d and d >= source._data.ndim:
         raise RuntimeError(f"index_add_(): Indexing dim {d} is out of bounds of the source tensor "
                            f"with dim {source._data.ndim}")
+    if source._data.ndim == 0 and idx.size != 1:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     count = source._data.shape[d] if source._data.ndim else 1
     if idx.size != count:
         raise RuntimeError(f"index_add_(): Number of indices ({idx.size}) should be equal to "
                            f"source.size(dim): ({count}), for dim: {d}")
-    if x._data.shape[:d] + x._data.shape[d + 1:] != \
+    if x._data.ndim != source._data.ndim or x._data.shape[:d] + x._data.shape[d + 1:] != \
             source._data.shape[:d] + source._data.shape[d + 1:]:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the "
                            f"specified dimension. Got self.shape = {list(x._data.shape)} "
                            f"source.shape = {list(source._data.shape)}")
+    if x._data.ndim <= 1:       # torch's kernel for a vector words its own
+        if ((idx < 0) | (idx >= (x._data.shape or (1,))[0])).any():
+            raise IndexError("index out of range in self")
     _check_bounds(idx, x._data.shape[d] if x._data.ndim else 1, d, negative=False)
-    full = [slice(None)] * x._data.ndim
-    full[d] = idx
-    positions = _positions(x._data.shape, tuple(full))
+    if x._data.ndim:
+        full = [slice(None)] * x._data.ndim
+        full[d] = idx
+        positions = _positions(x._data.shape, tuple(full))
+    else:
+        positions = np.zeros((), np.int64)      # a 0-d x and source, index [0]
     shown = {"dim": dim, "index": Tensor._make(idx, False), "alpha": alpha,
              "source_dim": source._data.ndim}
     if alpha == 1:
