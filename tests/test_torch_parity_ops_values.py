@@ -307,3 +307,18 @@ def test_div_with_a_rounding_mode_keeps_its_zero_gradient():
     assert (x % 2).grad_fn.name() == "RemainderBackward0"
     gx, = ng.autograd.grad((z * x).sum(), x)
     np.testing.assert_array_equal(gx.numpy(), z.detach().numpy())
+
+
+def test_solve_for_vectors_is_one_node():
+    A = ng.tensor([[[3.0, 1.0], [0.5, 2.0]], [[1.0, -1.0], [2.0, 4.0]]], dtype=ng.float64,
+                  requires_grad=True)
+    b = ng.tensor([1.0, -2.0], dtype=ng.float64, requires_grad=True)
+    x = ng.linalg.solve(A, b)
+    # torch 2.13: LinalgSolveExBackward0 over A and b themselves, batch dims broadcast
+    assert x.shape == (2, 2) and x.grad_fn.name() == "LinalgSolveExBackward0"
+    assert [n.variable for n, _ in x.grad_fn.next_functions] == [A, b]
+    np.testing.assert_allclose(x.detach().numpy(), [[0.7272727272727272, -1.1818181818181819],
+                                                    [0.33333333333333326, -0.6666666666666666]])
+    gA, gb = ng.autograd.grad((x * x).sum(), [A, b])
+    np.testing.assert_allclose(gb.numpy(), [1.6326905417814506, -1.6648301193755741])
+    np.testing.assert_allclose(gA.numpy().sum(), -0.10888499318251399)

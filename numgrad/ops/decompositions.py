@@ -192,29 +192,35 @@ def logdet(input):
 
 # ---- solve ---------------------------------------------------------------------------------------
 class LinalgSolveEx(Function):
-    """X = A^-1 B for matrices B (batch dims broadcast)."""
+    """X = A^-1 B for matrices B, or for vectors B (`vector`) as one node, as torch's (batch dims
+    broadcast)."""
 
     @staticmethod
-    def forward(ctx, A, B):
+    def forward(ctx, A, B, vector):
         ctx.node_name = "LinalgSolveExBackward0"
-        a = _host(A)
+        ctx.vector = vector
+        a, b = _host(A), _host(B)
         try:
-            out = _on_device(np.linalg.solve(a, _host(B)), A)
+            out = np.linalg.solve(a, b[..., None] if vector else b)
         except np.linalg.LinAlgError:
             stack = a.reshape((-1,) + a.shape[-2:])
             bad = next((k for k, m in enumerate(stack) if np.linalg.matrix_rank(m) < len(m)), 0)
             raise LinAlgError(f"torch.linalg.solve: {_batch_prefix(a.shape, bad)}The solver failed "
                               "because the input matrix is singular.") from None
+        out = _on_device(out[..., 0] if vector else out, A)
         ctx.save_for_backward(A, out)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        # gB = A^-T g, gA = -gB X^T
+        # gB = A^-T g, gA = -gB X^T (outer products of the vectors)
         A, X = ctx.saved_tensors
-        gB = LinalgSolveEx.apply(A.mT, g)
-        gA = -matmul(gB, X.mT) if ctx.needs_input_grad[0] else None
-        return gA, gB
+        gB = LinalgSolveEx.apply(A.mT, g, ctx.vector)
+        gA = None
+        if ctx.needs_input_grad[0]:
+            gA = (-matmul(gB.unsqueeze(-1), X.unsqueeze(-2)) if ctx.vector else
+                  -matmul(gB, X.mT))
+        return gA, gB, None
 
 
 def solve(A, B, *, left=True):
@@ -228,13 +234,12 @@ def solve(A, B, *, left=True):
     if not left:
         return solve(A.mT, B.mT).mT
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
-    columns = B.unsqueeze(-1) if vector else B
     n = A.shape[-1]
-    if columns.shape[-2] != n:
+    rows, cols = (B.shape[-1], 1) if vector else (B.shape[-2], B.shape[-1])
+    if rows != n:
         raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({n}x{n} and {columns.shape[-2]}x{columns.shape[-1]})")
-    X = LinalgSolveEx.apply(A, columns)
-    return X.squeeze(-1) if vector else X
+                           f"({n}x{n} and {rows}x{cols})")
+    return LinalgSolveEx.apply(A, B, vector)
 
 
 # ---- cholesky ------------------------------------------------------------------------------------
@@ -319,7 +324,7 @@ class LinalgQr(Function):
         gA = matmul(Q, M)
         if gQ is not None:
             gA = gA + gQ
-        return LinalgSolveEx.apply(R, gA.mT).mT, None
+        return LinalgSolveEx.apply(R, gA.mT, False).mT, None
 
 
 linalg_qr = _named_tuple("linalg_qr", ("Q", "R"))
