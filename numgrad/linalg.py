@@ -84,11 +84,14 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         reduce = {"nuc": _sum, 2: amax, -2: amin}[ord]
         return _restore_dims(reduce(values, -1), d0, d1, keepdim)
     if ord in (1, -1, math.inf, -math.inf):
-        # 1: the largest column sum (summed over rows, d0); inf: the largest row sum
+        # 1: the largest column sum (summed over rows, d0); inf: the largest row sum. As torch:
+        # the 1-norm over the summed dim, then amax (amin) over the other, renumbered once the
+        # first is gone
         summed, kept = (d0, d1) if ord in (1, -1) else (d1, d0)
-        sums = _sum(A.abs(), summed, keepdim=True)
-        result = (amax if ord > 0 else amin)(sums, kept, keepdim=True)
-        return result if keepdim else result.squeeze((d0, d1))
+        if not keepdim and summed < kept:
+            kept -= 1
+        sums = _vector_norm(A, 1.0, (summed,), keepdim)
+        return (amax if ord > 0 else amin)(sums, kept, keepdim=keepdim)
     raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
 
 

@@ -322,3 +322,15 @@ def test_solve_for_vectors_is_one_node():
     gA, gb = ng.autograd.grad((x * x).sum(), [A, b])
     np.testing.assert_allclose(gb.numpy(), [1.6326905417814506, -1.6648301193755741])
     np.testing.assert_allclose(gA.numpy().sum(), -0.10888499318251399)
+
+
+def test_matrix_one_and_inf_norms_are_amax_of_a_vector_norm():
+    A = ng.tensor([[1.0, -2.0, 3.0], [-4.0, 5.0, 0.5]], dtype=ng.float64, requires_grad=True)
+    for ord, value in ((1, 7.0), (float("inf"), 9.5), (-1, 3.5), (-float("inf"), 6.0)):
+        z = ng.linalg.matrix_norm(A, ord)
+        # torch 2.13: amax / amin over linalg.vector_norm(A, 1) along the other dim
+        assert z.grad_fn.name() == ("AmaxBackward0" if ord > 0 else "AminBackward0")
+        assert _names(z.grad_fn) == ["LinalgVectorNormBackward0"]
+        assert z.item() == value
+    z = ng.linalg.matrix_norm(A, 1, dim=(1, 0), keepdim=True)
+    assert z.shape == (1, 1) and z.item() == 9.5
