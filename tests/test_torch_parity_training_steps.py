@@ -337,3 +337,14 @@ def test_gru_cell_is_torchs_formula_and_graph():
     assert [f.name() for f, _ in mul.next_functions] == ["SubBackward0", "SigmoidBackward0"]
     gate_sum = mul.next_functions[1][0].next_functions[0][0]
     assert [f.name() for f, _ in gate_sum.next_functions] == ["UnsafeSplitBackward0"] * 2
+
+
+def test_bilinear_is_torchs_trilinear_viewed_back_plus_bias():
+    layer = nn.Bilinear(3, 2, 4)
+    out = layer(ng.ones(5, 3, requires_grad=True), ng.ones(5, 2, requires_grad=True))
+    # torch 2.13: AddBackward0(ViewBackward0(TrilinearBackward0(view, weight, view)), bias)
+    assert out.grad_fn.name() == "AddBackward0"
+    trilinear = out.grad_fn.next_functions[0][0].next_functions[0][0]
+    assert trilinear.name() == "TrilinearBackward0"
+    assert [f.name() for f, _ in trilinear.next_functions] == \
+        ["ViewBackward0", "torch::autograd::AccumulateGrad", "ViewBackward0"]

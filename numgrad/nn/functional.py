@@ -176,10 +176,11 @@ def bilinear(input1, input2, weight, bias=None):
     x2 = input2.reshape(-1, in2)
     # (rows, in1) @ (in1, out * in2): every output's bilinear form at once
     mixed = x1.matmul(weight.permute(1, 0, 2).reshape(in1, out_features * in2))
-    out = (mixed.reshape(-1, out_features, in2) * x2.unsqueeze(1)).sum(-1)
-    if bias is not None:
-        out = out + bias
-    return out.reshape(*lead, out_features)
+    forms = (mixed.reshape(-1, out_features, in2) * x2.unsqueeze(1)).sum(-1)
+    # torch's graph: _trilinear of the flattened inputs and the weight, viewed back, plus bias
+    out = named(forms, "TrilinearBackward0", x1, x2,
+                inputs=(x1, weight, x2)).reshape(*lead, out_features)
+    return out if bias is None else out + bias
 
 
 # ---- distances ----------------------------------------------------------------------------------
