@@ -334,3 +334,14 @@ def test_matrix_one_and_inf_norms_are_amax_of_a_vector_norm():
         assert z.item() == value
     z = ng.linalg.matrix_norm(A, 1, dim=(1, 0), keepdim=True)
     assert z.shape == (1, 1) and z.item() == 9.5
+
+
+def test_cummax_of_a_scalar_names_the_dims_it_takes():
+    # torch 2.13's own check, before the usual dim wrapping
+    with pytest.raises(IndexError, match=r"^cummax\(\): Expected reduction dim -1 or 0 for scalar "
+                                         r"but got 1$"):
+        ng.cummax(ng.tensor(1.5), 1)
+    with pytest.raises(IndexError, match=r"^cummin\(\): Expected reduction dim -1 or 0 for scalar "
+                                         r"but got -2$"):
+        ng.cummin(ng.tensor(1.5), -2)
+    assert ng.cummax(ng.tensor(1.5), -1).indices.item() == 0

@@ -82,6 +82,8 @@ def _cumulative_index(a, axis, largest):
 
 def _cumulative(kind, input, dim, largest):
     data = to_host(input._data)
+    if data.ndim == 0 and dim not in (0, -1):
+        raise IndexError(f"{kind}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
     d = _wrap_dim(dim, data.ndim)
     shown = {"dim": int(dim)}
     if data.ndim == 0:
