@@ -750,6 +750,7 @@ def pad(x, pad, mode="constant", value=None):
     widths = [[0, 0] for _ in range(nd)]
     for k in range(len(pad) // 2):
         widths[nd - 1 - k] = [pad[2 * k], pad[2 * k + 1]]
+    given = x
     if any(b < 0 or a < 0 for b, a in widths):
         crop = []
         for d, (b, a) in enumerate(widths):
@@ -766,6 +767,9 @@ def pad(x, pad, mode="constant", value=None):
     widths = tuple((b, a) for b, a in widths)
     out = apply(PAD, (x,), {"widths": widths, "value": 0.0 if value is None else value,
                             "offset": offset, "strides": tuple(strides)})
-    # torch pads (and crops) in one node, which keeps the amounts as given
+    # torch pads (and crops) in one node, which keeps the amounts as given and lists x itself
     show_attributes(out, pad=pad)
-    return out
+    if given is x:
+        return out
+    from .named import show_inputs
+    return show_inputs(out, given)
