@@ -348,3 +348,14 @@ def test_bilinear_is_torchs_trilinear_viewed_back_plus_bias():
     assert trilinear.name() == "TrilinearBackward0"
     assert [f.name() for f, _ in trilinear.next_functions] == \
         ["ViewBackward0", "torch::autograd::AccumulateGrad", "ViewBackward0"]
+
+
+def test_embedding_bag_flattens_the_weights_of_2d_bags_as_torch():
+    weights = ng.ones(2, 3, requires_grad=True)
+    out = F.embedding_bag(ng.tensor([[0, 1, 2], [3, 4, 0]]), ng.ones(5, 3, requires_grad=True),
+                          mode="sum", per_sample_weights=weights)
+    # torch 2.13: EmbeddingBagBackward0 reaches the weights through a ViewBackward0
+    assert [f.name() for f, _ in out.grad_fn.next_functions] == \
+        ["torch::autograd::AccumulateGrad", "ViewBackward0"]
+    out.sum().backward()
+    assert weights.grad.tolist() == [[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]

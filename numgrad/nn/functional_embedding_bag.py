@@ -72,8 +72,11 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     picked = embedding(Tensor._make(index, False), weight, max_norm=max_norm,
                        norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
     if per_sample_weights is not None:
-        picked = picked * per_sample_weights.reshape(-1)[Tensor._make(np.flatnonzero(keep),
-                                                                      False)].unsqueeze(1)
+        if per_sample_weights.ndim == 2:
+            # torch's F.embedding_bag flattens the weights of 2-d bags (a ViewBackward0 edge)
+            per_sample_weights = per_sample_weights.reshape(-1)
+        picked = picked * per_sample_weights[Tensor._make(np.flatnonzero(keep),
+                                                          False)].unsqueeze(1)
     return named(_reduce_bags(picked, bag, count, mode, weight), "EmbeddingBagBackward0",
                  inputs=(weight, per_sample_weights), view_of_intermediate=True)
 
