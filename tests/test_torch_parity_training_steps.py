@@ -359,3 +359,12 @@ def test_embedding_bag_flattens_the_weights_of_2d_bags_as_torch():
         ["torch::autograd::AccumulateGrad", "ViewBackward0"]
     out.sum().backward()
     assert weights.grad.tolist() == [[3.0, 3.0, 3.0], [3.0, 3.0, 3.0]]
+
+
+def test_channel_dropout_of_an_unbatched_input_batches_it_as_torch():
+    x = ng.ones(3, 4, requires_grad=True) * 1
+    # torch 2.13: unsqueeze(0), feature dropout, squeeze(0), in eval mode too
+    for out in (F.dropout1d(x, 0.3, training=False), nn.Dropout1d(0.2).eval()(x)):
+        assert out is not x and out.shape == (3, 4)
+        assert out.grad_fn.name() == "SqueezeBackward1"
+        assert out.grad_fn.next_functions[0][0].name() == "UnsqueezeBackward0"

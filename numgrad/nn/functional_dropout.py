@@ -59,6 +59,9 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def _feature_dropout(input, p, training, inplace, batched=True):
     """Whole channels (dim 1 of (N, C, *), dim 0 when not batched) zeroed with probability p, the
     rest scaled by 1 / (1 - p)."""
+    if not batched and not inplace:
+        # torch batches an unbatched input as a view, and views the result back (in eval too)
+        return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
     if not training or p == 0.0:
         return input
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
