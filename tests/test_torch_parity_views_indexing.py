@@ -84,6 +84,12 @@ def test_index_arrays_apply_after_the_views_and_the_node_keeps_them():
     np.testing.assert_array_equal(x.grad.numpy(), expected)
 
 
+def test_a_string_index_is_refused_as_torch_refuses_to_make_a_tensor_of_it():
+    _, y = nonleaf((3, 4))
+    raises(TypeError, "new(): invalid data type 'str'", lambda: y[0, "a"])
+    raises(TypeError, "new(): invalid data type 'bytes'", lambda: y.__setitem__(b"a", 1.0))
+
+
 def test_an_ellipsis_of_no_dims_between_arrays_keeps_them_adjacent():
     x = ng.tensor(np.arange(32.0).reshape(4, 4, 2), requires_grad=True)
     z = x[1:3:2, ng.tensor([[3], [3]]), ..., ng.tensor([[-1], [0]])]

@@ -74,6 +74,9 @@ def _normalize(index):
     items = index if isinstance(index, tuple) else (index,)
     out = []
     for i in items:
+        if isinstance(i, (str, bytes)):
+            # torch reads a string as a sequence to make an index tensor of
+            raise TypeError(f"new(): invalid data type '{type(i).__name__}'")
         if isinstance(i, Tensor):
             i = i._data.item() if i._data.ndim == 0 and i._data.dtype.kind in "iu" else to_host(i._data)
         elif isinstance(i, (list, tuple)):
