@@ -345,3 +345,20 @@ def test_cummax_of_a_scalar_names_the_dims_it_takes():
                                          r"but got -2$"):
         ng.cummin(ng.tensor(1.5), -2)
     assert ng.cummax(ng.tensor(1.5), -1).indices.item() == 0
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_pow_by_a_scalar_is_torchs_kernel(create_graph):
+    # torch 2.13 computes x ** 0.5 as sqrt and x ** -0.5 as 1 / sqrt (so the signs of zeros and
+    # infinities are sqrt's), also inside pow's own derivative (x ** 1.5 differentiates through
+    # x ** 0.5)
+    x = ng.tensor([-0.0, 0.0, -np.inf, 4.0], dtype=ng.float64, requires_grad=True)
+    weight = ng.tensor([-1.0, -1.0, 1.0, 1.0], dtype=ng.float64)
+    assert np.signbit((x ** 0.5).detach().numpy()[:2]).tolist() == [True, False]
+    np.testing.assert_array_equal((x ** 0.5).detach().numpy(), [0.0, 0.0, np.nan, 2.0])
+    np.testing.assert_array_equal((x ** -0.5).detach().numpy(), [-np.inf, np.inf, np.nan, 0.5])
+    g, = ng.autograd.grad((x ** 0.5 * weight).sum(), x, create_graph=create_graph)
+    np.testing.assert_array_equal(g.detach().numpy(), [np.inf, -np.inf, np.nan, 0.25])
+    g, = ng.autograd.grad((x ** 1.5 * weight).sum(), x, create_graph=create_graph)
+    assert np.signbit(g.detach().numpy()[:2]).tolist() == [False, True]
+    np.testing.assert_array_equal(g.detach().numpy(), [0.0, 0.0, np.nan, 3.0])

@@ -103,7 +103,7 @@ FORWARD = {
     "where": lambda c, x, y: F.select(c != 0, x, y),
     "masked_fill": lambda c, x, v: F.select(c != 0, v, x),
     "masked_fill_tensor": lambda c, x, v: F.select(c != 0, v, x),
-    "pow_scalar": lambda x, p: F.pow(x, p),
+    "pow_scalar": lambda x, p: F.pow_scalar(x, p),
     "pow_base": lambda x, base: F.pow(base, x),
     "rsub": lambda x, s: s - x,
     "add_alpha": lambda x, y, alpha: x + F.cast_like(alpha, x) * y,

@@ -169,6 +169,26 @@ def _pow(x, p):
     return lambda x, p: x ** p
 
 
+@overload(fmath.pow_scalar)
+def _pow_scalar(x, p):
+    def impl(x, p):
+        # torch's pow by a Scalar: sqrt, rsqrt, reciprocal and products for these exponents
+        if p == 0.5:
+            return np.sqrt(x)
+        if p == -0.5:
+            return 1.0 / np.sqrt(x)
+        if p == -1.0:
+            return 1.0 / x
+        if p == 2.0:
+            return x * x
+        if p == 3.0:
+            return x * x * x
+        if p == -2.0:
+            return 1.0 / (x * x)
+        return x ** p
+    return impl
+
+
 @overload(fmath.floor_div)
 def _floor_div(x, y):
     def impl(x, y):

@@ -209,6 +209,24 @@ def pow(x, p):
 
 
 @_device
+def pow_scalar(x, p):
+    # formula.py's: torch's pow by a Scalar
+    if p == 0.5:
+        return _m.sqrt(x)
+    if p == -0.5:
+        return 1.0 / _m.sqrt(x)
+    if p == -1.0:
+        return 1.0 / x
+    if p == 2.0:
+        return x * x
+    if p == 3.0:
+        return x * x * x
+    if p == -2.0:
+        return 1.0 / (x * x)
+    return _m.pow(x, p)
+
+
+@_device
 def sign(x):
     # torch's sign: 0 at NaN and at -0.0 (NumPy's gives nan and -0.0)
     return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)

@@ -47,7 +47,8 @@ def d_div_y(g, x, y): return -g * ((x / y) / y)
 # and under create_graph the same nodes (a Python number enters through the Scalar overloads)
 def d_pow_x(g, x, y): return F.select(y == 0.0, 0.0, g * (y * F.pow(x, F.sub_scalar(y, 1.0))))
 def d_pow_y(g, x, y, out): return g * F.select((x == 0.0) & (y >= 0.0), 0.0, out * F.log(x))
-def d_pow_scalar(g, x, p): return F.select(p == 0.0, 0.0, g * F.mul_scalar(F.pow(x, p - 1.0), p))
+def d_pow_scalar(g, x, p):
+    return F.select(p == 0.0, 0.0, g * F.mul_scalar(F.pow_scalar(x, p - 1.0), p))
 def d_scale(g, s): return g * s
 # add, sub and rsub with alpha: torch's maybe_multiply scales by alpha unless it is 1, through the
 # Scalar overload (MulBackward1 under create_graph); sub and rsub negate first
@@ -148,6 +149,16 @@ def _remainder(x, y):
     return np.where((mod != 0) & ((y < 0) != (mod < 0)), mod + y, mod)
 
 
+def pow_by_scalar(x, p):
+    """x ** p as torch's kernel for a Scalar exponent computes it: sqrt for 0.5 (sqrt(-0.0) is
+    -0.0), 1 / sqrt for -0.5, 1 / x for -1, products for 2, 3 and -2, else pow."""
+    one = x.dtype.type(1)
+    special = {0.5: np.sqrt, -0.5: lambda v: one / np.sqrt(v), -1.0: lambda v: one / v,
+               2.0: lambda v: v * v, 3.0: lambda v: v * v * v, -2.0: lambda v: one / (v * v)}
+    compute = special.get(p)
+    return compute(x) if compute is not None else np.power(x, x.dtype.type(p))
+
+
 def special_fn(name):
     """scipy.special's function `name`, in x's dtype. scipy.special is imported on first use: at
     import it would cost 0.15 s of every start."""
@@ -196,7 +207,7 @@ MASKED_FILL = OpDef("masked_fill", lambda c, x, v: np.where(c != 0, v, x), n_in=
 MASKED_FILL_TENSOR = OpDef("masked_fill_tensor", lambda c, x, v: np.where(c != 0, v, x), n_in=3,
                            grads=(None, d_where_y, d_where_x), node_name="MaskedFillBackward1",
                            saved_names=("mask",))
-POW_SCALAR = _unary("pow_scalar", lambda x, p: np.power(x, x.dtype.type(p)), d_pow_scalar,
+POW_SCALAR = _unary("pow_scalar", _quiet(lambda x, p: pow_by_scalar(x, p)), d_pow_scalar,
                     node_name="PowBackward0", meta=lambda p: ((), (p,)))
 # base ** x for a Python scalar base
 POW_BASE = _unary("pow_base", _quiet(lambda x, base, log_base: np.power(x.dtype.type(base), x)),

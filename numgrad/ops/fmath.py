@@ -102,6 +102,12 @@ def pow(x, p):
     return _E.pow(x, p)
 
 
+def pow_scalar(x, p):
+    """x ** p for a float attribute p, by torch's kernel for a Scalar exponent (sqrt for 0.5,
+    1 / sqrt for -0.5, products for 2 and 3: the signs of zeros and the roundings are its)."""
+    return _E.pow(x, p)
+
+
 def floor_div(x, y):
     """x / y rounded down, by torch's algorithm (its remainder's derivative uses it)."""
     return _E.div(x, y, rounding_mode="floor")
