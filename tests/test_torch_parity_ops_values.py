@@ -362,3 +362,20 @@ def test_pow_by_a_scalar_is_torchs_kernel(create_graph):
     g, = ng.autograd.grad((x ** 1.5 * weight).sum(), x, create_graph=create_graph)
     assert np.signbit(g.detach().numpy()[:2]).tolist() == [False, True]
     np.testing.assert_array_equal(g.detach().numpy(), [0.0, 0.0, np.nan, 3.0])
+
+
+def _chain(node):
+    if node is None or node.name() == "torch::autograd::AccumulateGrad":
+        return "L"
+    inner = ",".join(_chain(n) for n, _ in node.next_functions)
+    return f"{node.name().replace('Backward0', '')}({inner})"
+
+
+def test_tensordot_contracting_everything_is_a_dot():
+    # torch 2.13: dot of the flattened operands, reshaped to the 0-d result
+    x = ng.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+    v = ng.tensor([1.0, -2.0, 0.5], dtype=ng.float64, requires_grad=True)
+    assert _chain(ng.tensordot(x, x, 2).grad_fn) == "View(Dot(View(Permute(L)),View(Permute(L))))"
+    assert _chain(ng.tensordot(v, v, 1).grad_fn) == "View(Dot(Permute(L),Permute(L)))"
+    assert _chain(ng.inner(x, v).grad_fn) == "View(Mm(View(Permute(L)),View(Permute(L))))"
+    assert ng.tensordot(x, x, 2).item() == 55.0

@@ -324,6 +324,11 @@ def tensordot(a, b, dims=2):
     free_shape_a = tuple(a.shape[d] for d in free_a)
     free_shape_b = tuple(b.shape[d] for d in free_b)
     inner_size = int(np.prod([a.shape[d] for d in summed_a]))
+    if not free_a and not free_b:
+        # everything contracted: torch's dot of the flattened operands (a 1-d one as it is)
+        flat = [t if t.ndim == 1 else reshape(t, inner_size)
+                for t in (permute(a, summed_a), permute(b, summed_b))]
+        return reshape(dot(*flat), ())
     # explicit sizes, not -1: reshape cannot infer a dim beside a zero-sized one
     rows = reshape(permute(a, free_a + summed_a), int(np.prod(free_shape_a)), inner_size)
     cols = reshape(permute(b, summed_b + free_b), inner_size, int(np.prod(free_shape_b)))
