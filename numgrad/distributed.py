@@ -111,6 +111,9 @@ def _abort_on_uncaught_exception(MPI, rank, size):
         sys.stderr.write(f"numgrad.distributed: rank {rank} of {size} stopped on an uncaught "
                          f"{kind.__name__}; aborting every rank\n")
         sys.stderr.flush()
+        # Abort ends the launcher's forwarding at once: give it a moment to pass on what this
+        # rank wrote, or a loaded machine shows the traceback cut after its first line
+        time.sleep(0.2)
         MPI.COMM_WORLD.Abort(1)
 
     sys.excepthook = abort
