@@ -78,7 +78,7 @@ def loss_and_accuracy(model, x, y, alpha=1e-4):
     data_loss = sum(margins[1:], margins[0]) * (1.0 / len(margins))
     params = model.parameters()
     reg = sum((p * p for p in params[1:]), params[0] * params[0]) * alpha
-    correct = sum((float(yi) > 0) == (float(score) > 0) for yi, score in zip(y, scores))
+    correct = sum((float(yi) > 0) == (score.item() > 0) for yi, score in zip(y, scores))
     return data_loss + reg, correct / len(y)
 
 
@@ -96,9 +96,9 @@ def run(points, hidden, steps, seed=0, verbose=True):
         loss.backward()
         optimizer.step()
         schedule.step()
-        history.append(float(loss))
+        history.append(loss.item())
         if verbose and (step % 10 == 0 or step == 1):
-            print(f"step {step:3d}  loss {float(loss):.4f}  accuracy {acc:.3f}  "
+            print(f"step {step:3d}  loss {loss.item():.4f}  accuracy {acc:.3f}  "
                   f"time {time.perf_counter() - start:.2f}s")
     with ng.no_grad():
         _, acc = loss_and_accuracy(model, x, y)
