@@ -419,6 +419,7 @@ SAMPLES += [
     S("trunc", lambda x: x.trunc() * x, [(2, 3)], lambda x: np.trunc(x) * x),
     S("frac", lambda x: ng.frac(x * 3.0), [(2, 3)], lambda x: x * 3 - np.trunc(x * 3)),
     S("sgn", lambda x: x.sgn() * x, [Away((4,))], lambda x: np.sign(x) * x),
+    S("angle", lambda x: ng.angle(x) * x, [Away((4,))], lambda x: np.angle(x) * x),
     S("log10", ng.log10, [Pos((2, 3))], np.log10),
     S("exp2", lambda x: x.exp2(), [(2, 3)], np.exp2),
     S("sinh", ng.sinh, [(2, 3)], np.sinh),

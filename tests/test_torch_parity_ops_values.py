@@ -379,3 +379,15 @@ def test_tensordot_contracting_everything_is_a_dot():
     assert _chain(ng.tensordot(v, v, 1).grad_fn) == "View(Dot(Permute(L),Permute(L)))"
     assert _chain(ng.inner(x, v).grad_fn) == "View(Mm(View(Permute(L)),View(Permute(L))))"
     assert ng.tensordot(x, x, 2).item() == 55.0
+
+
+def test_angle_of_reals_is_one_node():
+    x = ng.tensor([-1.5, -0.0, np.inf, -np.inf, np.nan, 2.0], dtype=ng.float64,
+                  requires_grad=True)
+    z = ng.angle(x)
+    # torch 2.13: pi below 0, 0 elsewhere (-0.0 and inf included), NaN kept; a zero gradient
+    assert z.grad_fn.name() == "AngleBackward0"
+    np.testing.assert_array_equal(z.detach().numpy(), [np.pi, 0.0, 0.0, np.pi, np.nan, 0.0])
+    assert not np.signbit(z.detach().numpy()[1])
+    g, = ng.autograd.grad(z.sum(), x)
+    assert not g.numpy().any()

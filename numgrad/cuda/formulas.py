@@ -169,6 +169,8 @@ FORWARD = {
     "trunc": lambda x: F.trunc(x),
     "frac": lambda x: x - F.trunc(x),
     "sgn": lambda x: F.sign(x),
+    "angle": lambda x: F.select(x != x, x, F.select(x < 0.0, F.cast_like(_PI, x),
+                                                    F.cast_like(0.0, x))),
     "log10": lambda x: F.log10(x),
     "exp2": lambda x: F.exp2(x),
     "sinh": lambda x: F.sinh(x),

@@ -110,6 +110,9 @@ ROUND = _unary("round", np.round, d_zero)       # half to even, as torch's nearb
 TRUNC = _unary("trunc", np.trunc, d_zero)
 FRAC = _unary("frac", lambda x: x - np.trunc(x), d_identity)
 SGN = _unary("sgn", torch_sign, d_zero)
+# the argument of a real number: pi below 0, else 0 (-0.0 and inf too), NaN kept; torch's node
+ANGLE = _unary("angle", lambda x: np.where(x != x, x, np.where(x < 0, x.dtype.type(math.pi),
+                                                               x.dtype.type(0))), d_zero)
 LOG10 = _unary("log10", _quiet(np.log10), d_log10)
 EXP2 = _unary("exp2", np.exp2, d_exp2)
 SINH = _unary("sinh", np.sinh, d_sinh)
@@ -157,6 +160,12 @@ def _rounding(op):
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = f"Elementwise {op.name}; zero derivative ({op.node_name}); integers unchanged."
     return fn
+
+
+def angle(x):
+    """The argument of each element as a complex number (AngleBackward0, zero gradient); integers
+    and bools give the default float type."""
+    return apply(ANGLE, (x if _is_float(x) else _float_input(x),))
 
 
 floor = _rounding(FLOOR)

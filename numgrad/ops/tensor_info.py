@@ -9,7 +9,6 @@ import numpy as np
 
 from .. import creation, dtypes
 from ..tensor import Size, Tensor
-from .elementwise import where
 from .inplace import _check_can_write
 from .untracked import untracked
 
@@ -135,10 +134,9 @@ def isreal(input):
 
 def angle(input):
     """The argument of each element as a complex number: pi for negative values, else 0 (NaN
-    stays NaN); its gradient is zero, as torch's."""
-    if not dtypes.is_floating(input.dtype):
-        input = input.to(dtypes.get_default_dtype())
-    return where(input < 0, np.pi, input * 0.0)
+    stays NaN); its gradient is zero, as torch's (one node, elementwise_more's)."""
+    from .elementwise_more import angle as real_angle
+    return real_angle(input)
 
 
 # shared memory and pinning are for multiprocessing and GPU copies: numgrad tensors use neither
