@@ -36,7 +36,7 @@ def _softmax(out, x, outer, n, inner, log):
 
 
 @cuda.jit(cache=True)
-def _cross_entropy_rows(loss, x, target, w, classes, ignore, eps):
+def _cross_entropy_rows(loss, x, target, w, classes, ignore):
     """Note [cross entropy coefficients] in nn_ops.py: row i's loss, 0 for an ignored row."""
     sh = cuda.shared.array(BLOCK, np.float64)
     for i in range(cuda.blockIdx.x, loss.size, cuda.gridDim.x):
@@ -53,13 +53,8 @@ def _cross_entropy_rows(loss, x, target, w, classes, ignore, eps):
         for c in range(cuda.threadIdx.x, classes, cuda.blockDim.x):
             s += _exp(x[base + c] - top)
         log_total = _log(block_sum(sh, s)) + top
-        part = 0.0
-        for c in range(cuda.threadIdx.x, classes, cuda.blockDim.x):
-            coef = eps / classes * w[c] + ((1.0 - eps) * w[t] if c == t else 0.0)
-            part += coef * (log_total - x[base + c])
-        part = block_sum(sh, part)
         if cuda.threadIdx.x == 0:
-            loss[i] = part
+            loss[i] = w[t] * (log_total - x[base + t])
 
 
 @cuda.jit(cache=True)
@@ -94,14 +89,14 @@ def log_softmax(x, dim, rows):
     return softmax(x, dim, rows, log=True)
 
 
-def cross_entropy(x, target, weight, ignore_index, eps, reduction, scale):
+def cross_entropy(x, target, weight, ignore_index, reduction, scale):
     rows, classes = (int(s) for s in x.shape)
     target = target if is_device_array(target) else to_device(np.asarray(target, np.int64))
     weight = weight if is_device_array(weight) else to_device(np.asarray(weight, x.dtype))
     loss = zeros((rows,), np.float64)
     if rows:
         _cross_entropy_rows[max(1, min(rows, MAX_GRID_X)), BLOCK](
-            loss, x.reshape(x.size), target, weight, classes, int(ignore_index), float(eps))
+            loss, x.reshape(x.size), target, weight, classes, int(ignore_index))
     from ..ops.nn_ops import NONE
     if reduction == NONE:
         return finish(loss, (rows,), x.dtype)

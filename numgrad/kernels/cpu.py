@@ -772,7 +772,7 @@ def log_softmax_bwd(addr, dt):
 def cross_entropy_bwd(addr, dt):
     """Note [cross entropy coefficients] in nn_ops.py: gx = g * scale * (softmax(x) * A - a), the
     softmax recomputed row by row. Saved: x (M, C), target (M,) int64, weight (C,).
-    meta attrs: ignore_index, reduction (0: none, g per row); fmeta: eps, scale."""
+    meta attrs: ignore_index, reduction (0: none, g per row); fmeta: scale."""
     a = args_block(addr)
     if gin(a, 0) == 0:
         return
@@ -780,18 +780,13 @@ def cross_entropy_bwd(addr, dt):
     rows, classes = m[1], m[2]
     p = shape_pos(m, 4)
     ignore, per_row = m[p], m[p + 1] == 0
-    f = fmeta(a, 2)
-    eps, scale = f[0], f[1]
+    scale = fmeta(a, 1)[0]
     x = view(saved(a, 0), rows * classes, dt)
     target = view(saved(a, 1), rows, np.int64)
     w = view(saved(a, 2), classes, dt)
     g = view(gout(a, 0), rows if per_row else 1, dt)
     gx = view(gin(a, 0), rows * classes, dt)
     add = mode(a, 0) == ADD
-    w_sum = 0.0
-    for c in range(classes):
-        w_sum += w[c]
-    smooth = eps / classes
     for i in range(rows):
         base = i * classes
         t = target[i]
@@ -806,11 +801,9 @@ def cross_entropy_bwd(addr, dt):
         s = 0.0
         for c in range(classes):
             s += np.exp(x[base + c] - top)
-        hit = (1.0 - eps) * w[t]
-        total = hit + smooth * w_sum
+        hit = w[t]
         for c in range(classes):
-            coef = smooth * w[c] + (hit if c == t else 0.0)
-            v = gi * (np.exp(x[base + c] - top) / s * total - coef)
+            v = gi * (np.exp(x[base + c] - top) / s * hit - (hit if c == t else 0.0))
             gx[base + c] = gx[base + c] + v if add else v
 
 
@@ -1093,12 +1086,11 @@ def conv2d_bwd(addr, dt):
 # Forward helpers of nn_ops, called from Python: one pass instead of a dozen NumPy calls.
 
 @njit(cache=True)
-def cross_entropy_rows(x, target, weight, ignore, eps):
+def cross_entropy_rows(x, target, weight, ignore):
     """Row losses -sum_c a[i, c] log_softmax(x)[i, c] (Note [cross entropy coefficients]);
     x is (M, C) C-contiguous. 0 for ignored rows."""
     rows, classes = x.shape
     out = np.empty(rows, x.dtype)
-    smooth = eps / classes
     for i in range(rows):
         t = target[i]
         if t == ignore:
@@ -1111,11 +1103,7 @@ def cross_entropy_rows(x, target, weight, ignore, eps):
         for c in range(classes):
             s += np.exp(x[i, c] - top)
         lse = top + np.log(s)
-        loss = (1.0 - eps) * weight[t] * (lse - x[i, t])
-        if smooth != 0.0:
-            for c in range(classes):
-                loss += smooth * weight[c] * (lse - x[i, c])
-        out[i] = loss
+        out[i] = weight[t] * (lse - x[i, t])
     return out
 
 

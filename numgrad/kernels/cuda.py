@@ -971,38 +971,32 @@ def cross_entropy_bwd(args, starts, first, count, w):
         rows, classes = m[1], m[2]
         p = shape_pos(m, 4)
         ignore, per_row = m[p], m[p + 1] == 0
-        f = fmeta(a, 2)
-        eps, scale = f[0], f[1]
+        scale = fmeta(a, 1)[0]
         x = view(saved(a, 0), rows * classes, w.dtype)
         target = view(saved(a, 1), rows, np.int64)
         wt = view(saved(a, 2), classes, w.dtype)
         g = view(gout(a, 0), rows if per_row else 1, w.dtype)
         gx = view(gin(a, 0), rows * classes, w.dtype)
         how = mode(a, 0)
-        smooth = eps / classes
         for i in range(cuda.blockIdx.x, rows, cuda.gridDim.x):
             t = target[i]
             if t == ignore:
                 continue                 # its zeros stay (Note [zeroed buffers])
             base = i * classes
             top = -np.inf
-            w_sum = 0.0
             for c in range(cuda.threadIdx.x, classes, cuda.blockDim.x):
                 if x[base + c] > top or x[base + c] != x[base + c]:
                     top = x[base + c]
-                w_sum += wt[c]
             top = block_max(sh, top)
-            w_sum = block_sum(sh, w_sum)
             s = 0.0
             for c in range(cuda.threadIdx.x, classes, cuda.blockDim.x):
                 s += _exp(x[base + c] - top)
             s = block_sum(sh, s)
             gi = (g[i] if per_row else g[0]) * scale
-            hit = (1.0 - eps) * wt[t]
-            total = hit + smooth * w_sum
+            hit = wt[t]
             for c in range(cuda.threadIdx.x, classes, cuda.blockDim.x):
-                coef = smooth * wt[c] + (hit if c == t else 0.0)
-                put(gx, base + c, gi * (_exp(x[base + c] - top) / s * total - coef), how)
+                put(gx, base + c, gi * (_exp(x[base + c] - top) / s * hit
+                                        - (hit if c == t else 0.0)), how)
 
 
 @cuda.jit(cache=True)

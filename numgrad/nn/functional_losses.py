@@ -189,7 +189,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     w = _class_weights(weight, rows.shape[1], rows.dtype)
     index = _class_indices(index, rows, "nll_loss_out_frame")
     _check_weight_dtype(weight, rows.dtype)
-    out = _N.cross_entropy(rows, np.ascontiguousarray(index), w, int(ignore_index), 0.0,
+    out = _N.cross_entropy(rows, np.ascontiguousarray(index), w, int(ignore_index),
                            _CODES[reduction])
     name = "NllLoss2DBackward0" if spatial else "NllLossBackward0"
     attributes = _nll_attributes(weight, ignore_index, reduction)

@@ -82,28 +82,27 @@ def log_softmax(x, dim):
 # ---- cross entropy with class indices ---------------------------------------------------------------
 # Note [cross entropy coefficients]
 # Row i's loss is -sum_c a[i, c] * log_softmax(x)[i, c] with
-#     a[i, c] = (1 - eps) * w[t_i] * [c == t_i] + eps / C * w[c]      (0 for an ignored row),
-# torch's label smoothing with class weights. Its gradient is g_i * scale * (p[i, c] * A_i - a[i, c])
-# with p = softmax(x) and A_i = sum_c a[i, c]. `scale` is 1 / sum of w[t_i] over kept rows for the
-# mean (torch divides both terms by it), else 1.
+#     a[i, c] = w[t_i] * [c == t_i]      (0 for an ignored row),
+# torch's nll_loss over log_softmax with class weights. Its gradient is
+# g_i * scale * (p[i, c] * A_i - a[i, c]) with p = softmax(x) and A_i = sum_c a[i, c] = w[t_i].
+# `scale` is 1 / sum of w[t_i] over kept rows for the mean, else 1. Label smoothing is torch's
+# composite around this node (nn/functional_losses.py), not a coefficient here.
 NONE, MEAN, SUM = 0, 1, 2
 
 
-def ce_coefficients(target, weight, ignore_index, eps):
+def ce_coefficients(target, weight, ignore_index):
     """The matrix a of Note [cross entropy coefficients], as a NumPy array."""
     classes = weight.shape[0]
     kept = target != ignore_index
     safe = np.where(kept, target, 0)
     a = np.zeros((target.shape[0], classes), weight.dtype)
-    a[np.arange(target.shape[0]), safe] = (1.0 - eps) * weight[safe]
-    if eps:
-        a += (eps / classes) * weight
+    a[np.arange(target.shape[0]), safe] = weight[safe]
     a[~kept] = 0
     return a
 
 
-def _ce_forward(x, target, weight, ignore_index, eps, reduction, scale):
-    loss = _cpu.cross_entropy_rows(np.ascontiguousarray(x), target, weight, ignore_index, eps)
+def _ce_forward(x, target, weight, ignore_index, reduction, scale):
+    loss = _cpu.cross_entropy_rows(np.ascontiguousarray(x), target, weight, ignore_index)
     if reduction == NONE:
         return loss
     return np.asarray(loss.sum() * scale, x.dtype)
@@ -112,8 +111,8 @@ def _ce_forward(x, target, weight, ignore_index, eps, reduction, scale):
 def _ce_vjp(ctx, g):
     x, target, weight = ctx.saved
     ignore_index, reduction = int(ctx.ints[0]), int(ctx.ints[1])
-    eps, scale = float(ctx.floats[0]), float(ctx.floats[1])
-    a = ce_coefficients(target._data, weight._data, ignore_index, eps) * weight._data.dtype.type(scale)
+    scale = float(ctx.floats[0])
+    a = ce_coefficients(target._data, weight._data, ignore_index) * weight._data.dtype.type(scale)
     p = softmax(x, 1)
     gx = p * a.sum(axis=1, keepdims=True) - a
     return (gx * (g.unsqueeze(1) if reduction == NONE else g), None, None)
@@ -122,11 +121,11 @@ def _ce_vjp(ctx, g):
 # one fused node; named as the last of torch's (nll_loss over log_softmax) for class indices
 CROSS_ENTROPY = OpDef("cross_entropy", _ce_forward, node_name="NllLossBackward0", n_in=3, listed=(0,),
                       saves=("x", "y", "z"), kernel="cross_entropy_bwd", vjp=_ce_vjp,
-                      meta=lambda ignore_index, eps, reduction, scale:
-                      ((ignore_index, reduction), (eps, scale)), saved_names=(None, None, None))
+                      meta=lambda ignore_index, reduction, scale:
+                      ((ignore_index, reduction), (scale,)), saved_names=(None, None, None))
 
 
-def cross_entropy(x, target, weight, ignore_index, eps, reduction):
+def cross_entropy(x, target, weight, ignore_index, reduction):
     """Cross entropy of logits x (M, C) against class indices target (M,): an int64 array.
     weight: (C,) array of x's dtype. reduction: NONE, MEAN or SUM."""
     total, bad = _cpu.class_weight_total(target, weight, ignore_index)
@@ -135,7 +134,7 @@ def cross_entropy(x, target, weight, ignore_index, eps, reduction):
     scale = 1.0
     if reduction == MEAN:
         scale = 1.0 / total if total else math.nan
-    attrs = {"ignore_index": ignore_index, "eps": eps, "reduction": reduction, "scale": scale}
+    attrs = {"ignore_index": ignore_index, "reduction": reduction, "scale": scale}
     return apply(CROSS_ENTROPY, (x, target, weight), attrs)
 
 
