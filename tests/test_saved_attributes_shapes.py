@@ -21,9 +21,15 @@ def _m():
 
 
 def shown(node):
-    """The node's non-tensor _saved_ attributes, by torch's name."""
-    values = {name[len("_saved_"):]: getattr(node, name) for name in dir(node)
-              if name.startswith("_saved_")}
+    """The node's non-tensor _saved_ attributes, by torch's name (a saved tensor freed by
+    backward raises when read, as torch's: skipped)."""
+    values = {}
+    for name in dir(node):
+        if name.startswith("_saved_"):
+            try:
+                values[name[len("_saved_"):]] = getattr(node, name)
+            except RuntimeError:
+                continue
     return {k: v for k, v in values.items()
             if not isinstance(v, ng.Tensor)
             and not (isinstance(v, tuple) and any(isinstance(e, ng.Tensor) for e in v))}

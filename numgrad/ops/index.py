@@ -12,7 +12,7 @@ from .untracked import to_host
 
 
 def _take_vjp(ctx, g):
-    (positions,) = ctx.saved
+    positions = ctx.saved[0]
     return (put_add(g, positions._data, ctx.in_shapes[0]),)
 
 
@@ -25,9 +25,11 @@ def _put_vjp(ctx, g):
 _TAKE = dict(n_in=2, saves=("y",), kernel="take_bwd", vjp=_take_vjp, listed=(0,))
 TAKE = OpDef("take", lambda x, positions: x.reshape(-1)[positions], node_name="IndexBackward0",
              **_TAKE)
-# numgrad's gradients are dense: sparse_grad=False, as torch's gather keeps by default
+# numgrad's gradients are dense: sparse_grad=False, as torch's gather keeps by default. torch's
+# GatherBackward0 also keeps self (for its sizes only): shown as _saved_self, and changing it in
+# place before backward is a version error there.
 GATHER = OpDef("gather", lambda x, positions: x.reshape(-1)[positions], node_name="GatherBackward0",
-               attributes={"sparse_grad": False}, **_TAKE)
+               attributes={"sparse_grad": False}, **dict(_TAKE, saves=("y", "x")))
 INDEX_SELECT = OpDef("index_select", lambda x, positions: x.reshape(-1)[positions],
                      node_name="IndexSelectBackward0", **_TAKE)
 _PUT = dict(n_in=2, saves=("y",), kernel="put_add_bwd", vjp=_put_vjp, listed=(0,))

@@ -20,8 +20,16 @@ def _matmul_vjp(ctx, g):
 # A product's gradient for one operand reads the other: as torch, x is checked for in-place
 # changes only when y wants a gradient, and y only when x does.
 _CROSSED = ((1,), (0,))
+def _mm_forward(x, y):
+    """(m, k) @ (k, n). With k == 1 and both m, n above 1 torch's mm is the outer product of
+    exact products, whose -0.0 stays -0.0 (BLAS adds each product to a +0.0 accumulator)."""
+    if x.shape[1] == 1 and x.shape[0] > 1 and y.shape[1] > 1:
+        return np.multiply(x, y)
+    return np.matmul(x, y)
+
+
 # (m, k) @ (k, n) or (B, m, k) @ (B, k, n): every other form is reshaped onto these.
-MM = OpDef("mm", np.matmul, node_name="MmBackward0", n_in=2, saves=("x", "y"),
+MM = OpDef("mm", _mm_forward, node_name="MmBackward0", n_in=2, saves=("x", "y"),
            kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED, saved_names=("self", "mat2"))
 BMM = OpDef("bmm", np.matmul, node_name="BmmBackward0", n_in=2, saves=("x", "y"),
             kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED, saved_names=("self", "mat2"))

@@ -20,6 +20,7 @@ from .index import DIAG_EMBED, gather, put_add, take
 from .linalg import matmul
 from .named import named
 from .predicates import nonzero
+from .quick_select import quick_select_index
 from .reduce import sum_to
 from .select import _return_type, return_types, sort
 from .shape import UNFOLD, clone, permute, reshape
@@ -104,8 +105,7 @@ def cummin(input, dim):
 # ---- kthvalue / mode -----------------------------------------------------------------------------
 def kthvalue(input, k, dim=-1, keepdim=False):
     """(values, indices) of the k-th smallest element (k from 1) along dim; NaN counts as the
-    largest. Among equal values the index is that of a stable sort (torch's selection may pick
-    another of the ties)."""
+    largest. Among equal values the index is the one torch's quick select picks."""
     data = to_host(input._data)
     if data.dtype == np.bool_:
         raise NotImplementedError("\"kthvalue_cpu\" not implemented for 'Bool'")
@@ -117,8 +117,27 @@ def kthvalue(input, k, dim=-1, keepdim=False):
     shown = _shown_pick(input, dim, keepdim)
     if data.ndim == 0:
         return _picked("kthvalue", input, 0, None, keepdim, shown)
+    return _picked("kthvalue", input, d, _kth_index(data, d, k), keepdim, shown)
+
+
+def _kth_index(data, d, k):
+    """The index (keepdim layout) of each line's k-th smallest value along d: a stable sort's,
+    except in lines where that value has ties (NaNs tie with each other), which take torch's
+    quick select's pick among them."""
     order = np.argsort(data, axis=d, kind="stable")
-    return _picked("kthvalue", input, d, np.take(order, [k - 1], axis=d), keepdim, shown)
+    index = np.take(order, [k - 1], axis=d)
+    kth = np.take_along_axis(data, index, axis=d)
+    equal = data == kth
+    if data.dtype.kind == "f":
+        equal |= np.isnan(data) & np.isnan(kth)
+    tied = np.sum(equal, axis=d, keepdims=True) > 1
+    if tied.any():
+        lines = np.moveaxis(data, d, -1)
+        line_index = np.moveaxis(index, d, -1)
+        for at in np.argwhere(np.moveaxis(tied, d, -1)[..., 0]):
+            at = tuple(at)
+            line_index[at + (0,)] = quick_select_index(lines[at], k - 1)
+    return index
 
 
 def _mode_index(row):

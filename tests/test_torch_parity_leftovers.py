@@ -1,0 +1,67 @@
+"""Differences from torch 2.13 left by the first parity pass, each checked against torch's own
+values and messages (hard-coded here: torch is no test dependency)."""
+import math
+
+import numpy as np
+import pytest
+
+import numgrad as ng
+
+
+def _bits(t):
+    """Values with their signs of zero, as strings (-0.0 is not 0.0 here)."""
+    return [str(v) for v in np.asarray(t.detach().numpy()).ravel()]
+
+
+# ---- mm with inner size 1 -----------------------------------------------------------------------
+def test_mm_with_inner_size_one_keeps_negative_zeros():
+    # torch 2.13: [[-0., -0.], [-0.5, -1.]]: (m, 1) @ (1, n) with m, n > 1 is an outer product
+    out = ng.tensor([[0.], [1.]]) @ ng.tensor([[-0.5, -1.]])
+    assert _bits(out) == ["-0.0", "-0.0", "-0.5", "-1.0"]
+    # torch 2.13: one row or one column goes through BLAS, whose sums start at +0.0
+    assert _bits(ng.mm(-ng.zeros(1, 1), ng.ones(1, 3))) == ["0.0"] * 3
+    assert _bits(ng.mm(-ng.zeros(3, 1), ng.ones(1, 1))) == ["0.0"] * 3
+    assert _bits(ng.bmm(-ng.zeros(2, 3, 1), ng.ones(2, 1, 3))) == ["0.0"] * 18
+
+
+def test_mm_with_inner_size_one_differentiates_as_before():
+    x = ng.tensor([[1.], [2.]], requires_grad=True)
+    y = ng.tensor([[3., 4., 5.]], requires_grad=True)
+    (x @ y).sum().backward()
+    assert x.grad.tolist() == [[12.], [12.]] and y.grad.tolist() == [[3., 3., 3.]]
+
+
+# ---- gather keeps self --------------------------------------------------------------------------
+def test_gather_keeps_self_for_the_version_check():
+    x = ng.tensor([1., 2., 3.], requires_grad=True)
+    y = x * 1
+    z = y.gather(0, ng.tensor([0, 2]))
+    assert z.grad_fn._saved_self.tolist() == [1., 2., 3.]     # torch 2.13 shows the input
+    with ng.no_grad():
+        y.add_(1)
+    # torch 2.13: RuntimeError ... [torch.FloatTensor [3]], which is output 0 of Mul, is at
+    # version 1; expected version 0 instead
+    with pytest.raises(RuntimeError, match=r"output 0 of Mul, is at version 1; expected version 0"):
+        z.sum().backward()
+
+
+# ---- kthvalue's index among ties ----------------------------------------------------------------
+@pytest.mark.parametrize("values, k, index", [
+    ([0., 0., 2., 1.5], 2, 0),                           # torch 2.13 values, indices
+    ([0., 0., 2., 1.5], 1, 1),
+    ([2., 1., 1., 1., 0., 1.], 3, 5),
+    ([1., float("nan"), float("nan"), 0.], 3, 2),
+    ([1., float("nan"), float("nan"), 0.], 4, 1),
+    ([3, 1, 1, 2], 2, 1),
+])
+def test_kthvalue_picks_torchs_tie(values, k, index):
+    assert int(ng.tensor(values).kthvalue(k).indices) == index
+
+
+def test_kthvalue_ties_along_a_dim():
+    x = ng.tensor([[1., 1., 0., 1.], [2., 0., 0., 0.]], requires_grad=True)
+    values, indices = x.kthvalue(2, 1, keepdim=True)
+    # torch 2.13: indices [[1], [3]]
+    assert indices.tolist() == [[1], [3]] and values.tolist() == [[1.], [0.]]
+    values.sum().backward()
+    assert x.grad.tolist() == [[0., 1., 0., 0.], [0., 0., 0., 1.]]
