@@ -12,7 +12,7 @@ from ..creation import zeros_like
 from ..grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..tensor import Tensor
 from ._grad import _detached, _lift, _split_aux, _touches_outer_graph, _zeros_for_none
-from ._pytree import tree_flatten, tree_unflatten
+from ._pytree import tree_flatten, tree_unflatten, treespec_pprint
 
 
 def _check_outputs(flat, api):
@@ -62,8 +62,9 @@ def vjp(func, *primals, has_aux=False):
         flat_ct, ct_spec = tree_flatten(cotangents)
         if ct_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree "
-                               f"structure of outputs to the function. cotangents: {ct_spec}, "
-                               f"primal output: {out_spec}")
+                               "structure of outputs to the function. cotangents: "
+                               f"{treespec_pprint(ct_spec)}, primal output: "
+                               f"{treespec_pprint(out_spec)}")
         if create_graph is None:
             create_graph = nested or (is_grad_enabled() and any(
                 isinstance(c, Tensor) and c.requires_grad for c in flat_ct))

@@ -20,17 +20,30 @@ class Spec:
         return (isinstance(other, Spec) and self.kind is other.kind and self.keys == other.keys
                 and self.children == other.children)
 
-    def __repr__(self):
+    def __repr__(self, indent=0):
+        """torch's TreeSpec layout (error messages quote it): children after the first on their
+        own lines, indented two spaces per level."""
         if self.is_leaf:
             return "*"
-        if self.kind is dict:
-            return "{" + ", ".join(f"{k!r}: {c!r}" for k, c in zip(self.keys, self.children)) + "}"
-        inner = ", ".join(map(repr, self.children))
-        if self.kind is list:
-            return f"[{inner}]"
-        if self.kind is tuple:
-            return f"({inner}{',' if len(self.children) == 1 else ''})"
-        return f"{self.kind.__name__}({inner})"
+        if hasattr(self.kind, "_fields"):
+            kind, context = "namedtuple", self.kind
+        else:
+            kind, context = self.kind.__name__, list(self.keys) if self.kind is dict else None
+        indent += 2
+        children = [c.__repr__(indent) for c in self.children]
+        inner = (",\n" + " " * indent).join(children)
+        return f"TreeSpec({kind}, {context}, [{inner}])"
+
+
+class _DummyLeaf:
+    def __repr__(self):
+        return "*"
+
+
+def treespec_pprint(spec):
+    """The tree of `spec` written with * for its leaves, as torch's treespec_pprint (vjp's
+    messages quote it, where vmap's quote the TreeSpec repr)."""
+    return repr(tree_unflatten([_DummyLeaf() for _ in range(spec.num_leaves)], spec))
 
 
 def _children(tree):

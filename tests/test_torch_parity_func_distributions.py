@@ -1,0 +1,144 @@
+"""numgrad.func and numgrad.distributions against torch 2.13: the messages that quote pytree
+structures, and the moments, modes, cdf/icdf and expand that families lacked (values hard-coded
+from torch 2.13)."""
+import math
+
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad import distributions as D
+from numgrad.func import jvp, vjp, vmap
+
+
+def t(*values):
+    return ng.tensor(values[0] if len(values) == 1 else list(values), dtype=ng.float64)
+
+
+def close(actual, expected):
+    np.testing.assert_allclose(np.asarray(actual.detach().numpy(), dtype=np.float64),
+                               np.asarray(expected, dtype=np.float64), rtol=1e-12, atol=1e-12)
+
+
+# ---- func: structures in messages -------------------------------------------------------------
+
+def test_jvp_and_vmap_quote_torch_treespec_repr():
+    with pytest.raises(RuntimeError) as info:
+        jvp(lambda a: a.exp(), (ng.ones(2),), ng.ones(2))
+    # torch 2.13 gives ...
+    assert str(info.value).endswith("Got primals with structure TreeSpec(tuple, None, [*]) and "
+                                    "tangents with structure *")
+    with pytest.raises(ValueError) as info:
+        vmap(lambda a, b: a, in_dims=((0, 1),))(ng.ones(2, 2), ng.ones(2, 2))
+    assert str(info.value) == (
+        "vmap(<lambda>, in_dims=((0, 1),), ...)(<inputs>): in_dims is not compatible with the "
+        "structure of `inputs`. in_dims has structure TreeSpec(tuple, None, [TreeSpec(tuple, "
+        "None, [*,\n    *])]) but inputs has structure TreeSpec(tuple, None, [*,\n  *]).")
+    with pytest.raises(ValueError) as info:
+        vmap(lambda a: (a, [a]), out_dims=(0, (0,)))(ng.ones(2, 2))
+    assert str(info.value).endswith(
+        "out_dims has structure TreeSpec(tuple, None, [*,\n  TreeSpec(tuple, None, [*])]) but "
+        "outputs has structure TreeSpec(tuple, None, [*,\n  TreeSpec(list, None, [*])]).")
+
+
+def test_vjp_quotes_the_pretty_printed_structures():
+    _, vjp_fn = vjp(lambda a, b: {"a": a, "b": [b]}, ng.ones(2), ng.ones(2))
+    with pytest.raises(RuntimeError) as info:
+        vjp_fn((ng.ones(2),))
+    # torch 2.13 gives ...
+    assert str(info.value) == ("Expected pytree structure of cotangents to be the same as pytree "
+                               "structure of outputs to the function. cotangents: (*,), primal "
+                               "output: {'a': *, 'b': [*]}")
+
+
+# ---- distributions: what a family lacks -------------------------------------------------------
+
+def test_missing_methods_raise_not_implemented_as_torch():
+    d = D.Bernoulli(t(0.3))
+    for call in (lambda: d.cdf(t(1.0)), lambda: d.icdf(t(0.5))):
+        with pytest.raises(NotImplementedError):
+            call()
+    with pytest.raises(NotImplementedError, match="does not implement mode"):
+        D.Multinomial(4, t(0.2, 0.8)).mode
+
+
+def test_cdf_and_icdf():
+    # torch 2.13 gives ...
+    close(D.Laplace(t(0.5), t(2.0)).icdf(t(0.3)), 0.5 + 2 * math.log1p(-0.4))
+    close(D.Cauchy(t(0.5), t(2.0)).icdf(t(0.3)), 0.5 + 2 * math.tan(math.pi * -0.2))
+    close(D.Uniform(t(-1.0), t(3.0)).icdf(t(0.3)), 0.2)
+    gumbel = D.Gumbel(t(0.5), t(2.0))
+    close(gumbel.cdf(t(1.2)), 0.4942627158384466)
+    close(gumbel.icdf(t(0.3)), 0.12874648227526853)
+    weibull = D.Weibull(t(1.5), t(2.0))
+    close(weibull.cdf(t(1.0)), 0.3588196115700454)
+    close(weibull.icdf(t(0.3)), 0.8958340381243324)
+    pareto = D.Pareto(t(1.5), t(2.0))
+    close(pareto.cdf(t(2.0)), 0.4374999999999999)
+    close(pareto.icdf(t(0.3)), 1.7928429140015902)
+    lognormal = D.LogNormal(t(0.2), t(0.5))
+    close(lognormal.cdf(t(1.5)), 0.659438147374727)
+    close(lognormal.icdf(t(0.3)), 0.9396946881155932)
+    close(D.HalfCauchy(t(2.0)).cdf(t(1.5)), 0.40966552939826695)
+    close(D.HalfNormal(t(2.0)).icdf(t(0.3)), 0.7706409328151353)
+    close(D.Gamma(t(2.0, 0.5), t(1.5, 3.0)).cdf(t(1.0, 0.2)),
+          [0.4421745996289252, 0.7266783217077019])
+    close(D.Chi2(t(3.0)).cdf(t(2.0)), 0.42759329552912023)
+
+
+def test_modes():
+    # torch 2.13 gives ...
+    close(D.Gamma(t(2.0, 0.5), t(1.5, 3.0)).mode, [2 / 3, 0.0])
+    close(D.Poisson(t(2.5)).mode, 2.0)
+    close(D.Beta(t(0.5, 2.0, 3.0), t(0.3, 0.5, 2.0)).mode, [1.0, 1.0, 2 / 3])
+    close(D.Dirichlet(t([[0.5, 0.3], [0.5, 2.0], [2.0, 3.0]])).mode,
+          [[1.0, 0.0], [0.0, 1.0], [1 / 3, 2 / 3]])
+    close(D.Bernoulli(t(0.2, 0.5, 0.7)).mode, [0.0, np.nan, 1.0])
+    close(D.Binomial(5, t(0.3, 0.9)).mode, [1.0, 5.0])
+    close(D.NegativeBinomial(t(3.0), t(0.6)).mode, 2.0)
+    close(D.Weibull(t(1.5), t(2.0)).mode, 1.0606601717798214)
+    close(D.LogNormal(t(0.2), t(0.5)).mode, 0.951229424500714)
+    close(D.OneHotCategorical(t(0.2, 0.5, 0.3)).mode, [0.0, 1.0, 0.0])
+    close(D.Uniform(t(0.0), t(1.0)).mode, np.nan)
+    for d, expected in ((D.Exponential(t(2.0)), 0.0), (D.HalfNormal(t(2.0)), 0.0),
+                        (D.Geometric(t(0.3)), 0.0), (D.Pareto(t(1.5), t(2.0)), 1.5),
+                        (D.Cauchy(t(0.5), t(1.0)), 0.5), (D.StudentT(t(3.0), t(0.5)), 0.5)):
+        close(d.mode, expected)
+
+
+def test_moments_torch_gives_for_heavy_tails_and_labels():
+    # torch 2.13 gives ...
+    student = D.StudentT(t(0.5, 1.5, 3.0), t(1.0, 1.0, 1.0), t(2.0, 2.0, 2.0))
+    close(student.mean, [np.nan, 1.0, 1.0])
+    close(student.variance, [np.nan, np.inf, 12.0])
+    close(D.Cauchy(t(0.5), t(2.0)).mean, np.nan)
+    close(D.Cauchy(t(0.5), t(2.0)).stddev, np.inf)
+    close(D.HalfCauchy(t(2.0)).mean, np.inf)
+    close(D.Categorical(t([[0.2, 0.8], [0.5, 0.5]])).variance, [np.nan, np.nan])
+    close(D.Dirichlet(t(1.5, 2.0, 3.0)).variance,
+          [0.023668639053254437, 0.028402366863905324, 0.033136094674556214])
+
+
+def test_support_and_arg_constraints_of_one_hot_families():
+    # torch 2.13 gives ...
+    assert repr(D.OneHotCategorical(t(0.2, 0.8)).support) == "OneHot()"
+    assert repr(D.Multinomial(4, t(0.2, 0.8)).support) == "Multinomial()"
+    assert sorted(D.Multinomial(4, t(0.2, 0.8)).arg_constraints) == ["logits", "probs"]
+
+
+def test_expand():
+    # torch 2.13 gives ...
+    normal = D.Normal(t(0.0, 1.0, 2.0), t(1.0, 2.0, 3.0)).expand((2, 3))
+    assert tuple(normal.batch_shape) == (2, 3)
+    close(normal.log_prob(t(0.5)), [[-1.0439385332046727, -1.643335713764618,
+                                     -2.1425508218727822]] * 2)
+    mvn = D.MultivariateNormal(t(0.0, 1.0), ng.eye(2, dtype=ng.float64) * 2).expand((3,))
+    assert (tuple(mvn.batch_shape), tuple(mvn.event_shape)) == ((3,), (2,))
+    close(mvn.log_prob(t(0.5, 0.0)), [-2.8435242469692907] * 3)
+    categorical = D.Categorical(t(0.2, 0.8)).expand((2,))
+    close(categorical.log_prob(ng.tensor([0, 1])), [math.log(0.2), math.log(0.8)])
+    with pytest.raises(RuntimeError) as info:
+        D.Normal(t(0.0, 1.0, 2.0), t(1.0, 2.0, 3.0)).expand((2, 4))
+    assert str(info.value) == ("The expanded size of the tensor (4) must match the existing "
+                               "size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  "
+                               "Tensor sizes: [3]")
