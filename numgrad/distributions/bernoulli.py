@@ -51,6 +51,12 @@ class Bernoulli(Distribution):
         return self.probs
 
     @property
+    def mode(self):
+        # a fair coin has no mode
+        return (self.probs >= 0.5).to(self.probs.dtype).masked_fill(self.probs == 0.5,
+                                                                    float("nan"))
+
+    @property
     def variance(self):
         return self.probs * (1 - self.probs)
 

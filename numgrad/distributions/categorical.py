@@ -1,6 +1,7 @@
 """Categorical(probs or logits): one of K classes (the last dim) with the given probabilities."""
 import numpy as np
 
+from .. import creation
 from ..ops import gather, logsumexp, multinomial, softmax
 from .bernoulli import probs_or_logits
 from . import constraints
@@ -37,9 +38,14 @@ class Categorical(Distribution):
         if probs is not None:
             self._check("probs", probs, "Simplex()", probs >= 0)
 
+    # Its values are labels: torch gives NaN moments of the batch's shape
     @property
     def mean(self):
-        raise NotImplementedError("Categorical has no mean (its values are labels)")
+        return creation.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
+
+    @property
+    def variance(self):
+        return creation.full(self._extended_shape(), float("nan"), dtype=self.probs.dtype)
 
     @property
     def mode(self):

@@ -124,12 +124,37 @@ class _Simplex(Constraint):
         return all_(value >= 0, -1) & ((value.sum(-1) - 1).abs() < 1e-6)
 
 
+class _OneHot(Constraint):
+    is_discrete = True
+    event_dim = 1
+
+    def check(self, value):
+        return all_((value == 0) | (value == 1), -1) & (value.sum(-1) == 1)
+
+
+class _Multinomial(Constraint):
+    """Nonnegative counts over the last dim summing to at most upper_bound."""
+
+    is_discrete = True
+    event_dim = 1
+
+    def __init__(self, upper_bound):
+        self.upper_bound = upper_bound
+
+    def check(self, value):
+        return all_(value >= 0, -1) & (value.sum(-1) <= self.upper_bound)
+
+
 class _PositiveDefinite(Constraint):
     event_dim = 2
 
     def check(self, value):
         symmetric = all_(all_((value - value.mT).abs() < 1e-6, -1), -1)
         return symmetric & all_(linalg.eigvalsh(value) > 0, -1)
+
+
+def multinomial(upper_bound):
+    return _Multinomial(upper_bound)
 
 
 def greater_than(lower_bound):
@@ -169,4 +194,5 @@ unit_interval = interval(0.0, 1.0)
 nonnegative_integer = _IntegerGreaterThan(0)
 positive_integer = _IntegerGreaterThan(1)
 simplex = _Simplex()
+one_hot = _OneHot()
 positive_definite = _PositiveDefinite()

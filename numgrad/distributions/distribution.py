@@ -48,12 +48,49 @@ class Distribution:
     def log_prob(self, value):
         raise NotImplementedError
 
+    # What a family lacks raises NotImplementedError, as torch's base class does (never an
+    # AttributeError): code that probes for cdf, icdf or mode catches that.
+    def cdf(self, value):
+        raise NotImplementedError
+
+    def icdf(self, value):
+        raise NotImplementedError
+
     def entropy(self):
         raise NotImplementedError
 
     @property
+    def mean(self):
+        raise NotImplementedError(f"{self.__class__} does not implement mean")
+
+    @property
+    def mode(self):
+        raise NotImplementedError(f"{self.__class__} does not implement mode")
+
+    @property
+    def variance(self):
+        raise NotImplementedError(f"{self.__class__} does not implement variance")
+
+    @property
     def stddev(self):
         return self.variance.sqrt()
+
+    def expand(self, batch_shape, _instance=None):
+        """A view of this distribution with batch_shape broadcast to `batch_shape`, as torch's
+        per-family expand: each tensor attribute shaped batch_shape + its own trailing dims is
+        expanded, each inner distribution (a base, components) expanded to the new batch_shape
+        followed by the dims it has beyond ours; anything else is shared."""
+        batch_shape = Size(batch_shape)
+        new = _instance if _instance is not None else object.__new__(type(self))
+        ours = tuple(self._batch_shape)
+        for name, value in self.__dict__.items():
+            if isinstance(value, Tensor) and tuple(value.shape[:len(ours)]) == ours:
+                value = value.expand(tuple(batch_shape) + tuple(value.shape[len(ours):]))
+            elif isinstance(value, Distribution) and tuple(value.batch_shape[:len(ours)]) == ours:
+                value = value.expand(tuple(batch_shape) + tuple(value.batch_shape[len(ours):]))
+            new.__dict__[name] = value
+        new._batch_shape = batch_shape
+        return new
 
     def _check(self, name, value, constraint, holds):
         """torch's argument check: a ValueError naming the parameter and the constraint."""

@@ -4,7 +4,9 @@ has no reparameterised gamma sampler)."""
 import numpy as np
 
 from .. import creation, grad_mode
-from ..ops import broadcast_tensors, digamma, lgamma, xlogy
+from ..creation import zeros_like
+from ..ops import broadcast_tensors, digamma, lgamma, stack, where, xlogy
+from ..special import gammainc
 from ..ops.untracked import untracked
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
@@ -15,6 +17,17 @@ def _draw(draw, *parameters):
     with grad_mode.no_grad():
         return untracked(lambda *values: draw(creation.generator(), *values).astype(
             values[0].dtype), *[p.detach()._data for p in parameters])
+
+
+def simplex_mode(concentration):
+    """The mode of Dirichlet(concentration), as torch computes it: (c - 1)+ normalised; where
+    every c < 1 that is 0 / 0, and torch's argmax over those NaNs puts the mode on class 0."""
+    excess = (concentration - 1).clamp(min=0)
+    mode = excess / excess.sum(-1, keepdim=True)
+    all_below_one = (concentration < 1).all(-1, keepdim=True)
+    first_class = zeros_like(mode)
+    first_class[..., 0] = 1
+    return where(all_below_one, first_class, mode)
 
 
 class Exponential(Distribution):
@@ -33,6 +46,10 @@ class Exponential(Distribution):
     @property
     def mean(self):
         return self.rate.reciprocal()
+
+    @property
+    def mode(self):
+        return zeros_like(self.rate)
 
     @property
     def variance(self):
@@ -65,6 +82,10 @@ class Laplace(LocScale):
         return self.loc
 
     @property
+    def mode(self):
+        return self.loc
+
+    @property
     def variance(self):
         return 2 * self.scale ** 2
 
@@ -81,6 +102,10 @@ class Laplace(LocScale):
     def cdf(self, value):
         offset = as_parameter(value, self.loc) - self.loc
         return 0.5 - 0.5 * offset.sign() * (-offset.abs() / self.scale).expm1()
+
+    def icdf(self, value):
+        term = as_parameter(value, self.loc) - 0.5
+        return self.loc - self.scale * term.sign() * (-2 * term.abs()).log1p()
 
     def entropy(self):
         return 1 + (2 * self.scale).log()
@@ -101,6 +126,10 @@ class Poisson(Distribution):
     @property
     def mean(self):
         return self.rate
+
+    @property
+    def mode(self):
+        return self.rate.floor()
 
     @property
     def variance(self):
@@ -138,6 +167,10 @@ class Gamma(Distribution):
         return self.concentration / self.rate
 
     @property
+    def mode(self):
+        return ((self.concentration - 1) / self.rate).clamp(min=0)
+
+    @property
     def variance(self):
         return self.concentration / self.rate ** 2
 
@@ -152,6 +185,9 @@ class Gamma(Distribution):
         self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
         c = self.concentration
         return xlogy(c, self.rate) + xlogy(c - 1, value) - self.rate * value - lgamma(c)
+
+    def cdf(self, value):
+        return gammainc(self.concentration, self.rate * as_parameter(value, self.rate))
 
     def entropy(self):
         c = self.concentration
@@ -179,6 +215,10 @@ class Beta(Distribution):
     @property
     def mean(self):
         return self.concentration1 / (self.concentration1 + self.concentration0)
+
+    @property
+    def mode(self):
+        return simplex_mode(stack([self.concentration1, self.concentration0], -1))[..., 0]
 
     @property
     def variance(self):

@@ -6,16 +6,30 @@ import numpy as np
 
 from .. import creation
 from ..nn import functional as F
-from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, xlogy
+from ..creation import full_like, zeros_like
+from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, where, xlogy
 from .bernoulli import counted_probs, probs_or_logits
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
-from .exponential_family import _draw
+from .exponential_family import _draw, simplex_mode
 from .normal import Normal
 
 
 class Cauchy(LocScale):
     """Cauchy(loc, scale)."""
+
+    # no moments: torch gives an undefined mean and an infinite variance
+    @property
+    def mean(self):
+        return full_like(self.loc, float("nan"))
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        return full_like(self.loc, float("inf"))
 
     def rsample(self, sample_shape=()):
         unit = creation.empty(*self._extended_shape(sample_shape), dtype=self.loc.dtype)
@@ -28,6 +42,9 @@ class Cauchy(LocScale):
 
     def cdf(self, value):
         return ((as_parameter(value, self.loc) - self.loc) / self.scale).atan() / math.pi + 0.5
+
+    def icdf(self, value):
+        return (math.pi * (as_parameter(value, self.loc) - 0.5)).tan() * self.scale + self.loc
 
     def entropy(self):
         return math.log(4 * math.pi) + self.scale.log()
@@ -51,8 +68,18 @@ class LogNormal(Distribution):
         return (self.loc + self.scale ** 2 / 2).exp()
 
     @property
+    def mode(self):
+        return (self.loc - self.scale ** 2).exp()
+
+    @property
     def variance(self):
         return (self.scale ** 2).expm1() * (2 * self.loc + self.scale ** 2).exp()
+
+    def cdf(self, value):
+        return self.base_dist.cdf(as_parameter(value, self.loc).log())
+
+    def icdf(self, value):
+        return self.base_dist.icdf(value).exp()
 
     def rsample(self, sample_shape=()):
         return self.base_dist.rsample(sample_shape).exp()
@@ -90,6 +117,16 @@ class _Folded(Distribution):
         self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
         return self.base_dist.log_prob(value) + math.log(2)
 
+    @property
+    def mode(self):
+        return zeros_like(self.scale)
+
+    def cdf(self, value):
+        return 2 * self.base_dist.cdf(value) - 1
+
+    def icdf(self, prob):
+        return self.base_dist.icdf((as_parameter(prob, self.scale) + 1) / 2)
+
     def entropy(self):
         return self.base_dist.entropy() - math.log(2)
 
@@ -124,6 +161,21 @@ class StudentT(Distribution):
         super().__init__(self.df.shape, validate_args=validate_args)
         self._check("df", self.df, "GreaterThan(lower_bound=0.0)", self.df > 0)
         self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
+
+    # torch: no mean for df <= 1, an infinite variance for 1 < df <= 2, none for df <= 1
+    @property
+    def mean(self):
+        return self.loc.masked_fill(self.df <= 1, float("nan"))
+
+    @property
+    def mode(self):
+        return self.loc
+
+    @property
+    def variance(self):
+        finite = where(self.df > 2, self.scale ** 2 * self.df / (self.df - 2), self.df)
+        return finite.masked_fill((self.df <= 2) & (self.df > 1), float("inf")).masked_fill(
+            self.df <= 1, float("nan"))
 
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
@@ -163,6 +215,16 @@ class Dirichlet(Distribution):
     def mean(self):
         return self.concentration / self.concentration.sum(-1, keepdim=True)
 
+    @property
+    def mode(self):
+        return simplex_mode(self.concentration)
+
+    @property
+    def variance(self):
+        total = self.concentration.sum(-1, keepdim=True)
+        return (self.concentration * (total - self.concentration)
+                / (total.pow(2) * (total + 1)))
+
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         gammas = _draw(lambda rng, c: rng.standard_gamma(np.broadcast_to(c, shape)),
@@ -201,6 +263,10 @@ class Geometric(Distribution):
     @property
     def mean(self):
         return 1.0 / self.probs - 1.0
+
+    @property
+    def mode(self):
+        return zeros_like(self.probs)
 
     @property
     def variance(self):
@@ -243,6 +309,10 @@ class Binomial(Distribution):
         return self.total_count * self.probs
 
     @property
+    def mode(self):
+        return ((self.total_count + 1) * self.probs).floor().clamp(max=self.total_count)
+
+    @property
     def variance(self):
         return self.total_count * self.probs * (1 - self.probs)
 
@@ -268,6 +338,14 @@ class HalfCauchy(_Folded):
 
     base_family = Cauchy
 
+    @property
+    def mean(self):
+        return full_like(self.scale, float("inf"))
+
+    @property
+    def variance(self):
+        return full_like(self.scale, float("inf"))
+
 
 _EULER_GAMMA = 0.57721566490153286060
 
@@ -278,6 +356,10 @@ class Gumbel(LocScale):
     @property
     def mean(self):
         return self.loc + self.scale * _EULER_GAMMA
+
+    @property
+    def mode(self):
+        return self.loc
 
     @property
     def variance(self):
@@ -292,6 +374,13 @@ class Gumbel(LocScale):
     def log_prob(self, value):
         z = (as_parameter(value, self.loc) - self.loc) / self.scale
         return -(z + (-z).exp()) - self.scale.log()
+
+    def cdf(self, value):
+        z = (as_parameter(value, self.loc) - self.loc) / self.scale
+        return (-(-z).exp()).exp()
+
+    def icdf(self, value):
+        return self.loc - self.scale * (-as_parameter(value, self.loc).log()).log()
 
     def entropy(self):
         return self.scale.log() + (1 + _EULER_GAMMA)

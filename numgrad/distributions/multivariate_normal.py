@@ -49,6 +49,10 @@ class MultivariateNormal(Distribution):
         return self.loc
 
     @property
+    def mode(self):
+        return self.loc
+
+    @property
     def variance(self):
         return (self.scale_tril ** 2).sum(-1).expand(self.loc.shape)
 

@@ -4,6 +4,7 @@ import numpy as np
 
 from ..nn import functional as F
 from ..ops import lgamma
+from . import constraints
 from .categorical import Categorical
 from .distribution import Distribution, as_parameter
 from .exponential_family import _draw
@@ -13,6 +14,8 @@ class OneHotCategorical(Distribution):
     """OneHotCategorical(probs=None, logits=None): a Categorical's draws as one-hot vectors."""
 
     arg_names = ("probs", "logits")
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.one_hot
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits, validate_args=validate_args)
@@ -23,6 +26,10 @@ class OneHotCategorical(Distribution):
     @property
     def mean(self):
         return self.probs
+
+    @property
+    def mode(self):
+        return F.one_hot(self.probs.argmax(-1), self.probs.shape[-1]).to(self.probs.dtype)
 
     @property
     def variance(self):
@@ -43,6 +50,11 @@ class Multinomial(Distribution):
     """Multinomial(total_count=1, probs=None, logits=None): class counts of total_count draws."""
 
     arg_names = ("probs", "logits")
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+
+    @property
+    def support(self):
+        return constraints.multinomial(self.total_count)
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         if not isinstance(total_count, int):

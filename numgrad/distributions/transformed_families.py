@@ -33,6 +33,11 @@ class Weibull(TransformedDistribution):
         return self.scale * lgamma(1 + self.concentration_reciprocal).exp()
 
     @property
+    def mode(self):
+        return (self.scale * ((self.concentration - 1) / self.concentration)
+                ** self.concentration_reciprocal)
+
+    @property
     def variance(self):
         return self.scale ** 2 * (lgamma(1 + 2 * self.concentration_reciprocal).exp()
                                   - (2 * lgamma(1 + self.concentration_reciprocal)).exp())
@@ -57,6 +62,10 @@ class Pareto(TransformedDistribution):
     @property
     def support(self):
         return constraints.greater_than_eq(self.scale)
+
+    @property
+    def mode(self):
+        return self.scale
 
     @property
     def mean(self):
@@ -89,6 +98,10 @@ class NegativeBinomial(Distribution):
     @property
     def mean(self):
         return self.total_count * self.logits.exp()
+
+    @property
+    def mode(self):
+        return ((self.total_count - 1) * self.logits.exp()).floor().clamp(min=0.0)
 
     @property
     def variance(self):

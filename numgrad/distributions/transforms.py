@@ -6,6 +6,7 @@ import math
 
 from ..nn import functional as F
 from ..ops import atanh, logit, sigmoid, tanh
+from ..tensor import Tensor
 from .distribution import Distribution, as_parameter
 
 
@@ -28,6 +29,11 @@ class Transform:
     def inv(self):
         return _InverseTransform(self)
 
+    @property
+    def sign(self):
+        """+1 where T increases, -1 where it decreases (a tensor for parameterised ones)."""
+        raise NotImplementedError
+
 
 class _InverseTransform(Transform):
     def __init__(self, transform):
@@ -43,11 +49,17 @@ class _InverseTransform(Transform):
         return -self._transform.log_abs_det_jacobian(y, x)
 
     @property
+    def sign(self):
+        return self._transform.sign
+
+    @property
     def inv(self):
         return self._transform
 
 
 class ExpTransform(Transform):
+    sign = 1
+
     def _call(self, x):
         return x.exp()
 
@@ -70,11 +82,19 @@ class AffineTransform(Transform):
     def _inverse(self, y):
         return (y - self.loc) / self.scale
 
+    @property
+    def sign(self):
+        if isinstance(self.scale, Tensor):
+            return self.scale.sign()
+        return 1 if self.scale > 0 else -1 if self.scale < 0 else 0
+
     def log_abs_det_jacobian(self, x, y):
         return as_parameter(self.scale, x).abs().log().expand(x.shape)
 
 
 class SigmoidTransform(Transform):
+    sign = 1
+
     def _call(self, x):
         return sigmoid(x)
 
@@ -87,6 +107,8 @@ class SigmoidTransform(Transform):
 
 
 class TanhTransform(Transform):
+    sign = 1
+
     def _call(self, x):
         return tanh(x)
 
@@ -110,6 +132,10 @@ class PowerTransform(Transform):
     def _inverse(self, y):
         return y ** (1 / as_parameter(self.exponent, y))
 
+    @property
+    def sign(self):
+        return as_parameter(self.exponent).sign()
+
     def log_abs_det_jacobian(self, x, y):
         exponent = as_parameter(self.exponent, x)
         return (exponent * y / x).abs().log()
@@ -130,6 +156,13 @@ class ComposeTransform(Transform):
         for part in reversed(self.parts):
             y = part._inverse(y)
         return y
+
+    @property
+    def sign(self):
+        sign = 1
+        for part in self.parts:
+            sign = sign * part.sign
+        return sign
 
     def log_abs_det_jacobian(self, x, y):
         total = 0.0
@@ -174,3 +207,24 @@ class TransformedDistribution(Distribution):
             correction = correction + log_det
             y = x
         return self.base_dist.log_prob(y) - correction
+
+    def _monotonize_cdf(self, value):
+        """The base's cdf turned around (1 - cdf) where the transforms decrease."""
+        sign = 1
+        for transform in self.transforms:
+            sign = sign * transform.sign
+        if isinstance(sign, int) and sign == 1:
+            return value
+        return sign * (value - 0.5) + 0.5
+
+    def cdf(self, value):
+        value = as_parameter(value)
+        for transform in reversed(self.transforms):
+            value = transform._inverse(value)
+        return self._monotonize_cdf(self.base_dist.cdf(value))
+
+    def icdf(self, value):
+        value = self.base_dist.icdf(self._monotonize_cdf(as_parameter(value)))
+        for transform in self.transforms:
+            value = transform(value)
+        return value

@@ -27,6 +27,10 @@ class Uniform(Distribution):
         return (self.high + self.low) / 2
 
     @property
+    def mode(self):
+        return float("nan") * self.high
+
+    @property
     def variance(self):
         return (self.high - self.low) ** 2 / 12
 
@@ -45,6 +49,9 @@ class Uniform(Distribution):
     def cdf(self, value):
         value = as_parameter(value, self.low)
         return ((value - self.low) / (self.high - self.low)).clamp(0, 1)
+
+    def icdf(self, value):
+        return as_parameter(value, self.low) * (self.high - self.low) + self.low
 
     def entropy(self):
         return (self.high - self.low).log()
