@@ -65,3 +65,38 @@ def test_kthvalue_ties_along_a_dim():
     assert indices.tolist() == [[1], [3]] and values.tolist() == [[1.], [0.]]
     values.sum().backward()
     assert x.grad.tolist() == [[0., 1., 0., 0.], [0., 0., 0., 1.]]
+
+
+# ---- more than one Ellipsis ---------------------------------------------------------------------
+@pytest.mark.parametrize("index, shape, first", [      # torch 2.13's shape and first values
+    ((..., 1, ...), (2, 3), [1., 5., 9.]),
+    ((1, ..., ...), (3, 4), [12., 13., 14.]),
+    ((..., None, ...), (2, 3, 4, 1), [0., 1., 2.]),
+    ((1, ..., 2, ...), (3,), [14., 18., 22.]),
+    ((0, ..., 1, ..., 0), (), [4.]),
+])
+def test_later_ellipses_index_as_torch(index, shape, first):
+    x = ng.arange(24.).reshape(2, 3, 4).requires_grad_()
+    out = x[index]
+    assert tuple(out.shape) == shape and out.reshape(-1)[:3].tolist() == first
+    out.sum().backward()
+    assert x.grad.sum().item() == out.numel()
+
+
+def test_later_ellipses_index_arrays_and_write():
+    x = ng.arange(24.).reshape(2, 3, 4)
+    assert tuple(x[..., ng.tensor([0, 1]), ...].shape) == (2, 3, 2)
+    y = ng.zeros(2, 3)
+    y[..., 1, ...] = 5
+    assert y.tolist() == [[0., 5., 0.], [0., 5., 0.]]
+
+
+@pytest.mark.parametrize("index, message", [                # torch 2.13's words
+    ((..., 1, ..., 0), "index 0 is out of bounds for dimension 3 with size 0"),
+    ((..., ..., 1), "index 1 is out of bounds for dimension 2 with size 0"),
+    ((..., 1, ..., None), r"Dimension out of range \(expected to be in range of \[-3, 2\], but "
+                          r"got 4\)"),
+])
+def test_an_item_after_a_later_ellipsis_is_past_the_last_dim(index, message):
+    with pytest.raises(IndexError, match=message):
+        ng.arange(24.).reshape(2, 3, 4)[index]

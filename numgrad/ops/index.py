@@ -90,6 +90,39 @@ def _normalize(index):
     return tuple(out) if isinstance(index, tuple) or len(out) != 1 else out[0]
 
 
+def one_ellipsis(index, ndim):
+    """The index with torch's reading of more than one Ellipsis: each moves the indexed dim on
+    by the dims no item names. The first covers those dims, so a later one changes nothing when
+    none are left unnamed or nothing but Ellipses follow it; else the next item indexes past the
+    last dim, which torch refuses for an int and None as here (it reads past the sizes for the
+    other items, refused here with the int's words)."""
+    if not isinstance(index, tuple) or sum(i is Ellipsis for i in index) < 2:
+        return index
+    spread = ndim - sum(consumed_dims(i) for i in index)
+    places = [k for k, i in enumerate(index) if i is Ellipsis]    # (no ==: arrays are items)
+    first, rest = places[0], index[places[0] + 1:]
+    if spread == 0 or all(i is Ellipsis for i in index[places[1]:]):
+        return index[:first + 1] + tuple(i for i in rest if i is not Ellipsis)
+    at, dims = 0, ndim                   # torch's cursor and the dims of its partial result
+    for place, item in enumerate(index):
+        if item is Ellipsis:
+            at += spread
+            continue
+        if at >= dims and item is not None:
+            raise IndexError(f"index {item if isinstance(item, int) else 0} is out of bounds for "
+                             f"dimension {place} with size 0")
+        if item is None:
+            if at > dims:
+                raise IndexError(f"Dimension out of range (expected to be in range of "
+                                 f"[{-dims - 1}, {dims}], but got {at})")
+            dims, at = dims + 1, at + 1
+        elif isinstance(item, (int, np.integer)):
+            dims -= 1
+        else:
+            at += consumed_dims(item)
+    raise AssertionError("unreachable: an item follows a later Ellipsis")
+
+
 def _basic_part(shape, items):
     """torch applies None, ints and slices first (in that order of the items), then indexes the
     result with the arrays: the sizes of that intermediate result, and each array with the dim of
@@ -211,7 +244,7 @@ def _indexed_positions(shape, index):
 
 
 def getitem(x, index):
-    index = _normalize(index)
+    index = one_ellipsis(_normalize(index), x._data.ndim)
     if is_basic_index(index):
         return basic_getitem(x, index)
     positions, indexed_shape = _indexed_positions(x._data.shape, index)

@@ -345,7 +345,7 @@ def _check_value_fits(self, value_shape, target_shape, basic):
 def setitem(self, index, value):
     """self[index] = value: differentiable for both self (outside the index) and value."""
     from .index import _normalize, _positions, _shown_indices, check_index, index_positions, \
-        masked_fill, put_add, torch_order
+        masked_fill, one_ellipsis, put_add, torch_order
     from .named import show_inputs
     from .reduce import expand
     from .scatter import _mask, _on_device_of, keep_last_writes
@@ -353,6 +353,7 @@ def setitem(self, index, value):
     if index is False:
         return            # torch writes nothing, checks nothing
     index = _normalize(None if index is True else index)     # a lone True unsqueezes only
+    index = one_ellipsis(index, self._data.ndim)
     basic = is_basic_index(index)
     shape = self._data.shape
     if basic:
