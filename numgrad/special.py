@@ -175,21 +175,39 @@ def _bessel(name, values):
     return function
 
 
-def _safe_reciprocal(input):
-    return where(input == 0, 0.0, 1.0 / where(input == 0, 1.0, input))
+def _not_tiny(input):
+    """|x| above the float type's epsilon, where torch's i1 and i1e derivatives use their
+    formula; elsewhere (NaN too) they are the limit at 0, 1/2."""
+    return abs(input) > float(np.finfo(_float_type(input._data.dtype)).eps)
+
+
+def _off_zero(input, not_tiny):
+    """x, or the epsilon where x is tiny: torch's safe_self, which keeps 1/x finite there."""
+    return where(not_tiny, input, float(np.finfo(_float_type(input._data.dtype)).eps))
+
+
+def _i1_derivative(x):
+    not_tiny = _not_tiny(x)
+    safe = _off_zero(x, not_tiny)
+    return where(not_tiny, i0(safe) - i1(x) * safe.reciprocal(), 0.5)
+
+
+def _i1e_derivative(x):
+    not_tiny = _not_tiny(x)
+    safe = _off_zero(x, not_tiny)
+    return where(not_tiny, i0e(safe) - i1e(x) * (ops.sgn(safe) + safe.reciprocal()), 0.5)
 
 
 i0 = _bessel("i0", _lazy("i0"))
 i0e = _bessel("i0e", _lazy("i0e"))
 i1 = _bessel("i1", _lazy("i1"))
 i1e = _bessel("i1e", _lazy("i1e"))
-# their derivatives, as torch writes them (the limits at 0: i1' = i1e' = 1/2)
+# their derivatives, as torch writes them
 _DERIVATIVES = {
     "i0": lambda x: i1(x),
     "i0e": lambda x: i1e(x) - ops.sign(x) * i0e(x),
-    "i1": lambda x: where(x == 0, 0.5, i0(x) - i1(x) * _safe_reciprocal(x)),
-    "i1e": lambda x: where(x == 0, 0.5,
-                           i0e(x) - i1e(x) * (ops.sign(x) + _safe_reciprocal(x))),
+    "i1": _i1_derivative,
+    "i1e": _i1e_derivative,
 }
 
 

@@ -100,3 +100,14 @@ def test_later_ellipses_index_arrays_and_write():
 def test_an_item_after_a_later_ellipsis_is_past_the_last_dim(index, message):
     with pytest.raises(IndexError, match=message):
         ng.arange(24.).reshape(2, 3, 4)[index]
+
+
+# ---- i1 / i1e derivatives: torch's formula off the tiny and NaN inputs --------------------------
+@pytest.mark.parametrize("name, grads", [      # torch 2.13, float64
+    ("i1", [0.5, 0.5, 0.5, 0.700906773759523]),
+    ("i1e", [0.5, 0.5, 0.5, 0.049938776894223436]),
+])
+def test_i1_derivatives_are_one_half_at_nan_and_tiny_inputs(name, grads):
+    x = ng.tensor([float("nan"), 0.0, 1e-17, 1.0], dtype=ng.float64, requires_grad=True)
+    g, = ng.autograd.grad(getattr(ng.special, name)(x).sum(), x)
+    assert np.allclose(g.tolist(), grads, rtol=1e-12)
