@@ -142,3 +142,84 @@ def test_expand():
     assert str(info.value) == ("The expanded size of the tensor (4) must match the existing "
                                "size (3) at non-singleton dimension 1.  Target sizes: [2, 4].  "
                                "Tensor sizes: [3]")
+
+
+# ---- distributions: argument and value checks, worded as torch's ------------------------------
+
+def error_of(call):
+    with pytest.raises(ValueError) as info:
+        call()
+    return str(info.value)
+
+
+def test_parameter_checks_show_numbers_and_the_given_parameter_only():
+    # torch 2.13 gives ...
+    assert error_of(lambda: D.Bernoulli(t(1.5))) == (
+        "Expected parameter probs (Tensor of shape ()) of distribution Bernoulli(probs: 1.5) to "
+        "satisfy the constraint Interval(lower_bound=0.0, upper_bound=1.0), but found invalid "
+        "values:\n1.5")
+    assert error_of(lambda: D.Normal(t(0.0, float("nan")), t(1.0, 1.0))) == (
+        "Expected parameter loc (Tensor of shape (2,)) of distribution Normal(loc: "
+        "numgrad.Size([2]), scale: numgrad.Size([2])) to satisfy the constraint Real(), but "
+        "found invalid values:\ntensor([0., nan], dtype=numgrad.float64)")
+    assert error_of(lambda: D.Binomial(3, t(1.5))).startswith(
+        "Expected parameter probs (Tensor of shape ()) of distribution Binomial(total_count: "
+        "3.0, probs: 1.5) to satisfy the constraint Interval(")
+    assert error_of(lambda: D.Binomial(-1, t(0.5))).startswith(
+        "Expected parameter total_count (Tensor of shape ()) of distribution Binomial("
+        "total_count: -1.0, probs: 0.5) to satisfy the constraint IntegerGreaterThan(")
+    assert error_of(lambda: D.Pareto(t(-1.0), t(1.0))).startswith(
+        "Expected parameter scale (Tensor of shape ()) of distribution Pareto(alpha: 1.0, "
+        "scale: -1.0)")
+    assert error_of(lambda: D.Weibull(t(1.0), t(-1.0))).startswith(
+        "Expected parameter concentration (Tensor of shape ()) of distribution Weibull(scale: "
+        "1.0, concentration: -1.0)")
+    assert error_of(lambda: D.NegativeBinomial(t(1.0), t(1.0))).startswith(
+        "Expected parameter probs (Tensor of shape ()) of distribution NegativeBinomial("
+        "total_count: 1.0, probs: 1.0) to satisfy the constraint HalfOpenInterval(")
+    assert error_of(lambda: D.Chi2(t(-1.0))).startswith(
+        "Expected parameter df (Tensor of shape ()) of distribution Chi2() to satisfy")
+    assert error_of(lambda: D.HalfNormal(t(-1.0))).startswith(
+        "Expected parameter scale (Tensor of shape ()) of distribution HalfNormal() to satisfy")
+    assert error_of(lambda: D.Geometric(t(0.0))) == (
+        "Expected parameter probs (Tensor of shape ()) of distribution Geometric(probs: 0.0) to "
+        "be positive but found invalid values:\ntensor([0.], dtype=numgrad.float64)")
+    assert error_of(lambda: D.MultivariateNormal(t(0.0, 0.0), t([[1.0, 2.0], [2.0, 1.0]]))
+                    ).startswith("Expected parameter covariance_matrix (Tensor of shape (2, 2)) "
+                                 "of distribution MultivariateNormal(loc: numgrad.Size([2]), "
+                                 "covariance_matrix: numgrad.Size([2, 2])) to satisfy the "
+                                 "constraint PositiveDefinite()")
+    assert error_of(lambda: D.MultivariateNormal(t(0.0, 0.0), covariance_matrix=t(1.0, 1.0))
+                    ) == ("covariance_matrix must be at least two-dimensional, with optional "
+                          "leading batch dimensions")
+
+
+def test_values_outside_the_support():
+    # torch 2.13 gives ...
+    assert error_of(lambda: D.Uniform(t(0.0), t(1.0)).log_prob(t(1.5))) == (
+        "Expected value argument (Tensor of shape ()) to be within the support (Interval("
+        "lower_bound=0.0, upper_bound=1.0)) of the distribution Uniform(low: 0.0, high: 1.0), "
+        "but found invalid values:\n1.5")
+    # the closed interval: high itself scores -inf
+    assert D.Uniform(t(0.0), t(1.0)).log_prob(t(1.0)).item() == -math.inf
+    assert error_of(lambda: D.Dirichlet(t(2.0, 1.0)).log_prob(t(0.5, 0.6))).startswith(
+        "Expected value argument (Tensor of shape (2,)) to be within the support (Simplex()) of "
+        "the distribution Dirichlet(concentration: numgrad.Size([2]))")
+    assert error_of(lambda: D.Binomial(3, t(0.3)).log_prob(t(4.0))).startswith(
+        "Expected value argument (Tensor of shape ()) to be within the support (IntegerInterval("
+        "lower_bound=0, upper_bound=3.0)) of the distribution Binomial(total_count: 3.0, "
+        "probs: 0.3)")
+    assert "distribution LogNormal()" in error_of(
+        lambda: D.LogNormal(t(0.0), t(1.0)).log_prob(t(0.0)))
+    assert error_of(lambda: D.Weibull(t(1.0), t(1.0)).log_prob(t(0.0))).startswith(
+        "Expected value argument (Tensor of shape ()) to be within the support (GreaterThan("
+        "lower_bound=0.0)) of the distribution Weibull(scale: 1.0, concentration: 1.0)")
+    for bad in (lambda: D.Normal(t(0.0), t(1.0)).log_prob(t(float("nan"))),
+                lambda: D.Geometric(t(0.3)).log_prob(t(1.5)),
+                lambda: D.NegativeBinomial(t(2.0), t(0.3)).log_prob(t(-1.0)),
+                lambda: D.OneHotCategorical(t(0.3, 0.7)).log_prob(t(1.0, 1.0)),
+                lambda: D.Multinomial(3, t(0.3, 0.7)).log_prob(t(4.0, 0.0))):
+        error_of(bad)
+    assert error_of(lambda: D.Normal(t(0.0, 1.0), t(1.0, 1.0)).log_prob(t(0.0, 1.0, 2.0))) == (
+        "Value is not broadcastable with batch_shape+event_shape: numgrad.Size([3]) vs "
+        "numgrad.Size([2]).")

@@ -14,6 +14,11 @@ def probs_or_logits(probs, logits):
     return (as_parameter(probs), None) if logits is None else (None, as_parameter(logits))
 
 
+def derived_of(probs):
+    """Which of probs and logits a family computed from the other (probs: the argument)."""
+    return ("logits",) if probs is not None else ("probs",)
+
+
 def _logits_of(probs):
     # torch's probs_to_logits: probs clamped to [eps, 1 - eps] first
     return logit(probs, float(np.finfo(probs.dtype).eps))
@@ -41,10 +46,8 @@ class Bernoulli(Distribution):
         probs, logits = probs_or_logits(probs, logits)
         self.probs = probs if probs is not None else sigmoid(logits)
         self.logits = logits if logits is not None else _logits_of(probs)
+        self._derived = derived_of(probs)
         super().__init__(self.probs.shape, validate_args=validate_args)
-        if probs is not None:
-            self._check("probs", probs, "Interval(lower_bound=0.0, upper_bound=1.0)",
-                        (probs >= 0) & (probs <= 1))
 
     @property
     def mean(self):
@@ -65,7 +68,7 @@ class Bernoulli(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.logits)
-        self._check_sample(value, "Boolean()", (value == 0) | (value == 1))
+        self._validate_sample(value)
         logits, value = broadcast_tensors(self.logits, value)
         return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
 

@@ -3,7 +3,7 @@ import numpy as np
 
 from .. import creation
 from ..ops import gather, logsumexp, multinomial, softmax
-from .bernoulli import probs_or_logits
+from .bernoulli import derived_of, probs_or_logits
 from . import constraints
 from .distribution import Distribution, as_parameter
 
@@ -34,9 +34,8 @@ class Categorical(Distribution):
             self.logits = logits - logsumexp(logits, -1, keepdim=True)
             self.probs = softmax(self.logits, -1)
         self._num_events = self.probs.shape[-1]
+        self._derived = derived_of(probs)
         super().__init__(self.probs.shape[:-1], validate_args=validate_args)
-        if probs is not None:
-            self._check("probs", probs, "Simplex()", probs >= 0)
 
     # Its values are labels: torch gives NaN moments of the batch's shape
     @property
@@ -61,9 +60,7 @@ class Categorical(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value)
-        self._check_sample(value, f"IntegerInterval(lower_bound=0, upper_bound="
-                                  f"{self._num_events - 1})",
-                           (value >= 0) & (value < self._num_events))
+        self._validate_sample(value)
         shape = tuple(value.shape) if value.ndim >= len(self._batch_shape) else \
             tuple(self._batch_shape)
         logits = self.logits.broadcast_to(

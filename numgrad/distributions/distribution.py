@@ -10,18 +10,20 @@ from . import constraints
 _validate_default = [True]
 
 
-def _describe(value):
-    return repr(value) if value.numel() == 1 else repr(value.shape)
-
-
 class Distribution:
     has_rsample = False
     arg_names = ()
+    arg_constraints = {}
+    # parameters computed from the one given (logits from probs): neither checked nor shown,
+    # as torch's lazy properties are not
+    _derived = ()
 
     def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
         self._batch_shape = Size(batch_shape)
         self._event_shape = Size(event_shape)
         self._validate_args = _validate_default[0] if validate_args is None else validate_args
+        if self._validate_args:
+            self._validate_params()
 
     @staticmethod
     def set_default_validate_args(value):
@@ -92,22 +94,54 @@ class Distribution:
         new._batch_shape = batch_shape
         return new
 
-    def _check(self, name, value, constraint, holds):
-        """torch's argument check: a ValueError naming the parameter and the constraint."""
+    def _given_params(self):
+        """The names of arg_constraints the distribution holds (itself or as a property), in
+        their order, less the derived ones."""
+        return [name for name in self.arg_constraints if name not in self._derived
+                and (name in self.__dict__
+                     or isinstance(getattr(type(self), name, None), property))]
+
+    def _validate_params(self):
+        """torch's argument check: each parameter must satisfy its constraint."""
+        for name in self._given_params():
+            self._check(name, getattr(self, name), self.arg_constraints[name])
+
+    def _check(self, name, value, constraint, holds=None):
+        """A ValueError naming the parameter and the constraint, worded as torch's (f-strings:
+        a 0-d tensor shows as its number)."""
+        if holds is None:
+            holds = constraint.check(value)
         if self._validate_args and not bool(holds.all()):
             raise ValueError(f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) "
                              f"of distribution {self!r} to satisfy the constraint {constraint}, "
-                             f"but found invalid values:\n{value!r}")
+                             f"but found invalid values:\n{value}")
 
-    def _check_sample(self, value, support, holds):
-        if self._validate_args and not bool(holds.all()):
+    def _validate_sample(self, value):
+        """torch's check of a value to score (log_prob): a tensor whose right-most dims are the
+        event shape, broadcastable with batch_shape + event_shape, inside the support."""
+        if not self._validate_args:
+            return
+        if not isinstance(value, Tensor):
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        event = tuple(self._event_shape)
+        if tuple(value.shape[value.ndim - len(event):]) != event or value.ndim < len(event):
+            raise ValueError(f"The right-most size of value must match event_shape: "
+                             f"{value.shape} vs {self._event_shape}.")
+        expected = Size(tuple(self._batch_shape) + tuple(self._event_shape))
+        for i, j in zip(reversed(tuple(value.shape)), reversed(tuple(expected))):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: "
+                                 f"{value.shape} vs {expected}.")
+        support = getattr(self, "support", None)     # a transformed one may have none
+        if support is not None and not bool(support.check(value).all()):
             raise ValueError(f"Expected value argument (Tensor of shape {tuple(value.shape)}) to "
-                             f"be within the support ({support}) of the distribution {self!r}, "
-                             f"but found invalid values:\n{value!r}")
+                             f"be within the support ({support!r}) of the distribution "
+                             f"{self!r}, but found invalid values:\n{value}")
 
     def __repr__(self):
-        params = ", ".join(f"{name}: {_describe(getattr(self, name))}" for name in self.arg_names
-                           if name in self.__dict__)
+        shown = [name for name in self._given_params() if name in self.__dict__]
+        params = ", ".join(f"{name}: {value if value.numel() == 1 else value.shape}"
+                           for name, value in ((n, self.__dict__[n]) for n in shown))
         return f"{type(self).__name__}({params})"
 
 
@@ -131,4 +165,3 @@ class LocScale(Distribution):
         loc = as_parameter(loc)
         self.loc, self.scale = broadcast_tensors(loc, as_parameter(scale, loc))
         super().__init__(self.loc.shape, validate_args=validate_args)
-        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)

@@ -41,7 +41,6 @@ class Exponential(Distribution):
     def __init__(self, rate, validate_args=None):
         self.rate = as_parameter(rate)
         super().__init__(self.rate.shape, validate_args=validate_args)
-        self._check("rate", self.rate, "GreaterThan(lower_bound=0.0)", self.rate > 0)
 
     @property
     def mean(self):
@@ -61,7 +60,7 @@ class Exponential(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.rate)
-        self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
+        self._validate_sample(value)
         return self.rate.log() - self.rate * value
 
     def cdf(self, value):
@@ -97,6 +96,7 @@ class Laplace(LocScale):
 
     def log_prob(self, value):
         value = as_parameter(value, self.loc)
+        self._validate_sample(value)
         return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
 
     def cdf(self, value):
@@ -121,7 +121,6 @@ class Poisson(Distribution):
     def __init__(self, rate, validate_args=None):
         self.rate = as_parameter(rate)
         super().__init__(self.rate.shape, validate_args=validate_args)
-        self._check("rate", self.rate, "GreaterThanEq(lower_bound=0.0)", self.rate >= 0)
 
     @property
     def mean(self):
@@ -141,8 +140,7 @@ class Poisson(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.rate)
-        self._check_sample(value, "IntegerGreaterThan(lower_bound=0)",
-                           (value >= 0) & (value == value.floor()))
+        self._validate_sample(value)
         return xlogy(value, self.rate) - self.rate - lgamma(value + 1)
 
 
@@ -158,9 +156,6 @@ class Gamma(Distribution):
         self.concentration, self.rate = broadcast_tensors(concentration,
                                                           as_parameter(rate, concentration))
         super().__init__(self.rate.shape, validate_args=validate_args)
-        self._check("concentration", self.concentration, "GreaterThan(lower_bound=0.0)",
-                    self.concentration > 0)
-        self._check("rate", self.rate, "GreaterThan(lower_bound=0.0)", self.rate > 0)
 
     @property
     def mean(self):
@@ -182,7 +177,7 @@ class Gamma(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.rate)
-        self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
+        self._validate_sample(value)
         c = self.concentration
         return xlogy(c, self.rate) + xlogy(c - 1, value) - self.rate * value - lgamma(c)
 
@@ -208,9 +203,6 @@ class Beta(Distribution):
         self.concentration1, self.concentration0 = broadcast_tensors(
             concentration1, as_parameter(concentration0, concentration1))
         super().__init__(self.concentration1.shape, validate_args=validate_args)
-        for name in ("concentration1", "concentration0"):
-            value = getattr(self, name)
-            self._check(name, value, "GreaterThan(lower_bound=0.0)", value > 0)
 
     @property
     def mean(self):
@@ -237,8 +229,7 @@ class Beta(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.concentration1)
-        self._check_sample(value, "Interval(lower_bound=0.0, upper_bound=1.0)",
-                           (value >= 0) & (value <= 1))
+        self._validate_sample(value)
         a, b = self.concentration1, self.concentration0
         return xlogy(a - 1, value) + xlogy(b - 1, 1 - value) - self._log_normalizer()
 

@@ -8,7 +8,7 @@ from .. import creation
 from ..nn import functional as F
 from ..creation import full_like, zeros_like
 from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, where, xlogy
-from .bernoulli import counted_probs, probs_or_logits
+from .bernoulli import counted_probs, derived_of, probs_or_logits
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
 from .exponential_family import _draw, simplex_mode
@@ -37,6 +37,7 @@ class Cauchy(LocScale):
 
     def log_prob(self, value):
         value = as_parameter(value, self.loc)
+        self._validate_sample(value)
         return (-math.log(math.pi) - self.scale.log()
                 - (((value - self.loc) / self.scale) ** 2).log1p())
 
@@ -60,8 +61,16 @@ class LogNormal(Distribution):
 
     def __init__(self, loc, scale, validate_args=None):
         self.base_dist = Normal(loc, scale, validate_args=validate_args)
-        self.loc, self.scale = self.base_dist.loc, self.base_dist.scale
         super().__init__(self.loc.shape, validate_args=validate_args)
+
+    # the parameters live in the base Normal, as torch's (so its repr shows none)
+    @property
+    def loc(self):
+        return self.base_dist.loc
+
+    @property
+    def scale(self):
+        return self.base_dist.scale
 
     @property
     def mean(self):
@@ -86,7 +95,7 @@ class LogNormal(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.loc)
-        self._check_sample(value, "GreaterThan(lower_bound=0.0)", value > 0)
+        self._validate_sample(value)
         return self.base_dist.log_prob(value.log()) - value.log()
 
     def entropy(self):
@@ -105,16 +114,20 @@ class _Folded(Distribution):
 
     def __init__(self, scale, validate_args=None):
         scale = as_parameter(scale)
-        self.base_dist = self.base_family(scale * 0, scale, validate_args=validate_args)
-        self.scale = self.base_dist.scale
+        # checked as the folded family's own scale, not as the base's (torch's wording)
+        self.base_dist = self.base_family(scale * 0, scale, validate_args=False)
         super().__init__(self.scale.shape, validate_args=validate_args)
+
+    @property
+    def scale(self):
+        return self.base_dist.scale
 
     def rsample(self, sample_shape=()):
         return self.base_dist.rsample(sample_shape).abs()
 
     def log_prob(self, value):
         value = as_parameter(value, self.scale)
-        self._check_sample(value, "GreaterThanEq(lower_bound=0.0)", value >= 0)
+        self._validate_sample(value)
         return self.base_dist.log_prob(value) + math.log(2)
 
     @property
@@ -159,8 +172,6 @@ class StudentT(Distribution):
         self.df, self.loc, self.scale = broadcast_tensors(df, as_parameter(loc, df),
                                                           as_parameter(scale, df))
         super().__init__(self.df.shape, validate_args=validate_args)
-        self._check("df", self.df, "GreaterThan(lower_bound=0.0)", self.df > 0)
-        self._check("scale", self.scale, "GreaterThan(lower_bound=0.0)", self.scale > 0)
 
     # torch: no mean for df <= 1, an infinite variance for 1 < df <= 2, none for df <= 1
     @property
@@ -183,7 +194,9 @@ class StudentT(Distribution):
         return self.loc.detach() + self.scale.detach() * standard
 
     def log_prob(self, value):
-        y = (as_parameter(value, self.df) - self.loc) / self.scale
+        value = as_parameter(value, self.df)
+        self._validate_sample(value)
+        y = (value - self.loc) / self.scale
         normalizer = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi)
                       + lgamma(0.5 * self.df) - lgamma(0.5 * (self.df + 1.0)))
         return -0.5 * (self.df + 1.0) * (y ** 2 / self.df).log1p() - normalizer
@@ -208,8 +221,6 @@ class Dirichlet(Distribution):
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         shape = self.concentration.shape
         super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
-        self._check("concentration", self.concentration, "IndependentConstraint(GreaterThan("
-                    "lower_bound=0.0), 1)", self.concentration > 0)
 
     @property
     def mean(self):
@@ -233,6 +244,7 @@ class Dirichlet(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.concentration)
+        self._validate_sample(value)
         c = self.concentration
         return (xlogy(c - 1.0, value).sum(-1) + lgamma(c.sum(-1)) - lgamma(c).sum(-1))
 
@@ -255,10 +267,13 @@ class Geometric(Distribution):
         self.probs = probs if probs is not None else sigmoid(logits)
         self.logits = logits if logits is not None else \
             (self.probs.clamp(1e-38, 1 - float(np.finfo(self.probs.dtype).eps))).logit()
+        self._derived = derived_of(probs)
         super().__init__(self.probs.shape, validate_args=validate_args)
-        if probs is not None:
-            self._check("probs", probs, "HalfOpenInterval(lower_bound=0.0, upper_bound=1.0)",
-                        (probs > 0) & (probs <= 1))
+        # torch's extra check beyond the unit interval, in its own words
+        if self._validate_args and probs is not None and not bool((probs > 0).all()):
+            raise ValueError(f"Expected parameter probs (Tensor of shape {tuple(probs.shape)}) "
+                             f"of distribution {self!r} to be positive but found invalid "
+                             f"values:\n{probs.detach()[~(probs > 0)]}")
 
     @property
     def mean(self):
@@ -278,7 +293,9 @@ class Geometric(Distribution):
         return _draw(lambda rng, p: rng.geometric(np.broadcast_to(p, shape)) - 1.0, self.probs)
 
     def log_prob(self, value):
-        value, probs = broadcast_tensors(as_parameter(value, self.probs), self.probs)
+        value = as_parameter(value, self.probs)
+        self._validate_sample(value)
+        value, probs = broadcast_tensors(value, self.probs)
         # probs 1 with value 0 is log 1 = 0, not 0 * -inf
         safe = probs.masked_fill((probs == 1) & (value == 0), 0)
         return value * (-safe).log1p() + self.probs.log()
@@ -302,6 +319,7 @@ class Binomial(Distribution):
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args=None):
         self.total_count, self.probs, self.logits = counted_probs(total_count, probs, logits)
+        self._derived = derived_of(probs)
         super().__init__(self.probs.shape, validate_args=validate_args)
 
     @property
@@ -324,6 +342,7 @@ class Binomial(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.probs)
+        self._validate_sample(value)
         n, logits = self.total_count, self.logits
         log_binomial = lgamma(n + 1) - lgamma(value + 1) - lgamma(n - value + 1)
         # k logit - n log(1 + e^logit), written stably for either sign of the logit; max(logit, 0)
@@ -372,7 +391,9 @@ class Gumbel(LocScale):
         return self.loc - self.scale * (-unit.log()).log()
 
     def log_prob(self, value):
-        z = (as_parameter(value, self.loc) - self.loc) / self.scale
+        value = as_parameter(value, self.loc)
+        self._validate_sample(value)
+        z = (value - self.loc) / self.scale
         return -(z + (-z).exp()) - self.scale.log()
 
     def cdf(self, value):

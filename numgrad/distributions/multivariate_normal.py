@@ -29,20 +29,24 @@ class MultivariateNormal(Distribution):
         if sum(given) != 1:
             raise ValueError("Exactly one of covariance_matrix or precision_matrix or scale_tril "
                              "may be specified.")
-        if scale_tril is not None:
-            self.scale_tril = scale_tril
-        elif covariance_matrix is not None:
-            self.covariance_matrix = covariance_matrix
-            self.scale_tril = linalg.cholesky(covariance_matrix)
-        else:
-            self.precision_matrix = precision_matrix
-            self.scale_tril = linalg.cholesky(linalg.inv(precision_matrix))
-        if self.scale_tril.ndim < 2:
-            raise ValueError("scale_tril matrix must be at least two-dimensional, with optional "
-                             "leading batch dimensions")
-        batch = broadcast_shapes(tuple(loc.shape[:-1]), tuple(self.scale_tril.shape[:-2]))
+        name, matrix = next((n, m) for n, m in (("covariance_matrix", covariance_matrix),
+                                                ("precision_matrix", precision_matrix),
+                                                ("scale_tril", scale_tril)) if m is not None)
+        if matrix.ndim < 2:
+            kind = "scale_tril matrix" if name == "scale_tril" else name    # torch's wording
+            raise ValueError(f"{kind} must be at least two-dimensional, with optional leading "
+                             "batch dimensions")
+        setattr(self, name, matrix)
+        if scale_tril is None:
+            self._derived = ("scale_tril",)
+        batch = broadcast_shapes(tuple(loc.shape[:-1]), tuple(matrix.shape[:-2]))
         self.loc = loc.expand(*batch, loc.shape[-1])
+        # validated (torch's PositiveDefinite message) before a Cholesky factor can fail
         super().__init__(batch, (loc.shape[-1],), validate_args=validate_args)
+        if covariance_matrix is not None:
+            self.scale_tril = linalg.cholesky(covariance_matrix)
+        elif precision_matrix is not None:
+            self.scale_tril = linalg.cholesky(linalg.inv(precision_matrix))
 
     @property
     def mean(self):
@@ -64,7 +68,9 @@ class MultivariateNormal(Distribution):
         return self.scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
     def log_prob(self, value):
-        difference = as_parameter(value, self.loc) - self.loc
+        value = as_parameter(value, self.loc)
+        self._validate_sample(value)
+        difference = value - self.loc
         batch = tuple(difference.shape[:-1])
         factor = self.scale_tril.expand(*batch, *self.scale_tril.shape[-2:])
         whitened = linalg.solve_triangular(factor, difference.unsqueeze(-1), upper=False)

@@ -37,6 +37,7 @@ class Normal(LocScale):
 
     def log_prob(self, value):
         value = as_parameter(value, self.loc)
+        self._validate_sample(value)
         return (-((value - self.loc) ** 2) / (2 * self.variance) - self.scale.log()
                 - math.log(math.sqrt(2 * math.pi)))
 

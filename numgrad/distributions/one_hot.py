@@ -19,9 +19,17 @@ class OneHotCategorical(Distribution):
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits, validate_args=validate_args)
-        self.probs, self.logits = self._categorical.probs, self._categorical.logits
         super().__init__(self._categorical.batch_shape, self.probs.shape[-1:],
                          validate_args=validate_args)
+
+    # the parameters live in the inner Categorical, as torch's (so its repr shows none)
+    @property
+    def probs(self):
+        return self._categorical.probs
+
+    @property
+    def logits(self):
+        return self._categorical.logits
 
     @property
     def mean(self):
@@ -40,7 +48,9 @@ class OneHotCategorical(Distribution):
         return F.one_hot(classes, self.probs.shape[-1]).to(self.probs.dtype)
 
     def log_prob(self, value):
-        return self._categorical.log_prob(as_parameter(value, self.probs).argmax(-1))
+        value = as_parameter(value, self.probs)
+        self._validate_sample(value)
+        return self._categorical.log_prob(value.argmax(-1))
 
     def entropy(self):
         return self._categorical.entropy()
@@ -61,9 +71,11 @@ class Multinomial(Distribution):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
         self._categorical = Categorical(probs, logits, validate_args=validate_args)
-        self.probs, self.logits = self._categorical.probs, self._categorical.logits
         super().__init__(self._categorical.batch_shape, self.probs.shape[-1:],
                          validate_args=validate_args)
+
+    probs = OneHotCategorical.probs
+    logits = OneHotCategorical.logits
 
     @property
     def mean(self):
@@ -81,6 +93,7 @@ class Multinomial(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.logits)
+        self._validate_sample(value)
         # a class of probability 0 drawn 0 times adds 0, not 0 * -inf
         logits = self.logits.masked_fill((value == 0) & (self.logits == -np.inf), 0)
         return (lgamma(value.sum(-1) + 1) - lgamma(value + 1).sum(-1)

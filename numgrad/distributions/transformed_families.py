@@ -5,7 +5,7 @@ import numpy as np
 from ..nn import functional as F
 from ..ops import broadcast_tensors, lgamma, sigmoid
 from . import constraints
-from .bernoulli import counted_probs
+from .bernoulli import counted_probs, derived_of
 from .distribution import Distribution, as_parameter
 from .exponential_family import Exponential, _draw
 from .transforms import AffineTransform, ExpTransform, PowerTransform, TransformedDistribution
@@ -93,6 +93,7 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count, probs=None, logits=None, validate_args=None):
         self.total_count, self.probs, self.logits = counted_probs(total_count, probs, logits)
+        self._derived = derived_of(probs)
         super().__init__(self.probs.shape, validate_args=validate_args)
 
     @property
@@ -116,6 +117,7 @@ class NegativeBinomial(Distribution):
 
     def log_prob(self, value):
         value = as_parameter(value, self.logits)
+        self._validate_sample(value)
         unnormalized = (self.total_count * F.logsigmoid(-self.logits)
                         + value * F.logsigmoid(self.logits))
         normalizer = (-lgamma(self.total_count + value) + lgamma(1.0 + value)

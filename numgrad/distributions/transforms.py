@@ -196,7 +196,8 @@ class TransformedDistribution(Distribution):
         return x
 
     def log_prob(self, value):
-        y = as_parameter(value)
+        y = value = as_parameter(value)
+        self._validate_sample(value)
         correction = 0.0
         for transform in reversed(self.transforms):
             x = transform._inverse(y)

@@ -42,8 +42,7 @@ class Uniform(Distribution):
     def log_prob(self, value):
         value = as_parameter(value, self.low)
         inside = (self.low <= value) & (value < self.high)
-        self._check_sample(value, f"Interval(lower_bound={self.low!r}, "
-                                  f"upper_bound={self.high!r})", inside)
+        self._validate_sample(value)
         return inside.to(self.low.dtype).log() - (self.high - self.low).log()
 
     def cdf(self, value):
