@@ -1,6 +1,7 @@
 """Creating tensors: tensor, as_tensor, from_numpy, zeros/ones/full/empty/eye/arange/linspace,
 the *_like forms and seeded random tensors."""
 import math
+import numbers
 
 import numpy as np
 
@@ -20,15 +21,77 @@ def generator():
     return _rng[0]
 
 
+def _none_error(dtype):
+    """torch's error for a None among the items, which depends on the type asked for."""
+    if dtype is None:
+        return RuntimeError("Could not infer dtype of NoneType")
+    if dtypes.is_floating(np.dtype(dtype)):
+        return TypeError("must be real number, not NoneType")
+    return TypeError("'NoneType' object cannot be interpreted as an integer")
+
+
+def _scan(data, dtype=None):
+    """What torch reads from the items of nested sequences: the dtype they infer (each item's
+    own, promoted over all of them: a Python float is the default float type, an int int64, a
+    bool bool, a NumPy scalar or array and a tensor keep theirs) and whether a tensor is among
+    them. Each sequence is read once per distinct item type, in C, so a long list of floats
+    costs a fraction of its conversion."""
+    inferred, has_tensor = None, False
+    pending = [data]
+    while pending:
+        items = pending.pop()
+        for kind in set(map(type, items)):
+            if kind is list or kind is tuple:
+                pending.extend(v for v in items if type(v) is kind)
+                continue
+            if issubclass(kind, np.generic):
+                found = dtypes.canonical(np.dtype(kind))
+            elif kind is float:
+                found = dtypes.get_default_dtype()
+            elif kind is bool:
+                found = dtypes.bool_
+            elif kind is int:
+                found = dtypes.int64
+            elif issubclass(kind, (np.ndarray, Tensor)):
+                has_tensor = has_tensor or issubclass(kind, Tensor)
+                for value in items:
+                    if type(value) is kind:
+                        found = dtypes.canonical(value.dtype)
+                        inferred = found if inferred is None else dtypes.promote(inferred, found)
+                continue
+            elif kind is type(None):
+                raise _none_error(dtype)
+            elif issubclass(kind, str):
+                raise TypeError(f"new(): invalid data type '{kind.__name__}'")
+            else:       # another number type (Fraction, complex): NumPy's reading of one
+                found = dtypes.canonical(np.asarray(next(v for v in items if type(v) is kind)).dtype)
+            inferred = found if inferred is None else dtypes.promote(inferred, found)
+    return (dtypes.get_default_dtype() if inferred is None else inferred), has_tensor
+
+
+def _tensors_as_scalars(data):
+    """Nested sequences with each tensor among the items replaced by its number, as torch reads
+    one (a tensor of one element only, of any shape)."""
+    if isinstance(data, Tensor):
+        if data._data.size != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return data._data.reshape(()).item()
+    if isinstance(data, (list, tuple)):
+        return [_tensors_as_scalars(v) for v in data]
+    return data
+
+
 def _infer_dtype(data):
     """torch's rules: Python floats give the default float type, ints int64, bools bool."""
-    flat = data
-    while isinstance(flat, (list, tuple)) and len(flat):
-        flat = flat[0]
-    array = np.asarray(data)
-    if array.dtype.kind == "f" and not isinstance(data, np.ndarray) and not isinstance(flat, np.generic):
+    if isinstance(data, (list, tuple)):
+        return _scan(data)[0]
+    if isinstance(data, (np.ndarray, np.generic)):
+        return dtypes.canonical(data.dtype)
+    if isinstance(data, float):
         return dtypes.get_default_dtype()
-    return dtypes.canonical(array.dtype)
+    if data is None:
+        raise _none_error(None)
+    return dtypes.canonical(np.asarray(data).dtype)
 
 
 def _ragged_error(data):
@@ -59,20 +122,38 @@ def _as_array(data, dtype=None):
         raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
     if isinstance(data, Tensor):
         data = data._data
-    if isinstance(data, (list, tuple)) and any(isinstance(v, Tensor) for v in data):
-        data = [v._data if isinstance(v, Tensor) else v for v in data]
+    if isinstance(data, (list, tuple)):
+        inferred, has_tensor = _scan(data, dtype)
+        if has_tensor:
+            data = _tensors_as_scalars(data)
+    else:
+        inferred = None if dtype is not None else _infer_dtype(data)
+    dt = np.dtype(dtype) if dtype is not None else inferred
     try:
-        dt = np.dtype(dtype) if dtype is not None else _infer_dtype(data)
         return np.array(data, dtype=dt)
-    except ValueError:
-        error = _ragged_error(data)
-        if error is None:
+    except ValueError as error:
+        if "NaN" in str(error):      # a float NaN asked to be an integer
+            raise _overflow_error(data, dt) from None
+        ragged = _ragged_error(data)
+        if ragged is None:
             raise
-        raise error from None
+        raise ragged from None
     except OverflowError:
-        # NumPy's words differ with the value (an int, a float, an infinity); torch has one
-        raise RuntimeError(f"value cannot be converted to type {dt.name} without overflow") \
-            from None
+        raise _overflow_error(data, dt) from None
+
+
+def _overflow_error(data, dtype):
+    """torch's error for a value the integer dtype cannot hold: a Python int past int64 fails
+    as it is read; anything else (a float, an infinity, a NaN, an int past int32) as it is
+    converted, in one wording where NumPy's differ with the value."""
+    pending = [data]
+    while pending:
+        items = pending.pop()
+        if isinstance(items, (list, tuple)):
+            pending.extend(items)
+        elif type(items) is int and not -2 ** 63 <= items < 2 ** 63:
+            return ValueError("Overflow when unpacking long long")
+    return RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def _check_device(device):
@@ -117,6 +198,10 @@ def from_numpy(array):
     if array.dtype not in dtypes.SUPPORTED:
         raise TypeError(f"can't convert np.ndarray of type {array.dtype}. The only supported types "
                         "are: float64, float32, int64, int32, and bool.")
+    if any(stride < 0 for stride in array.strides):
+        raise ValueError("At least one stride in the given numpy array is negative, and tensors with "
+                         "negative strides are not currently supported. (You can probably work "
+                         "around this by making a copy of your array  with array.copy().) ")
     return Tensor._make(array, False)
 
 
@@ -142,19 +227,36 @@ def _shape(size, name):
     return tuple(dims)
 
 
+def _size_argument(name, size, kwargs):
+    """The size of zeros/ones/empty, given as ints or size=(...) as torch also takes it."""
+    if "size" not in kwargs:
+        if kwargs:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{next(iter(kwargs))}'")
+        return size
+    if size:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    if not isinstance(kwargs["size"], (tuple, list, Size)):
+        raise TypeError(f"{name}(): argument 'size' must be tuple of ints, not "
+                        f"{type(kwargs['size']).__name__}")
+    return (kwargs["size"],)
+
+
 def _float_dtype(dtype):
     return np.dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
 
 
-def zeros(*size, dtype=None, device=None, requires_grad=False):
+def zeros(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    size = _size_argument("zeros", size, kwargs)
     return _finish(np.zeros(_shape(size, "zeros"), _float_dtype(dtype)), requires_grad, device)
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
+def ones(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    size = _size_argument("ones", size, kwargs)
     return _finish(np.ones(_shape(size, "ones"), _float_dtype(dtype)), requires_grad, device)
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
+def empty(*size, dtype=None, device=None, requires_grad=False, **kwargs):
+    size = _size_argument("empty", size, kwargs)
     return _finish(np.empty(_shape(size, "empty"), _float_dtype(dtype)), requires_grad, device)
 
 
@@ -174,12 +276,20 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     if not isinstance(size, (tuple, list, Size)):
         raise TypeError(f"full(): argument 'size' (position 1) must be tuple of ints, not "
                         f"{type(size).__name__}")
-    if isinstance(fill_value, (list, tuple, np.ndarray)):
+    if not isinstance(fill_value, (numbers.Number, np.generic, Tensor)) or \
+            isinstance(fill_value, (str, bytes)):
         raise TypeError(f"full(): argument 'fill_value' (position 2) must be Number, not "
-                        f"{type(fill_value).__name__}")
+                        f"{_type_name(fill_value)}")
     if dtype is None:
         dtype = _fill_dtype(fill_value)
     dtype = np.dtype(dtype)
+    if dtype.kind in "iu" and isinstance(fill_value, (float, np.floating)) and \
+            not math.isfinite(fill_value):
+        # NumPy would fill with INT64_MIN
+        raise RuntimeError(f"value cannot be converted to type {dtypes.C_INT_NAMES[dtype]} "
+                           "without overflow")
+    if isinstance(fill_value, int) and not -2 ** 63 <= fill_value < 2 ** 64:
+        raise OverflowError("int too big to convert")     # torch fails reading it
     try:
         values = np.full(_shape((size,), "full"), fill_value, dtype)
     except OverflowError:
@@ -191,7 +301,15 @@ def full(size, fill_value, dtype=None, device=None, requires_grad=False):
     return _finish(values, requires_grad, device)
 
 
+def _int_of_tensor(value):
+    """An integer tensor of one element where torch takes an int (its __index__), else value."""
+    if isinstance(value, Tensor) and value._data.size == 1 and value._data.dtype.kind in "iu":
+        return value.item()
+    return value
+
+
 def eye(n, m=None, dtype=None, device=None, requires_grad=False):
+    n, m = (_int_of_tensor(v) for v in (n, m))
     for position, (label, given) in enumerate((("n", n), ("m", m)), 1):
         if given is None:
             continue
@@ -199,7 +317,7 @@ def eye(n, m=None, dtype=None, device=None, requires_grad=False):
             raise TypeError(f"eye(): argument '{label}' (position {position}) must be int, not "
                             f"{type(given).__name__}")
         if given < 0:
-            raise RuntimeError(f"n must be greater or equal to 0, got {given}")
+            raise RuntimeError(f"{label} must be greater or equal to 0, got {given}")
     return _finish(np.eye(n, m, dtype=_float_dtype(dtype)), requires_grad, device)
 
 
@@ -246,7 +364,10 @@ def _arange_count(start, end, step):
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if all(isinstance(v, (int, np.integer)) for v in (start, end, step)):
         return -((start - end) // step)       # exact ceil, as torch's int64 count
-    return math.ceil((end - start) / step)
+    count = math.ceil((end - start) / step)
+    if count > np.iinfo(np.int64).max:
+        raise RuntimeError("invalid size, possible overflow?")
+    return count
 
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
@@ -268,17 +389,37 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     return _finish(np.trunc(values).astype(dtype), requires_grad, device)
 
 
+def _type_name(value):
+    """A type as torch's argument errors name it: builtins bare, others with their module."""
+    kind = type(value)
+    return kind.__qualname__ if kind.__module__ == "builtins" else \
+        f"{kind.__module__}.{kind.__qualname__}"
+
+
 def _check_like_input(name, input):
     if not isinstance(input, Tensor):
         raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
-                        f"{type(input).__name__}")
+                        f"{_type_name(input)}")
+
+
+def _laid_out_like(input, t):
+    """t (just made) with input's strides when input's elements are dense and do not overlap,
+    as torch's *_like make them (preserve_format): zeros_like(x.t()) is transposed too."""
+    from .ops.shape import keeps_layout
+    data = input._data
+    if type(data) is np.ndarray and type(t._data) is np.ndarray and \
+            not data.flags.c_contiguous and keeps_layout(data):
+        laid_out = np.empty_like(data, dtype=t._data.dtype, order="K")
+        laid_out[...] = t._data
+        t._data = laid_out
+    return t
 
 
 def _like(fn):
     def like(input, dtype=None, device=None, requires_grad=False):
         _check_like_input(like.__name__, input)
-        return fn(*input.shape, dtype=dtype or input.dtype, device=device or input.device,
-                  requires_grad=requires_grad)
+        return _laid_out_like(input, fn(*input.shape, dtype=dtype or input.dtype,
+                                        device=device or input.device, requires_grad=requires_grad))
     like.__name__ = fn.__name__ + "_like"
     like.__doc__ = f"{fn.__name__} with the shape (and by default the dtype) of input."
     return like
@@ -291,8 +432,8 @@ empty_like = _like(empty)
 
 def full_like(input, fill_value, dtype=None, device=None, requires_grad=False):
     _check_like_input("full_like", input)
-    return full(input.shape, fill_value, dtype=dtype or input.dtype, device=device or input.device,
-                requires_grad=requires_grad)
+    return _laid_out_like(input, full(input.shape, fill_value, dtype=dtype or input.dtype,
+                                      device=device or input.device, requires_grad=requires_grad))
 
 
 def _random_float_dtype(dtype, kernel):

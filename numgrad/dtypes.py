@@ -29,6 +29,9 @@ _default = [float32]
 
 def set_default_dtype(dtype):
     """Set the dtype that Python floats become (float32 unless changed), like torch."""
+    if dtype is None:       # NumPy would read it as float64
+        raise TypeError("invalid dtype object: only floating-point types are supported as the "
+                        "default type")
     dtype = np.dtype(dtype)
     if dtype not in FLOATS:
         raise TypeError("only floating-point types are supported as the default type")

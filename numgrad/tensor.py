@@ -8,6 +8,7 @@ which of the node's outputs it is (`_slot`, the input_nr of edges that reach it)
 import collections
 import copy
 import numbers
+import operator
 import warnings
 import weakref
 
@@ -131,7 +132,7 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._data.shape)
-        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+        return self._data.shape[shape_dim("size", dim, self._data.ndim)]
 
     @property
     def dtype(self):
@@ -494,23 +495,39 @@ class Tensor:
             raise TypeError("iteration over a 0-d tensor")
         return iter(self.unbind(0))
 
+    def __reversed__(self):
+        return self if self._data.ndim == 0 else self.flip(0)
+
+    def __contains__(self, element):
+        # torch compares elementwise (element == self).any(): a row of a matrix is "in" it when
+        # it matches any row, and a scalar is "in" a 0-d tensor equal to it
+        if isinstance(element, (Tensor, numbers.Number)):
+            return bool((element == self).any().item())
+        raise RuntimeError("Tensor.__contains__ only supports Tensor or scalar, but you passed in "
+                           f"a {type(element)}.")
+
     def to(self, *args, **kwargs):
-        """to(dtype), to(device), to(device, dtype), to(other): a copy only when something changes."""
-        dtype = kwargs.get("dtype")
-        dev = kwargs.get("device")
+        """to(dtype), to(device), to(device, dtype), to(other), each then (non_blocking, copy): a
+        new tensor only when something changes or copy=True."""
+        dtype, dev, flags = kwargs.get("dtype"), kwargs.get("device"), []
         for arg in args:
             if isinstance(arg, Tensor):
                 dtype, dev = arg.dtype, arg.device
+            elif isinstance(arg, bool):
+                flags.append(arg)       # non_blocking, then copy, positionally as in torch
             elif isinstance(arg, (str, _device)):
                 dev = arg
             elif arg is not None:
                 dtype = arg
+        copy = kwargs.get("copy", flags[1] if len(flags) > 1 else False)
         if dev is not None and _device(dev) != self.device:
             from .cuda import to_device
             return to_device(self, _device(dev), dtype)
-        if dtype is None or np.dtype(dtype) == self._data.dtype:
-            return self
-        return _ops.cast(self, np.dtype(dtype))
+        if dtype is not None and np.dtype(dtype) != self._data.dtype:
+            return _ops.cast(self, np.dtype(dtype))
+        # torch's copy=True is a ToCopyBackward0 node; a clone is the same copy with the same
+        # gradient (CloneBackward0 by name)
+        return _ops.clone(self) if copy else self
 
     def cpu(self):
         return self.to("cpu")
@@ -550,6 +567,10 @@ class Tensor:
 
     @property
     def mT(self):
+        if self._data.ndim == 0:
+            warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity "
+                          "in these cases.", UserWarning, stacklevel=2)
+            return self
         if self._data.ndim < 2:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. "
                                f"Got {self._data.ndim}-D tensor.")
@@ -634,6 +655,22 @@ class Size(tuple):
         for d in self:
             n *= d
         return n
+
+
+def shape_dim(method, dim, ndim):
+    """The dim of size(dim) and stride(dim) wrapped, checked in torch's words: an int, and a 0-d
+    tensor has none to give (where other methods treat it as having dims -1 and 0)."""
+    if not isinstance(dim, bool):
+        try:
+            dim = operator.index(dim)       # an integer tensor of one element too
+        except TypeError:
+            pass
+    if isinstance(dim, bool) or not isinstance(dim, int):
+        raise TypeError(f"{method}(): argument 'dim' (position 1) must be int, not "
+                        f"{type(dim).__name__}")
+    if ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    return _wrap_dim(dim, ndim)
 
 
 def _wrap_dim(dim, ndim):

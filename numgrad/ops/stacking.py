@@ -12,7 +12,7 @@ import functools
 import numpy as np
 
 from .. import creation, dtypes
-from ..tensor import Tensor, _wrap_dim
+from ..tensor import Tensor, _wrap_dim, shape_dim
 from .composite import _at_least, _nonempty, hstack, meshgrid, tensor_split, vstack
 from .elementwise import eq, ge, gt, le, lt, ne
 from .reduce import mean, sum as sum_
@@ -61,7 +61,7 @@ def select(input, dim, index):
 def stride(self, dim=None):
     """Steps in elements between neighbours along each dim (one dim's when dim is given)."""
     steps = tuple(s // self._data.dtype.itemsize for s in self._data.strides)
-    return steps if dim is None else steps[_wrap_dim(dim, self.ndim)]
+    return steps if dim is None else steps[shape_dim("stride", dim, self.ndim)]
 
 
 # torch's output_nr: which output of its grad_fn a tensor is (0 for leaves)
