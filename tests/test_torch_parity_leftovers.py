@@ -111,3 +111,17 @@ def test_i1_derivatives_are_one_half_at_nan_and_tiny_inputs(name, grads):
     x = ng.tensor([float("nan"), 0.0, 1e-17, 1.0], dtype=ng.float64, requires_grad=True)
     g, = ng.autograd.grad(getattr(ng.special, name)(x).sum(), x)
     assert np.allclose(g.tolist(), grads, rtol=1e-12)
+
+
+# ---- softmax of a 0-d tensor --------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["softmax", "log_softmax"])
+def test_softmax_of_a_0d_tensor_is_one_node_and_checks_its_dim(name):
+    x = ng.tensor(1., requires_grad=True)
+    y = getattr(ng, name)(x, -1)
+    # torch 2.13: SoftmaxBackward0 / LogSoftmaxBackward0 straight on the leaf, dim shown as given
+    assert y.grad_fn.name() == name.title().replace("_", "") + "Backward0"
+    assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
+    assert y.shape == () and y.item() == (1.0 if name == "softmax" else 0.0)
+    with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
+                                         r"\[-1, 0\], but got 1\)"):
+        getattr(ng, name)(x, 1)

@@ -216,8 +216,6 @@ def _rowwise(op, name, input, dim, dtype):
         dim = _implicit_dim(name, input.ndim)
     if dtype is not None:
         input = input.to(dtype)
-    if input.ndim == 0:
-        return _rowwise(op, name, input.reshape(1), 0, None).reshape(())
     if not input.is_floating_point():
         # torch has no integer softmax: its kernel's refusal, named by the dim it would run along
         last = _wrap_dim(dim, input.ndim) == input.ndim - 1

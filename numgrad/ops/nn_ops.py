@@ -33,16 +33,19 @@ def _row_max(x, dim):
     return x.max(axis=dim, keepdims=True, initial=-np.inf)
 
 
+# The forwards work on x as (outer, n, inner) rows, so a 0-d x is one row of one element.
 def _softmax_forward(x, dim, rows):
-    e = np.exp(x - _row_max(x, dim))
-    e /= e.sum(axis=dim, keepdims=True)
-    return e
+    lines = x.reshape(rows)
+    e = np.exp(lines - _row_max(lines, 1))
+    e /= e.sum(axis=1, keepdims=True)
+    return e.reshape(x.shape)
 
 
 def _log_softmax_forward(x, dim, rows):
-    shifted = x - _row_max(x, dim)
-    shifted -= np.log(np.exp(shifted).sum(axis=dim, keepdims=True))
-    return shifted
+    lines = x.reshape(rows)
+    shifted = lines - _row_max(lines, 1)
+    shifted -= np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return shifted.reshape(x.shape)
 
 
 def _softmax_vjp(ctx, g):
@@ -64,8 +67,10 @@ LOG_SOFTMAX = OpDef("log_softmax", _log_softmax_forward, node_name="LogSoftmaxBa
 
 
 def _rows_attrs(x, dim):
-    shape = x._data.shape
-    dim = _wrap_dim(dim, len(shape))
+    """The wrapped dim and the (outer, n, inner) rows along it; a 0-d x has a dim 0 (or -1) of
+    one element, as in torch."""
+    dim = _wrap_dim(dim, x._data.ndim)
+    shape = x._data.shape or (1,)
     return {"dim": dim, "rows": (math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:]))}
 
 
