@@ -1,5 +1,6 @@
 """Creating tensors: tensor, as_tensor, from_numpy, zeros/ones/full/empty/eye/arange/linspace,
 the *_like forms and seeded random tensors."""
+import itertools
 import math
 import numbers
 
@@ -30,17 +31,25 @@ def _none_error(dtype):
     return TypeError("'NoneType' object cannot be interpreted as an integer")
 
 
+_SEQUENCES = {list, tuple}
+
+
 def _scan(data, dtype=None):
     """What torch reads from the items of nested sequences: the dtype they infer (each item's
     own, promoted over all of them: a Python float is the default float type, an int int64, a
     bool bool, a NumPy scalar or array and a tensor keep theirs) and whether a tensor is among
-    them. Each sequence is read once per distinct item type, in C, so a long list of floats
-    costs a fraction of its conversion."""
+    them. The items are read level by level (a level of sequences joined into one list) and
+    each level once per distinct item type, in C, so nested lists of floats cost a fraction of
+    their conversion."""
     inferred, has_tensor = None, False
     pending = [data]
     while pending:
         items = pending.pop()
-        for kind in set(map(type, items)):
+        kinds = set(map(type, items))
+        while kinds and kinds <= _SEQUENCES:
+            items = list(itertools.chain.from_iterable(items))
+            kinds = set(map(type, items))
+        for kind in kinds:
             if kind is list or kind is tuple:
                 pending.extend(v for v in items if type(v) is kind)
                 continue

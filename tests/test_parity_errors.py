@@ -480,7 +480,7 @@ def test_creation_and_small_op_errors_are_torchs():
         (lambda: ng.zeros_like([1, 2]), TypeError,
          "zeros_like(): argument 'input' (position 1) must be Tensor, not list"),
         (lambda: ng.full_like(np.ones(2), 1.0), TypeError,
-         "full_like(): argument 'input' (position 1) must be Tensor, not ndarray"),
+         "full_like(): argument 'input' (position 1) must be Tensor, not numpy.ndarray"),
         (lambda: ng.full((2,), [1, 2]), TypeError,
          "full(): argument 'fill_value' (position 2) must be Number, not list"),
         (lambda: ng.randperm(-1), RuntimeError,
