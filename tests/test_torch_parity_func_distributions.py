@@ -223,3 +223,36 @@ def test_values_outside_the_support():
     assert error_of(lambda: D.Normal(t(0.0, 1.0), t(1.0, 1.0)).log_prob(t(0.0, 1.0, 2.0))) == (
         "Value is not broadcastable with batch_shape+event_shape: numgrad.Size([3]) vs "
         "numgrad.Size([2]).")
+
+
+def test_kl_divergence_of_same_family_pairs():
+    kl = D.kl_divergence
+    # torch 2.13 gives ...
+    close(kl(D.Beta(t(0.3, 1.8), t(1.5, 0.7)), D.Beta(t(1.2, 0.5), t(0.4, 2.0))),
+          [2.9132083479958015, 2.3391010523967406])
+    close(kl(D.Dirichlet(t([[0.3, 1.8], [1.5, 0.7]])), D.Dirichlet(t([[1.3, 0.8], [0.5, 2.7]]))),
+          [2.806686402482268, 3.0994736454347036])
+    close(kl(D.Geometric(t(0.3, 0.8)), D.Geometric(t(0.6, 0.1))),
+          [0.612622991289374, 1.703422192485767])
+    close(kl(D.Binomial(t(5.0, 4.0), t(0.3, 0.8)), D.Binomial(t(4.0, 4.0), t(0.6, 0.1))),
+          [np.inf, 5.450951015954455])
+    close(kl(D.Poisson(t(0.3, 1.8)), D.Poisson(t(1.2, 0.5))),
+          [0.4841116916640327, 1.005680921831716])
+    close(kl(D.Gumbel(t(0.3, -1.0), t(1.5, 0.7)), D.Gumbel(t(1.0, 0.0), t(0.5, 2.0))),
+          [21.987018842203, 0.6438922801932385])
+    close(kl(D.Pareto(t(1.5, 0.7), t(2.3, 1.1)), D.Pareto(t(1.2, 0.9), t(2.0, 1.3))),
+          [0.45561426239488245, np.inf])
+    close(kl(D.Cauchy(t(0.3, -1.0), t(1.5, 0.7)), D.Cauchy(t(1.0, 0.0), t(0.5, 2.0))),
+          [0.4032404130860532, 0.39228337140610026])
+    close(kl(D.HalfNormal(t(1.5, 0.7)), D.HalfNormal(t(0.5, 2.0))),
+          [2.90138771133189, 0.6110721244986779])
+    close(kl(D.HalfCauchy(t(1.5, 0.7)), D.HalfCauchy(t(0.5, 2.0))),
+          [0.2876820724517808, 0.26373694827946337])
+    close(kl(D.LogNormal(t(0.3, -1.0), t(1.5, 0.7)), D.LogNormal(t(1.0, 0.0), t(0.5, 2.0))),
+          [3.8813877113318895, 0.7360721244986779])
+    close(kl(D.OneHotCategorical(t(0.3, 0.7)), D.OneHotCategorical(t(0.6, 0.4))),
+          0.18378689738681214)
+    close(kl(D.Independent(D.Normal(t(0.3, -1.0), t(1.5, 0.7)), 1),
+             D.Independent(D.Normal(t(1.0, 0.0), t(0.5, 2.0)), 1)), 4.617459835830568)
+    with pytest.raises(NotImplementedError, match="q.total_count > p.total_count"):
+        kl(D.Binomial(t(3.0), t(0.5)), D.Binomial(t(4.0), t(0.5)))

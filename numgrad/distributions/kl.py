@@ -8,10 +8,17 @@ from .. import linalg
 from ..ops import digamma, lgamma
 from .bernoulli import Bernoulli
 from .categorical import Categorical
-from .exponential_family import Exponential, Gamma, Laplace
+from .exponential_family import Beta, Exponential, Gamma, Laplace, Poisson
+from .independent import Independent
+from .more_families import (Binomial, Cauchy, Dirichlet, Geometric, Gumbel, HalfCauchy, HalfNormal,
+                            LogNormal)
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .one_hot import OneHotCategorical
+from .transformed_families import Pareto
 from .uniform import Uniform
+
+_EULER_GAMMA = 0.57721566490153286060
 
 _KL = {}
 
@@ -96,3 +103,93 @@ def _kl_multivariate_normal(p, q):
     difference = linalg.solve_triangular(q.scale_tril, (q.loc - p.loc).unsqueeze(-1),
                                          upper=False).squeeze(-1)
     return half_log_det + 0.5 * ((whitened ** 2).sum((-2, -1)) + (difference ** 2).sum(-1) - k)
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p, q):
+    total_p = p.concentration1 + p.concentration0
+    total_q = q.concentration1 + q.concentration0
+    return (lgamma(q.concentration1) + lgamma(q.concentration0) + lgamma(total_p)
+            - (lgamma(p.concentration1) + lgamma(p.concentration0) + lgamma(total_q))
+            + (p.concentration1 - q.concentration1) * digamma(p.concentration1)
+            + (p.concentration0 - q.concentration0) * digamma(p.concentration0)
+            + (total_q - total_p) * digamma(total_p))
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p, q):
+    total_p = p.concentration.sum(-1)
+    total_q = q.concentration.sum(-1)
+    spread = digamma(p.concentration) - digamma(total_p).unsqueeze(-1)
+    return (lgamma(total_p) - lgamma(total_q)
+            - (lgamma(p.concentration) - lgamma(q.concentration)).sum(-1)
+            + ((p.concentration - q.concentration) * spread).sum(-1))
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p, q):
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+@register_kl(Binomial, Binomial)
+def _kl_binomial_binomial(p, q):
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is "
+                                  "not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p()
+                          - (-q.probs).log1p())
+    return where(p.total_count > q.total_count, math.inf, kl)
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p, q):
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p, q):
+    scale_ratio = p.scale / q.scale
+    q_loc, p_loc = q.loc / q.scale, p.loc / q.scale
+    return (-scale_ratio.log() - q_loc + p_loc + scale_ratio * _EULER_GAMMA
+            + (q_loc + lgamma(1 + scale_ratio) - p_loc).exp() - (1 + _EULER_GAMMA))
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p, q):
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    return where(p.scale < q.scale, math.inf, result)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p, q):
+    return (((p.scale + q.scale) ** 2 + (p.loc - q.loc) ** 2).log()
+            - (4 * p.scale * q.scale).log())
+
+
+# torch reaches these through the base distributions (the same transform on both sides)
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(HalfCauchy, HalfCauchy)
+def _kl_halfcauchy_halfcauchy(p, q):
+    return _kl_cauchy_cauchy(p.base_dist, q.base_dist)
+
+
+@register_kl(LogNormal, LogNormal)
+def _kl_lognormal_lognormal(p, q):
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(OneHotCategorical, OneHotCategorical)
+def _kl_onehotcategorical_onehotcategorical(p, q):
+    return _kl_categorical_categorical(p._categorical, q._categorical)
+
+
+@register_kl(Independent, Independent)
+def _kl_independent_independent(p, q):
+    if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
+        raise NotImplementedError
+    return p._sum(kl_divergence(p.base_dist, q.base_dist))
