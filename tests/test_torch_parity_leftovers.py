@@ -125,3 +125,14 @@ def test_softmax_of_a_0d_tensor_is_one_node_and_checks_its_dim(name):
     with pytest.raises(IndexError, match=r"Dimension out of range \(expected to be in range of "
                                          r"\[-1, 0\], but got 1\)"):
         getattr(ng, name)(x, 1)
+
+
+# ---- expand needs its sizes ---------------------------------------------------------------------
+def test_expand_without_sizes_is_a_type_error():
+    # torch 2.13: TypeError: expand() missing 1 required positional arguments: "size"
+    for x in (ng.tensor(1.), ng.ones(2)):
+        with pytest.raises(TypeError, match=r'expand\(\) missing 1 required positional arguments: '
+                                            r'"size"'):
+            x.expand()
+    assert ng.tensor(1.).expand(()).shape == () and ng.tensor(1.).expand([]).shape == ()
+    assert ng.ones(1).expand(size=(2,)).tolist() == [1., 1.]

@@ -302,7 +302,7 @@ def _scaled_sum(input, product, beta, alpha):
     """The result has the product's shape: input must expand to it (torch's expand error), it
     never widens the product."""
     if tuple(input.shape) != tuple(product.shape):
-        input = input.expand(*product.shape)
+        input = input.expand(tuple(product.shape))
     if alpha != 1:
         product = product * alpha
     if beta == 0:

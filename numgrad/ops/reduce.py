@@ -193,9 +193,14 @@ def sum_to(x, shape):
     return x.view(shape) if lead else x
 
 
-def expand(x, *shape):
+def expand(x, *shape, size=None):
     """A broadcast view of x with the given shape (-1 keeps a dim): a new tensor even when the
-    shape is x's, as in torch."""
+    shape is x's, as in torch. The sizes come as arguments or one sequence (size=), never none:
+    a 0-d shape is (), as for torch."""
+    if size is not None and not shape:
+        shape = (size,)
+    if not shape:
+        raise TypeError('expand() missing 1 required positional arguments: "size"')
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     lead = len(shape) - x._data.ndim

@@ -125,7 +125,7 @@ def _fit_trailing(seq, trailing):
         if a != b and b != 1:
             raise RuntimeError(f"The size of tensor a ({a}) must match the size of tensor b ({b}) "
                                f"at non-singleton dimension {len(target) - i}")
-    return seq if shape == target else seq.expand(*target)
+    return seq if shape == target else seq.expand(target)
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
