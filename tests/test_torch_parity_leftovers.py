@@ -136,3 +136,16 @@ def test_expand_without_sizes_is_a_type_error():
             x.expand()
     assert ng.tensor(1.).expand(()).shape == () and ng.tensor(1.).expand([]).shape == ()
     assert ng.ones(1).expand(size=(2,)).tolist() == [1., 1.]
+
+
+# ---- cat refuses a 0-d tensor wherever it is ----------------------------------------------------
+@pytest.mark.parametrize("make, position", [               # torch 2.13's positions
+    (lambda: [ng.tensor([1.]), ng.tensor(2.)], 1),
+    (lambda: [ng.tensor([1.]), ng.tensor([[1.]]), ng.tensor(2.)], 2),
+    (lambda: [ng.tensor([]), ng.tensor(2.)], 1),
+    (lambda: [ng.tensor(2.), ng.tensor([])], 0),
+])
+def test_cat_names_the_0d_tensors_position(make, position):
+    with pytest.raises(RuntimeError, match=fr"^zero-dimensional tensor \(at position {position}\) "
+                                           r"cannot be concatenated$"):
+        ng.cat(make())

@@ -617,13 +617,15 @@ def cat(tensors, dim=0):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     tensors = _common(tensors)
+    # torch refuses a 0-d tensor anywhere in the list before it compares any sizes
+    for i, t_ in enumerate(tensors):
+        if t_._data.ndim == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
     # torch skips legacy empty (0,) tensors in its checks and its result, yet keeps them as inputs
     # of its node (an empty gradient each); when all are such, the result is one of them
     legacy = [t_._data.shape == (0,) for t_ in tensors]
     checked = [t_ for t_, skip in zip(tensors, legacy) if not skip] or tensors[:1]
     nd = checked[0]._data.ndim
-    if nd == 0:
-        raise RuntimeError("zero-dimensional tensor (at position 0) cannot be concatenated")
     d = _wrap_dim(dim, nd)
     base = checked[0]._data.shape
     for i, t_ in enumerate(tensors):
