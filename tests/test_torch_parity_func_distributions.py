@@ -256,3 +256,21 @@ def test_kl_divergence_of_same_family_pairs():
              D.Independent(D.Normal(t(1.0, 0.0), t(0.5, 2.0)), 1)), 4.617459835830568)
     with pytest.raises(NotImplementedError, match="q.total_count > p.total_count"):
         kl(D.Binomial(t(3.0), t(0.5)), D.Binomial(t(4.0), t(0.5)))
+
+
+def test_enumerate_support_and_count_entropies():
+    # torch 2.13 gives ...
+    close(D.Binomial(2, t(0.3, 0.9)).enumerate_support(), [[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]])
+    assert tuple(D.Binomial(2, t(0.3, 0.9)).enumerate_support(False).shape) == (3, 1)
+    assert D.Categorical(t([[0.3, 0.7], [0.5, 0.5]])).enumerate_support().tolist() == [[0, 0],
+                                                                                      [1, 1]]
+    assert tuple(D.OneHotCategorical(t([[0.3, 0.7], [0.5, 0.5]])).enumerate_support(False)
+                 .shape) == (2, 1, 2)
+    close(D.Bernoulli(t(0.3)).enumerate_support(), [0.0, 1.0])
+    close(D.Binomial(4, t(0.3, 0.9)).entropy(), [1.2939550399242197, 0.8040182879587177])
+    # torch rounds lgamma(total_count + 1) to float32 (an integer tensor's lgamma)
+    close(D.Multinomial(5, t([[0.2, 0.5, 0.3], [0.1, 0.1, 0.8]])).entropy(),
+          [2.5918085406526656, 1.8136484785872264])
+    with pytest.raises(NotImplementedError) as info:
+        D.Binomial(t(2.0, 3.0), t(0.3, 0.9)).entropy()
+    assert str(info.value) == "Inhomogeneous total count not supported by `entropy`."

@@ -1,6 +1,7 @@
 """Bernoulli(probs or logits): 1 with probability probs, else 0."""
 import numpy as np
 
+from ..creation import arange
 from ..nn import functional as F
 from ..ops import bernoulli, broadcast_tensors, logit, sigmoid
 from . import constraints
@@ -41,6 +42,7 @@ class Bernoulli(Distribution):
     arg_names = ("probs", "logits")
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
+    has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         probs, logits = probs_or_logits(probs, logits)
@@ -71,6 +73,9 @@ class Bernoulli(Distribution):
         self._validate_sample(value)
         logits, value = broadcast_tensors(self.logits, value)
         return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
+
+    def enumerate_support(self, expand=True):
+        return self._support_values(arange(2, dtype=self.probs.dtype), expand)
 
     def entropy(self):
         return F.binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none")

@@ -14,6 +14,7 @@ class Categorical(Distribution):
 
     arg_names = ("probs", "logits")
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    has_enumerate_support = True
 
     @property
     def support(self):
@@ -67,6 +68,9 @@ class Categorical(Distribution):
             tuple(shape[:len(shape) - len(self._batch_shape)]) + tuple(self.logits.shape))
         index = value.long().broadcast_to(logits.shape[:-1]).unsqueeze(-1)
         return gather(logits, -1, index).squeeze(-1)
+
+    def enumerate_support(self, expand=True):
+        return self._support_values(creation.arange(self._num_events), expand)
 
     def entropy(self):
         # -inf logits (zero probabilities) clamped to the dtype's lowest: 0 * finite is 0

@@ -12,6 +12,7 @@ _validate_default = [True]
 
 class Distribution:
     has_rsample = False
+    has_enumerate_support = False
     arg_names = ()
     arg_constraints = {}
     # parameters computed from the one given (logits from probs): neither checked nor shown,
@@ -115,6 +116,18 @@ class Distribution:
             raise ValueError(f"Expected parameter {name} (Tensor of shape {tuple(value.shape)}) "
                              f"of distribution {self!r} to satisfy the constraint {constraint}, "
                              f"but found invalid values:\n{value}")
+
+    def enumerate_support(self, expand=True):
+        raise NotImplementedError
+
+    def _support_values(self, values, expand):
+        """Every value of a discrete family (one per row of `values`) laid out as torch's
+        enumerate_support: that dim first, then the batch dims (size 1 unless expanded)."""
+        event = tuple(values.shape[1:])
+        values = values.reshape((-1,) + (1,) * len(self._batch_shape) + event)
+        if expand:
+            values = values.expand((-1,) + tuple(self._batch_shape) + event)
+        return values
 
     def _validate_sample(self, value):
         """torch's check of a value to score (log_prob): a tensor whose right-most dims are the

@@ -313,6 +313,8 @@ class Binomial(Distribution):
                        "probs": constraints.unit_interval,
                        "logits": constraints.real}
 
+    has_enumerate_support = True
+
     @property
     def support(self):
         return constraints.integer_interval(0, self.total_count)
@@ -339,6 +341,21 @@ class Binomial(Distribution):
         return _draw(lambda rng, n, p: rng.binomial(np.broadcast_to(n, shape).astype(np.int64),
                                                     np.broadcast_to(p, shape)).astype(np.float64),
                      self.total_count, self.probs)
+
+    def _homogeneous_count(self, api):
+        count = int(self.total_count.max().item())
+        if self.total_count.min().item() != count:
+            raise NotImplementedError(f"Inhomogeneous total count not supported by `{api}`.")
+        return count
+
+    def enumerate_support(self, expand=True):
+        count = self._homogeneous_count("enumerate_support")
+        return self._support_values(creation.arange(1 + count, dtype=self.probs.dtype), expand)
+
+    def entropy(self):
+        self._homogeneous_count("entropy")
+        log_prob = self.log_prob(self.enumerate_support(False))
+        return -(log_prob.exp() * log_prob).sum(0)
 
     def log_prob(self, value):
         value = as_parameter(value, self.probs)

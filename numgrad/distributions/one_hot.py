@@ -3,9 +3,12 @@ total_count categorical draws."""
 import numpy as np
 
 from ..nn import functional as F
+from .. import creation
+from ..creation import eye
 from ..ops import lgamma
 from . import constraints
 from .categorical import Categorical
+from .more_families import Binomial
 from .distribution import Distribution, as_parameter
 from .exponential_family import _draw
 
@@ -16,6 +19,7 @@ class OneHotCategorical(Distribution):
     arg_names = ("probs", "logits")
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
+    has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         self._categorical = Categorical(probs, logits, validate_args=validate_args)
@@ -52,6 +56,9 @@ class OneHotCategorical(Distribution):
         self._validate_sample(value)
         return self._categorical.log_prob(value.argmax(-1))
 
+    def enumerate_support(self, expand=True):
+        return self._support_values(eye(self._event_shape[0], dtype=self.probs.dtype), expand)
+
     def entropy(self):
         return self._categorical.entropy()
 
@@ -71,6 +78,7 @@ class Multinomial(Distribution):
             raise NotImplementedError("inhomogeneous total_count is not supported")
         self.total_count = total_count
         self._categorical = Categorical(probs, logits, validate_args=validate_args)
+        self._binomial = Binomial(total_count, self.probs)
         super().__init__(self._categorical.batch_shape, self.probs.shape[-1:],
                          validate_args=validate_args)
 
@@ -90,6 +98,14 @@ class Multinomial(Distribution):
         return _draw(lambda rng, p: rng.multinomial(self.total_count,
                                                     np.broadcast_to(p, shape + p.shape[-1:]))
                      .astype(np.float64), self.probs)
+
+    def entropy(self):
+        # torch's sum over each class's binomial count distribution; n is an integer tensor,
+        # so lgamma(n + 1) is rounded to the default float dtype, as torch's is
+        n = creation.tensor(self.total_count)
+        counts = self._binomial.enumerate_support(expand=False)[1:]
+        weights = (self._binomial.log_prob(counts).exp() * lgamma(counts + 1)).sum((0, -1))
+        return n * self._categorical.entropy() - lgamma(n + 1) + weights
 
     def log_prob(self, value):
         value = as_parameter(value, self.logits)
