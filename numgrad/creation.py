@@ -3,6 +3,7 @@ the *_like forms and seeded random tensors."""
 import itertools
 import math
 import numbers
+import warnings
 
 import numpy as np
 
@@ -187,7 +188,38 @@ def tensor(data, dtype=None, device=None, requires_grad=False):
     >>> numgrad.tensor([1., 2.], requires_grad=True)
     tensor([1., 2.], requires_grad=True)
     """
+    if isinstance(data, Tensor):
+        warnings.warn("To copy construct from a tensor, it is recommended to use "
+                      "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
+                      ".requires_grad_(True), rather than numgrad.tensor(sourceTensor).",
+                      UserWarning, stacklevel=2)
     return _finish(_as_array(data, dtype), requires_grad, device)
+
+
+def legacy_data(args, size, dtype):
+    """What Tensor(*args, size=...) holds, read as torch's legacy constructor reads its
+    arguments: an array, or the tensor to share data with."""
+    dtype = _float_dtype(dtype)
+    if size is not None:
+        if args:
+            raise TypeError("new() received an invalid combination of arguments")
+        return np.empty(_shape((size,), "new"), dtype)
+    if not args:
+        return np.empty((0,), dtype)
+    if len(args) == 1 and isinstance(args[0], (Tensor, list, tuple, range, np.ndarray)):
+        data = args[0]
+        if isinstance(data, Size):
+            return np.empty(_shape((data,), "new"), dtype)
+        if isinstance(data, Tensor):
+            return data
+        return _as_array(data if not isinstance(data, range) else list(data), dtype)
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args):
+        return np.empty(_shape(args, "new"), dtype)     # uninitialized, as torch's
+    if len(args) == 1:
+        if isinstance(args[0], str):
+            raise TypeError(f"new(): invalid data type '{type(args[0]).__name__}'")
+        raise TypeError(f"new(): data must be a sequence (got {_type_name(args[0])})")
+    raise TypeError("new(): argument 'size' must be tuple of ints")
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -93,9 +93,16 @@ class Tensor:
                  "_extra", "__weakref__")
     __array_priority__ = 1000   # ndarray (op) Tensor defers to the Tensor's reflected operator
 
-    def __init__(self, data=(), *, dtype=None, requires_grad=False):
-        from .creation import _as_array
-        self._set(_as_array(data, dtype), False)
+    def __init__(self, *args, dtype=None, requires_grad=False, size=None):
+        """torch's legacy constructor: Tensor(2, 3) and Tensor(size=(2, 3)) are uninitialized of
+        that size, Tensor([1, 2]) holds the data in the default float type (dtype= says another:
+        numgrad's addition), Tensor(other) shares other's data."""
+        from .creation import legacy_data
+        data = legacy_data(args, size, dtype)
+        if isinstance(data, Tensor):
+            self._set(data._data, False, vc=data._shared_vc())
+        else:
+            self._set(data, False)
         if requires_grad:
             self.requires_grad_(True)
 
@@ -127,11 +134,11 @@ class Tensor:
     # ---- metadata ---------------------------------------------------------------------------
     @property
     def shape(self):
-        return Size(self._data.shape)
+        return tuple.__new__(Size, self._data.shape)      # NumPy's dims are ints already
 
     def size(self, dim=None):
         if dim is None:
-            return Size(self._data.shape)
+            return tuple.__new__(Size, self._data.shape)
         return self._data.shape[shape_dim("size", dim, self._data.ndim)]
 
     @property
@@ -645,7 +652,32 @@ class Tensor:
 
 
 class Size(tuple):
-    """torch.Size: a tuple that prints as torch.Size([2, 3])."""
+    """torch.Size: a tuple of ints that prints as torch.Size([2, 3]); a slice of it, a sum with
+    a tuple and a repetition are Sizes too."""
+
+    def __new__(cls, sizes=()):
+        dims = tuple(sizes)
+        if any(type(d) is not int for d in dims):
+            dims = tuple(_size_item(d, i) for i, d in enumerate(dims))
+        return tuple.__new__(cls, dims)
+
+    def __getitem__(self, index):
+        item = tuple.__getitem__(self, index)
+        return tuple.__new__(Size, item) if isinstance(index, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to "
+                            "numgrad.Size")
+        return tuple.__new__(Size, tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return tuple.__new__(Size, tuple.__add__(other, self))
+
+    def __mul__(self, times):
+        return tuple.__new__(Size, tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
 
     def __repr__(self):
         return f"numgrad.Size({list(self)})"
@@ -655,6 +687,16 @@ class Size(tuple):
         for d in self:
             n *= d
         return n
+
+
+def _size_item(value, position):
+    """One dim of a Size as an int: anything with __index__ (a bool, a NumPy integer, an integer
+    tensor of one element), in torch's words otherwise."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"numgrad.Size() takes an iterable of 'int' (item {position} is "
+                        f"'{type(value).__name__}')") from None
 
 
 def shape_dim(method, dim, ndim):

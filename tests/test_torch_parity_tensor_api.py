@@ -251,3 +251,78 @@ def test_set_default_dtype_refuses_what_is_not_a_dtype():
         warnings.simplefilter("error")
         ng.set_default_dtype(ng.float64)
     assert (ng.arange(3) / 2).dtype == ng.float64 and (ng.tensor(1) + 0.5).dtype == ng.float64
+
+
+# ---- the legacy constructor and copy construction ---------------------------------------------
+def test_legacy_constructor_reads_its_arguments_as_torch():
+    # torch 2.13: Tensor([1, 2]) is tensor([1., 2.]) in the default float type
+    assert ng.Tensor([1, 2]).dtype == ng.float32 and ng.Tensor([1, 2]).tolist() == [1.0, 2.0]
+    assert ng.Tensor([True]).tolist() == [1.0]
+    assert ng.Tensor(np.array([1, 2])).dtype == ng.float32
+    assert ng.Tensor(np.array(2.5)).shape == ()
+    assert ng.Tensor((2, 3)).tolist() == [2.0, 3.0]          # a tuple is data
+    assert ng.Tensor(range(3)).tolist() == [0.0, 1.0, 2.0]
+    assert ng.Tensor(2, 3).shape == (2, 3) and ng.Tensor(np.int64(3)).shape == (3,)
+    assert ng.Tensor(ng.Size([2, 3])).shape == (2, 3) and ng.Tensor(size=(2,)).shape == (2,)
+    assert ng.Tensor().shape == (0,) and ng.Tensor(0).shape == (0,)
+    source = ng.ones(2, dtype=ng.float64)
+    alias = ng.Tensor(source)
+    alias[0] = 5.0
+    assert source.tolist() == [5.0, 1.0] and alias.dtype == ng.float64
+    for bad, name in ((2.5, "float"), (True, "bool"), (None, "NoneType"),
+                      (np.float64(2.5), "numpy.float64")):
+        # torch 2.13: TypeError: new(): data must be a sequence (got float)
+        with pytest.raises(TypeError, match=rf"^new\(\): data must be a sequence \(got {name}\)$"):
+            ng.Tensor(bad)
+    with pytest.raises(TypeError, match=r"^new\(\): invalid data type 'str'$"):
+        ng.Tensor("ab")
+    with pytest.raises(RuntimeError, match=r"^Trying to create tensor with negative dimension -1: "
+                                           r"\[-1\]$"):
+        ng.Tensor(-1)
+    ng.set_default_dtype(ng.float64)
+    assert ng.Tensor([1, 2]).dtype == ng.float64 and ng.Tensor(2).dtype == ng.float64
+
+
+def test_tensor_of_a_tensor_warns_as_torch():
+    with pytest.warns(UserWarning, match=r"^To copy construct from a tensor, it is recommended to "
+                                         r"use sourceTensor.detach\(\).clone\(\) or sourceTensor"
+                                         r".detach\(\).clone\(\).requires_grad_\(True\), rather "
+                                         r"than numgrad.tensor\(sourceTensor\).$"):
+        copied = ng.tensor(ng.ones(2, requires_grad=True))
+    assert not copied.requires_grad
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ng.ones(2).new(ng.ones(2))
+        ng.as_tensor(ng.ones(2))
+    assert not caught
+    with pytest.warns(UserWarning, match=r"rather than tensor.new_tensor\(sourceTensor\).$") as got:
+        ng.ones(2).new_tensor(ng.ones(2))
+    assert len(got) == 1
+
+
+def test_numel_takes_a_tensor():
+    assert ng.numel(ng.ones(2, 3)) == 6
+    # torch 2.13: TypeError: numel(): argument 'input' (position 1) must be Tensor, not list
+    for bad, name in (([1, 2], "list"), (2.5, "float"), (np.zeros(2), "numpy.ndarray")):
+        with pytest.raises(TypeError, match=rf"^numel\(\): argument 'input' \(position 1\) must be "
+                                            rf"Tensor, not {name}$"):
+            ng.numel(bad)
+
+
+def test_size_slices_sums_and_repeats_are_sizes():
+    shape = ng.ones(2, 3).shape
+    # torch 2.13: torch.Size([3]), torch.Size([2, 3, 1]), torch.Size([1, 2, 3]), ...
+    assert repr(shape[1:]) == "numgrad.Size([3])"
+    assert repr(shape + (1,)) == "numgrad.Size([2, 3, 1])"
+    assert repr((1,) + shape) == "numgrad.Size([1, 2, 3])"
+    assert repr(shape * 2) == "numgrad.Size([2, 3, 2, 3])" and repr(2 * shape) == repr(shape * 2)
+    assert type(shape[0]) is int and shape == (2, 3)
+    assert ng.Size([True, np.int64(2), ng.tensor([4])]) == (1, 2, 4)
+    with pytest.raises(TypeError, match=r"^can only concatenate tuple \(not list\) to numgrad.Size$"):
+        shape + [1]
+    # torch 2.13: TypeError: torch.Size() takes an iterable of 'int' (item 0 is 'float')
+    with pytest.raises(TypeError, match=r"^numgrad.Size\(\) takes an iterable of 'int' \(item 1 is "
+                                        r"'float'\)$"):
+        ng.Size([2, 2.0])
+    with pytest.raises(TypeError, match="item 0 is 'Tensor'"):
+        ng.Size([ng.tensor(2.0)])

@@ -82,7 +82,7 @@ def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
                       "sourceTensor.detach().clone() or sourceTensor.detach().clone()"
                       ".requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
                       UserWarning, stacklevel=2)
-        data = data.detach().cpu()      # the copy is built on the host, then moved to device
+        data = data.detach().cpu().numpy()    # built on the host, then moved to device
     return _like_self(self, creation.tensor, (data,), dtype, device, requires_grad)
 
 
@@ -91,6 +91,9 @@ def nelement(self):
 
 
 def numel(input):
+    if not isinstance(input, Tensor):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not "
+                        f"{creation._type_name(input)}")
     return input.numel()
 
 

@@ -100,7 +100,8 @@ def new(self, *args):
     """torch's legacy constructor in this tensor's dtype: new() is empty, new(2, 3) or
     new(Size) uninitialised of that shape, new(data) a tensor of the data."""
     if len(args) == 1 and not isinstance(args[0], (int, np.integer, Size)):
-        return creation.tensor(args[0], dtype=self.dtype, device=self.device)
+        data = args[0]._data if isinstance(args[0], Tensor) else args[0]    # torch: no warning
+        return creation.tensor(data, dtype=self.dtype, device=self.device)
     shape = tuple(args[0]) if len(args) == 1 and isinstance(args[0], Size) else args or (0,)
     return creation.empty(*shape, dtype=self.dtype, device=self.device)
 
