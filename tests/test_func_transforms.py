@@ -28,7 +28,8 @@ def pair(x, y):
 
 def test_public_names_are_the_transforms():
     assert sorted(func.__all__) == ["functional_call", "grad", "grad_and_value", "hessian",
-                                    "jacfwd", "jacrev", "jvp", "vjp", "vmap"]
+                                    "jacfwd", "jacrev", "jvp", "linearize",
+                                    "stack_module_state", "vjp", "vmap"]
 
 
 # ---- vjp, jvp ------------------------------------------------------------------------------------

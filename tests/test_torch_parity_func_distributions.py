@@ -8,7 +8,7 @@ import pytest
 
 import numgrad as ng
 from numgrad import distributions as D
-from numgrad.func import jvp, vjp, vmap
+from numgrad.func import functional_call, jvp, linearize, stack_module_state, vjp, vmap
 
 
 def t(*values):
@@ -49,6 +49,58 @@ def test_vjp_quotes_the_pretty_printed_structures():
     assert str(info.value) == ("Expected pytree structure of cotangents to be the same as pytree "
                                "structure of outputs to the function. cotangents: (*,), primal "
                                "output: {'a': *, 'b': [*]}")
+
+
+def test_stack_module_state_ensembles_with_vmap():
+    models = [ng.nn.Linear(3, 2).double() for _ in range(3)]
+    for k, model in enumerate(models):
+        model.weight.data = ng.full((2, 3), float(k), dtype=ng.float64)
+        model.bias.data = ng.full((2,), 0.5 * k, dtype=ng.float64)
+    params, buffers = stack_module_state(models)
+    assert sorted(params) == ["bias", "weight"] and buffers == {}
+    assert params["weight"].shape == (3, 2, 3) and params["weight"].is_leaf
+    assert params["weight"].requires_grad
+    x = ng.ones(4, 3, dtype=ng.float64)
+    out = vmap(lambda p, b, x: functional_call(models[0], (p, b), (x,)),
+               in_dims=(0, 0, None))(params, buffers, x)
+    close(out[:, 0, 0], [0.0, 3.5, 7.0])
+    out.sum().backward()
+    close(params["bias"].grad, np.full((3, 2), 4.0))
+    assert models[0].weight.grad is None            # new leaves, not the models' parameters
+    # torch 2.13 gives ...
+    for bad, message in ((lambda: stack_module_state([]),
+                          "stack_module_state: Expected at least one model, got 0."),
+                         (lambda: stack_module_state([ng.nn.Linear(2, 2),
+                                                      ng.nn.Linear(2, 2).eval()]),
+                          "stack_module_state: Expected all models to have the same "
+                          "training/eval mode."),
+                         (lambda: stack_module_state([ng.nn.Linear(2, 2), ng.nn.Tanh()]),
+                          "stack_module_state: Expected all models to be of the same class.")):
+        with pytest.raises(RuntimeError) as info:
+            bad()
+        assert str(info.value) == message
+    frozen = ng.nn.Linear(2, 2)
+    frozen.bias.requires_grad_(False)
+    with pytest.raises(RuntimeError, match="Expected bias from each model to have the same "
+                                           r"\.requires_grad"):
+        stack_module_state([ng.nn.Linear(2, 2), frozen])
+
+
+def test_linearize():
+    x = t(0.5, -1.0)
+    out, jvp_fn = linearize(lambda a, b: {"s": (a * b).sum(), "l": [a.exp()]}, x, t(2.0, 3.0))
+    close(out["s"], -2.0)
+    result = jvp_fn(t(1.0, 0.0), t(0.0, 1.0))
+    close(result["s"], 2.0 - 1.0)
+    close(result["l"][0], [math.exp(0.5), 0.0])
+    # torch 2.13 gives ...
+    with pytest.raises(RuntimeError) as info:
+        jvp_fn(t(1.0, 0.0))
+    assert str(info.value) == ("Expected the tangents TreeSpec(tuple, None, [*]) to have the same "
+                               "argspec as the primals TreeSpec(tuple, None, [*,\n  *])")
+    with pytest.raises(RuntimeError, match="tangent:1 with shape .* in flattened pytree doesn't "
+                                           "match the shape"):
+        jvp_fn(t(1.0, 0.0), t(1.0))
 
 
 # ---- distributions: what a family lacks -------------------------------------------------------

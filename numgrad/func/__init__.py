@@ -7,8 +7,9 @@ jvp and jacfwd are computed in reverse mode, and vmap loops over the batch.
 """
 from ._functional_call import functional_call
 from ._grad import grad, grad_and_value
-from ._jacobian import hessian, jacfwd, jacrev, jvp, vjp
+from ._jacobian import hessian, jacfwd, jacrev, jvp, linearize, vjp
+from ._stack_module_state import stack_module_state
 from ._vmap import vmap
 
 __all__ = ["functional_call", "grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp",
-           "vjp", "vmap"]
+           "linearize", "stack_module_state", "vjp", "vmap"]

@@ -1,4 +1,4 @@
-"""vjp, jvp, jacrev, jacfwd and hessian, with torch.func's signatures and result layouts.
+"""vjp, jvp, linearize, jacrev, jacfwd and hessian, with torch.func's signatures and result layouts.
 
 numgrad is reverse mode only: jvp uses the double-vjp trick (u -> J^T u is linear in u, so its
 vjp in the direction v is J v), and jacfwd is jacrev. Jacobian rows come from batched backward
@@ -141,6 +141,33 @@ def jvp(func, primals, tangents, *, strict=False, has_aux=False):
     out = tree_unflatten(flat_out if nested else [o.detach() for o in flat_out], out_spec)
     tangents_out = tree_unflatten(tangents_out, out_spec)
     return (out, tangents_out, aux) if has_aux else (out, tangents_out)
+
+
+def linearize(func, *primals):
+    """(func(*primals), jvp_fn), jvp_fn(*tangents) giving J tangents at primals, as
+    torch.func.linearize; each call runs jvp (numgrad traces nothing to replay).
+
+    >>> out, jvp_fn = numgrad.func.linearize(lambda x: x.sin(), numgrad.zeros(2))
+    >>> jvp_fn(numgrad.ones(2))
+    tensor([1., 1.])
+    """
+    output = func(*primals)
+    flat_primals, primals_spec = tree_flatten(primals)
+
+    def jvp_fn(*tangents):
+        flat_tangents, tangents_spec = tree_flatten(tangents)
+        if tangents_spec != primals_spec:
+            raise RuntimeError(f"Expected the tangents {tangents_spec} to have the same argspec "
+                               f"as the primals {primals_spec}")
+        for i, (p, t) in enumerate(zip(flat_primals, flat_tangents)):
+            for what, mine, theirs in (("shape", t.shape, p.shape), ("device", t.device, p.device),
+                                       ("dtype", t.dtype, p.dtype)):
+                if mine != theirs:
+                    raise RuntimeError(f"tangent:{i} with {what} {mine} in flattened pytree "
+                                       f"doesn't match the {what} {theirs} of the corresponding "
+                                       "primal.")
+        return jvp(func, primals, tangents)[1]
+    return output, jvp_fn
 
 
 def jacrev(func, argnums=0, *, has_aux=False, chunk_size=None):
