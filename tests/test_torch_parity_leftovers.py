@@ -149,3 +149,26 @@ def test_cat_names_the_0d_tensors_position(make, position):
     with pytest.raises(RuntimeError, match=fr"^zero-dimensional tensor \(at position {position}\) "
                                            r"cannot be concatenated$"):
         ng.cat(make())
+
+
+# ---- topk's picks among ties --------------------------------------------------------------------
+@pytest.mark.parametrize("values, k, largest, sorted_, indices", [     # torch 2.13's indices
+    ([1., 2., 2., 0., 2.], 2, True, True, [2, 4]),
+    ([0., 0., 2., 1.5], 2, False, True, [1, 0]),
+    ([1.] * 4, 1, True, True, [2]),
+    ([1.] * 8, 3, True, True, [6, 5, 4]),
+    ([1.] * 200, 3, True, True, [0, 1, 2]),                 # std::partial_sort: k * 64 <= n
+    ([3., 1., 2., 5., 4.], 3, True, False, [4, 3, 0]),      # unsorted: nth_element's order
+    ([1., float("nan"), 1., float("nan")], 2, True, True, [1, 3]),
+    ([2, 1, 2, 1, 2], 2, False, True, [1, 3]),
+])
+def test_topk_picks_torchs_ties(values, k, largest, sorted_, indices):
+    assert ng.tensor(values).topk(k, largest=largest, sorted=sorted_).indices.tolist() == indices
+
+
+def test_topk_ties_along_a_dim_send_the_gradient_to_torchs_picks():
+    x = ng.tensor([[1., 2., 2., 0., 2.], [0., 1., 2., 3., 4.]], requires_grad=True)
+    values, indices = x.topk(2, dim=1)
+    assert indices.tolist() == [[2, 4], [4, 3]]              # torch 2.13
+    values.sum().backward()
+    assert x.grad.tolist() == [[0., 0., 1., 0., 1.], [0., 0., 0., 1., 1.]]

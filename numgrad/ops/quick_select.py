@@ -11,8 +11,8 @@ def _after(a, b):
 
 def quick_select_index(row, k):
     """The original index of the element that torch's quick select leaves at position k (from
-    0) of a copy of `row` (a 1-d sequence of floats)."""
-    values = [float(v) for v in row]
+    0) of a copy of `row` (a 1-d array: its Python numbers, so int64 keeps every bit)."""
+    values = row.tolist()
     indices = list(range(len(values)))
 
     def swap(i, j):

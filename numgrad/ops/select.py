@@ -15,6 +15,7 @@ from ..tensor import Tensor, _wrap_dim
 from .apply import apply, show_attributes
 from .reduce import _dims, _group_reduction, _kept_meta, _reduced_dims, _spread, shown_dims
 from .registry import OpDef
+from .std_select import topk_line
 from .untracked import untracked
 from .scan import line_meta
 
@@ -143,12 +144,36 @@ def _sort_forward(x, dim, lines, k, descending, **_):
     return np.take_along_axis(x, index, axis=dim), index.astype(np.int64)
 
 
+def _topk_forward(x, dim, lines, k, descending, sorted, **_):
+    """The stable sort's first k, except in the lines where equal values make the pick or its
+    order ambiguous (and every line when unsorted), which take torch's kernel's (std_select)."""
+    values, index = _sort_forward(x, dim, lines, k, descending)
+    if dim is None or k == 0:
+        return values, index
+    line, top, at = (np.moveaxis(a, dim, -1) for a in (x, values, index))
+    ambiguous = np.ones(top.shape[:-1], np.bool_)
+    if sorted:
+        ambiguous = (np.any(_same(top[..., 1:], top[..., :-1]), axis=-1)
+                     | (np.sum(_same(line, top[..., -1:]), axis=-1) > 1))
+    for where in np.argwhere(ambiguous):
+        where = tuple(where)
+        at[where] = topk_line(line[where].tolist(), k, descending, sorted)
+        top[where] = line[where][at[where]]
+    return values, index
+
+
+def _same(a, b):
+    """a == b, NaN equal to NaN (torch's selection ranks NaNs alike)."""
+    same = a == b
+    return same | (np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else same
+
+
 _PICK = dict(n_out=2, saves=("out1",), kernel="select_dim_bwd", vjp=_select_vjp,
              meta=_select_meta, saved_names=("indices",), grad_outputs=1)
 MAX_DIM = OpDef("max_dim", _pick_forward, node_name="MaxBackward0", **_PICK)
 MIN_DIM = OpDef("min_dim", _pick_forward, node_name="MinBackward0", **_PICK)
 SORT = OpDef("sort", _sort_forward, node_name="SortBackward0", **_PICK)
-TOPK = OpDef("topk", _sort_forward, node_name="TopkBackward0", **_PICK)
+TOPK = OpDef("topk", _topk_forward, node_name="TopkBackward0", **_PICK)
 
 
 def _picked(op, kind, x, dim, k, shown, **attrs):
@@ -230,16 +255,14 @@ def argsort(x, dim=-1, descending=False, stable=False):
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
-    """(values, indices) of the k largest (or smallest) elements along dim, in sorted order.
-    Among equal values, the earlier index comes first. torch's CPU kernel may return another of
-    the tied elements (and so send the gradient there): it selects with std::nth_element, or
-    std::partial_sort when k is small beside the size, which are not stable, so which tie it
-    returns follows no rule to imitate (ones(4).topk(1) gives index 2, ones(8).topk(3) [6, 5, 4],
-    ones(200).topk(3) [0, 1, 2])."""
+    """(values, indices) of the k largest (or smallest) elements along dim, in sorted order
+    unless sorted=False. Among equal values the elements and their order are those torch's CPU
+    kernel picks (ones(4).topk(1) gives index 2, ones(8).topk(3) [6, 5, 4], ones(200).topk(3)
+    [0, 1, 2]): its std::nth_element and std::partial_sort, ported in std_select."""
     if x._data.dtype == np.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     nd = x._data.ndim
     size = x._data.shape[_wrap_dim(dim, nd)] if nd else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
-    return _picked(TOPK, "topk", x, dim, k, {}, descending=largest)
+    return _picked(TOPK, "topk", x, dim, k, {}, descending=largest, sorted=bool(sorted))
