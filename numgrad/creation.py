@@ -104,9 +104,10 @@ def _infer_dtype(data):
     return dtypes.canonical(np.asarray(data).dtype)
 
 
-def _ragged_error(data):
+def _ragged_error(data, dtype):
     """torch's error for nested sequences that are not a grid, or None: the shape is read down
-    the first elements, and the first sequence whose length differs from it is named."""
+    the first elements, the first sequence whose length differs from it is named, and a
+    sequence where the shape has a number is refused as a number of dtype would be."""
     shape = []
     first = data
     while isinstance(first, (list, tuple)):
@@ -117,7 +118,11 @@ def _ragged_error(data):
 
     def check(value, dim):
         if dim == len(shape):
-            return None
+            if not isinstance(value, (list, tuple)):
+                return None
+            if dtypes.is_floating(dtype):
+                return TypeError(f"must be real number, not {type(value).__name__}")
+            return TypeError(f"'{type(value).__name__}' object cannot be interpreted as an integer")
         if not isinstance(value, (list, tuple)):
             return TypeError("not a sequence")
         if len(value) != shape[dim]:
@@ -144,7 +149,7 @@ def _as_array(data, dtype=None):
     except ValueError as error:
         if "NaN" in str(error):      # a float NaN asked to be an integer
             raise _overflow_error(data, dt) from None
-        ragged = _ragged_error(data)
+        ragged = _ragged_error(data, dt)
         if ragged is None:
             raise
         raise ragged from None

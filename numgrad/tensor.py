@@ -187,6 +187,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value):
+        if type(value) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if self._node >= 0 and value:
             # the attribute refuses what requires_grad_() lets pass (torch's python_variable.cpp)
             raise RuntimeError("you can only change requires_grad flags of leaf variables.")
@@ -197,9 +199,12 @@ class Tensor:
                                                           "can require gradients"):
         """(_refusal: the words for an integer tensor, which differ with the way in, as torch's
         do: this method, the attribute, a factory's requires_grad=True.)"""
-        if not isinstance(requires_grad, (bool, np.bool_)):
+        if not isinstance(requires_grad, bool):
+            kind = type(requires_grad)
+            name = kind.__qualname__ if kind.__module__ == "builtins" else \
+                f"{kind.__module__}.{kind.__qualname__}"
             raise TypeError(f"requires_grad_(): argument 'requires_grad' (position 1) must be bool, "
-                            f"not {type(requires_grad).__name__}")
+                            f"not {name}")
         if self._node >= 0:
             if not requires_grad:
                 raise RuntimeError(

@@ -326,3 +326,36 @@ def test_size_slices_sums_and_repeats_are_sizes():
         ng.Size([2, 2.0])
     with pytest.raises(TypeError, match="item 0 is 'Tensor'"):
         ng.Size([ng.tensor(2.0)])
+
+
+def test_requires_grad_takes_a_python_bool_only():
+    x = ng.ones(2)
+    for value in (1, 0, None, "a", np.bool_(True)):
+        # torch 2.13: RuntimeError: requires_grad must be a bool (before the leaf check)
+        with pytest.raises(RuntimeError, match="^requires_grad must be a bool$"):
+            x.requires_grad = value
+        with pytest.raises(RuntimeError, match="^requires_grad must be a bool$"):
+            (ng.ones(2, requires_grad=True) * 2).requires_grad = value
+    assert not x.requires_grad
+    # torch 2.13: requires_grad_(): argument 'requires_grad' (position 1) must be bool, not
+    # numpy.bool
+    with pytest.raises(TypeError, match=r"^requires_grad_\(\): argument 'requires_grad' \(position "
+                                        r"1\) must be bool, not numpy.bool$"):
+        x.requires_grad_(np.bool_(True))
+    with pytest.raises(TypeError, match="must be bool, not int$"):
+        x.requires_grad_(1)
+    x.requires_grad = True
+    assert x.requires_grad
+
+
+@pytest.mark.parametrize("dtype, message", [
+    (None, "'list' object cannot be interpreted as an integer"),
+    (ng.int32, "'list' object cannot be interpreted as an integer"),
+    (ng.bool, "'list' object cannot be interpreted as an integer"),
+    (ng.float64, "must be real number, not list"),
+])
+def test_a_sequence_where_a_number_belongs(dtype, message):
+    # torch 2.13 reads the shape down the first items, then each item as a number of the dtype
+    with pytest.raises(TypeError) as caught:
+        ng.tensor([1, [2]], dtype=dtype)
+    assert str(caught.value) == message
