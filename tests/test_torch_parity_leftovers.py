@@ -172,3 +172,30 @@ def test_topk_ties_along_a_dim_send_the_gradient_to_torchs_picks():
     assert indices.tolist() == [[2, 4], [4, 3]]              # torch 2.13
     values.sum().backward()
     assert x.grad.tolist() == [[0., 0., 1., 0., 1.], [0., 0., 0., 1., 1.]]
+
+
+# ---- var_mean's mean is Welford's ---------------------------------------------------------------
+@pytest.mark.parametrize("row, expected", [            # torch 2.13's mean
+    ([0.5, -math.inf, 2.], math.nan),
+    ([1., 2., math.inf], math.inf),                    # the only infinity, last: it stays
+    ([math.inf, 1.], math.nan),
+    ([math.inf, math.inf], math.nan),
+    ([-math.inf], -math.inf),
+])
+@pytest.mark.parametrize("name", ["var_mean", "std_mean"])
+def test_var_mean_mean_with_infinities(name, row, expected):
+    x = ng.tensor([row], dtype=ng.float64, requires_grad=True)
+    _, m = getattr(ng, name)(x, 1)
+    assert np.array_equal(m.tolist(), [expected], equal_nan=True)
+    assert m.grad_fn.name() == ("VarMeanBackward0" if name == "var_mean" else "StdMeanBackward0")
+    m.sum().backward()
+    assert np.allclose(x.grad.tolist(), [[1 / len(row)] * len(row)])   # torch's g / N
+
+
+def test_var_mean_mean_over_several_dims_takes_the_groups_last_element():
+    x = ng.ones(2, 3, 4)
+    x[1, 2, 3] = math.inf
+    assert ng.var_mean(x, (1, 2))[1].tolist() == [1.0, math.inf]     # torch 2.13
+    x = ng.ones(2, 3, 4)
+    x[1, 0, 3] = math.inf
+    assert np.array_equal(ng.var_mean(x, (1, 2))[1].tolist(), [1.0, math.nan], equal_nan=True)

@@ -421,13 +421,34 @@ def std(x, dim=NOT_GIVEN, unbiased=None, keepdim=False, *, correction=NOT_GIVEN)
 def var_mean(x, dim=NOT_GIVEN, unbiased=None, keepdim=False, *, correction=NOT_GIVEN):
     """(var, mean) over the same dims, as torch returns them."""
     spread, shown = _spread_of(VAR, "var_mean", x, dim, unbiased, keepdim, correction)
-    return _on_one_node("VarMeanBackward0", x, shown, spread, mean(x, _mean_dim(dim), keepdim))
+    return _on_one_node("VarMeanBackward0", x, shown, spread, _welford_mean(x, dim, keepdim))
 
 
 def std_mean(x, dim=NOT_GIVEN, unbiased=None, keepdim=False, *, correction=NOT_GIVEN):
     """(std, mean) over the same dims."""
     spread, shown = _spread_of(STD, "std_mean", x, dim, unbiased, keepdim, correction)
-    return _on_one_node("StdMeanBackward0", x, shown, spread, mean(x, _mean_dim(dim), keepdim))
+    return _on_one_node("StdMeanBackward0", x, shown, spread, _welford_mean(x, dim, keepdim))
+
+
+def _welford_mean(x, dim, keepdim):
+    """The mean of var_mean and std_mean. torch computes it with Welford's update
+    m += (v - m) / n along each group, in which an infinity turns every later step into
+    inf - inf: the mean is NaN unless the group's only infinity is its last element. NaN is
+    added where that happens, so the gradient stays mean's."""
+    dim = _mean_dim(dim)
+    out = mean(x, dim, keepdim)
+    data = x._data
+    if type(data) is not np.ndarray or data.dtype.kind != "f" or not np.isinf(data).any():
+        return out
+    dims = _dims(x, None if dim is NOT_GIVEN else dim)
+    infinite = np.isinf(data)
+    count = infinite.sum(axis=dims, keepdims=True)
+    last = infinite[tuple(slice(-1, None) if d in dims else slice(None)
+                          for d in range(data.ndim))]
+    lost = (count > 1) | ((count == 1) & ~last)
+    if not keepdim:
+        lost = lost.reshape(out._data.shape)
+    return out + Tensor._make(np.where(lost, np.nan, 0.0).astype(data.dtype), False)
 
 
 def _mean_dim(dim):
