@@ -326,3 +326,40 @@ def test_enumerate_support_and_count_entropies():
     with pytest.raises(NotImplementedError) as info:
         D.Binomial(t(2.0, 3.0), t(0.3, 0.9)).entropy()
     assert str(info.value) == "Inhomogeneous total count not supported by `entropy`."
+
+
+def test_value_checks_of_cdf_and_non_tensor_values():
+    # torch 2.13 gives ...
+    assert error_of(lambda: D.Normal(t(0.0), t(1.0)).log_prob(0.5)) == (
+        "The value argument to log_prob must be a Tensor")
+    close(D.Normal(t(0.0), t(1.0), validate_args=False).log_prob(0.5), -1.0439385332046727)
+    assert error_of(lambda: D.Exponential(t(1.0)).cdf(t(-1.5))).startswith(
+        "Expected value argument (Tensor of shape ()) to be within the support (GreaterThanEq(")
+    assert error_of(lambda: D.Uniform(t(0.0), t(1.0)).cdf(t(1.5))).startswith(
+        "Expected value argument (Tensor of shape ()) to be within the support (Interval(")
+    with pytest.raises(NotImplementedError) as info:
+        D.Poisson(t(2.0)).rsample()
+    assert str(info.value) == ""
+
+
+def test_mvn_matrices_mixture_cdf_transforms_and_perplexity():
+    # torch 2.13 gives ...
+    mvn = D.MultivariateNormal(t(0.0, 0.0), scale_tril=t([[2.0, 0.0], [0.5, 1.0]]))
+    close(mvn.covariance_matrix, [[4.0, 1.0], [1.0, 1.25]])
+    close(mvn.precision_matrix, [[0.3125, -0.25], [-0.25, 1.0]])
+    mixture = D.MixtureSameFamily(D.Categorical(t(0.3, 0.7)),
+                                  D.Normal(t(0.0, 1.0), t(1.0, 2.0)))
+    close(mixture.cdf(t(0.5)), 0.48834431040415727)
+    with pytest.raises(ValueError, match="The Mixture distribution needs to be an  instance"):
+        D.MixtureSameFamily(D.Normal(t(0.3), t(1.0)), D.Normal(t(0.0, 1.0), t(1.0, 2.0)))
+    assert repr(D.ExpTransform().inv) == "_InverseTransform(ExpTransform())"
+    assert repr(D.AffineTransform(1.0, 2.0)) == "AffineTransform()"
+    assert D.ExpTransform() == D.ExpTransform() and D.ExpTransform() != D.SigmoidTransform()
+    assert D.AffineTransform(t(1.0), 2.0) == D.AffineTransform(1.0, t(2.0))
+    assert D.AffineTransform(1.0, 2.0) != D.AffineTransform(1.0, 3.0)
+    close(D.Normal(t(0.0), t(1.0)).perplexity(), math.exp(0.5 + 0.5 * math.log(2 * math.pi)))
+    # cdf and icdf through a decreasing transform turn around
+    flipped = D.TransformedDistribution(D.Normal(t(0.0), t(1.0)), [D.AffineTransform(1.0, -2.0)])
+    close(flipped.cdf(t(0.3)), 1 - 0.5 * (1 + math.erf(0.35 / math.sqrt(2))))
+    close(flipped.cdf(t(0.3)), 0.363169348824381)
+    close(flipped.icdf(flipped.cdf(t(0.3))), 0.3000000000000004)

@@ -69,8 +69,8 @@ class Bernoulli(Distribution):
         return bernoulli(self.probs.detach().expand(self._extended_shape(sample_shape)))
 
     def log_prob(self, value):
-        value = as_parameter(value, self.logits)
         self._validate_sample(value)
+        value = as_parameter(value, self.logits)
         logits, value = broadcast_tensors(self.logits, value)
         return -F.binary_cross_entropy_with_logits(logits, value, reduction="none")
 

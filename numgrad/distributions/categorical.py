@@ -60,8 +60,8 @@ class Categorical(Distribution):
         return draws.reshape(*tuple(sample_shape), *tuple(self._batch_shape))
 
     def log_prob(self, value):
-        value = as_parameter(value)
         self._validate_sample(value)
+        value = as_parameter(value)
         shape = tuple(value.shape) if value.ndim >= len(self._batch_shape) else \
             tuple(self._batch_shape)
         logits = self.logits.broadcast_to(

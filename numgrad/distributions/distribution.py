@@ -46,7 +46,7 @@ class Distribution:
             return self.rsample(sample_shape)
 
     def rsample(self, sample_shape=Size()):
-        raise NotImplementedError(f"{type(self).__name__} has no reparameterized sampling")
+        raise NotImplementedError
 
     def log_prob(self, value):
         raise NotImplementedError
@@ -77,6 +77,9 @@ class Distribution:
     @property
     def stddev(self):
         return self.variance.sqrt()
+
+    def perplexity(self):
+        return self.entropy().exp()
 
     def expand(self, batch_shape, _instance=None):
         """A view of this distribution with batch_shape broadcast to `batch_shape`, as torch's

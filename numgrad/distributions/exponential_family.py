@@ -59,11 +59,12 @@ class Exponential(Distribution):
         return unit.exponential_() / self.rate
 
     def log_prob(self, value):
-        value = as_parameter(value, self.rate)
         self._validate_sample(value)
+        value = as_parameter(value, self.rate)
         return self.rate.log() - self.rate * value
 
     def cdf(self, value):
+        self._validate_sample(value)
         return 1 - (-self.rate * as_parameter(value, self.rate)).exp()
 
     def icdf(self, value):
@@ -95,11 +96,12 @@ class Laplace(LocScale):
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value):
-        value = as_parameter(value, self.loc)
         self._validate_sample(value)
+        value = as_parameter(value, self.loc)
         return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
 
     def cdf(self, value):
+        self._validate_sample(value)
         offset = as_parameter(value, self.loc) - self.loc
         return 0.5 - 0.5 * offset.sign() * (-offset.abs() / self.scale).expm1()
 
@@ -139,8 +141,8 @@ class Poisson(Distribution):
         return _draw(lambda rng, rate: rng.poisson(np.broadcast_to(rate, shape)), self.rate)
 
     def log_prob(self, value):
-        value = as_parameter(value, self.rate)
         self._validate_sample(value)
+        value = as_parameter(value, self.rate)
         return xlogy(value, self.rate) - self.rate - lgamma(value + 1)
 
 
@@ -176,12 +178,13 @@ class Gamma(Distribution):
                      self.concentration, self.rate)
 
     def log_prob(self, value):
-        value = as_parameter(value, self.rate)
         self._validate_sample(value)
+        value = as_parameter(value, self.rate)
         c = self.concentration
         return xlogy(c, self.rate) + xlogy(c - 1, value) - self.rate * value - lgamma(c)
 
     def cdf(self, value):
+        self._validate_sample(value)
         return gammainc(self.concentration, self.rate * as_parameter(value, self.rate))
 
     def entropy(self):
@@ -228,8 +231,8 @@ class Beta(Distribution):
         return lgamma(a) + lgamma(b) - lgamma(a + b)
 
     def log_prob(self, value):
-        value = as_parameter(value, self.concentration1)
         self._validate_sample(value)
+        value = as_parameter(value, self.concentration1)
         a, b = self.concentration1, self.concentration0
         return xlogy(a - 1, value) + xlogy(b - 1, 1 - value) - self._log_normalizer()
 

@@ -2,6 +2,7 @@
 (e.g. a Gaussian mixture), with torch's log_prob (logsumexp over the components), moments and
 sampling."""
 from ..ops import gather, logsumexp
+from .categorical import Categorical
 from .distribution import Distribution, as_parameter
 
 
@@ -12,6 +13,12 @@ class MixtureSameFamily(Distribution):
     def __init__(self, mixture_distribution, component_distribution, validate_args=None):
         self._mixture_distribution = mixture_distribution
         self._component_distribution = component_distribution
+        if not isinstance(mixture_distribution, Categorical):
+            raise ValueError(" The Mixture distribution needs to be an  instance of "
+                             "numgrad.distributions.Categorical")
+        if not isinstance(component_distribution, Distribution):
+            raise ValueError("The Component distribution needs to be an instance of "
+                             "numgrad.distributions.Distribution")
         batch = tuple(component_distribution.batch_shape)
         components = batch[-1]
         if mixture_distribution.probs.shape[-1] != components:
@@ -52,6 +59,11 @@ class MixtureSameFamily(Distribution):
         component_log_prob = self._component_distribution.log_prob(value)
         mixture_log_prob = self._mixture_distribution.logits.log_softmax(-1)
         return logsumexp(component_log_prob + mixture_log_prob, -1)
+
+    def cdf(self, value):
+        value = as_parameter(value).unsqueeze(-1 - self._event_ndims)
+        return (self._component_distribution.cdf(value)
+                * self._mixture_distribution.probs).sum(-1)
 
     def sample(self, sample_shape=()):
         chosen = self._mixture_distribution.sample(sample_shape)

@@ -36,12 +36,13 @@ class Cauchy(LocScale):
         return self.loc + unit.cauchy_() * self.scale
 
     def log_prob(self, value):
-        value = as_parameter(value, self.loc)
         self._validate_sample(value)
+        value = as_parameter(value, self.loc)
         return (-math.log(math.pi) - self.scale.log()
                 - (((value - self.loc) / self.scale) ** 2).log1p())
 
     def cdf(self, value):
+        self._validate_sample(value)
         return ((as_parameter(value, self.loc) - self.loc) / self.scale).atan() / math.pi + 0.5
 
     def icdf(self, value):
@@ -94,8 +95,8 @@ class LogNormal(Distribution):
         return self.base_dist.rsample(sample_shape).exp()
 
     def log_prob(self, value):
-        value = as_parameter(value, self.loc)
         self._validate_sample(value)
+        value = as_parameter(value, self.loc)
         return self.base_dist.log_prob(value.log()) - value.log()
 
     def entropy(self):
@@ -126,8 +127,8 @@ class _Folded(Distribution):
         return self.base_dist.rsample(sample_shape).abs()
 
     def log_prob(self, value):
-        value = as_parameter(value, self.scale)
         self._validate_sample(value)
+        value = as_parameter(value, self.scale)
         return self.base_dist.log_prob(value) + math.log(2)
 
     @property
@@ -135,6 +136,7 @@ class _Folded(Distribution):
         return zeros_like(self.scale)
 
     def cdf(self, value):
+        self._validate_sample(value)
         return 2 * self.base_dist.cdf(value) - 1
 
     def icdf(self, prob):
@@ -194,8 +196,8 @@ class StudentT(Distribution):
         return self.loc.detach() + self.scale.detach() * standard
 
     def log_prob(self, value):
-        value = as_parameter(value, self.df)
         self._validate_sample(value)
+        value = as_parameter(value, self.df)
         y = (value - self.loc) / self.scale
         normalizer = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi)
                       + lgamma(0.5 * self.df) - lgamma(0.5 * (self.df + 1.0)))
@@ -243,8 +245,8 @@ class Dirichlet(Distribution):
         return gammas / gammas.sum(-1, keepdim=True)
 
     def log_prob(self, value):
-        value = as_parameter(value, self.concentration)
         self._validate_sample(value)
+        value = as_parameter(value, self.concentration)
         c = self.concentration
         return (xlogy(c - 1.0, value).sum(-1) + lgamma(c.sum(-1)) - lgamma(c).sum(-1))
 
@@ -293,8 +295,8 @@ class Geometric(Distribution):
         return _draw(lambda rng, p: rng.geometric(np.broadcast_to(p, shape)) - 1.0, self.probs)
 
     def log_prob(self, value):
-        value = as_parameter(value, self.probs)
         self._validate_sample(value)
+        value = as_parameter(value, self.probs)
         value, probs = broadcast_tensors(value, self.probs)
         # probs 1 with value 0 is log 1 = 0, not 0 * -inf
         safe = probs.masked_fill((probs == 1) & (value == 0), 0)
@@ -358,8 +360,8 @@ class Binomial(Distribution):
         return -(log_prob.exp() * log_prob).sum(0)
 
     def log_prob(self, value):
-        value = as_parameter(value, self.probs)
         self._validate_sample(value)
+        value = as_parameter(value, self.probs)
         n, logits = self.total_count, self.logits
         log_binomial = lgamma(n + 1) - lgamma(value + 1) - lgamma(n - value + 1)
         # k logit - n log(1 + e^logit), written stably for either sign of the logit; max(logit, 0)
@@ -408,8 +410,8 @@ class Gumbel(LocScale):
         return self.loc - self.scale * (-unit.log()).log()
 
     def log_prob(self, value):
-        value = as_parameter(value, self.loc)
         self._validate_sample(value)
+        value = as_parameter(value, self.loc)
         z = (value - self.loc) / self.scale
         return -(z + (-z).exp()) - self.scale.log()
 

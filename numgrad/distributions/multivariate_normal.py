@@ -52,6 +52,14 @@ class MultivariateNormal(Distribution):
     def mean(self):
         return self.loc
 
+    def __getattr__(self, name):
+        # torch's lazy properties: the matrices not given, from the Cholesky factor
+        if name == "covariance_matrix":
+            return self.scale_tril @ self.scale_tril.mT
+        if name == "precision_matrix":
+            return linalg.inv(self.scale_tril @ self.scale_tril.mT)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
     @property
     def mode(self):
         return self.loc
@@ -68,8 +76,8 @@ class MultivariateNormal(Distribution):
         return self.scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
     def log_prob(self, value):
-        value = as_parameter(value, self.loc)
         self._validate_sample(value)
+        value = as_parameter(value, self.loc)
         difference = value - self.loc
         batch = tuple(difference.shape[:-1])
         factor = self.scale_tril.expand(*batch, *self.scale_tril.shape[-2:])

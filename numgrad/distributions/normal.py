@@ -36,12 +36,13 @@ class Normal(LocScale):
         return self.loc + noise * self.scale
 
     def log_prob(self, value):
-        value = as_parameter(value, self.loc)
         self._validate_sample(value)
+        value = as_parameter(value, self.loc)
         return (-((value - self.loc) ** 2) / (2 * self.variance) - self.scale.log()
                 - math.log(math.sqrt(2 * math.pi)))
 
     def cdf(self, value):
+        self._validate_sample(value)
         value = as_parameter(value, self.loc)
         return 0.5 * (1 + erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 

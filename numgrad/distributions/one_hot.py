@@ -52,8 +52,8 @@ class OneHotCategorical(Distribution):
         return F.one_hot(classes, self.probs.shape[-1]).to(self.probs.dtype)
 
     def log_prob(self, value):
-        value = as_parameter(value, self.probs)
         self._validate_sample(value)
+        value = as_parameter(value, self.probs)
         return self._categorical.log_prob(value.argmax(-1))
 
     def enumerate_support(self, expand=True):
@@ -108,8 +108,8 @@ class Multinomial(Distribution):
         return n * self._categorical.entropy() - lgamma(n + 1) + weights
 
     def log_prob(self, value):
-        value = as_parameter(value, self.logits)
         self._validate_sample(value)
+        value = as_parameter(value, self.logits)
         # a class of probability 0 drawn 0 times adds 0, not 0 * -inf
         logits = self.logits.masked_fill((value == 0) & (self.logits == -np.inf), 0)
         return (lgamma(value.sum(-1) + 1) - lgamma(value + 1).sum(-1)

@@ -116,8 +116,8 @@ class NegativeBinomial(Distribution):
                      .astype(np.float64), self.total_count, self.probs)
 
     def log_prob(self, value):
-        value = as_parameter(value, self.logits)
         self._validate_sample(value)
+        value = as_parameter(value, self.logits)
         unnormalized = (self.total_count * F.logsigmoid(-self.logits)
                         + value * F.logsigmoid(self.logits))
         normalizer = (-lgamma(self.total_count + value) + lgamma(1.0 + value)

@@ -29,6 +29,24 @@ class Transform:
     def inv(self):
         return _InverseTransform(self)
 
+    def __repr__(self):
+        return f"{type(self).__name__}()"
+
+    def __eq__(self, other):
+        """The same kind with the same parameters, as torch compares transforms."""
+        if type(other) is not type(self):
+            return False
+        mine, theirs = vars(self), vars(other)
+        return all(_same(mine[k], theirs[k]) for k in mine)
+
+    __hash__ = object.__hash__
+
+
+def _same(a, b):
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return bool((as_parameter(a) == as_parameter(b)).all())
+    return a == b
+
     @property
     def sign(self):
         """+1 where T increases, -1 where it decreases (a tensor for parameterised ones)."""
@@ -55,6 +73,9 @@ class _InverseTransform(Transform):
     @property
     def inv(self):
         return self._transform
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self._transform!r})"
 
 
 class ExpTransform(Transform):
@@ -196,8 +217,8 @@ class TransformedDistribution(Distribution):
         return x
 
     def log_prob(self, value):
-        y = value = as_parameter(value)
         self._validate_sample(value)
+        y = value = as_parameter(value)
         correction = 0.0
         for transform in reversed(self.transforms):
             x = transform._inverse(y)

@@ -40,12 +40,13 @@ class Uniform(Distribution):
         return self.low + draws * (self.high - self.low)
 
     def log_prob(self, value):
+        self._validate_sample(value)
         value = as_parameter(value, self.low)
         inside = (self.low <= value) & (value < self.high)
-        self._validate_sample(value)
         return inside.to(self.low.dtype).log() - (self.high - self.low).log()
 
     def cdf(self, value):
+        self._validate_sample(value)
         value = as_parameter(value, self.low)
         return ((value - self.low) / (self.high - self.low)).clamp(0, 1)
 
