@@ -363,3 +363,21 @@ def test_mvn_matrices_mixture_cdf_transforms_and_perplexity():
     close(flipped.cdf(t(0.3)), 1 - 0.5 * (1 + math.erf(0.35 / math.sqrt(2))))
     close(flipped.cdf(t(0.3)), 0.363169348824381)
     close(flipped.icdf(flipped.cdf(t(0.3))), 0.3000000000000004)
+
+
+def test_kl_divergence_across_families():
+    kl = D.kl_divergence
+    # torch 2.13 gives ...
+    close(kl(D.Normal(t(0.3, -1.0), t(1.5, 0.7)), D.Laplace(t(1.0, 0.0), t(0.5, 2.0))),
+          [0.8252631991714195, 0.8481255502683235])
+    close(kl(D.Gamma(t(0.3, 1.8), t(1.5, 0.7)), D.Normal(t(1.0, 0.0), t(0.5, 2.0))),
+          [3.233892088141576, 1.0402020750896328])
+    close(kl(D.Uniform(t(0.2, -1.0), t(0.9, 0.7)), D.Beta(t(1.3, 0.5), t(0.5, 2.0))),
+          [0.6315959482779234, np.inf])
+    close(kl(D.Pareto(t(1.5, 0.7), t(2.3, 0.9)), D.Exponential(t(1.3, 0.5))),
+          [2.1802971416637966, np.inf])
+    close(kl(D.Normal(t(0.3, -1.0), t(1.5, 0.7)), D.Exponential(t(1.3, 0.5))), [np.inf] * 2)
+    close(kl(D.Exponential(t(1.3, 0.5)), D.Gumbel(t(1.0, 0.0), t(0.5, 2.0))),
+          [1.0185189037660072, 0.5])
+    close(kl(D.Chi2(t(1.3, 3.5)), D.Exponential(t(1.3, 0.5))),
+          [0.23855867835968425, 0.27000546118063085])

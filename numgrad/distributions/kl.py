@@ -193,3 +193,7 @@ def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return p._sum(kl_divergence(p.base_dist, q.base_dist))
+
+
+# the cross-family pairs register themselves with register_kl, so they come after it
+from . import kl_cross  # noqa: E402,F401
