@@ -381,3 +381,29 @@ def test_kl_divergence_across_families():
           [1.0185189037660072, 0.5])
     close(kl(D.Chi2(t(1.3, 3.5)), D.Exponential(t(1.3, 0.5))),
           [0.23855867835968425, 0.27000546118063085])
+
+
+def test_gamma_chi2_and_student_t_are_reparameterised():
+    from numgrad.distributions.gamma_sampler import _standard_gamma_grad
+    # torch 2.13's _standard_gamma_grad (an approximation, within 1e-4 of the exact slope)
+    alpha, x = np.array([0.5, 2.0, 7.0, 0.3]), np.array([0.2, 1.5, 9.0, 1e-3])
+    np.testing.assert_allclose(_standard_gamma_grad(alpha, x),
+                               [0.7940505669818793, 0.9366198345654156, 1.1581464230912488,
+                                0.022481140914591295], rtol=1e-4)
+    assert D.Gamma(t(1.0), t(1.0)).has_rsample and D.Chi2(t(3.0)).has_rsample
+    assert D.StudentT(t(3.0)).has_rsample
+    ng.manual_seed(0)
+    concentration = t(0.5, 2.0, 7.0).requires_grad_()
+    rate = t(1.5, 0.7, 2.0).requires_grad_()
+    draws = D.Gamma(concentration, rate).rsample((4,))
+    d_concentration, d_rate = ng.autograd.grad(draws.sum(), [concentration, rate])
+    close(d_rate, (-draws / rate).sum(0))                     # x = g / rate
+    standard = (draws * rate).detach().numpy()
+    close(d_concentration, (_standard_gamma_grad(np.broadcast_to(
+        concentration.detach().numpy(), standard.shape), standard) / rate.detach().numpy()).sum(0))
+    df = t(3.0, 5.0).requires_grad_()
+    student = D.StudentT(df, t(0.0), t(2.0)).rsample((3,))
+    assert student.shape == (3, 2) and ng.autograd.grad(student.sum(), df)[0].shape == (2,)
+    # torch 2.13 checks df through its Chi2 ...
+    assert error_of(lambda: D.StudentT(t(-1.0))).startswith(
+        "Expected parameter df (Tensor of shape ()) of distribution Chi2() to satisfy")

@@ -10,6 +10,7 @@ from ..special import gammainc
 from ..ops.untracked import untracked
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
+from .gamma_sampler import standard_gamma
 
 
 def _draw(draw, *parameters):
@@ -147,8 +148,10 @@ class Poisson(Distribution):
 
 
 class Gamma(Distribution):
-    """Gamma(concentration, rate): density rate**c x**(c-1) exp(-rate x) / Gamma(c)."""
+    """Gamma(concentration, rate): density rate**c x**(c-1) exp(-rate x) / Gamma(c),
+    reparameterised through the implicit gradient of standard_gamma."""
 
+    has_rsample = True
     arg_names = ("concentration", "rate")
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
@@ -176,6 +179,13 @@ class Gamma(Distribution):
         return _draw(lambda rng, c, r: rng.gamma(np.broadcast_to(c, shape),
                                                  1 / np.broadcast_to(r, shape)),
                      self.concentration, self.rate)
+
+    def rsample(self, sample_shape=()):
+        shape = self._extended_shape(sample_shape)
+        value = standard_gamma(self.concentration.expand(shape)) / self.rate.expand(shape)
+        # as torch: tiny, not 0, outside the graph
+        value.detach().clamp_(min=float(np.finfo(value.dtype).tiny))
+        return value
 
     def log_prob(self, value):
         self._validate_sample(value)

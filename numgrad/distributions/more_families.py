@@ -11,7 +11,7 @@ from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, where, xlogy
 from .bernoulli import counted_probs, derived_of, probs_or_logits
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
-from .exponential_family import _draw, simplex_mode
+from .exponential_family import Chi2, _draw, simplex_mode
 from .normal import Normal
 
 
@@ -161,8 +161,10 @@ class HalfNormal(_Folded):
 
 
 class StudentT(Distribution):
-    """StudentT(df, loc=0, scale=1)."""
+    """StudentT(df, loc=0, scale=1): loc + scale * X / sqrt(Z / df), X ~ Normal(0, 1) and
+    Z ~ Chi2(df), reparameterised as torch's."""
 
+    has_rsample = True
     arg_names = ("df", "loc", "scale")
     arg_constraints = {"df": constraints.positive,
                        "loc": constraints.real,
@@ -173,6 +175,8 @@ class StudentT(Distribution):
         df = as_parameter(df)
         self.df, self.loc, self.scale = broadcast_tensors(df, as_parameter(loc, df),
                                                           as_parameter(scale, df))
+        # checks df first, in its own words, as torch's
+        self._chi2 = Chi2(self.df, validate_args=validate_args)
         super().__init__(self.df.shape, validate_args=validate_args)
 
     # torch: no mean for df <= 1, an infinite variance for 1 < df <= 2, none for df <= 1
@@ -190,10 +194,11 @@ class StudentT(Distribution):
         return finite.masked_fill((self.df <= 2) & (self.df > 1), float("inf")).masked_fill(
             self.df <= 1, float("nan"))
 
-    def sample(self, sample_shape=()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        standard = _draw(lambda rng, df: rng.standard_t(np.broadcast_to(df, shape)), self.df)
-        return self.loc.detach() + self.scale.detach() * standard
+        normal = creation.randn(*shape, dtype=self.df.dtype, device=self.df.device)
+        chi2 = self._chi2.rsample(sample_shape)
+        return self.loc + self.scale * (normal * (chi2 / self.df).rsqrt())
 
     def log_prob(self, value):
         self._validate_sample(value)
