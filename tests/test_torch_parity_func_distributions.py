@@ -407,3 +407,30 @@ def test_gamma_chi2_and_student_t_are_reparameterised():
     # torch 2.13 checks df through its Chi2 ...
     assert error_of(lambda: D.StudentT(t(-1.0))).startswith(
         "Expected parameter df (Tensor of shape ()) of distribution Chi2() to satisfy")
+
+
+def test_dirichlet_and_beta_are_reparameterised():
+    from numgrad.distributions.gamma_sampler import _dirichlet_grad
+    # torch 2.13's _dirichlet_grad (an approximation: within 1e-3 of the exact slope)
+    np.testing.assert_allclose(
+        _dirichlet_grad(np.array([0.1, 0.5, 0.9, 0.3, 0.02, 0.97]),
+                        np.array([0.5, 2.0, 7.0, 1.5, 8.0, 9.0]),
+                        np.array([3.0, 3.5, 9.5, 2.0, 20.0, 18.0])),
+        [0.36750151, 0.31828231, 0.12349115, 0.38572413, 0.00807014, 0.07910082], rtol=1e-3)
+    assert D.Dirichlet(t(1.0, 2.0)).has_rsample and D.Beta(t(1.0), t(2.0)).has_rsample
+    ng.manual_seed(0)
+    concentration = t([[0.5, 2.0, 7.0], [1.5, 0.3, 2.0]]).requires_grad_()
+    draws = D.Dirichlet(concentration).rsample((4,))
+    close(draws.sum(-1), np.ones((4, 2)))
+    weights = ng.tensor(np.arange(24.0).reshape(4, 2, 3) % 5, dtype=ng.float64)
+    grad = ng.autograd.grad((draws * weights).sum(), concentration)[0]
+    # torch's backward: _dirichlet_grad * (g - sum(x g)) per draw
+    x, w = draws.detach().numpy(), weights.numpy()
+    slope = _dirichlet_grad(x, np.broadcast_to(concentration.detach().numpy(), x.shape),
+                            np.broadcast_to(concentration.detach().numpy().sum(-1, keepdims=True),
+                                            x.shape))
+    close(grad, (slope * (w - (x * w).sum(-1, keepdims=True))).sum(0))
+    a, b = t(0.5, 2.0).requires_grad_(), t(1.5, 3.0).requires_grad_()
+    beta_draws = D.Beta(a, b).rsample((3,))
+    assert beta_draws.shape == (3, 2)
+    assert all(g.shape == (2,) for g in ng.autograd.grad(beta_draws.sum(), [a, b]))

@@ -1,6 +1,5 @@
-"""Exponential, Laplace, Poisson, Gamma and Beta, as torch.distributions has them. Exponential
-and Laplace are reparameterised; Poisson, Gamma and Beta are sampled without gradient (numgrad
-has no reparameterised gamma sampler)."""
+"""Exponential, Laplace, Poisson, Gamma and Beta, as torch.distributions has them. All but
+Poisson are reparameterised (Gamma and Beta through gamma_sampler's implicit gradients)."""
 import numpy as np
 
 from .. import creation, grad_mode
@@ -10,7 +9,7 @@ from ..special import gammainc
 from ..ops.untracked import untracked
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
-from .gamma_sampler import standard_gamma
+from .gamma_sampler import dirichlet, standard_gamma
 
 
 def _draw(draw, *parameters):
@@ -206,6 +205,7 @@ class Beta(Distribution):
     """Beta(concentration1, concentration0): density x**(a-1) (1-x)**(b-1) / B(a, b) on
     [0, 1]."""
 
+    has_rsample = True
     arg_names = ("concentration1", "concentration0")
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
@@ -235,6 +235,12 @@ class Beta(Distribution):
         return _draw(lambda rng, a, b: rng.beta(np.broadcast_to(a, shape),
                                                 np.broadcast_to(b, shape)),
                      self.concentration1, self.concentration0)
+
+    def rsample(self, sample_shape=()):
+        # torch draws the Dirichlet of (concentration1, concentration0), keeping the first
+        pair = stack([self.concentration1, self.concentration0], -1)
+        shape = tuple(self._extended_shape(sample_shape)) + (2,)
+        return dirichlet(pair.expand(shape)).select(-1, 0)
 
     def _log_normalizer(self):
         a, b = self.concentration1, self.concentration0

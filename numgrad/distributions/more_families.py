@@ -1,5 +1,6 @@
-"""More families as torch.distributions has them: Cauchy, LogNormal and HalfNormal
-(reparameterised), StudentT, Dirichlet, Geometric and Binomial (sampled without gradient)."""
+"""More families as torch.distributions has them: Cauchy, LogNormal, HalfNormal, HalfCauchy,
+Gumbel, StudentT and Dirichlet (reparameterised), Geometric and Binomial (sampled without
+gradient)."""
 import math
 
 import numpy as np
@@ -12,6 +13,7 @@ from .bernoulli import counted_probs, derived_of, probs_or_logits
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
 from .exponential_family import Chi2, _draw, simplex_mode
+from .gamma_sampler import dirichlet
 from .normal import Normal
 
 
@@ -218,6 +220,7 @@ class StudentT(Distribution):
 class Dirichlet(Distribution):
     """Dirichlet(concentration): probability vectors over the last dim."""
 
+    has_rsample = True
     arg_names = ("concentration",)
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
@@ -243,11 +246,9 @@ class Dirichlet(Distribution):
         return (self.concentration * (total - self.concentration)
                 / (total.pow(2) * (total + 1)))
 
-    def sample(self, sample_shape=()):
+    def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
-        gammas = _draw(lambda rng, c: rng.standard_gamma(np.broadcast_to(c, shape)),
-                       self.concentration)
-        return gammas / gammas.sum(-1, keepdim=True)
+        return dirichlet(self.concentration.expand(shape))
 
     def log_prob(self, value):
         self._validate_sample(value)
