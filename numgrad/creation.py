@@ -387,12 +387,12 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
     if not (step > 0 or step < 0):       # a NaN step too
         raise RuntimeError("step must be nonzero")
     if dtypes.is_floating(dtype):
-        count = _arange_count(start, end, step)
-        # computed in float64 and rounded once, as torch's kernel does: NumPy's float32 arange
-        # adds a float32 step and drifts (arange(10, 0, -0.1)[-1] off by 4e-5)
-        values = start + step * np.arange(count, dtype=np.float64)
+        values = _float_arange(float(start), float(step), _arange_count(start, end, step), dtype)
     elif dtype == dtypes.int64:
-        # torch truncates the bounds and the step to integers first, and counts with them
+        # torch checks the signs first, then truncates the bounds and the step to integers and
+        # counts with them
+        if (end - start) * step < 0:
+            raise RuntimeError("upper bound and lower bound inconsistent with step sign")
         start, end, step = int(start), int(end), int(step)
         if step == 0:
             raise ValueError("step must be nonzero")
@@ -403,6 +403,64 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
         count = _arange_count(start, end, step)
         values = int(start) + int(step) * np.arange(count, dtype=np.int64)
     return _finish(values.astype(dtype), requires_grad, device)
+
+
+def _fma(scale, counts, offset):
+    """scale * counts + offset in float64 rounded once, as the fused multiply-add torch's
+    compiled kernels use, for a float scale and integer counts below 2**26: Dekker's split of
+    scale makes the product's rounding error exact, Knuth's sum the addition's."""
+    product = scale * counts
+    high = 134217729.0 * scale          # 2**27 + 1
+    high -= high - scale
+    product_error = (high * counts - product) + (scale - high) * counts
+    total = product + offset
+    offset_part = total - product
+    sum_error = (product - (total - offset_part)) + (offset - offset_part)
+    return total + (sum_error + product_error)
+
+
+def _is_exact(*values, count):
+    """Whether value * i + value for every i below count is exact in float64 (integral values
+    well inside 2**53), so plain arithmetic gives the fused result."""
+    return all(float(v).is_integer() for v in values) and \
+        sum(abs(float(v)) for v in values) * (count + 1) < 2.0 ** 52
+
+
+# torch's CPU kernels fill 256-bit vectors: 8 float32 or 4 float64 lanes
+_LANES = {dtypes.float32: 8, dtypes.float64: 4}
+
+
+def _float_arange(start, step, count, dtype):
+    """torch's float arange, bit for bit: in float64 (fused), each vector of lanes counted on
+    from its first item rounded to dtype, the items past the last pair of vectors one by one
+    (exact for up to 32768 items, where torch's kernel runs as one task)."""
+    index = np.arange(count, dtype=np.float64)
+    if _is_exact(start, step, count=count):
+        return (start + step * index).astype(dtype)
+    lanes = _LANES[dtype]
+    fused = _fma(step, index, start)
+    values = fused.astype(dtype)
+    vectorized = count // (2 * lanes) * 2 * lanes
+    firsts = values[:vectorized:lanes].astype(np.float64)
+    lane = np.arange(lanes, dtype=np.float64)
+    values[:vectorized] = _fma(step, lane, firsts[:, None]).astype(dtype).reshape(-1)
+    return values
+
+
+def _float_linspace(start, end, steps, dtype):
+    """torch's float linspace, bit for bit: the step in dtype's arithmetic, the first half
+    counted up from start and the second down from end, each item one fused multiply-add."""
+    if steps == 1:
+        return np.full(1, start, dtype)
+    first, last = np.asarray(start, dtype), np.asarray(end, dtype)
+    step = float((last - first) / np.asarray(steps - 1, dtype))
+    half = steps // 2
+    index = np.arange(steps, dtype=np.float64)
+    values = np.empty(steps, np.float64)
+    # (a float32 product is exact in float64, so float32's fused result is this one rounded)
+    values[:half] = _fma(step, index[:half], float(first))
+    values[half:] = _fma(-step, steps - 1 - index[half:], float(last))
+    return values.astype(dtype)
 
 
 def _arange_count(start, end, step):
@@ -423,7 +481,7 @@ def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     if dtype == dtypes.bool_:
         raise NotImplementedError('"linspace_cpu" not implemented for \'Bool\'')
     if dtypes.is_floating(dtype):
-        return _finish(np.linspace(start, end, steps, dtype=dtype), requires_grad, device)
+        return _finish(_float_linspace(start, end, steps, dtype), requires_grad, device)
     # torch's integer kernel: integer bounds, a float step, the first half counted up from start
     # and the second down from end, each value truncated (NumPy's integer linspace floors)
     start, end = int(start), int(end)

@@ -359,3 +359,37 @@ def test_a_sequence_where_a_number_belongs(dtype, message):
     with pytest.raises(TypeError) as caught:
         ng.tensor([1, [2]], dtype=dtype)
     assert str(caught.value) == message
+
+
+# ---- ranges, bit for bit ----------------------------------------------------------------------
+def test_arange_float_values_are_torchs_bit_for_bit():
+    # torch 2.13 fills vectors of 8 float32 lanes from each vector's first item rounded to
+    # float32: arange(-3, 10, 0.3)[10] is -2.3842e-08, not 0
+    x = ng.arange(-3, 10, 0.3)
+    assert x.shape == (44,) and x[10].item() == np.float32(-2.3841858e-08)
+    assert x[8:12].tolist() == [-0.6000000238418579, -0.30000001192092896,
+                                -2.3841858265427618e-08, 0.29999998211860657]
+    assert x[43].item() == 9.899999618530273      # past the last pair of vectors: one by one
+    # float64: 4 lanes, each item a fused multiply-add (-3 + 0.3 * i rounded twice gives
+    # -0.8999999999999999, 0.2999999999999998 and 3.5999999999999996)
+    y = ng.arange(-3.0, 10.0, 0.3, dtype=ng.float64)
+    assert [y[i].item() for i in (7, 11, 22, 41)] == [-0.9000000000000001, 0.2999999999999999,
+                                                       3.6, 9.299999999999999]
+
+
+def test_linspace_float_values_are_torchs_bit_for_bit():
+    # torch 2.13: the first half counts up from start, the second down from end, fused
+    y = ng.linspace(1.0, -6.0, 16, dtype=ng.float64)
+    assert y[3].item() == -0.4 and y[10].item() == -3.6666666666666665
+    assert ng.linspace(-3, 7.5, 10)[2:5].tolist() == [-0.6666667461395264, 0.49999988079071045,
+                                                       1.6666665077209473]
+    assert ng.linspace(2.5, 7.0, 1).tolist() == [2.5] and ng.linspace(0, 1, 0).shape == (0,)
+
+
+def test_integer_arange_checks_the_signs_before_truncating():
+    with pytest.raises(RuntimeError, match="^upper bound and lower bound inconsistent with step "
+                                           "sign$"):
+        ng.arange(10, 5, 0.1, dtype=ng.int64)
+    with pytest.raises(ValueError, match="^step must be nonzero$"):
+        ng.arange(0, 5, 0.5, dtype=ng.int64)
+    assert ng.arange(0, 5.5, 1.5, dtype=ng.int64).tolist() == [0, 1, 2, 3, 4]
