@@ -39,7 +39,6 @@ def counted_probs(total_count, probs, logits):
 class Bernoulli(Distribution):
     """Bernoulli(probs=None, logits=None)."""
 
-    arg_names = ("probs", "logits")
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True

@@ -12,7 +12,6 @@ class Categorical(Distribution):
     """Categorical(probs=None, logits=None): probs are normalised to sum to 1, logits to
     log-probabilities (logits - logsumexp)."""
 
-    arg_names = ("probs", "logits")
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
 

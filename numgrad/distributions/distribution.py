@@ -13,7 +13,6 @@ _validate_default = [True]
 class Distribution:
     has_rsample = False
     has_enumerate_support = False
-    arg_names = ()
     arg_constraints = {}
     # parameters computed from the one given (logits from probs): neither checked nor shown,
     # as torch's lazy properties are not
@@ -173,7 +172,6 @@ class LocScale(Distribution):
     the parameters broadcast together, and scale is checked when validating."""
 
     has_rsample = True
-    arg_names = ("loc", "scale")
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
 

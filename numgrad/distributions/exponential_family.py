@@ -34,7 +34,6 @@ class Exponential(Distribution):
     """Exponential(rate): density rate * exp(-rate * x) on x >= 0."""
 
     has_rsample = True
-    arg_names = ("rate",)
     arg_constraints = {"rate": constraints.positive}
     support = constraints.nonnegative
 
@@ -116,7 +115,6 @@ class Laplace(LocScale):
 class Poisson(Distribution):
     """Poisson(rate): counts k with probability rate**k exp(-rate) / k!."""
 
-    arg_names = ("rate",)
     arg_constraints = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
@@ -151,7 +149,6 @@ class Gamma(Distribution):
     reparameterised through the implicit gradient of standard_gamma."""
 
     has_rsample = True
-    arg_names = ("concentration", "rate")
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
 
@@ -206,7 +203,6 @@ class Beta(Distribution):
     [0, 1]."""
 
     has_rsample = True
-    arg_names = ("concentration1", "concentration0")
     arg_constraints = {"concentration1": constraints.positive,
                        "concentration0": constraints.positive}
     support = constraints.unit_interval
@@ -263,7 +259,6 @@ class Beta(Distribution):
 class Chi2(Gamma):
     """Chi2(df): Gamma(df / 2, 1 / 2)."""
 
-    arg_names = ("df",)
     arg_constraints = {"df": constraints.positive}
 
     def __init__(self, df, validate_args=None):

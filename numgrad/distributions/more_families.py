@@ -58,7 +58,6 @@ class LogNormal(Distribution):
     """LogNormal(loc, scale): exp of Normal(loc, scale)."""
 
     has_rsample = True
-    arg_names = ("loc", "scale")
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
 
@@ -110,7 +109,6 @@ class _Folded(Distribution):
     on [0, inf), and its entropy log 2 less."""
 
     has_rsample = True
-    arg_names = ("scale",)
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative
     base_family = None      # a LocScale family, set by each subclass
@@ -167,7 +165,6 @@ class StudentT(Distribution):
     Z ~ Chi2(df), reparameterised as torch's."""
 
     has_rsample = True
-    arg_names = ("df", "loc", "scale")
     arg_constraints = {"df": constraints.positive,
                        "loc": constraints.real,
                        "scale": constraints.positive}
@@ -221,7 +218,6 @@ class Dirichlet(Distribution):
     """Dirichlet(concentration): probability vectors over the last dim."""
 
     has_rsample = True
-    arg_names = ("concentration",)
     arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
 
@@ -266,7 +262,6 @@ class Dirichlet(Distribution):
 class Geometric(Distribution):
     """Geometric(probs=None, logits=None): the number of failures before the first success."""
 
-    arg_names = ("probs", "logits")
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
@@ -316,7 +311,6 @@ class Geometric(Distribution):
 class Binomial(Distribution):
     """Binomial(total_count=1, probs=None, logits=None): successes in total_count trials."""
 
-    arg_names = ("total_count", "probs", "logits")
     arg_constraints = {"total_count": constraints.nonnegative_integer,
                        "probs": constraints.unit_interval,
                        "logits": constraints.real}

@@ -13,7 +13,6 @@ class MultivariateNormal(Distribution):
     exactly one of the three gives the shape of the spread."""
 
     has_rsample = True
-    arg_names = ("loc", "covariance_matrix", "precision_matrix", "scale_tril")
     arg_constraints = {"loc": constraints.real_vector,
                        "covariance_matrix": constraints.positive_definite,
                        "precision_matrix": constraints.positive_definite,

@@ -16,7 +16,6 @@ from .exponential_family import _draw
 class OneHotCategorical(Distribution):
     """OneHotCategorical(probs=None, logits=None): a Categorical's draws as one-hot vectors."""
 
-    arg_names = ("probs", "logits")
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
@@ -66,7 +65,6 @@ class OneHotCategorical(Distribution):
 class Multinomial(Distribution):
     """Multinomial(total_count=1, probs=None, logits=None): class counts of total_count draws."""
 
-    arg_names = ("probs", "logits")
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
 
     @property

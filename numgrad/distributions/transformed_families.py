@@ -85,7 +85,6 @@ class NegativeBinomial(Distribution):
     """NegativeBinomial(total_count, probs=None, logits=None): the failures before total_count
     successes of trials succeeding with probability 1 - probs (torch's convention)."""
 
-    arg_names = ("total_count", "probs", "logits")
     arg_constraints = {"total_count": constraints.greater_than_eq(0),
                        "probs": constraints.half_open_interval(0.0, 1.0),
                        "logits": constraints.real}

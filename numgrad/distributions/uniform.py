@@ -9,7 +9,6 @@ class Uniform(Distribution):
     """Uniform(low, high)."""
 
     has_rsample = True
-    arg_names = ("low", "high")
     arg_constraints = {"low": constraints.real, "high": constraints.real}
 
     @property
