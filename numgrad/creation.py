@@ -549,20 +549,28 @@ def _random_float_dtype(dtype, kernel):
     return dt
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False):
+def _stream(generator):
+    """The NumPy stream to draw from: a Generator's own, else the global one."""
+    return _rng[0] if generator is None else generator._rng
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False):
     dt = _random_float_dtype(dtype, "check_uniform_bounds")
-    return _finish(_rng[0].random(_shape(size, "rand")).astype(dt), requires_grad, device)
+    return _finish(_stream(generator).random(_shape(size, "rand")).astype(dt), requires_grad,
+                   device)
 
 
-def randn(*size, dtype=None, device=None, requires_grad=False):
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False):
     dt = _random_float_dtype(dtype, "normal_kernel_cpu")
-    return _finish(_rng[0].standard_normal(_shape(size, "randn")).astype(dt), requires_grad, device)
+    return _finish(_stream(generator).standard_normal(_shape(size, "randn")).astype(dt),
+                   requires_grad, device)
 
 
 _NO_SIZE = object()
 
 
-def randint(low, high=None, size=_NO_SIZE, dtype=None, device=None, requires_grad=False):
+def randint(low, high=None, size=_NO_SIZE, generator=None, dtype=None, device=None,
+            requires_grad=False):
     """randint(high, size) or randint(low, high, size): integers in [low, high)."""
     positions = {"low": 1, "high": 2}
     if size is _NO_SIZE:
@@ -585,17 +593,17 @@ def randint(low, high=None, size=_NO_SIZE, dtype=None, device=None, requires_gra
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} "
                            f">= to={high}")
-    values = _rng[0].integers(low, high, _shape((size,), "randint")).astype(dt)
+    values = _stream(generator).integers(low, high, _shape((size,), "randint")).astype(dt)
     return _finish(values, requires_grad, device)
 
 
-def randperm(n, dtype=None, device=None):
+def randperm(n, generator=None, dtype=None, device=None):
     if n < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
     dt = np.dtype(dtype or np.int64)
     if dt == dtypes.bool_:
         raise NotImplementedError('"randperm" not implemented for \'Bool\'')
-    return _finish(_rng[0].permutation(n).astype(dt), False, device)
+    return _finish(_stream(generator).permutation(n).astype(dt), False, device)
 
 
 def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False):

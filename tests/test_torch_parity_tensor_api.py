@@ -393,3 +393,10 @@ def test_integer_arange_checks_the_signs_before_truncating():
     with pytest.raises(ValueError, match="^step must be nonzero$"):
         ng.arange(0, 5, 0.5, dtype=ng.int64)
     assert ng.arange(0, 5.5, 1.5, dtype=ng.int64).tolist() == [0, 1, 2, 3, 4]
+
+
+def test_random_factories_take_a_generator():
+    draws = [(ng.rand(3, generator=g).tolist(), ng.randn(2, generator=g).tolist(),
+              ng.randint(0, 9, (4,), generator=g).tolist(), ng.randperm(5, generator=g).tolist())
+             for g in (ng.Generator().manual_seed(7), ng.Generator().manual_seed(7))]
+    assert draws[0] == draws[1]
