@@ -60,7 +60,14 @@ def select(input, dim, index):
 
 def stride(self, dim=None):
     """Steps in elements between neighbours along each dim (one dim's when dim is given)."""
-    steps = tuple(s // self._data.dtype.itemsize for s in self._data.strides)
+    if self._data.size:
+        steps = tuple(s // self._data.dtype.itemsize for s in self._data.strides)
+    else:       # NumPy 2 gives an empty array zero strides; torch's are a contiguous tensor's
+        steps, step = [], 1
+        for n in reversed(self._data.shape):
+            steps.insert(0, step)
+            step *= max(n, 1)
+        steps = tuple(steps)
     return steps if dim is None else steps[shape_dim("stride", dim, self.ndim)]
 
 
