@@ -51,6 +51,24 @@ def test_vjp_quotes_the_pretty_printed_structures():
                                "output: {'a': *, 'b': [*]}")
 
 
+def test_vmap_dict_in_dims_follow_torchs_pairing():
+    # torch 2.13 lists a dict prefix's in_dims in the prefix's key order: here 0 goes to "a"
+    out = vmap(lambda d: d["b"] * d["a"], in_dims=({"b": 0, "a": None},))(
+        {"a": ng.arange(3.0), "b": ng.ones(5, 3)})
+    assert out.shape == (3, 5, 3)
+    close(out[:, 0, 0], [0.0, 1.0, 2.0])
+
+
+def test_aux_leaves_must_be_tensors():
+    from numgrad.func import grad, jacrev
+    for call in (lambda: grad(lambda a: (a.sum(), "hi"), has_aux=True)(ng.ones(2)),
+                 lambda: jvp(lambda a: (a.exp(), 3), (ng.ones(2),), (ng.ones(2),), has_aux=True),
+                 lambda: vjp(lambda a: (a * 2, None), ng.ones(2), has_aux=True),
+                 lambda: jacrev(lambda a: (a * 2, [a, 1]), has_aux=True)(ng.ones(2))):
+        with pytest.raises(RuntimeError, match="Expected tensors, got unsupported type <class"):
+            call()
+
+
 def test_stack_module_state_ensembles_with_vmap():
     models = [ng.nn.Linear(3, 2).double() for _ in range(3)]
     for k, model in enumerate(models):

@@ -85,6 +85,9 @@ def _split_aux(result, has_aux, api):
     if not (isinstance(result, tuple) and len(result) == 2):
         raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if "
                            "has_aux is True")
+    for leaf in tree_flatten(result[1])[0]:
+        if not isinstance(leaf, Tensor):        # torch unwraps every aux leaf as a tensor
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(leaf)}")
     return result
 
 

@@ -93,12 +93,15 @@ def broadcast_prefix(prefix, spec):
         return [prefix] * spec.num_leaves
     if spec.is_leaf or kind is not spec.kind or len(children) != len(spec.children):
         return None
+    child_specs = spec.children
     if kind is dict:
         if set(keys) != set(spec.keys):
             return None
-        children = [prefix[k] for k in spec.keys]
+        # torch pairs a dict prefix with the subtree of the same key but lists the results in
+        # the prefix's key order, not the tree's: followed, so vmap maps what torch maps
+        child_specs = [spec.children[spec.keys.index(k)] for k in keys]
     result = []
-    for child, child_spec in zip(children, spec.children):
+    for child, child_spec in zip(children, child_specs):
         part = broadcast_prefix(child, child_spec)
         if part is None:
             return None
