@@ -199,3 +199,28 @@ def test_var_mean_mean_over_several_dims_takes_the_groups_last_element():
     x = ng.ones(2, 3, 4)
     x[1, 0, 3] = math.inf
     assert np.array_equal(ng.var_mean(x, (1, 2))[1].tolist(), [1.0, math.nan], equal_nan=True)
+
+
+# ---- logcumsumexp differentiates with torch's formula -------------------------------------------
+def test_logcumsumexp_gradient_ignores_a_nan_upstream_gradient():
+    x = ng.tensor([[1.], [2.]], requires_grad=True)
+    g, = ng.autograd.grad(ng.logcumsumexp(x, 0), x, ng.tensor([[math.nan], [1.]]))
+    assert np.allclose(g.tolist(), [[0.26894140243530273], [0.7310585379600525]])   # torch 2.13
+
+
+def test_logcumsumexp_gradient_at_extremes():
+    nan, inf = math.nan, math.inf
+    x = ng.tensor([[1., 1e300], [2., 0.5], [inf, -1e300]], dtype=ng.float64, requires_grad=True)
+    g, = ng.autograd.grad(ng.logcumsumexp(x, 0), x,
+                          ng.tensor([[nan, 1.], [1., -2.], [0.5, inf]], dtype=ng.float64))
+    # torch 2.13
+    assert np.allclose(g.tolist(), [[0.26894142136999505, inf], [0.7310585786300048, inf],
+                                    [nan, inf]], equal_nan=True, rtol=1e-12)
+
+
+def test_logcumsumexp_keeps_its_node_and_second_derivative():
+    x = ng.tensor([[1., 2.], [3., 4.]], dtype=ng.float64, requires_grad=True)
+    y = ng.logcumsumexp(x, 0)
+    assert y.grad_fn.name() == "LogcumsumexpBackward0" and y.grad_fn._saved_dim == 0
+    assert y.grad_fn.next_functions[0][0].name() == "torch::autograd::AccumulateGrad"
+    assert ng.autograd.gradgradcheck(lambda t: ng.logcumsumexp(t, 1), (x,))

@@ -4,6 +4,7 @@ gradients, create_graph and the GPU come from the ops they are made of. Comparis
 allclose, equal) and creation (logspace, new_*) are not differentiable and record nothing.
 """
 import builtins
+import functools
 import warnings
 
 import numpy as np
@@ -587,8 +588,10 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 # ---- reductions built on others -----------------------------------------------------------------
 def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along dim, without overflow: output i is logsumexp of elements
-    0..i. Computed as one logsumexp over an (n, n) lower-triangular spread of the line, exact for
-    any spread of values but quadratic in the length of dim."""
+    0..i, accumulated as torch's (log_add_exp step by step). Its derivative is torch's
+    logcumsumexp_backward, written in numgrad ops (so differentiable again): the positive and
+    negative parts of the gradient each go through a reversed logcumsumexp, and a gradient that
+    is neither (NaN) contributes nothing, as in torch."""
     if not dtypes.is_floating(input.dtype):
         raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for '
                                   f"'{dtypes.scalar_type_name(input.dtype)}'")
@@ -596,13 +599,37 @@ def logcumsumexp(input, dim):
         _wrap_dim(dim, 0)
         return input.clone()
     d = _wrap_dim(dim, input.ndim)
-    line = movedim(input, d, -1)
-    n = line.shape[-1]
-    spread = expand(line.unsqueeze(-2), tuple(line.shape[:-1]) + (n, n))
-    earlier = Tensor._make(np.tril(np.ones((n, n), np.bool_)), False)
-    return named(movedim(logsumexp(where(earlier, spread, -np.inf), -1), -1, d),
-                 "LogcumsumexpBackward0", inputs=(input,), view_of_intermediate=True,
-                 attributes={"dim": dim})
+    return named(_logcumsumexp_function().apply(input, d), "LogcumsumexpBackward0",
+                 inputs=(input,), attributes={"dim": dim})
+
+
+@functools.cache
+def _logcumsumexp_function():
+    """The Function computing logcumsumexp (made on first use: autograd imports the ops)."""
+    from ..autograd import Function
+
+    class Logcumsumexp(Function):
+        @staticmethod
+        def forward(ctx, input, d):
+            out = untracked(lambda x: np.logaddexp.accumulate(x, axis=d), input._data)
+            ctx.save_for_backward(input, out)
+            ctx.d = d
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            input, out = ctx.saved_tensors
+            if grad.numel() == 0:
+                return grad, None
+            lowest = float(np.finfo(grad._data.dtype).min)
+            log_abs = grad.abs().log()
+
+            def part(log_grad):
+                reversed_ = flip(logcumsumexp(flip(log_grad - out, (ctx.d,)), ctx.d), (ctx.d,))
+                return (reversed_ + input).exp()
+            return (part(where(grad > 0, log_abs, lowest))
+                    - part(where(grad < 0, log_abs, lowest))), None
+    return Logcumsumexp
 
 
 def cdist(x1, x2, p=2.0, compute_mode=None):
