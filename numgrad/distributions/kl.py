@@ -16,6 +16,7 @@ from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot import OneHotCategorical
 from .transformed_families import Pareto
+from .transforms import TransformedDistribution
 from .uniform import Uniform
 
 _EULER_GAMMA = 0.57721566490153286060
@@ -193,6 +194,14 @@ def _kl_independent_independent(p, q):
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return p._sum(kl_divergence(p.base_dist, q.base_dist))
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p, q):
+    # the same transforms on both sides leave KL unchanged: the bases' (torch's bare errors)
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
 
 
 # the cross-family pairs register themselves with register_kl, so they come after it
