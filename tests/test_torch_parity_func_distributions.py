@@ -464,3 +464,14 @@ def test_kl_of_transformed_distributions_goes_to_the_bases():
     close(kl(D.TransformedDistribution(D.Normal(t(0.0, 1.0), t(1.0, 2.0)), transforms),
              D.TransformedDistribution(D.Normal(t(1.0, 1.0), t(1.0, 3.0)), transforms)),
           [0.5, 0.5 * (4 / 9 - 1 - math.log(4 / 9))])
+
+
+def test_folded_and_chi2_keep_constants_out_of_the_graph():
+    # torch 2.13: several backwards through one distribution work; Chi2's rate needs no grad
+    scale = t(1.5, 0.7).requires_grad_()
+    half = D.HalfNormal(scale)
+    first = ng.autograd.grad(half.log_prob(t(0.5, 1.0)).sum(), scale)[0]
+    second = ng.autograd.grad(half.cdf(t(0.5, 1.0)).sum(), scale)[0]
+    close(first, [(0.25 / 1.5 ** 3) - 1 / 1.5, (1.0 / 0.7 ** 3) - 1 / 0.7])
+    assert second.shape == (2,)
+    assert not D.Chi2(t(3.0).requires_grad_()).rate.requires_grad

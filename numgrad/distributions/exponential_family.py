@@ -3,7 +3,7 @@ Poisson are reparameterised (Gamma and Beta through gamma_sampler's implicit gra
 import numpy as np
 
 from .. import creation, grad_mode
-from ..creation import zeros_like
+from ..creation import full_like, zeros_like
 from ..ops import broadcast_tensors, digamma, lgamma, stack, where, xlogy
 from ..special import gammainc
 from ..ops.untracked import untracked
@@ -263,7 +263,8 @@ class Chi2(Gamma):
 
     def __init__(self, df, validate_args=None):
         df = as_parameter(df)
-        super().__init__(0.5 * df, df * 0 + 0.5, validate_args=validate_args)
+        # rate a plain 1/2 outside the graph, as torch's
+        super().__init__(0.5 * df, full_like(df, 0.5), validate_args=validate_args)
 
     @property
     def df(self):

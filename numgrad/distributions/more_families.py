@@ -116,7 +116,9 @@ class _Folded(Distribution):
     def __init__(self, scale, validate_args=None):
         scale = as_parameter(scale)
         # checked as the folded family's own scale, not as the base's (torch's wording)
-        self.base_dist = self.base_family(scale * 0, scale, validate_args=False)
+        # loc a plain zero, outside the graph (scale * 0 would hold values the first backward
+        # frees)
+        self.base_dist = self.base_family(zeros_like(scale), scale, validate_args=False)
         super().__init__(self.scale.shape, validate_args=validate_args)
 
     @property
