@@ -475,3 +475,16 @@ def test_folded_and_chi2_keep_constants_out_of_the_graph():
     close(first, [(0.25 / 1.5 ** 3) - 1 / 1.5, (1.0 / 0.7 ** 3) - 1 / 0.7])
     assert second.shape == (2,)
     assert not D.Chi2(t(3.0).requires_grad_()).rate.requires_grad
+
+
+def test_default_validation_is_a_class_attribute():
+    # torch 2.13: Distribution._validate_args is the default; only True/False are accepted
+    assert D.Distribution._validate_args is True
+    with pytest.raises(ValueError):
+        D.Distribution.set_default_validate_args(2)
+    D.Distribution.set_default_validate_args(False)
+    try:
+        assert not D.Normal(t(0.0), t(-1.0))._validate_args         # no check: no error
+        assert D.Normal(t(0.0), t(1.0), validate_args=True)._validate_args
+    finally:
+        D.Distribution.set_default_validate_args(True)

@@ -7,8 +7,6 @@ from ..ops import broadcast_tensors
 from ..tensor import Size, Tensor
 from . import constraints
 
-_validate_default = [True]
-
 
 class Distribution:
     has_rsample = False
@@ -17,17 +15,21 @@ class Distribution:
     # parameters computed from the one given (logits from probs): neither checked nor shown,
     # as torch's lazy properties are not
     _derived = ()
+    _validate_args = True           # the default, a class attribute as torch's
 
     def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args=None):
         self._batch_shape = Size(batch_shape)
         self._event_shape = Size(event_shape)
-        self._validate_args = _validate_default[0] if validate_args is None else validate_args
+        if validate_args is not None:
+            self._validate_args = validate_args
         if self._validate_args:
             self._validate_params()
 
     @staticmethod
     def set_default_validate_args(value):
-        _validate_default[0] = bool(value)
+        if value not in [True, False]:
+            raise ValueError
+        Distribution._validate_args = value
 
     @property
     def batch_shape(self):
