@@ -488,3 +488,22 @@ def test_default_validation_is_a_class_attribute():
         assert D.Normal(t(0.0), t(1.0), validate_args=True)._validate_args
     finally:
         D.Distribution.set_default_validate_args(True)
+
+
+def test_kl_without_a_rule_raises_torchs_errors():
+    kl = D.kl_divergence
+    # torch 2.13 gives ...
+    with pytest.raises(NotImplementedError) as info:
+        kl(D.Normal(t(0.0), t(1.0)), D.Bernoulli(t(0.3)))
+    assert str(info.value) == ("The cross KL-divergence between different exponential families "
+                               "cannot                             be computed using Bregman "
+                               "divergences")
+    with pytest.raises(NotImplementedError) as info:
+        kl(D.HalfNormal(t(1.0)), D.HalfCauchy(t(1.0)))
+    assert str(info.value) == "No KL(p || q) is implemented for p type Normal and q type Cauchy"
+    with pytest.raises(NotImplementedError) as info:
+        kl(D.Gumbel(t(0.0), t(1.0)), D.LogNormal(t(0.0), t(1.0)))
+    assert str(info.value) == ""
+    with pytest.raises(NotImplementedError) as info:
+        kl(D.Uniform(t(0.0), t(1.0)), D.Cauchy(t(0.0), t(1.0)))
+    assert str(info.value) == "No KL(p || q) is implemented for p type Uniform and q type Cauchy"

@@ -7,10 +7,11 @@ from ..ops import digamma, erf, lgamma
 from ..ops.elementwise import where
 from .bernoulli import Bernoulli
 from .exponential_family import Beta, Exponential, Gamma, Laplace, Poisson
-from .kl import _EULER_GAMMA, register_kl
-from .more_families import Binomial, Gumbel
+from .kl import _EULER_GAMMA, kl_divergence, register_kl
+from .more_families import Binomial, Dirichlet, Gumbel, HalfCauchy, HalfNormal, LogNormal
 from .normal import Normal
 from .transformed_families import Pareto
+from .transforms import TransformedDistribution
 from .uniform import Uniform
 
 
@@ -240,3 +241,31 @@ def _kl_uniform_pareto(p, q):
     t1 = (q.alpha * q.scale ** q.alpha * width).log()
     t2 = (_x_log_x(p.high) - _x_log_x(p.low) - width) / width
     return _infinite_where(p.low < q.scale, t2 * (q.alpha + 1) - t1)
+
+
+# ---- torch's fallback for two exponential families no pair above covers (last: the table is
+# searched in order) ------------------------------------------------------------------------------
+
+_EXPONENTIAL_FAMILIES = (Bernoulli, Beta, Dirichlet, Exponential, Gamma, Normal, Poisson)
+
+
+@register_kl(_EXPONENTIAL_FAMILIES, _EXPONENTIAL_FAMILIES)
+def _kl_expfamily_expfamily(p, q):
+    # torch's wording, a line continuation's spaces included
+    raise NotImplementedError("The cross KL-divergence between different exponential families "
+                              "cannot                             be computed using Bregman "
+                              "divergences")
+
+
+# torch builds these by transforming a base: two of them meet in its transformed-transformed
+# rule, which compares the bases when the transforms agree (|x| for both folded families) and
+# otherwise raises a bare NotImplementedError
+_TRANSFORMED_IN_TORCH = (Gumbel, HalfCauchy, HalfNormal, LogNormal, TransformedDistribution)
+
+
+@register_kl(_TRANSFORMED_IN_TORCH, _TRANSFORMED_IN_TORCH)
+def _kl_transformed_in_torch(p, q):
+    folded = (HalfCauchy, HalfNormal)
+    if isinstance(p, folded) and isinstance(q, folded):
+        return kl_divergence(p.base_dist, q.base_dist)
+    raise NotImplementedError
