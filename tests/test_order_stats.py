@@ -109,7 +109,7 @@ def test_kthvalue_gradient_and_errors():
 
 
 def test_topk_with_ties_takes_torchs_indices():
-    # torch's values and indices: among ties, those its std::nth_element leaves (ops/std_select)
+    # torch's values and indices: among ties, those its std::nth_element leaves (kernels/selection.py)
     x = ng.tensor([[2.0, 1.0, 2.0, 1.0, 0.5, 2.0], [1.0, 1.0, 1.0, 0.0, 0.0, 3.0]],
                   requires_grad=True)
     values, indices = x.topk(2)

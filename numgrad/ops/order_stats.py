@@ -13,6 +13,7 @@ import builtins
 import numpy as np
 
 from .. import creation, dtypes
+from ..kernels.selection import exact_lines, kth_indices
 from ..tensor import Size, Tensor, _wrap_dim
 from .apply import apply, show_attributes
 from .elementwise import where
@@ -20,7 +21,6 @@ from .index import DIAG_EMBED, gather, put_add, take
 from .linalg import matmul
 from .named import named
 from .predicates import nonzero
-from .quick_select import quick_select_index
 from .reduce import sum_to
 from .select import _return_type, return_types, sort
 from .shape import UNFOLD, clone, permute, reshape
@@ -121,23 +121,11 @@ def kthvalue(input, k, dim=-1, keepdim=False):
 
 
 def _kth_index(data, d, k):
-    """The index (keepdim layout) of each line's k-th smallest value along d: a stable sort's,
-    except in lines where that value has ties (NaNs tie with each other), which take torch's
-    quick select's pick among them."""
-    order = np.argsort(data, axis=d, kind="stable")
-    index = np.take(order, [k - 1], axis=d)
-    kth = np.take_along_axis(data, index, axis=d)
-    equal = data == kth
-    if data.dtype.kind == "f":
-        equal |= np.isnan(data) & np.isnan(kth)
-    tied = np.sum(equal, axis=d, keepdims=True) > 1
-    if tied.any():
-        lines = np.moveaxis(data, d, -1)
-        line_index = np.moveaxis(index, d, -1)
-        for at in np.argwhere(np.moveaxis(tied, d, -1)[..., 0]):
-            at = tuple(at)
-            line_index[at + (0,)] = quick_select_index(lines[at], k - 1)
-    return index
+    """The index (keepdim layout) of each line's k-th smallest value along d: torch's quick
+    select's (kernels/selection.py), which picks among equal values as torch does."""
+    lines = np.moveaxis(data, d, -1)
+    kth = kth_indices(exact_lines(lines), k - 1)
+    return np.expand_dims(kth.reshape(lines.shape[:-1]), d)
 
 
 def _mode_index(row):

@@ -11,11 +11,11 @@ import types
 import numpy as np
 
 from .. import dtypes
+from ..kernels.selection import exact_lines, topk_indices
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply, show_attributes
 from .reduce import _dims, _group_reduction, _kept_meta, _reduced_dims, _spread, shown_dims
 from .registry import OpDef
-from .std_select import topk_line
 from .untracked import untracked
 from .scan import line_meta
 
@@ -145,27 +145,15 @@ def _sort_forward(x, dim, lines, k, descending, **_):
 
 
 def _topk_forward(x, dim, lines, k, descending, sorted, **_):
-    """The stable sort's first k, except in the lines where equal values make the pick or its
-    order ambiguous (and every line when unsorted), which take torch's kernel's (std_select)."""
-    values, index = _sort_forward(x, dim, lines, k, descending)
+    """torch's CPU kernel's pick and order on every line (kernels/selection.py): a sort's where
+    values differ, and torch's elements and order among equal ones (a sort has neither when
+    unsorted)."""
     if dim is None or k == 0:
-        return values, index
-    line, top, at = (np.moveaxis(a, dim, -1) for a in (x, values, index))
-    ambiguous = np.ones(top.shape[:-1], np.bool_)
-    if sorted:
-        ambiguous = (np.any(_same(top[..., 1:], top[..., :-1]), axis=-1)
-                     | (np.sum(_same(line, top[..., -1:]), axis=-1) > 1))
-    for where in np.argwhere(ambiguous):
-        where = tuple(where)
-        at[where] = topk_line(line[where].tolist(), k, descending, sorted)
-        top[where] = line[where][at[where]]
-    return values, index
-
-
-def _same(a, b):
-    """a == b, NaN equal to NaN (torch's selection ranks NaNs alike)."""
-    same = a == b
-    return same | (np.isnan(a) & np.isnan(b)) if a.dtype.kind == "f" else same
+        return _sort_forward(x, dim, lines, k, descending)
+    line = np.moveaxis(x, dim, -1)
+    top = topk_indices(exact_lines(line), k, descending, sorted)
+    index = np.moveaxis(top.reshape(line.shape[:-1] + (k,)), -1, dim)
+    return np.take_along_axis(x, index, axis=dim), index
 
 
 _PICK = dict(n_out=2, saves=("out1",), kernel="select_dim_bwd", vjp=_select_vjp,
@@ -258,7 +246,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     """(values, indices) of the k largest (or smallest) elements along dim, in sorted order
     unless sorted=False. Among equal values the elements and their order are those torch's CPU
     kernel picks (ones(4).topk(1) gives index 2, ones(8).topk(3) [6, 5, 4], ones(200).topk(3)
-    [0, 1, 2]): its std::nth_element and std::partial_sort, ported in std_select."""
+    [0, 1, 2]): its std::nth_element and std::partial_sort, ported in kernels/selection.py."""
     if x._data.dtype == np.bool_:
         raise RuntimeError("topk does not support bool dtypes on CPU")
     nd = x._data.ndim
