@@ -21,11 +21,18 @@ _helper = njit(no_cpython_wrapper=True, no_cfunc_wrapper=True)
 
 
 @_helper
+def _after(a, b):
+    """torch's gt_or_nan: a sorts after b (NaN after every number)."""
+    return (math.isnan(a) and not math.isnan(b)) or a > b
+
+
+@_helper
 def _before(a, b, largest):
-    """a goes before b: NaN first for the largest, last for the smallest, as torch's topk."""
-    if largest:
-        return (math.isnan(a) and not math.isnan(b)) or a > b
-    return (not math.isnan(a) and math.isnan(b)) or a < b
+    """a goes before b in torch's topk: the larger first for the largest (NaN first), the
+    smaller for the smallest (NaN last: that order is the other one reversed)."""
+    if not largest:
+        a, b = b, a
+    return _after(a, b)
 
 
 @_helper
@@ -255,12 +262,6 @@ def topk_indices(lines, k, largest, sorted_):
                 _sort(v, ix, start, k - 1, largest)
         out[line] = ix[:k]
     return out
-
-
-@_helper
-def _after(a, b):
-    """torch's gt_or_nan: a sorts after b (NaN after every number)."""
-    return (math.isnan(a) and not math.isnan(b)) or a > b
 
 
 @njit(cache=True)
