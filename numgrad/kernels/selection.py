@@ -250,8 +250,8 @@ def topk_indices(lines, k, largest, sorted_):
     ix = np.empty(n, np.int64)
     start = np.int64(0)         # not 0: Numba would compile the helpers again for a literal 0
     for line in range(count):
-        v[:] = lines[line]
-        for j in range(n):
+        for j in range(n):          # loops, not slices: Numba compiles slice copies slowly
+            v[j] = lines[line, j]
             ix[j] = j
         if k * 64 <= n:
             _heap_select(v, ix, start, k, n, largest)
@@ -260,7 +260,8 @@ def topk_indices(lines, k, largest, sorted_):
             _introselect(v, ix, start, k - 1, n, 2 * _lg(n), largest)
             if sorted_:
                 _sort(v, ix, start, k - 1, largest)
-        out[line] = ix[:k]
+        for j in range(k):
+            out[line, j] = ix[j]
     return out
 
 
@@ -273,8 +274,8 @@ def kth_indices(lines, k):
     v = np.empty(n, lines.dtype)
     ix = np.empty(n, np.int64)
     for line in range(count):
-        v[:] = lines[line]
-        for j in range(n):
+        for j in range(n):          # loops, not slices: Numba compiles slice copies slowly
+            v[j] = lines[line, j]
             ix[j] = j
         low, high = 0, n - 1
         while True:
