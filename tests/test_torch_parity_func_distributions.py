@@ -505,3 +505,16 @@ def test_kl_without_a_rule_raises_torchs_errors():
     with pytest.raises(NotImplementedError) as info:
         kl(D.Uniform(t(0.0), t(1.0)), D.Cauchy(t(0.0), t(1.0)))
     assert str(info.value) == "No KL(p || q) is implemented for p type Uniform and q type Cauchy"
+
+
+def test_beta_is_the_dirichlet_of_its_pair():
+    # torch 2.13 gives ...
+    assert error_of(lambda: D.Beta(t(1.0), t(0.0))) == (
+        "Expected parameter concentration (Tensor of shape (2,)) of distribution Dirichlet("
+        "concentration: numgrad.Size([2])) to satisfy the constraint IndependentConstraint("
+        "GreaterThan(lower_bound=0.0), 1), but found invalid values:\n"
+        "tensor([1., 0.], dtype=numgrad.float64)")
+    assert "of the distribution Beta(), but" in error_of(
+        lambda: D.Beta(t(2.0), t(1.0)).log_prob(t(1.5)))
+    beta = D.Beta(t(2.0, 0.5), t(1.0, 3.0)).expand((3, 2))
+    assert tuple(beta.batch_shape) == (3, 2) and beta.concentration0.shape == (3, 2)

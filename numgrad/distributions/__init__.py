@@ -9,13 +9,14 @@ tensor(0.5000)
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exponential_family import Beta, Chi2, Exponential, Gamma, Laplace, Poisson
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
-from .more_families import (Binomial, Cauchy, Dirichlet, Geometric, Gumbel, HalfCauchy, HalfNormal,
-                            LogNormal, StudentT)
+from .more_families import (Binomial, Cauchy, Geometric, Gumbel, HalfCauchy, HalfNormal, LogNormal,
+                            StudentT)
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .one_hot import Multinomial, OneHotCategorical

@@ -4,12 +4,13 @@ import numpy as np
 
 from .. import creation, grad_mode
 from ..creation import full_like, zeros_like
-from ..ops import broadcast_tensors, digamma, lgamma, stack, where, xlogy
+from ..ops import broadcast_tensors, digamma, lgamma, stack, xlogy
 from ..special import gammainc
 from ..ops.untracked import untracked
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
-from .gamma_sampler import dirichlet, standard_gamma
+from .dirichlet import Dirichlet
+from .gamma_sampler import standard_gamma
 
 
 def _draw(draw, *parameters):
@@ -17,17 +18,6 @@ def _draw(draw, *parameters):
     with grad_mode.no_grad():
         return untracked(lambda *values: draw(creation.generator(), *values).astype(
             values[0].dtype), *[p.detach()._data for p in parameters])
-
-
-def simplex_mode(concentration):
-    """The mode of Dirichlet(concentration), as torch computes it: (c - 1)+ normalised; where
-    every c < 1 that is 0 / 0, and torch's argmax over those NaNs puts the mode on class 0."""
-    excess = (concentration - 1).clamp(min=0)
-    mode = excess / excess.sum(-1, keepdim=True)
-    all_below_one = (concentration < 1).all(-1, keepdim=True)
-    first_class = zeros_like(mode)
-    first_class[..., 0] = 1
-    return where(all_below_one, first_class, mode)
 
 
 class Exponential(Distribution):
@@ -209,9 +199,18 @@ class Beta(Distribution):
 
     def __init__(self, concentration1, concentration0, validate_args=None):
         concentration1 = as_parameter(concentration1)
-        self.concentration1, self.concentration0 = broadcast_tensors(
-            concentration1, as_parameter(concentration0, concentration1))
-        super().__init__(self.concentration1.shape, validate_args=validate_args)
+        pair = broadcast_tensors(concentration1, as_parameter(concentration0, concentration1))
+        # held (and checked, in torch's words) as the Dirichlet of the pair, as torch's
+        self._dirichlet = Dirichlet(stack(pair, -1), validate_args=validate_args)
+        super().__init__(self._dirichlet.batch_shape, validate_args=validate_args)
+
+    @property
+    def concentration1(self):
+        return self._dirichlet.concentration[..., 0]
+
+    @property
+    def concentration0(self):
+        return self._dirichlet.concentration[..., 1]
 
     @property
     def mean(self):
@@ -219,7 +218,7 @@ class Beta(Distribution):
 
     @property
     def mode(self):
-        return simplex_mode(stack([self.concentration1, self.concentration0], -1))[..., 0]
+        return self._dirichlet.mode[..., 0]
 
     @property
     def variance(self):
@@ -233,10 +232,7 @@ class Beta(Distribution):
                      self.concentration1, self.concentration0)
 
     def rsample(self, sample_shape=()):
-        # torch draws the Dirichlet of (concentration1, concentration0), keeping the first
-        pair = stack([self.concentration1, self.concentration0], -1)
-        shape = tuple(self._extended_shape(sample_shape)) + (2,)
-        return dirichlet(pair.expand(shape)).select(-1, 0)
+        return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def _log_normalizer(self):
         a, b = self.concentration1, self.concentration0

@@ -9,8 +9,9 @@ from ..ops import digamma, lgamma
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .exponential_family import Beta, Exponential, Gamma, Laplace, Poisson
+from .dirichlet import Dirichlet
 from .independent import Independent
-from .more_families import (Binomial, Cauchy, Dirichlet, Geometric, Gumbel, HalfCauchy, HalfNormal,
+from .more_families import (Binomial, Cauchy, Geometric, Gumbel, HalfCauchy, HalfNormal,
                             LogNormal)
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal

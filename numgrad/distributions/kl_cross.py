@@ -6,9 +6,10 @@ from ..creation import full_like
 from ..ops import digamma, erf, lgamma
 from ..ops.elementwise import where
 from .bernoulli import Bernoulli
+from .dirichlet import Dirichlet
 from .exponential_family import Beta, Exponential, Gamma, Laplace, Poisson
 from .kl import _EULER_GAMMA, kl_divergence, register_kl
-from .more_families import Binomial, Dirichlet, Gumbel, HalfCauchy, HalfNormal, LogNormal
+from .more_families import Binomial, Gumbel, HalfCauchy, HalfNormal, LogNormal
 from .normal import Normal
 from .transformed_families import Pareto
 from .transforms import TransformedDistribution

@@ -1,6 +1,5 @@
 """More families as torch.distributions has them: Cauchy, LogNormal, HalfNormal, HalfCauchy,
-Gumbel, StudentT and Dirichlet (reparameterised), Geometric and Binomial (sampled without
-gradient)."""
+Gumbel and StudentT (reparameterised), Geometric and Binomial (sampled without gradient)."""
 import math
 
 import numpy as np
@@ -8,12 +7,11 @@ import numpy as np
 from .. import creation
 from ..nn import functional as F
 from ..creation import full_like, zeros_like
-from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, where, xlogy
+from ..ops import broadcast_tensors, digamma, lgamma, sigmoid, where
 from .bernoulli import counted_probs, derived_of, probs_or_logits
 from . import constraints
 from .distribution import Distribution, LocScale, as_parameter
-from .exponential_family import Chi2, _draw, simplex_mode
-from .gamma_sampler import dirichlet
+from .exponential_family import Chi2, _draw
 from .normal import Normal
 
 
@@ -214,51 +212,6 @@ class StudentT(Distribution):
         return (self.scale.log() + 0.5 * (self.df + 1) * (digamma(0.5 * (self.df + 1))
                                                           - digamma(0.5 * self.df))
                 + 0.5 * self.df.log() + log_beta)
-
-
-class Dirichlet(Distribution):
-    """Dirichlet(concentration): probability vectors over the last dim."""
-
-    has_rsample = True
-    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
-    support = constraints.simplex
-
-    def __init__(self, concentration, validate_args=None):
-        self.concentration = as_parameter(concentration)
-        if self.concentration.ndim < 1:
-            raise ValueError("`concentration` parameter must be at least one-dimensional.")
-        shape = self.concentration.shape
-        super().__init__(shape[:-1], shape[-1:], validate_args=validate_args)
-
-    @property
-    def mean(self):
-        return self.concentration / self.concentration.sum(-1, keepdim=True)
-
-    @property
-    def mode(self):
-        return simplex_mode(self.concentration)
-
-    @property
-    def variance(self):
-        total = self.concentration.sum(-1, keepdim=True)
-        return (self.concentration * (total - self.concentration)
-                / (total.pow(2) * (total + 1)))
-
-    def rsample(self, sample_shape=()):
-        shape = self._extended_shape(sample_shape)
-        return dirichlet(self.concentration.expand(shape))
-
-    def log_prob(self, value):
-        self._validate_sample(value)
-        value = as_parameter(value, self.concentration)
-        c = self.concentration
-        return (xlogy(c - 1.0, value).sum(-1) + lgamma(c.sum(-1)) - lgamma(c).sum(-1))
-
-    def entropy(self):
-        c = self.concentration
-        k, total = c.shape[-1], c.sum(-1)
-        return (lgamma(c).sum(-1) - lgamma(total) - (k - total) * digamma(total)
-                - ((c - 1.0) * digamma(c)).sum(-1))
 
 
 class Geometric(Distribution):
