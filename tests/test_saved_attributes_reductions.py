@@ -4,6 +4,7 @@ input's sizes and the scalar arguments torch's node keeps besides tensors, with 
 import pytest
 
 import numgrad as ng
+from test_saved_attributes_shapes import shown
 
 NEG1 = 18446744073709551615         # dim -1 as torch's node shows it (uint64)
 NEG2 = 18446744073709551614
@@ -11,19 +12,6 @@ NEG2 = 18446744073709551614
 
 def _x():
     return ng.tensor([[1.0, 2.0, 3.0], [3.0, 4.0, 5.0]], requires_grad=True)
-
-
-def shown(node):
-    """The node's non-tensor _saved_ attributes, by torch's name (its saved tensors, freed by a
-    backward, raise torch's error)."""
-    values = {}
-    for name in dir(node):
-        if name.startswith("_saved_"):
-            try:
-                values[name[len("_saved_"):]] = getattr(node, name)
-            except RuntimeError:
-                continue
-    return {k: v for k, v in values.items() if not isinstance(v, ng.Tensor)}
 
 
 SIZES = {"self_sym_sizes": (2, 3)}

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import numgrad as ng
+from test_function import DoubleInPlace
 
 # (torch's warning about backward(create_graph=True) is not what these tests look at)
 pytestmark = pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph")
@@ -92,23 +93,11 @@ def test_a_tensor_marked_dirty_twice_and_returned_twice_is_bumped_once():
     assert a is w and b is w and w._version == 1        # torch 2.13: 1
 
 
-class _Double(ng.autograd.Function):
-    @staticmethod
-    def forward(ctx, x):
-        x.mul_(2)
-        ctx.mark_dirty(x)
-        return x
-
-    @staticmethod
-    def backward(ctx, g):
-        return g * 2
-
-
 def test_a_dirty_view_rebases_its_base_as_an_inplace_op_through_it():
     x = T()
     y = x * 1
     v = y[0]
-    z = _Double.apply(v)
+    z = DoubleInPlace.apply(v)
     assert z is v and (v._version, y._version) == (2, 2)
     # torch 2.13: the base's history is CopySlices over the Function's node, the view read anew
     assert type(y.grad_fn).__name__ == "CopySlices"
@@ -122,7 +111,7 @@ def test_a_dirty_view_of_a_base_with_retained_grad():
     x = T()
     y = x * 1
     y.retain_grad()
-    _Double.apply(y[1])
+    DoubleInPlace.apply(y[1])
     (y * y).sum().backward()
     # torch 2.13: y.grad = 2 * y (after the change), x.grad doubles it again in row 1
     np.testing.assert_allclose(y.grad.numpy(), [[-2, -1, 0], [2, 4, 6]])
@@ -131,10 +120,10 @@ def test_a_dirty_view_of_a_base_with_retained_grad():
 
 def test_a_dirty_view_is_refused_as_an_inplace_op_through_it():
     x = T()
-    assert _message(lambda: _Double.apply(x[0])) == (
+    assert _message(lambda: DoubleInPlace.apply(x[0])) == (
         "a view of a leaf Variable that requires grad is being used in an in-place operation.")
     a, _ = (T() * 1).unbind(0)
-    assert _message(lambda: _Double.apply(a)).startswith(
+    assert _message(lambda: DoubleInPlace.apply(a)).startswith(
         "Output 0 of Unbind is a view and is being modified inplace. This view is the "
         "output of a function that returns multiple views.")
 
