@@ -169,8 +169,11 @@ class RNNBase(Module):
             self._check_input(input.data, packed=True)
             return input.data, True, int(input.batch_sizes[0])
         if input.ndim not in (2, 3):
-            raise ValueError(f"{type(self).__name__}: Expected input to be 2D or 3D, got "
-                             f"{input.ndim}D instead")
+            # torch names the class it was written in (not a subclass); its RNN alone says
+            # "4D tensor"
+            label, kind = ("RNN", "D tensor") if self.mode.startswith("RNN") else (self.mode, "D")
+            raise ValueError(f"{label}: Expected input to be 2D or 3D, got {input.ndim}{kind} "
+                             f"instead")
         batched = input.ndim == 3
         want = input.ndim
         if any(state.ndim != want for state in states):
@@ -253,7 +256,13 @@ class RNNBase(Module):
     def _finish(self, output, batched):
         if not batched:
             return output.squeeze(1)
-        return output.transpose(0, 1) if self.batch_first else output
+        if not self.batch_first:
+            return output
+        if self.mode == "LSTM":
+            return output.transpose(0, 1)
+        # torch's RNN and GRU kernels turn the output around in place (TransposeBackward1, not a
+        # view); its LSTM returns a transposed view
+        return output.transpose_(0, 1)
 
     def extra_repr(self):
         text = f"{self.input_size}, {self.hidden_size}"

@@ -3,6 +3,7 @@
 from cat, stack, pad and indexing, so gradients flow through packing and padding."""
 from collections import namedtuple
 from collections.abc import Iterable
+from itertools import groupby
 
 import numpy as np
 
@@ -223,14 +224,16 @@ def pad_packed_sequence(sequence, batch_first=False, padding_value=0.0, total_le
         steps = total_length
     data = sequence.data
     batch = int(batch_sizes[0])
-    # row of data for each (step, sequence); the padding row appended after the data elsewhere
-    starts = np.concatenate([[0], np.cumsum(batch_sizes)[:-1]])
-    rows = np.full((steps, batch), data.shape[0], dtype=np.int64)
-    for t, (start, size) in enumerate(zip(starts, batch_sizes)):
-        rows[t, :size] = start + np.arange(size)
-    filler = full((1, *data.shape[1:]), padding_value, dtype=data.dtype, device=data.device)
-    output = cat([data, filler])[as_tensor(rows.reshape(-1))].reshape(steps, batch,
-                                                                      *data.shape[1:])
+    features = data.shape[1:]
+    output = full((steps, batch, *features), padding_value, dtype=data.dtype, device=data.device)
+    # as torch's kernel: each run of steps with one batch size is one block of data, copied into
+    # its corner of the filler (so the result's node is CopySlices, as torch's)
+    step = start = 0
+    for size, run in groupby(batch_sizes.tolist()):
+        length = len(list(run))
+        block = data[start:start + length * size].view(length, size, *features)
+        output[step:step + length, :size].copy_(block)
+        step, start = step + length, start + length * size
     lengths = as_tensor((batch_sizes[None, :] > np.arange(batch)[:, None]).sum(1))
     if batch_first:
         output = output.transpose(0, 1)
