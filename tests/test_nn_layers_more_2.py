@@ -458,9 +458,10 @@ def test_parameter_list():
 def test_parameter_dict():
     params = nn.ParameterDict({"a": nn.Parameter(ng.ones(2)), "b": ng.zeros(2, 2,
                                                                           dtype=ng.float64)})
-    assert repr(params) == ("ParameterDict(\n    (a): Parameter containing: [numgrad.float32 of "
-                            "size 2]\n    (b): Parameter containing: [numgrad.float64 of size 2x2]"
-                            "\n)")
+    # torch's ParameterDict names the tensor type (torch.FloatTensor), its ParameterList the dtype
+    assert repr(params) == ("ParameterDict(\n    (a): Parameter containing: [numgrad.FloatTensor "
+                            "of size 2]\n    (b): Parameter containing: [numgrad.DoubleTensor of "
+                            "size 2x2]\n)")
     assert list(params.state_dict()) == ["a", "b"] and list(params.keys()) == ["a", "b"]
     assert isinstance(params["b"], nn.Parameter) and "a" in params and len(params) == 2
     assert params.get("zz") is None and params.copy()["a"] is params["a"]
@@ -480,7 +481,7 @@ def test_parameter_containers_inside_a_module():
     assert list(owner.state_dict()) == ["ps.0", "pd.w"]        # torch's keys
     assert repr(owner) == ("Owner(\n  (ps): ParameterList(  (0): Parameter containing: "
                            "[numgrad.float32 of size 2])\n  (pd): ParameterDict(  (w): Parameter "
-                           "containing: [numgrad.float32 of size 1])\n)")
+                           "containing: [numgrad.FloatTensor of size 1])\n)")
     owner(ng.ones(2)).sum().backward()
     np.testing.assert_array_equal(owner.pd["w"].grad.numpy(), [2.0])
     np.testing.assert_array_equal(owner.ps[0].grad.numpy(), [1.0, 1.0])

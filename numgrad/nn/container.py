@@ -1,8 +1,10 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 
 from .. import dtypes
+from ..ops.tensor_info import typename
 from ..tensor import Tensor
 from .module import Module, _addindent
 from .parameter import Parameter
@@ -38,6 +40,7 @@ class Sequential(Module):
 
     def _key(self, index):
         size = len(self._modules)
+        index = operator.index(index)      # torch's TypeError for a str or float index
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of range")
         return list(self._modules)[index % size]
@@ -140,6 +143,7 @@ class ModuleList(Module):
 
     def _key(self, index):
         size = len(self._modules)
+        index = operator.index(index)
         if not -size <= index < size:
             raise IndexError(f"index {index} is out of range")
         return str(index % size)
@@ -169,6 +173,10 @@ class ModuleList(Module):
         module = self[key]
         del self[key]
         return module
+
+    def __add__(self, other):
+        """A new ModuleList of self's modules then other's (the same objects)."""
+        return ModuleList([*self, *other])
 
     def __iadd__(self, modules):
         return self.extend(modules)
@@ -255,7 +263,21 @@ class ModuleDict(Module):
         self._modules.clear()
 
     def update(self, modules):
-        items = modules.items() if hasattr(modules, "items") else modules
+        """Add modules: a mapping's in its order, or (key, module) pairs in theirs."""
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value "
+                            f"pairs, but got {type(modules).__name__}")
+        if isinstance(modules, Mapping):
+            items = modules.items()
+        else:
+            items = list(modules)
+            for j, pair in enumerate(items):
+                if not isinstance(pair, Iterable):
+                    raise TypeError(f"ModuleDict update sequence element #{j} should be "
+                                    f"Iterable; is{type(pair).__name__}")
+                if len(pair) != 2:
+                    raise ValueError(f"ModuleDict update sequence element #{j} has length "
+                                     f"{len(pair)}; 2 is required")
         for key, module in items:
             self[key] = module
 
@@ -267,12 +289,15 @@ def _as_parameter(value):
     return value
 
 
-def _describe(value):
+def _describe(value, type_of):
+    """One entry of a parameter container's repr; type_of names a tensor's type: ParameterList
+    prints the dtype (numgrad.float32), ParameterDict the tensor type (numgrad.FloatTensor), as
+    torch's two containers do."""
     if isinstance(value, Tensor):
         size = "x".join(str(n) for n in value.shape)
         device = f" ({value.device})" if value.device.type == "cuda" else ""
         kind = "Parameter" if isinstance(value, Parameter) else "Tensor"
-        return f"{kind} containing: [{dtypes.name(value.dtype)} of size {size}{device}]"
+        return f"{kind} containing: [{type_of(value)} of size {size}{device}]"
     return f"Object of type: {type(value).__name__}"
 
 
@@ -330,7 +355,8 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self):
-        return "\n".join(f"  ({i}): {_describe(value)}" for i, value in enumerate(self))
+        return "\n".join(f"  ({i}): {_describe(value, lambda t: dtypes.name(t.dtype))}"
+                         for i, value in enumerate(self))
 
 
 class ParameterDict(Module):
@@ -340,7 +366,7 @@ class ParameterDict(Module):
     >>> import numgrad as ng
     >>> params = ng.nn.ParameterDict({"scale": ng.ones(2)})
     >>> params
-    ParameterDict(  (scale): Parameter containing: [numgrad.float32 of size 2])
+    ParameterDict(  (scale): Parameter containing: [numgrad.FloatTensor of size 2])
     >>> list(params.state_dict())
     ['scale']
     """
@@ -439,4 +465,4 @@ class ParameterDict(Module):
             self[key] = value
 
     def extra_repr(self):
-        return "\n".join(f"  ({key}): {_describe(value)}" for key, value in self.items())
+        return "\n".join(f"  ({key}): {_describe(value, typename)}" for key, value in self.items())

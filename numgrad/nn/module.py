@@ -147,7 +147,8 @@ class Module:
         if isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
-            self._forget(name)
+            # a parameter replacing one keeps its place in _parameters (and so in state_dict)
+            self._forget(name, keep=self._parameters)
             self.register_parameter(name, value)
             return
         if params is not None and name in params:
@@ -160,7 +161,7 @@ class Module:
         if isinstance(value, Module):
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
-            self._forget(name)
+            self._forget(name, keep=modules)
             modules[name] = value
             return
         if modules is not None and name in modules:
@@ -176,7 +177,7 @@ class Module:
         if buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
-                                "(numgrad.Tensor or None expected)")
+                                "(numgrad.nn.Buffer, numgrad.Tensor or None expected)")
             buffers[name] = value
             return
         object.__setattr__(self, name, value)
@@ -197,9 +198,11 @@ class Module:
                 return
         object.__delattr__(self, name)
 
-    def _forget(self, name):
+    def _forget(self, name, keep):
+        """Drop name from every table but keep, the one it is about to be (re)assigned in."""
         for table in (self.__dict__, self._parameters, self._buffers, self._modules):
-            table.pop(name, None)
+            if table is not keep:
+                table.pop(name, None)
         self._non_persistent_buffers.discard(name)
 
     def register_parameter(self, name, param):
@@ -667,8 +670,10 @@ def _check_name(name, module, kind):
         raise KeyError(f'{kind} name can\'t contain "."')
     if name == "":
         raise KeyError(f'{kind} name can\'t be empty string ""')
-    if hasattr(module, name) and name not in module._parameters and name not in module._buffers \
-            and name not in module._modules:
+    # torch refuses a name taken by anything but the kind being registered: a buffer cannot
+    # shadow a parameter, nor a module a buffer
+    own = {"parameter": module._parameters, "buffer": module._buffers, "module": module._modules}[kind]
+    if hasattr(module, name) and name not in own:
         raise KeyError(f"attribute '{name}' already exists")
 
 

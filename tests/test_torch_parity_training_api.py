@@ -1,0 +1,104 @@
+"""Parity with torch 2.13 of the training API around the ops: nn.Module registration and
+containers, nn.init, nn.utils, optimizers and schedulers. Each expected value or message is
+torch's, hard-coded (torch is not a test dependency)."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad import nn
+
+
+def raised(call):
+    with pytest.raises(Exception) as info:
+        call()
+    return type(info.value).__name__, str(info.value)
+
+
+# ---- nn.Module registration -----------------------------------------------------------------------
+def test_a_shared_parameter_keeps_its_place_in_the_state_dict():
+    first, second = nn.Linear(2, 2), nn.Linear(2, 2)
+    second.weight = first.weight
+    # torch 2.13 gives ['0.weight', '0.bias', '1.weight', '1.bias']: reassigning a parameter
+    # replaces it where it was
+    assert list(nn.Sequential(first, second).state_dict()) == ["0.weight", "0.bias", "1.weight",
+                                                               "1.bias"]
+
+
+def test_a_reassigned_child_module_keeps_its_place():
+    net = nn.Sequential(nn.ReLU(), nn.Tanh())
+    setattr(net, "0", nn.Sigmoid())
+    assert list(net._modules) == ["0", "1"] and isinstance(net[0], nn.Sigmoid)
+
+
+@pytest.mark.parametrize("register", [lambda m: m.register_buffer("weight", ng.ones(1)),
+                                      lambda m: m.add_module("weight", nn.ReLU()),
+                                      lambda m: m.register_parameter("running", None)])
+def test_a_name_taken_by_another_kind_is_refused_as_torch(register):
+    layer = nn.Linear(2, 2)
+    layer.register_buffer("running", ng.zeros(1))
+    before = (list(layer._parameters), list(layer._buffers), list(layer._modules))
+    # torch 2.13: KeyError "attribute 'weight' already exists" (a buffer may not shadow a
+    # parameter, nor a module, nor a parameter a buffer)
+    kind, message = raised(lambda: register(layer))
+    assert kind == "KeyError" and message.endswith("already exists\"")
+    assert (list(layer._parameters), list(layer._buffers), list(layer._modules)) == before
+
+
+def test_assigning_a_non_tensor_to_a_buffer_names_buffers_and_tensors():
+    layer = nn.BatchNorm1d(2)
+    # torch 2.13: "cannot assign 'int' as buffer 'running_mean' (torch.nn.Buffer, torch.Tensor or
+    # None expected)"
+    assert raised(lambda: setattr(layer, "running_mean", 3)) == (
+        "TypeError", "cannot assign 'int' as buffer 'running_mean' (numgrad.nn.Buffer, "
+                     "numgrad.Tensor or None expected)")
+
+
+# ---- containers -----------------------------------------------------------------------------------
+@pytest.mark.parametrize("make", [lambda: nn.Sequential(nn.ReLU()),
+                                  lambda: nn.ModuleList([nn.ReLU()])])
+def test_containers_read_their_index_as_torch(make):
+    container = make()
+    # torch 2.13 reads the index with operator.index
+    assert raised(lambda: container["a"]) == ("TypeError",
+                                              "'str' object cannot be interpreted as an integer")
+    assert raised(lambda: container[1.0]) == ("TypeError",
+                                              "'float' object cannot be interpreted as an integer")
+    assert raised(lambda: container[3]) == ("IndexError", "index 3 is out of range")
+
+
+def test_module_lists_add_into_a_new_list_of_the_same_modules():
+    relu, tanh = nn.ReLU(), nn.Tanh()
+    left = nn.ModuleList([relu])
+    joined = left + [tanh, relu]
+    assert type(joined) is nn.ModuleList and list(joined._modules) == ["0", "1", "2"]
+    assert joined[0] is relu and joined[1] is tanh and len(left) == 1
+    # torch 2.13 prints runs of one module once
+    assert repr(nn.ModuleList([tanh]) + nn.ModuleList([relu, relu])) == (
+        "ModuleList(\n  (0): Tanh()\n  (1-2): 2 x ReLU()\n)")
+
+
+def test_module_dict_update_refuses_what_torch_refuses():
+    heads = nn.ModuleDict({"a": nn.ReLU()})
+    # torch 2.13's messages
+    assert raised(lambda: heads.update(3)) == (
+        "TypeError", "ModuleDict.update should be called with an iterable of key/value pairs, "
+                     "but got int")
+    assert raised(lambda: heads.update([("b",)])) == (
+        "ValueError", "ModuleDict update sequence element #0 has length 1; 2 is required")
+    assert raised(lambda: heads.update([1])) == (
+        "TypeError", "ModuleDict update sequence element #0 should be Iterable; isint")
+    assert list(heads) == ["a"]
+    heads.update([("c", nn.Tanh()), ("b", nn.ELU())])
+    assert list(heads) == ["a", "c", "b"]
+
+
+def test_parameter_dict_prints_tensor_types_and_parameter_list_dtypes():
+    # torch 2.13: ParameterDict says [torch.FloatTensor of size 1], ParameterList
+    # [torch.float32 of size 1]
+    values = {"x": ng.ones(1), "y": ng.zeros(2, 3, dtype=ng.float64)}
+    assert repr(nn.ParameterDict(values)) == (
+        "ParameterDict(\n    (x): Parameter containing: [numgrad.FloatTensor of size 1]\n"
+        "    (y): Parameter containing: [numgrad.DoubleTensor of size 2x3]\n)")
+    assert repr(nn.ParameterList(values.values())) == (
+        "ParameterList(\n    (0): Parameter containing: [numgrad.float32 of size 1]\n"
+        "    (1): Parameter containing: [numgrad.float64 of size 2x3]\n)")
