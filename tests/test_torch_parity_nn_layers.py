@@ -57,3 +57,103 @@ def test_pad_packed_sequence_copies_blocks_into_the_filler():
     assert lengths.tolist() == [3, 2, 1]
     (out * ng.arange(24.).reshape(4, 3, 2)).sum().backward()
     assert data.grad[:, 0].tolist() == [0., 2., 4., 6., 8., 12.]
+
+
+# ---- interpolate: every torch mode ---------------------------------------------------------------
+_GRID_WEIGHTS = ng.arange(1., 1 + 3 * 7, dtype=ng.float64).reshape(1, 1, 3, 7)
+
+# torch 2.13: F.interpolate(arange(20).reshape(1, 1, 4, 5), size=(3, 7), **kw): node, the output's
+# first row, and the input gradient's first row under the weights 1..21
+_RESIZED = [
+    (dict(mode="bicubic", align_corners=False), "UpsampleBicubic2DBackward0",
+     [0.5521, 1.106, 1.9602, 2.6308, 3.3013, 4.1556, 4.7095],
+     [0.3014, 1.8288, 3.3651, 4.9153, 6.3521]),
+    (dict(mode="bicubic", align_corners=True), "UpsampleBicubic2DBackward0",
+     [0.0, 0.5741, 1.3704, 2.0, 2.6296, 3.4259, 4.0], [0.3848, 2.3478, 4.5081, 6.7784, 6.7622]),
+    (dict(mode="bilinear", antialias=True), "UpsampleBilinear2DAaBackward0",
+     [1.5, 2.0714, 2.7857, 3.5, 4.2143, 4.9286, 5.5], [1.3, 2.3, 4.4, 4.9, 6.7]),
+    (dict(mode="bicubic", antialias=True), "UpsampleBicubic2DAaBackward0",
+     [0.8914, 1.4427, 2.2354, 2.9497, 3.6639, 4.4566, 5.0079],
+     [0.8834, 2.2036, 3.6984, 4.9844, 6.5999]),
+    (dict(mode="lanczos", antialias=True), "UpsampleLanczos2DAaBackward0",
+     [0.7419, 1.2494, 2.1365, 2.797, 3.4574, 4.3445, 4.852],
+     [0.8548, 2.2574, 3.7928, 4.933, 6.5715]),
+    (dict(mode="nearest-exact"), "UpsampleNearestExact2DBackward0",
+     [0.0, 1.0, 1.0, 2.0, 3.0, 3.0, 4.0], [1.0, 5.0, 4.0, 11.0, 7.0]),
+]
+
+
+@pytest.mark.parametrize("kwargs, node, first_row, first_grad_row", _RESIZED)
+def test_interpolate_2d_modes_match_torch(kwargs, node, first_row, first_grad_row):
+    x = ng.arange(20., dtype=ng.float64).reshape(1, 1, 4, 5).requires_grad_()
+    out = F.interpolate(x, size=(3, 7), **kwargs)
+    assert out.grad_fn.name() == node
+    np.testing.assert_allclose(out.detach().numpy()[0, 0, 0], first_row, atol=1e-4)
+    (out * _GRID_WEIGHTS).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy()[0, 0, 0], first_grad_row, atol=1e-4)
+
+
+# torch 2.13: F.interpolate(arange(24).reshape(1, 1, 2, 3, 4), scale_factor=(1.5, 0.7, 1.3)):
+# (1, 1, 3, 2, 5); node, first outputs, first gradients of sum(out ** 2)
+_RESIZED_3D = [
+    ("trilinear", "UpsampleTrilinear3DBackward0", [0.8571, 1.511, 2.2802, 3.0495, 3.8187, 6.5714],
+     [9.5994, 11.2318, 14.4094, 15.4768, 15.2232, 15.7039]),
+    ("nearest", "UpsampleNearest3DBackward0", [0.0, 0.0, 1.0, 2.0, 3.0, 4.0],
+     [0.0, 4.0, 8.0, 12.0, 32.0, 20.0]),
+    ("nearest-exact", "UpsampleNearestExact3DBackward0", [0.0, 1.0, 1.0, 2.0, 3.0, 8.0],
+     [0.0, 4.0, 4.0, 6.0, 0.0, 0.0]),
+    ("area", "AdaptiveAvgPool3DBackward0", [2.0, 2.5, 3.5, 4.5, 5.0, 6.0],
+     [9.375, 7.5, 9.0, 15.375, 27.75, 21.0]),
+]
+
+
+@pytest.mark.parametrize("mode, node, first, first_grad", _RESIZED_3D)
+def test_interpolate_3d_modes_match_torch(mode, node, first, first_grad):
+    x = ng.arange(24., dtype=ng.float64).reshape(1, 1, 2, 3, 4).requires_grad_()
+    out = F.interpolate(x, scale_factor=(1.5, 0.7, 1.3), mode=mode)
+    assert out.grad_fn.name() == node and tuple(out.shape) == (1, 1, 3, 2, 5)
+    np.testing.assert_allclose(out.detach().numpy().ravel()[:6], first, atol=1e-4)
+    out.pow(2).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy().ravel()[:6], first_grad, atol=1e-4)
+
+
+def test_nearest_exact_centres_its_picks():
+    x = ng.arange(9.).reshape(1, 1, 9)
+    # torch 2.13: nearest-exact [1, 4, 7], nearest [0, 3, 6]
+    assert F.interpolate(x, scale_factor=1 / 3, mode="nearest-exact").tolist() == [[[1., 4., 7.]]]
+    assert F.interpolate(x, scale_factor=1 / 3).tolist() == [[[0., 3., 6.]]]
+
+
+_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
+
+
+@pytest.mark.parametrize("shape, kwargs, error, message", [
+    ((1, 1, 4), dict(size=3, mode="lanczos"), NotImplementedError,
+     f"Input Error: Only 3D, 4D and 5D input Tensors supported (got 3D) for the modes: {_MODES} "
+     f"(got lanczos)"),
+    ((1, 1, 4), dict(size=3, mode="bicubic"), NotImplementedError,
+     f"Input Error: Only 3D, 4D and 5D input Tensors supported (got 3D) for the modes: {_MODES} "
+     f"(got bicubic)"),
+    ((1, 1, 4), dict(size=3, mode="linear", antialias=True), ValueError,
+     "Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+     "tensor as input"),
+    ((1, 1, 4), dict(size=3, mode="trilinear"), NotImplementedError,
+     "Got 3D input, but trilinear mode needs 5D input"),
+    ((1, 1, 4), dict(size=(3, 4), mode="linear"), ValueError,
+     "Input and output must have the same number of spatial dimensions, but got input with "
+     "spatial dimensions of [4] and output size of (3, 4). Please provide input tensor in (N, C, "
+     "d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format."),
+    ((1, 1, 4), dict(scale_factor=(2, 3)), ValueError,
+     "Input and scale_factor must have the same number of spatial dimensions, but got input with "
+     "spatial dimensions of [4] and scale_factor of shape (2, 3). Please provide input tensor in "
+     "(N, C, d1, d2, ...,dK) format and scale_factor in (s1, s2, ...,sK) format."),
+    ((1, 1, 4), dict(size=3, recompute_scale_factor=True), ValueError,
+     "recompute_scale_factor is not meaningful with an explicit size."),
+    ((1, 1, 4, 4), dict(size=3, mode="lanczos", antialias=True, align_corners=True), ValueError,
+     "Lanczos mode does not support align_corners=True"),
+    ((1, 1, 4, 4), dict(size=3, mode="lanczos"), ValueError, "Lanczos mode requires antialias=True"),
+])
+def test_interpolate_refusals_in_torch_words(shape, kwargs, error, message):
+    with pytest.raises(error) as caught:
+        F.interpolate(ng.zeros(*shape), **kwargs)
+    assert str(caught.value) == message

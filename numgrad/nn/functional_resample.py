@@ -1,7 +1,8 @@
 """Resampling for numgrad.nn.functional: pixel_shuffle / pixel_unshuffle (a reshape and a permute)
-and interpolate, whose 'nearest', 'linear' and 'bilinear' modes are products with per-axis
-interpolation matrices (rows of one-hot or two weights, torch's source positions), so the
-gradient is the transposed product.
+and interpolate, whose modes (but 'area', adaptive average pooling) are products with one
+interpolation matrix per spatial axis (rows of torch's weights at torch's source positions: one-hot
+for the nearest modes, two weights for the linear ones, four for bicubic, a normalised filter for
+antialiasing), so the gradient is the transposed product.
 
 >>> import numgrad as ng
 >>> import numgrad.nn.functional as F
@@ -15,10 +16,18 @@ import numpy as np
 from ..creation import as_tensor
 from ..ops.named import named
 
-_LINEAR_MODES = {"linear": 1, "bilinear": 2}
-# every mode torch knows (numgrad computes the first three): another is refused in torch's words
+# torch's modes in its order (its refusal lists them)
 _TORCH_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "lanczos", "area",
                 "nearest-exact")
+# the interpolating modes: the input's rank they need, torch's node name
+_INTERPOLATING = {"linear": (3, "UpsampleLinear1DBackward0"),
+                  "bilinear": (4, "UpsampleBilinear2DBackward0"),
+                  "trilinear": (5, "UpsampleTrilinear3DBackward0"),
+                  "bicubic": (4, "UpsampleBicubic2DBackward0")}
+# antialiased 2-D modes: the filter's support at scale 1, and torch's node name
+_ANTIALIASED = {"bilinear": (1.0, "UpsampleBilinear2DAaBackward0"),
+                "bicubic": (2.0, "UpsampleBicubic2DAaBackward0"),
+                "lanczos": (3.0, "UpsampleLanczos2DAaBackward0")}
 
 
 def pixel_shuffle(input, upscale_factor):
@@ -67,24 +76,40 @@ def pixel_unshuffle(input, downscale_factor):
                  "PixelUnshuffleBackward0", inputs=(input,))
 
 
-def _nearest_matrix(size, out, scale, dtype):
-    """(out, size): row i picks torch's source floor(i * scale), computed in float32 as its
-    kernel does, where scale is 1 / scale_factor when one was given, else size / out."""
-    scale = np.float32(size / out if scale is None else 1.0 / scale)
-    source = np.minimum(np.floor(np.arange(out, dtype=np.float32) * scale).astype(np.int64),
-                        size - 1)
+def _source_scale(size, out, scale, align_corners=False):
+    """torch's step between source positions: (size-1)/(out-1) with align_corners, else
+    1 / scale_factor when one was given, else size / out."""
+    if align_corners:
+        return (size - 1) / (out - 1) if out > 1 else 0.0
+    return size / out if scale is None or scale <= 0 else 1.0 / scale
+
+
+def _nearest_matrix(size, out, scale, exact, dtype):
+    """(out, size): row i picks torch's source floor(i * step), or with nearest-exact
+    floor((i + 0.5) * step), the step in float32 as its kernel holds it."""
+    step = np.float32(_source_scale(size, out, scale))
+    if exact:
+        position = (np.arange(out) + 0.5) * np.float64(step)
+    else:
+        position = np.arange(out, dtype=np.float32) * step
+    source = np.minimum(np.floor(position).astype(np.int64), size - 1)
     matrix = np.zeros((out, size), dtype)
     matrix[np.arange(out), source] = 1.0
     return matrix
 
 
+def _source_positions(size, out, scale, align_corners, cubic):
+    step = _source_scale(size, out, scale, align_corners)
+    if align_corners:
+        return np.arange(out) * step
+    source = (np.arange(out) + 0.5) * step - 0.5
+    # linear modes clamp at the first input; cubic ones reach before it (and clamp the index)
+    return source if cubic else np.maximum(source, 0.0)
+
+
 def _linear_matrix(size, out, scale, align_corners, dtype):
     """(out, size): row i mixes the two inputs around torch's source position for output i."""
-    if align_corners:
-        source = np.arange(out) * ((size - 1) / (out - 1) if out > 1 else 0.0)
-    else:
-        step = size / out if scale is None else 1.0 / scale
-        source = np.maximum((np.arange(out) + 0.5) * step - 0.5, 0.0)
+    source = _source_positions(size, out, scale, align_corners, cubic=False)
     low = source.astype(np.int64)
     high = np.minimum(low + 1, size - 1)
     weight = source - low
@@ -94,53 +119,142 @@ def _linear_matrix(size, out, scale, align_corners, dtype):
     return matrix
 
 
+def _cubic(x, a):
+    """Keys' cubic convolution kernel at distances |x|, with torch's a."""
+    x = np.abs(x)
+    near = ((a + 2) * x - (a + 3)) * x * x + 1
+    far = ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return np.where(x <= 1, near, np.where(x < 2, far, 0.0))
+
+
+def _cubic_matrix(size, out, scale, align_corners, dtype):
+    """(out, size): row i weighs the four inputs around torch's source position (a = -0.75),
+    indices clamped to the edges as torch's bicubic kernel reads them."""
+    source = _source_positions(size, out, scale, align_corners, cubic=True)
+    floor = np.floor(source).astype(np.int64)
+    t = source - floor
+    matrix = np.zeros((out, size), dtype)
+    for k in range(4):
+        index = np.clip(floor - 1 + k, 0, size - 1)
+        np.add.at(matrix, (np.arange(out), index), _cubic(t - (k - 1), -0.75))
+    return matrix
+
+
+def _antialias_filter(mode, x):
+    if mode == "bilinear":
+        return np.maximum(1.0 - np.abs(x), 0.0)
+    if mode == "bicubic":
+        return _cubic(x, -0.5)              # PIL's a, as torch's antialiased bicubic
+    # Lanczos-3: sinc(x) sinc(x / 3) inside |x| < 3
+    return np.where(np.abs(x) < 3.0, np.sinc(x) * np.sinc(x / 3.0), 0.0)
+
+
+def _antialias_matrix(mode, size, out, scale, align_corners, dtype):
+    """(out, size): torch's separable antialiasing weights: the filter widened by the step when
+    shrinking, over the inputs within its support of each output's centre, normalised."""
+    step = _source_scale(size, out, scale, align_corners)
+    support = _ANTIALIASED[mode][0] * (step if step >= 1.0 else 1.0)
+    stretch = 1.0 / step if step >= 1.0 else 1.0
+    matrix = np.zeros((out, size), dtype)
+    for i in range(out):
+        centre = step * (i + 0.5)
+        low = max(int(centre - support + 0.5), 0)
+        high = min(int(centre + support + 0.5), size)
+        weights = _antialias_filter(mode, (np.arange(low, high) - centre + 0.5) * stretch)
+        total = weights.sum()
+        matrix[i, low:high] = weights / total if total != 0.0 else weights
+    return matrix
+
+
+def _along_spatial_axes(input, matrices):
+    """input with each spatial axis k multiplied by matrices[k] (out_k, size_k)."""
+    device = input.device
+    out = input @ as_tensor(matrices[-1].T.copy(), device=device)
+    if len(matrices) >= 2:
+        out = as_tensor(matrices[-2], device=device) @ out
+    if len(matrices) == 3:
+        n, c, depth, h, w = out.shape
+        out = (as_tensor(matrices[0], device=device) @ out.reshape(n, c, depth, h * w)).reshape(
+            n, c, -1, h, w)
+    return out
 def _as_list(value, count):
     return list(value) if isinstance(value, (tuple, list)) else [value] * count
 
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims of (N, C, L) or (N, C, H, W) inputs to size, or by scale_factor:
-    'nearest' (3-D or 4-D), 'linear' (3-D) or 'bilinear' (4-D, align_corners as torch's).
+    """Resize the spatial dims of (N, C, L), (N, C, H, W) or (N, C, D, H, W) inputs to size, or
+    by scale_factor, as torch's interpolate: every mode is a product with one matrix per spatial
+    axis (torch's source positions and weights), 'area' is adaptive average pooling.
 
     >>> F.interpolate(ng.tensor([[[[0.0, 1.0]]]]), size=(1, 3), mode="bilinear",
     ...               align_corners=True)
     tensor([[[[0.0000, 0.5000, 1.0000]]]])
     """
-    if mode == "nearest" and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: "
-                         "linear | bilinear | bicubic | trilinear")
-    if mode in _LINEAR_MODES and input.ndim != _LINEAR_MODES[mode] + 2:
-        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs "
-                                  f"{_LINEAR_MODES[mode] + 2}D input")
-    if mode not in _TORCH_MODES:
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dims = input.ndim - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if isinstance(size, (tuple, list)) and len(size) != dims:
+            raise ValueError(f"Input and output must have the same number of spatial dimensions, "
+                             f"but got input with spatial dimensions of {list(input.shape[2:])} "
+                             f"and output size of {size}. Please provide input tensor in (N, C, "
+                             f"d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) format.")
+        outs, scales = [int(s) for s in _as_list(size, dims)], [None] * dims
+    elif scale_factor is not None:
+        if isinstance(scale_factor, (tuple, list)) and len(scale_factor) != dims:
+            raise ValueError(f"Input and scale_factor must have the same number of spatial "
+                             f"dimensions, but got input with spatial dimensions of "
+                             f"{list(input.shape[2:])} and scale_factor of shape {scale_factor}. "
+                             f"Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             f"scale_factor in (s1, s2, ...,sK) format.")
+        scales = [float(s) for s in _as_list(scale_factor, dims)]
+        outs = [int(n * s) for n, s in zip(input.shape[2:], scales)]
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor or mode == "area":
+        scales = [None] * dims
+    if antialias and not (mode in _ANTIALIASED and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes "
+                         "and requires a 4-D tensor as input")
+    if mode not in _TORCH_MODES or input.ndim not in (3, 4, 5) or (
+            mode in ("bicubic", "lanczos") and input.ndim != 4):
         raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got "
                                   f"{input.ndim}D) for the modes: {' | '.join(_TORCH_MODES)} "
                                   f"(got {mode})")
-    if mode not in ("nearest",) + tuple(_LINEAR_MODES) or input.ndim not in (3, 4) or antialias:
-        raise NotImplementedError(f"interpolate supports the modes nearest, linear and bilinear "
-                                  f"of 3-D or 4-D inputs without antialias (got {mode} of a "
-                                  f"{input.ndim}-D input)")
-    dims = input.ndim - 2
-    if size is None and scale_factor is None:
-        raise ValueError("either size or scale_factor should be defined")
-    if size is not None and scale_factor is not None:
-        raise ValueError("only one of size or scale_factor should be defined")
-    sizes = list(input.shape[2:])
-    if size is not None:
-        outs, scales = [int(s) for s in _as_list(size, dims)], [None] * dims
+    if mode in _INTERPOLATING and _INTERPOLATING[mode][0] != input.ndim:
+        need = _INTERPOLATING[mode][0]
+        raise NotImplementedError(f"Got {input.ndim}D input, but {mode} mode needs {need}D input")
+    if mode == "area":
+        from . import functional as F
+        pool = (F.adaptive_avg_pool1d, F.adaptive_avg_pool2d, F.adaptive_avg_pool3d)[dims - 1]
+        return pool(input, outs)
+    if mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    sizes, dtype = input.shape[2:], input.dtype
+    axes = list(zip(sizes, outs, scales))
+    if mode in ("nearest", "nearest-exact"):
+        exact = mode == "nearest-exact"
+        matrices = [_nearest_matrix(n, o, s, exact, dtype) for n, o, s in axes]
+        name = f"Upsample{'NearestExact' if exact else 'Nearest'}{dims}DBackward0"
+    elif antialias:
+        matrices = [_antialias_matrix(mode, n, o, s, align_corners, dtype) for n, o, s in axes]
+        name = _ANTIALIASED[mode][1]
     else:
-        scales = [float(s) for s in _as_list(scale_factor, dims)]
-        outs = [math.floor(n * s) for n, s in zip(sizes, scales)]
-        if recompute_scale_factor:
-            scales = [None] * dims
-    dtype = input.dtype
-    if mode == "nearest":
-        matrices = [_nearest_matrix(n, o, s, dtype) for n, o, s in zip(sizes, outs, scales)]
-    else:
-        matrices = [_linear_matrix(n, o, s, bool(align_corners), dtype)
-                    for n, o, s in zip(sizes, outs, scales)]
-    last = as_tensor(matrices[-1].T.copy(), device=input.device)
-    out = input @ last if dims == 1 else as_tensor(matrices[0], device=input.device) @ input @ last
-    return named(out, f"Upsample{mode.capitalize() if mode != 'bilinear' else 'Bilinear'}"
-                      f"{dims}DBackward0", inputs=(input,))
+        make = _cubic_matrix if mode == "bicubic" else _linear_matrix
+        matrices = [make(n, o, s, align_corners, dtype) for n, o, s in axes]
+        name = _INTERPOLATING[mode][1]
+    # the 3-D product ends in a reshape: a view of an intermediate nobody else holds
+    return named(_along_spatial_axes(input, matrices), name, inputs=(input,),
+                 view_of_intermediate=True)
