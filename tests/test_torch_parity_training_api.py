@@ -102,3 +102,54 @@ def test_parameter_dict_prints_tensor_types_and_parameter_list_dtypes():
     assert repr(nn.ParameterList(values.values())) == (
         "ParameterList(\n    (0): Parameter containing: [numgrad.float32 of size 1]\n"
         "    (1): Parameter containing: [numgrad.float64 of size 2x3]\n)")
+
+
+# ---- nn.init --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("fill, kernel", [
+    (nn.init.uniform_, "check_uniform_bounds"), (nn.init.kaiming_uniform_, "check_uniform_bounds"),
+    (nn.init.trunc_normal_, "check_uniform_bounds"), (nn.init.normal_, "normal_kernel_cpu"),
+    (nn.init.xavier_normal_, "normal_kernel_cpu"), (nn.init.orthogonal_, "normal_kernel_cpu"),
+    (lambda t: nn.init.sparse_(t, 0.5), "normal_kernel_cpu")])
+def test_random_fills_refuse_integer_tensors_as_torch(fill, kernel):
+    tensor = ng.zeros(3, 3, dtype=ng.int64)
+    # torch 2.13: NotImplementedError "\"normal_kernel_cpu\" not implemented for 'Long'"
+    assert raised(lambda: fill(tensor)) == ("NotImplementedError",
+                                            f"\"{kernel}\" not implemented for 'Long'")
+    assert tensor._version == 0 and tensor.tolist() == [[0] * 3] * 3
+    assert raised(lambda: nn.init.normal_(ng.zeros(2, dtype=ng.bool))) == (
+        "NotImplementedError", "\"normal_kernel_cpu\" not implemented for 'Bool'")
+
+
+def test_random_fills_check_their_bounds_as_torch():
+    tensor = ng.zeros(3)
+    # torch 2.13 prints the bounds as C++ doubles
+    assert raised(lambda: nn.init.uniform_(tensor, 2.0, 1.5)) == (
+        "RuntimeError", "uniform_ expects to return a [from, to) range, but found from=2 > to=1.5")
+    assert raised(lambda: nn.init.trunc_normal_(tensor, 0.0, 1.0, 2.0, 1.0)) == (
+        "RuntimeError", "uniform_ expects to return a [from, to) range, but found from=2 > to=1")
+    assert raised(lambda: nn.init.normal_(tensor, 0.0, -1.0)) == (
+        "RuntimeError", "normal expects std >= 0.0, but found std -1")
+    assert raised(lambda: nn.init.sparse_(ng.zeros(2, 2), 0.5, std=-1.5)) == (
+        "RuntimeError", "normal expects std >= 0.0, but found std -1.5")
+    assert tensor._version == 0
+
+
+def test_trunc_normal_reads_a_negative_std_as_its_square():
+    # torch 2.13 accepts std=-1 (its rejection sampler reads std squared: std of the values 0.54),
+    # warning as its check reads std as given
+    ng.manual_seed(0)
+    with pytest.warns(UserWarning, match="mean is more than 2 std from"):
+        values = nn.init.trunc_normal_(ng.zeros(4000), 0.0, -1.0, -1.0, 1.0).numpy()
+    assert values.min() >= -1 and values.max() <= 1 and abs(values.std() - 0.54) < 0.03
+
+
+def test_the_deprecated_init_names_warn_and_fill():
+    tensor = ng.zeros(2, 2)
+    # torch 2.13: FutureWarning "`nn.init.eye` is now deprecated in favor of `nn.init.eye_`."
+    with pytest.warns(FutureWarning, match=r"^`nn.init.eye` is now deprecated in favor of "
+                                           r"`nn.init.eye_`.$"):
+        assert nn.init.eye(tensor) is tensor
+    assert tensor.tolist() == [[1, 0], [0, 1]]
+    names = ["uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+             "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
+    assert all(callable(getattr(nn.init, name)) for name in names)

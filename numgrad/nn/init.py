@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .. import creation
+from .. import creation, dtypes
 
 
 def _fill(tensor, values):
@@ -70,13 +70,36 @@ def _rng(generator):
     return creation.generator() if generator is None else generator
 
 
+def _check_samplable(tensor, kernel):
+    """torch's fills run its sampling kernels, which exist for floating dtypes only; kernel is the
+    name torch's refusal gives ("check_uniform_bounds", "normal_kernel_cpu")."""
+    if not dtypes.is_floating(tensor.dtype):
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{dtypes.scalar_type_name(tensor.dtype)}'")
+
+
+def _check_uniform(tensor, a, b):
+    _check_samplable(tensor, "check_uniform_bounds")
+    if a > b:       # bounds printed as C++ prints doubles: 2, 1.5
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={a:g} "
+                           f"> to={b:g}")
+
+
+def _check_normal(tensor, std):
+    _check_samplable(tensor, "normal_kernel_cpu")
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill with U(a, b)."""
+    _check_uniform(tensor, a, b)
     return _fill(tensor, _rng(generator).uniform(a, b, tensor.shape))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
     """Fill with N(mean, std^2)."""
+    _check_normal(tensor, std)
     return _fill(tensor, _rng(generator).normal(mean, std, tensor.shape))
 
 
@@ -91,6 +114,9 @@ def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
     if mean < a - 2 * std or mean > b + 2 * std:
         warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The "
                       "distribution of values may be incorrect.", stacklevel=2)
+    # torch samples U(a, b) with rejection against the density, which reads std squared only
+    _check_uniform(tensor, a, b)
+    std = abs(std)
     from scipy import special   # here: importing it costs 0.2 s of every numgrad start
     low, high = (special.ndtr((bound - mean) / std) for bound in (a, b))
     values = special.erfinv(_rng(generator).uniform(2 * low - 1, 2 * high - 1, tensor.shape))
@@ -156,6 +182,7 @@ def orthogonal_(tensor, gain=1, generator=None):
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
+    _check_samplable(tensor, "normal_kernel_cpu")
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
     flat = _rng(generator).normal(0.0, 1.0, (rows, cols))
@@ -177,6 +204,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     """
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
+    _check_normal(tensor, std)
     rows, cols = tensor.shape
     zeros = int(math.ceil(sparsity * rows))
     rng = _rng(generator)
@@ -216,3 +244,30 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
         return tensor
     std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))
     return normal_(tensor, 0.0, std, generator)
+
+
+def _deprecated(fill):
+    """torch's old name of a fill (uniform for uniform_): the same fill, with a FutureWarning."""
+    old = fill.__name__[:-1]
+
+    def deprecated_fill(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{fill.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return fill(*args, **kwargs)
+
+    deprecated_fill.__name__ = old
+    deprecated_fill.__doc__ = f"{fill.__name__} under its deprecated name."
+    return deprecated_fill
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)
