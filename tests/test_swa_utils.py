@@ -81,7 +81,7 @@ def test_swalr_schedule(strategy, anneal_epochs, expected):
         scheduler.step()
         rates.append(scheduler.get_last_lr()[0])
     np.testing.assert_allclose(rates, expected, atol=1e-12)
-    with pytest.raises(ValueError, match="anneal_strategy must by one of 'cos' or 'linear'"):
+    with pytest.raises(ValueError, match="anneal_strategy must be one of 'cos' or 'linear'"):
         swa_utils.SWALR(optimizer, 0.05, anneal_strategy="step")
 
 

@@ -153,3 +153,36 @@ def test_the_deprecated_init_names_warn_and_fill():
     names = ["uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
              "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
     assert all(callable(getattr(nn.init, name)) for name in names)
+
+
+# ---- swa_utils ------------------------------------------------------------------------------------
+def test_swalr_keeps_its_strategys_name_in_its_state_as_torch():
+    optimizer = ng.optim.SGD([nn.Parameter(ng.ones(1))], lr=0.5)
+    scheduler = ng.optim.swa_utils.SWALR(optimizer, 0.05, anneal_epochs=4, anneal_strategy="linear")
+    optimizer.step()
+    scheduler.step()
+    state = scheduler.state_dict()
+    # torch 2.13's keys: the strategy by name, no function
+    assert sorted(state) == ["_anneal_strategy", "_get_lr_called_within_step", "_is_initial",
+                             "_last_lr", "_step_count", "anneal_epochs", "base_lrs", "last_epoch"]
+    resumed_optimizer = ng.optim.SGD([nn.Parameter(ng.ones(1))], lr=0.5)
+    resumed = ng.optim.swa_utils.SWALR(resumed_optimizer, 0.05)          # cos until loaded
+    resumed.load_state_dict(state)
+    resumed_optimizer.param_groups[0]["lr"] = optimizer.param_groups[0]["lr"]
+    rates = []
+    for _ in range(4):
+        resumed_optimizer.step()
+        resumed.step()
+        rates.append(resumed.get_last_lr()[0])
+    # torch 2.13 gives 0.275, 0.1625, 0.05, 0.05 (linear from 0.3875 after one step)
+    np.testing.assert_allclose(rates, [0.275, 0.1625, 0.05, 0.05], atol=1e-12)
+
+
+def test_swalr_refusals_read_as_torch():
+    optimizer = ng.optim.SGD([nn.Parameter(ng.ones(1))], lr=0.5)
+    # torch 2.13's messages
+    assert raised(lambda: ng.optim.swa_utils.SWALR(optimizer, [0.1, 0.2])) == (
+        "ValueError", "swa_lr must have the same length as optimizer.param_groups. swa_lr has 2 "
+                      "values, param_groups has 1.")
+    assert raised(lambda: ng.optim.swa_utils.SWALR(optimizer, 0.1, anneal_strategy="x")) == (
+        "ValueError", "anneal_strategy must be one of 'cos' or 'linear', instead got x")

@@ -16,7 +16,7 @@ import math
 from .. import creation, dtypes, grad_mode
 from ..nn.module import Module
 from ..nn.normalization import _BatchNorm
-from .lr_scheduler import LRScheduler
+from .lr_scheduler import LRScheduler, format_param
 
 
 def get_ema_avg_fn(decay=0.999):
@@ -133,27 +133,29 @@ class SWALR(LRScheduler):
 
     def __init__(self, optimizer, swa_lr, anneal_epochs=10, anneal_strategy="cos",
                  last_epoch=-1):
-        groups = optimizer.param_groups
-        if isinstance(swa_lr, (list, tuple)):
-            if len(swa_lr) != len(groups):
-                raise ValueError(f"swa_lr must have the same length as optimizer.param_groups: "
-                                 f"swa_lr has {len(swa_lr)}, optimizer.param_groups has "
-                                 f"{len(groups)}")
-            swa_lrs = list(swa_lr)
-        else:
-            swa_lrs = [swa_lr] * len(groups)
-        for lr, group in zip(swa_lrs, groups):
+        for lr, group in zip(format_param("swa_lr", optimizer, swa_lr), optimizer.param_groups):
             group["swa_lr"] = lr
         if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must by one of 'cos' or 'linear', instead got "
+            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got "
                              f"{anneal_strategy}")
-        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else \
-            self._linear_anneal
+        self._set_anneal_func(anneal_strategy)
         if not isinstance(anneal_epochs, int) or anneal_epochs < 0:
             raise ValueError(f"anneal_epochs must be equal or greater than 0, got "
                              f"{anneal_epochs}")
         self.anneal_epochs = anneal_epochs
         super().__init__(optimizer, last_epoch)
+
+    def _set_anneal_func(self, anneal_strategy):
+        # the state keeps the strategy's name, as torch's does, so that it holds no function
+        self._anneal_strategy = anneal_strategy
+        self.anneal_func = self._cosine_anneal if anneal_strategy == "cos" else self._linear_anneal
+
+    def state_dict(self):
+        return {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "anneal_func")}
+
+    def load_state_dict(self, state_dict):
+        self.__dict__.update(state_dict)
+        self._set_anneal_func(self._anneal_strategy)
 
     @staticmethod
     def _linear_anneal(t):
