@@ -157,3 +157,133 @@ def test_interpolate_refusals_in_torch_words(shape, kwargs, error, message):
     with pytest.raises(error) as caught:
         F.interpolate(ng.zeros(*shape), **kwargs)
     assert str(caught.value) == message
+
+
+# ---- pooling ------------------------------------------------------------------------------------
+# torch 2.13's refusals, each from the check torch makes first for these settings
+_POOL_REFUSALS = [
+    ("max_pool1d", (1, 3, 4), {"kernel_size": 0}, RuntimeError,
+     "max_pool1d() kernel_size must be greater than zero, but got 0"),
+    ("max_pool1d", (1, 3, 4), {"kernel_size": 2, "padding": -1}, RuntimeError,
+     "max_pool1d() padding must be non-negative, but got -1"),
+    ("max_pool1d", (1, 3, 4), {"kernel_size": 2, "stride": -1}, RuntimeError,
+     "max_pool1d() stride must be greater than zero, but got -1"),
+    ("max_pool1d", (1, 3, 4), {"kernel_size": 2, "padding": 2}, RuntimeError,
+     "max_pool1d() padding should be at most half of kernel size, but got padding=2 and "
+     "kernel_size=2"),
+    ("max_pool1d", (1, 3, 4), {"kernel_size": 2, "dilation": 0}, RuntimeError,
+     "max_pool1d() dilation must be greater than zero, but got 0"),
+    ("max_pool1d", (1, 3, 4), {"kernel_size": 5}, RuntimeError,
+     "max_pool1d() Invalid computed output size: 0"),
+    ("max_pool1d", (1, 3, 4), {"kernel_size": 2, "stride": -1, "return_indices": True},
+     RuntimeError, "stride should be greater than zero, but got dH: 1 dW: -1"),
+    ("max_pool1d", (1, 1, 3, 4), {"kernel_size": 2, "return_indices": True}, RuntimeError,
+     "Expected 2 to 3 dimensions, but got 4-dimensional tensor for argument #1 'self' (while "
+     "checking arguments for max_pool1d)"),
+    ("max_pool2d", (1, 3, 4), {"kernel_size": 2, "dilation": 0}, RuntimeError,
+     "dilation should be greater than zero, but got dilationH: 0 dilationW: 0"),
+    ("max_pool2d", (1, 3, 4), {"kernel_size": 2, "padding": -1}, RuntimeError,
+     "pad must be non-negative, but got pad: -1"),
+    ("max_pool2d", (1, 3, 4), {"kernel_size": 2, "stride": -1}, RuntimeError,
+     "stride should be greater than zero, but got dH: -1 dW: -1"),
+    ("max_pool2d", (1, 3, 4), {"kernel_size": -1}, RuntimeError,
+     "kernel size should be greater than zero, but got kH: -1 kW: -1"),
+    ("avg_pool2d", (1, 3, 4), {"kernel_size": 2, "stride": -1}, RuntimeError,
+     "stride should be greater than zero, but got dH: -1 dW: -1"),
+    ("avg_pool1d", (1, 3, 4), {"kernel_size": 2, "stride": -1}, RuntimeError,
+     "stride should be greater than zero, but got dH: 1 dW: -1"),
+    ("max_pool3d", (1, 1, 3, 4, 4), {"kernel_size": 2, "stride": -1}, RuntimeError,
+     "stride should be greater than zero, but got dT: -1 dH: -1 dW: -1"),
+    ("max_pool3d", (1, 1, 3, 4, 4), {"kernel_size": 0, "stride": 2}, RuntimeError,
+     "kernel size should be greater than zero, but got kT: 0 kH: 0 kW: 0"),
+    ("max_pool3d", (1, 0, 2, 4, 4), {"kernel_size": 2}, RuntimeError,
+     "max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch dimensions to have "
+     "positive length, but input has a shape of [1, 0, 2, 4, 4] and non-batch dimension 0 has "
+     "length zero!"),
+    ("avg_pool3d", (1, 1, 1, 4, 4), {"kernel_size": 2, "padding": 1}, RuntimeError,
+     "input image (T: 1 H: 4 W: 4) smaller than kernel size (kT: 2 kH: 2 kW: 2)"),
+    ("avg_pool3d", (1, 1, 3, 4, 4), {"kernel_size": 2, "padding": -1}, RuntimeError,
+     "pad must be non-negative, but got pad: -1"),
+    ("adaptive_avg_pool1d", (2, 3, 4), {"output_size": (2, 2)}, RuntimeError,
+     "adaptive_avg_pool1d() argument 'output_size' should contain one int (got 2)"),
+    ("adaptive_avg_pool1d", (2, 3, 4), {"output_size": -2}, RuntimeError,
+     "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+     "received {1, -2}"),
+    ("adaptive_avg_pool1d", (3,), {"output_size": 2}, RuntimeError,
+     "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' (while "
+     "checking arguments for adaptive_avg_pool1d)"),
+    ("adaptive_max_pool1d", (2, 0, 4), {"output_size": 2}, RuntimeError,
+     "adaptive_max_pool1d(): Expected input to have non-zero size for non-batch dimensions, but "
+     "input has sizes [2, 0, 4] with dimension 1 being empty"),
+    ("adaptive_max_pool1d", (2, 3, 4), {"output_size": -2}, RuntimeError,
+     "Trying to create tensor with negative dimension -2: [2, 3, 1, -2]"),
+    ("adaptive_avg_pool2d", (2, 3, 4), {"output_size": (2, -1)}, RuntimeError,
+     "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+     "received {2, -1}"),
+    ("adaptive_avg_pool2d", (3, 4), {"output_size": (2, -1)}, ValueError,
+     "Input dimension should be at least 3"),
+    ("adaptive_avg_pool2d", (2, 3, 4), {"output_size": (2,)}, RuntimeError,
+     "adaptive_avg_pool2d: output_size must be 2"),
+    ("adaptive_avg_pool2d", (3, 4), {"output_size": 0}, RuntimeError,
+     "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got [3, 4]"),
+    ("adaptive_avg_pool2d", (2, 3, 0), {"output_size": 2}, RuntimeError,
+     "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
+     "input has sizes [2, 3, 0] with dimension 2 being empty"),
+    ("adaptive_max_pool2d", (2, 3, 4), {"output_size": -1}, RuntimeError,
+     "Trying to create tensor with negative dimension -1: [2, -1, -1]"),
+    ("adaptive_max_pool2d", (2, 3, 4), {"output_size": (2,)}, RuntimeError,
+     "adaptive_max_pool2d(): internal error: output_size.size() must be 2"),
+    ("adaptive_max_pool2d", (2, 3, 0), {"output_size": 2}, RuntimeError,
+     "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
+     "input has sizes [2, 3, 0] with dimension 2 being empty"),
+]
+
+
+@pytest.mark.parametrize("name, shape, kwargs, error, message", _POOL_REFUSALS)
+def test_pooling_refusals_in_torch_order_and_words(name, shape, kwargs, error, message):
+    with pytest.raises(error) as caught:
+        getattr(F, name)(ng.zeros(*shape), **kwargs)
+    assert str(caught.value) == message
+
+
+def test_adaptive_pool1d_output_size_of_none_is_a_type_error():
+    # torch 2.13 (output_size passed by position)
+    with pytest.raises(TypeError, match=r"^adaptive_avg_pool1d\(\): argument 'output_size' "
+                                        r"\(position 2\) must be tuple of ints, but found element "
+                                        r"of type NoneType at pos 0$"):
+        F.adaptive_avg_pool1d(ng.zeros(2, 3, 4), (None,))
+
+
+def test_adaptive_avg_pool1d_is_a_squeezed_2d_pooling():
+    x = ng.arange(8.).reshape(2, 4).requires_grad_()
+    out = F.adaptive_avg_pool1d(x, 3)
+    # torch 2.13: SqueezeBackward1 over AdaptiveAvgPool2DBackward0
+    assert out.grad_fn.name() == "SqueezeBackward1"
+    assert out.grad_fn.next_functions[0][0].name() == "AdaptiveAvgPool2DBackward0"
+    assert out.tolist() == [[0.5, 1.5, 2.5], [4.5, 5.5, 6.5]]
+    out.pow(2).sum().backward()
+    assert x.grad.tolist() == [[0.5, 2.0, 4.0, 2.5], [4.5, 10.0, 12.0, 6.5]]
+    # torch 2.13: to size 1 it is a mean, whatever the rank
+    assert F.adaptive_avg_pool2d(ng.zeros(3, 4, requires_grad=True), 1).grad_fn.name() == \
+        "MeanBackward1"
+
+
+def test_max_unpool_nodes_and_output_size_words():
+    x = ng.arange(8.).reshape(1, 2, 4).requires_grad_()
+    values, indices = F.max_pool1d(x, 2, return_indices=True)
+    out = F.max_unpool1d(values, indices, 2, output_size=(5,))
+    # torch 2.13: max_unpool1d is max_unpool2d of planes of width 1
+    assert out.grad_fn.name() == "SqueezeBackward1"
+    assert out.grad_fn.next_functions[0][0].name() == "MaxUnpool2DBackward0"
+    assert out.tolist() == [[[0., 1., 0., 3., 0.], [0., 5., 0., 7., 0.]]]
+    values, indices = F.max_pool2d(x, 2, return_indices=True)
+    out = F.max_unpool2d(values, indices, 2)
+    assert out.grad_fn.name() == "MaxUnpool2DBackward0"
+    assert out.tolist() == [[[0., 0., 0., 0.], [0., 5., 0., 7.]]]
+    with pytest.raises(ValueError) as caught:
+        F.max_unpool2d(values, indices, 2, output_size=[9, 9])
+    assert str(caught.value) == 'invalid output_size "[9, 9]" (dim 0 must be between 0 and 4)'
+    with pytest.raises(ValueError) as caught:
+        F.max_unpool2d(values, indices, 2, output_size=[9])
+    assert str(caught.value) == ("output_size should be a sequence containing 2 or 4 elements, "
+                                 "but it has a length of '1'")

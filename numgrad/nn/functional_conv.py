@@ -206,20 +206,36 @@ def _check_pool_input(input):
                            f"for input, but got:{list(input.shape)}")
 
 
-def _check_pool(input, kernel, stride, padding, dilation, out):
-    """torch's refusals, in its words."""
-    if 0 in stride:
+def _pool_out(size, k, s, p, d, ceil_mode):
+    """torch's pooling_output_shape: one dim's output size, after its refusals of the settings
+    (C++ division: the half of a negative effective kernel rounds toward zero)."""
+    if s == 0:
         raise RuntimeError("stride should not be zero")
-    for k, p, d in zip(kernel, padding, dilation):
-        if p > ((k - 1) * d + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={p}, kernel_size={k} and dilation={d}")
+    if p < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {p}")
+    if p > int(((k - 1) * d + 1) / 2):
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
+                           f"pad={p}, kernel_size={k} and dilation={d}")
+    return _pool_size(size, k, s, p, d, ceil_mode)
+
+
+def _check_pool(input, kernel, stride, padding, dilation, out):
+    """torch's pool2d_shape_check, in its order and words; input as given (3-D or 4-D)."""
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    if kh <= 0 or kw <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
+    if sh <= 0 or sw <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
+    if dh <= 0 or dw <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} "
+                           f"dilationW: {dw}")
+    _check_pool_input(input)
     if padding[0] > kernel[0] // 2 or padding[1] > kernel[1] // 2:
         raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
                            f"padW = {padding[1]}, padH = {padding[0]}, kW = {kernel[1]}, "
                            f"kH = {kernel[0]}")
     if out[0] < 1 or out[1] < 1:
-        c, h, w = input.shape[1:]
+        c, h, w = input.shape[-3:]
         raise RuntimeError(f"Given input size: ({c}x{h}x{w}). Calculated output size: "
                            f"({c}x{out[0]}x{out[1]}). Output size is too small")
 
@@ -234,17 +250,16 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     """
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    _check_pool_input(input)
+    (kh, kw), (ph, pw), (dh, dw) = _pair(kernel_size), _pair(padding), _pair(dilation)
+    sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
+    out = (_pool_out(input.shape[-2], kh, sh, ph, dh, ceil_mode),
+           _pool_out(input.shape[-1], kw, sw, pw, dw, ceil_mode))
+    _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (dh, dw), out)
     source = input
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
-    (kh, kw), (ph, pw), (dh, dw) = _pair(kernel_size), _pair(padding), _pair(dilation)
-    sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
     n, c, h, w = input.shape
-    out = (_pool_size(h, kh, sh, ph, dh, ceil_mode) if sh else 0,
-           _pool_size(w, kw, sw, pw, dw, ceil_mode) if sw else 0)
-    _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (dh, dw), out)
     geometry = _N.window_geometry(input.shape, (kh, kw), (sh, sw), (ph, pw), (dh, dw), _N.POOL)
     geometry[4], geometry[5] = out
     positions = _N.max_pool_positions(input._data, geometry)
@@ -277,17 +292,15 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
               [10.5000, 12.5000]]]])
     """
     _wrap_dim(-3, input.ndim)     # torch reads input.size(-3) first: its IndexError below 3 dims
-    _check_pool_input(input)
+    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
+    sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
+    h, w = input.shape[-2:]
+    oh, ow = _pool_out(h, kh, sh, ph, 1, ceil_mode), _pool_out(w, kw, sw, pw, 1, ceil_mode)
+    _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (1, 1), (oh, ow))
     source = input
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
-    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
-    sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
-    _, _, h, w = input.shape
-    oh = _pool_size(h, kh, sh, ph, 1, ceil_mode) if sh else 0
-    ow = _pool_size(w, kw, sw, pw, 1, ceil_mode) if sw else 0
-    _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (1, 1), (oh, ow))
     input = read_by_backward(input, "AvgPool2DBackward0")
     # ceil_mode's last windows may run past the padding: zeros there make im2col see them
     extra_h, extra_w = max(0, (oh - 1) * sh + kh - h - 2 * ph), max(0, (ow - 1) * sw + kw - w - 2 * pw)
@@ -318,6 +331,25 @@ def _adaptive_weights(size, out, dtype):
     return weights
 
 
+def _list_with_default(output_size, defaults):
+    """torch's reading of an output_size: an int stays one, a None in a sequence keeps the
+    input's size there."""
+    if isinstance(output_size, (int, np.integer)):
+        return int(output_size)
+    if len(defaults) <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    return [d if v is None else v for v, d in zip(output_size, defaults[-len(output_size):])]
+
+
+def _pair_of_sizes(size, length_message):
+    """(h, w) of an output_size read by _list_with_default, or torch's refusal of its length."""
+    if isinstance(size, int):
+        return size, size
+    if len(size) != 2:
+        raise RuntimeError(length_message)
+    return tuple(int(v) for v in size)
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a given output size (windows as torch's, overlapping when the size does
     not divide): two products with averaging matrices, over the rows and over the columns; to
@@ -327,15 +359,26 @@ def adaptive_avg_pool2d(input, output_size):
     tensor([[[[7.5000]]]])
     """
     from ..creation import as_tensor
-    if input.ndim < 2:
+    oh, ow = _pair_of_sizes(_list_with_default(output_size, input.shape),
+                            "adaptive_avg_pool2d: output_size must be 2")
+    if oh < 0 or ow < 0:
+        raise RuntimeError(f"adaptive_avg_pool2d: elements of output_size must be greater than or "
+                           f"equal to 0 but received {{{oh}, {ow}}}")
+    if (oh, ow) == (1, 1):
+        # as torch computes a global average, before it looks at the input's rank
+        if input.ndim < 2:
+            raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
+                               f"{list(input.shape)}")
+        return input.mean((-2, -1), keepdim=True)
+    if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got "
                            f"{list(input.shape)}")
+    for dim in (input.ndim - 2, input.ndim - 1):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {dim} being empty")
     h, w = input.shape[-2:]
-    oh, ow = (output_size, output_size) if isinstance(output_size, (int, np.integer)) \
-        else output_size
-    oh, ow = h if oh is None else oh, w if ow is None else ow
-    if (oh, ow) == (1, 1):
-        return input.mean((-2, -1), keepdim=True)       # as torch computes a global average
     dtype = input.dtype
     rows = as_tensor(_adaptive_weights(h, oh, dtype))
     cols = as_tensor(_adaptive_weights(w, ow, dtype).T.copy())
@@ -343,8 +386,52 @@ def adaptive_avg_pool2d(input, output_size):
                  "AdaptiveAvgPool2DBackward0", input)
 
 
+def _one_output_size(output_size, op):
+    """torch's parsing of a 1-D pooling's output_size: an int, or a sequence of one int."""
+    if isinstance(output_size, (int, np.integer)):
+        return int(output_size)
+    if not isinstance(output_size, (tuple, list)):
+        raise TypeError(f"{op}(): argument 'output_size' (position 2) must be tuple of ints, not "
+                        f"{type(output_size).__name__}")
+    for position, value in enumerate(output_size):
+        if not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{op}(): argument 'output_size' (position 2) must be tuple of ints, "
+                            f"but found element of type {type(value).__name__} at pos {position}")
+    if len(output_size) != 1:
+        raise RuntimeError(f"{op}() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
+    return int(output_size[0])
+
+
+def _check_2_to_3_dims(input, op):
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
+                           f"for argument #1 'self' (while checking arguments for {op})")
+
+
 def _single(value):
     return int(value) if isinstance(value, (int, np.integer)) else int(value[0])
+
+
+def _check_max_pool1d(input, kernel, stride, padding, dilation, ceil_mode):
+    """torch's refusals of max_pool1d without indices, in its order and words."""
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
+        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
+                           f"batch size for input, but got:{list(input.shape)}")
+    if kernel <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {kernel}")
+    if stride <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {stride}")
+    if padding < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {padding}")
+    if padding > kernel // 2:
+        raise RuntimeError(f"max_pool1d() padding should be at most half of kernel size, but got "
+                           f"padding={padding} and kernel_size={kernel}")
+    if dilation <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {dilation}")
+    out = _pool_size(input.shape[-1], kernel, stride, padding, dilation, ceil_mode)
+    if out <= 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
 
 
 def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
@@ -354,12 +441,15 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> F.max_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[3., 2.]]])
     """
-    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
-        raise RuntimeError(f"max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim "
-                           f"batch size for input, but got:{list(input.shape)}")
-    stride = _single(kernel_size if stride in (None, ()) else stride)
-    result = max_pool2d(input.unsqueeze(-2), (1, _single(kernel_size)), (1, stride),
-                        (0, _single(padding)), (1, _single(dilation)), ceil_mode, return_indices)
+    kernel, padding, dilation = _single(kernel_size), _single(padding), _single(dilation)
+    stride = kernel if stride in (None, ()) else _single(stride)
+    if return_indices:
+        # torch's max_pool1d_with_indices: max_pool2d's checks, of the plane of height 1
+        _check_2_to_3_dims(input, "max_pool1d")
+    else:
+        _check_max_pool1d(input, kernel, stride, padding, dilation, ceil_mode)
+    result = max_pool2d(input.unsqueeze(-2), (1, kernel), (1, stride), (0, padding),
+                        (1, dilation), ceil_mode, return_indices)
     if return_indices:
         return result[0].squeeze(-2), result[1].squeeze(-2)
     return result.squeeze(-2)
@@ -372,25 +462,22 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     >>> F.avg_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[2., 1.]]])
     """
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
-                           f"for argument #1 'self' (while checking arguments for avg_pool1d)")
+    _check_2_to_3_dims(input, "avg_pool1d")
     stride = _single(kernel_size if stride in (None, ()) else stride)
     return avg_pool2d(input.unsqueeze(-2), (1, _single(kernel_size)), (1, stride),
                       (0, _single(padding)), ceil_mode, count_include_pad).squeeze(-2)
 
 
 def adaptive_avg_pool1d(input, output_size):
-    """Average pooling of (N, C, L) or (C, L) inputs to output_size (torch's windows): one product
-    with an averaging matrix.
+    """Average pooling of (N, C, L) or (C, L) inputs to output_size (torch's windows), as torch:
+    adaptive_avg_pool2d of a plane of height 1.
 
     >>> F.adaptive_avg_pool1d(ng.tensor([[[1.0, 3.0, 2.0]]]), 2)
     tensor([[[2.0000, 2.5000]]])
     """
-    from ..creation import as_tensor
-    size = input.shape[-1]
-    return input @ as_tensor(_adaptive_weights(size, _single(output_size), input.dtype).T.copy(),
-                             device=input.device)
+    _check_2_to_3_dims(input, "adaptive_avg_pool1d")
+    size = _one_output_size(output_size, "adaptive_avg_pool1d")
+    return adaptive_avg_pool2d(input.unsqueeze(-2), (1, size)).squeeze(-2)
 
 
 def _adaptive_max_positions(data, oh, ow):
@@ -418,13 +505,22 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     tensor([[[[15.]]]])
     """
     from ..ops.untracked import to_host
+    size = _list_with_default(output_size, input.shape)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
                            f"{list(input.shape)}")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"adaptive_max_pool2d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {dim} being empty")
+    oh, ow = _pair_of_sizes(size, "adaptive_max_pool2d(): internal error: output_size.size() must "
+                                  "be 2")
     h, w = input.shape[-2:]
-    oh, ow = (output_size, output_size) if isinstance(output_size, (int, np.integer)) \
-        else output_size
-    oh, ow = h if oh is None else oh, w if ow is None else ow
+    if oh < 0 or ow < 0:
+        shape = [*input.shape[:-2], oh, ow]
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{oh if oh < 0 else ow}: {shape}")
     lead = input.shape[:-2]
     positions = _adaptive_max_positions(to_host(input.detach()._data).reshape(-1, h, w), oh, ow)
     out = named(take(read_by_backward(input, "AdaptiveMaxPool2DBackward0"),

@@ -18,14 +18,14 @@ from ..ops.index import take
 from ..ops.named import named, read_by_backward
 from ..ops.untracked import to_host
 from ..tensor import Tensor
-from .functional_conv import _adaptive_weights, _avg_divisors, _pool_size, avg_pool2d
+from .functional_conv import _adaptive_weights, _avg_divisors, _pool_out, avg_pool2d
 from .functional_conv3d import _triple
 from .functional_pooling_more import _max_unpool, _root_of_sum, _unpooled_size
 
 
 def _batched(input):
-    """(the input as (N, C, D, H, W), whether it was one sample). An empty batch is fine."""
-    if input.ndim not in (4, 5) or 0 in input.shape[input.ndim - 4:]:
+    """(the input as (N, C, D, H, W), whether it was one sample)."""
+    if input.ndim not in (4, 5):
         raise RuntimeError("non-empty 4D or 5D (batch mode) tensor expected for input")
     return (input.unsqueeze(0), True) if input.ndim == 4 else (input, False)
 
@@ -52,24 +52,37 @@ def _pool_args(op, kernel_size, stride, padding, dilation):
 
 
 def _out_sizes(input, kernel, stride, padding, dilation, ceil_mode):
-    """The output (D, H, W), after torch's refusals of the settings, in its words."""
-    if 0 in stride:
-        raise RuntimeError("stride should not be zero")
-    if any(d <= 0 for d in dilation):
-        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: "
-                           f"{dilation[0]} dilationH: {dilation[1]} dilationW: {dilation[2]}")
-    for k, p, d in zip(kernel, padding, dilation):
-        if p > ((k - 1) * d + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got "
-                               f"pad={p}, kernel_size={k} and dilation={d}")
-    return tuple(_pool_size(size, k, s, p, d, ceil_mode)
-                 for size, k, s, p, d in zip(input.shape[2:], kernel, stride, padding, dilation))
+    """The output (D, H, W), after torch's refusals of the settings (pooling_output_shape's)."""
+    return tuple(_pool_out(size, k, s, p, d, ceil_mode)
+                 for size, k, s, p, d in zip(input.shape[-3:], kernel, stride, padding, dilation))
 
 
-def _check_out(input, out):
+def _check_pool3d(input, kernel, stride, padding, dilation, out, op, check_input_size):
+    """torch's pool3d_shape_check, in its order and words; input as given (4-D or 5-D)."""
+    (kt, kh, kw), (st, sh, sw), (pt, ph, pw), (dt, dh, dw) = kernel, stride, padding, dilation
+    if min(kernel) <= 0:
+        raise RuntimeError(f"kernel size should be greater than zero, but got kT: {kt} kH: {kh} "
+                           f"kW: {kw}")
+    if min(stride) <= 0:
+        raise RuntimeError(f"stride should be greater than zero, but got dT: {st} dH: {sh} "
+                           f"dW: {sw}")
+    if min(dilation) <= 0:
+        raise RuntimeError(f"dilation should be greater than zero, but got dilationT: {dt} "
+                           f"dilationH: {dh} dilationW: {dw}")
+    if 0 in input.shape[input.ndim - 4:]:
+        # sic: torch prints the empty dim's length (0) where its index belongs
+        raise RuntimeError(f"{op}: Expected input's non-batch dimensions to have positive length, "
+                           f"but input has a shape of {list(input.shape)} and non-batch "
+                           f"dimension 0 has length zero!")
+    c, t, h, w = input.shape[-4:]
+    if check_input_size and (t < kt or h < kh or w < kw):
+        raise RuntimeError(f"input image (T: {t} H: {h} W: {w}) smaller than kernel size "
+                           f"(kT: {kt} kH: {kh} kW: {kw})")
+    if kt // 2 < pt or kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got "
+                           f"kT: {kt} kW: {kw} kH: {kh} padT: {pt} padW: {pw} padH: {ph}")
     if min(out) < 1:
-        c, d, h, w = input.shape[1:]
-        raise RuntimeError(f"Given input size: ({c}x{d}x{h}x{w}). Calculated output size: "
+        raise RuntimeError(f"Given input size: ({c}x{t}x{h}x{w}). Calculated output size: "
                            f"({c}x{out[0]}x{out[1]}x{out[2]}). Output size is too small")
 
 
@@ -102,7 +115,8 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     kernel, stride, padding, dilation = _pool_args("max_pool3d", kernel_size, stride, padding,
                                                    dilation)
     out = _out_sizes(x, kernel, stride, padding, dilation, ceil_mode)
-    _check_out(x, out)
+    _check_pool3d(input, kernel, stride, padding, dilation, out,
+                  "max_pool3d_with_indices_out_cpu_template()", check_input_size=False)
     n, c, d, h, w = x.shape
     data = np.ascontiguousarray(to_host(x.detach()._data)).reshape(n * c, d, h, w)
     positions = _max_positions(data, kernel, stride, padding, dilation, out)
@@ -140,11 +154,9 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     out = _out_sizes(x, kernel, stride, padding, (1, 1, 1), ceil_mode)
+    _check_pool3d(input, kernel, stride, padding, (1, 1, 1), out, "avg_pool3d()",
+                  check_input_size=True)
     n, c, d, h, w = x.shape
-    if any(k > size + 2 * p for k, size, p in zip(kernel, (d, h, w), padding)):
-        raise RuntimeError(f"input image (T: {d} H: {h} W: {w}) smaller than kernel size "
-                           f"(kT: {kernel[0]} kH: {kernel[1]} kW: {kernel[2]})")
-    _check_out(x, out)
     # window sums over (H, W) of every plane, then over depth windows of those sums
     planes = avg_pool2d(x.reshape(n, c * d, h, w), kernel[1:], stride[1:], padding[1:],
                         ceil_mode, True, 1)

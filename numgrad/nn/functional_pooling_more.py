@@ -3,8 +3,10 @@
 import numpy as np
 
 from .. import creation
+from ..ops.named import named
 from ..ops.scatter import scatter
-from .functional_conv import _pair, adaptive_max_pool2d, avg_pool1d, avg_pool2d
+from .functional_conv import (_check_2_to_3_dims, _one_output_size, _pair, adaptive_max_pool2d,
+                              avg_pool1d, avg_pool2d)
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -15,11 +17,13 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     >>> F.adaptive_max_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[3., 2.]]])
     """
-    if input.ndim not in (2, 3):
-        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {input.ndim}-dimensional tensor "
-                           f"for argument #1 'self' (while checking arguments for "
-                           f"adaptive_max_pool1d)")
-    size = output_size if isinstance(output_size, (int, np.integer)) else output_size[0]
+    _check_2_to_3_dims(input, "adaptive_max_pool1d")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"adaptive_max_pool1d(): Expected input to have non-zero size for "
+                               f"non-batch dimensions, but input has sizes {list(input.shape)} "
+                               f"with dimension {dim} being empty")
+    size = _one_output_size(output_size, "adaptive_max_pool1d")
     result = adaptive_max_pool2d(input.unsqueeze(-2), (1, size), return_indices)
     if return_indices:
         return result[0].squeeze(-2), result[1].squeeze(-2)
@@ -62,13 +66,18 @@ def _unpooled_size(input, kernel_size, stride, padding, output_size, dims):
                     + kernel[k] for k in range(dims))
     if output_size is None:
         return default
-    size = tuple(output_size)[-dims:]
+    if len(output_size) == dims + 2:
+        output_size = output_size[2:]
+    if len(output_size) != dims:
+        raise ValueError(f"output_size should be a sequence containing {dims} or {dims + 2} "
+                         f"elements, but it has a length of '{len(output_size)}'")
     for k in range(dims):
         low, high = default[k] - stride[k], default[k] + stride[k]
-        if not low < size[k] < high:
-            raise ValueError(f'invalid output_size "{list(output_size)}" (dim {k} must be between '
+        if not low < output_size[k] < high:
+            # torch shows output_size as given (a tuple or a list)
+            raise ValueError(f'invalid output_size "{output_size}" (dim {k} must be between '
                              f"{low} and {high})")
-    return size
+    return tuple(output_size)
 
 
 def _max_unpool(input, indices, size):
@@ -82,23 +91,25 @@ def _max_unpool(input, indices, size):
     if invalid.size:
         # the last one in order: torch's loop records each invalid index and reports the last
         raise RuntimeError(f"Found an invalid max index: {int(invalid[-1])} (output volumes are "
-                           f"of size {'x'.join(map(str, size if len(size) > 1 else size + (1,)))})")
+                           f"of size {'x'.join(map(str, size))})")
     zeros = creation.zeros(*lead, planes, dtype=input.dtype, device=input.device)
     return scatter(zeros, -1, flat_indices, flat_input).reshape(*lead, *size)
 
 
 def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The inverse of max_pool1d: each value put back where max_pool1d's indices say, zeros
-    elsewhere.
+    elsewhere; as torch, max_unpool2d of planes of width 1.
 
     >>> F.max_unpool1d(ng.tensor([[[3.0, 2.0]]]), ng.tensor([[[1, 2]]]), 2)
     tensor([[[0., 3., 2., 0.]]])
     """
-    return _max_unpool(input, indices,
-                       _unpooled_size(input, kernel_size, stride, padding, output_size, 1))
+    size = _unpooled_size(input, kernel_size, stride, padding, output_size, 1)
+    planes = _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), size + (1,))
+    return named(planes, "MaxUnpool2DBackward0", input, view_of_intermediate=True).squeeze(-1)
 
 
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The inverse of max_pool2d: each value put back where max_pool2d's indices say."""
-    return _max_unpool(input, indices,
-                       _unpooled_size(input, kernel_size, stride, padding, output_size, 2))
+    size = _unpooled_size(input, kernel_size, stride, padding, output_size, 2)
+    return named(_max_unpool(input, indices, size), "MaxUnpool2DBackward0", input,
+                 view_of_intermediate=True)
