@@ -186,3 +186,40 @@ def test_swalr_refusals_read_as_torch():
                       "values, param_groups has 1.")
     assert raised(lambda: ng.optim.swa_utils.SWALR(optimizer, 0.1, anneal_strategy="x")) == (
         "ValueError", "anneal_strategy must be one of 'cos' or 'linear', instead got x")
+
+
+# ---- optimizer hooks ------------------------------------------------------------------------------
+def test_step_hooks_see_the_optimizer_among_steps_arguments_as_torch():
+    weight = nn.Parameter(ng.ones(2))
+    optimizer = ng.optim.Adam([weight], lr=0.1)
+    seen = []
+    optimizer.register_step_pre_hook(lambda opt, args, kwargs: seen.append(
+        ("pre", args[0] is opt, len(args), sorted(kwargs))))
+    optimizer.register_step_post_hook(lambda opt, args, kwargs: seen.append(("post", len(args))))
+    weight.grad = ng.ones(2)
+    optimizer.step()
+    optimizer.step(closure=None)
+    # torch 2.13's wrapper passes step's own args, self first
+    assert seen == [("pre", True, 1, []), ("post", 1), ("pre", True, 1, ["closure"]), ("post", 1)]
+
+
+def test_global_step_hooks_wrap_every_optimizers_own():
+    from numgrad.optim import optimizer as optimizer_module
+    weight = nn.Parameter(ng.ones(2))
+    optimizer = ng.optim.SGD([weight], lr=0.1)
+    order = []
+    optimizer.register_step_pre_hook(lambda *_: order.append("pre"))
+    optimizer.register_step_post_hook(lambda *_: order.append("post"))
+    handles = [optimizer_module.register_optimizer_step_pre_hook(
+                   lambda opt, args, kwargs: order.append(("global pre", type(opt).__name__))),
+               optimizer_module.register_optimizer_step_post_hook(
+                   lambda *_: order.append("global post"))]
+    weight.grad = ng.ones(2)
+    try:
+        optimizer.step()
+    finally:
+        for handle in handles:
+            handle.remove()
+    optimizer.step()
+    # torch 2.13's order: global pre hooks first, global post hooks last
+    assert order == [("global pre", "SGD"), "pre", "post", "global post", "pre", "post"]

@@ -672,7 +672,8 @@ def _check_name(name, module, kind):
         raise KeyError(f'{kind} name can\'t be empty string ""')
     # torch refuses a name taken by anything but the kind being registered: a buffer cannot
     # shadow a parameter, nor a module a buffer
-    own = {"parameter": module._parameters, "buffer": module._buffers, "module": module._modules}[kind]
+    own = {"parameter": module._parameters, "buffer": module._buffers,
+           "module": module._modules}[kind]
     if hasattr(module, name) and name not in own:
         raise KeyError(f"attribute '{name}' already exists")
 

@@ -14,6 +14,21 @@ from ..hooks import RemovableHandle
 from ..tensor import Tensor
 
 _hook_ids = itertools.count()
+# hooks around every optimizer's step (torch.optim.optimizer.register_optimizer_step_pre_hook):
+# the pre hooks run before each optimizer's own, the post hooks after
+_global_optimizer_pre_hooks = OrderedDict()
+_global_optimizer_post_hooks = OrderedDict()
+
+
+def register_optimizer_step_pre_hook(hook):
+    """hook(optimizer, args, kwargs) runs before every optimizer's step; it may return
+    (args, kwargs) to replace step's arguments."""
+    return _register(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """hook(optimizer, args, kwargs) runs after every optimizer's step."""
+    return _register(_global_optimizer_post_hooks, hook)
 
 
 class _Required:
@@ -276,16 +291,21 @@ def _hook_step_of(cls):
         return
 
     @functools.wraps(step)
-    def hooked_step(self, *args, **kwargs):
-        for hook in list(self._optimizer_step_pre_hooks.values()):
+    def hooked_step(*args, **kwargs):
+        # as torch's wrapper, the hooks see the optimizer as args[0] and may replace it too
+        self = args[0]
+        pre_hooks = [*_global_optimizer_pre_hooks.values(), *self._optimizer_step_pre_hooks.values()]
+        for hook in pre_hooks:
             result = hook(self, args, kwargs)
             if result is not None:
                 if not (isinstance(result, tuple) and len(result) == 2):
-                    raise RuntimeError(f"{hook} must return None or a tuple of (new_args, "
+                    raise RuntimeError(f"{step} must return None or a tuple of (new_args, "
                                        f"new_kwargs), but got {result}.")
                 args, kwargs = result
-        out = step(self, *args, **kwargs)
-        for hook in list(self._optimizer_step_post_hooks.values()):
+        out = step(*args, **kwargs)
+        post_hooks = [*self._optimizer_step_post_hooks.values(),
+                      *_global_optimizer_post_hooks.values()]
+        for hook in post_hooks:
             hook(self, args, kwargs)
         return out
 
