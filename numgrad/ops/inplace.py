@@ -48,11 +48,12 @@ def _records(self, *others):
     return self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
 
 
-def _check_can_write(self, *others, written=None):
+def _check_can_write(self, *others, written=None, repeats_ok=False):
     """torch's refusals, before anything is written or recorded, in torch's order: autograd's
     (a view's creation, a leaf) before the kernel's (memory written twice). `others`: the op's
     other operands, which make it recorded when one requires grad; `written`: the part of self's
-    data written, when not all of it (setitem through a basic index)."""
+    data written, when not all of it (setitem through a basic index); `repeats_ok`: the op writes
+    one number everywhere, which torch's fill kernel allows into an expanded tensor."""
     if grad_mode.state.grad_enabled:
         if _records(self, *others):
             views.check_inplace(self)
@@ -60,7 +61,7 @@ def _check_can_write(self, *others, written=None):
         if self._node < 0 and self._requires_grad:
             raise RuntimeError(_LEAF_ERROR)
     written = self._data if written is None else written
-    if type(written) is np.ndarray and _repeats_elements(written):
+    if not repeats_ok and type(written) is np.ndarray and _repeats_elements(written):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
@@ -237,7 +238,7 @@ def _direct_update(self, ufunc, other):
 
 
 def zero_(self):
-    _check_can_write(self)
+    _check_can_write(self, repeats_ok=True)
     if _records(self):
         return rebase(self, apply(ZERO, (self,)))
     self._data[...] = 0
@@ -246,7 +247,8 @@ def zero_(self):
 
 
 def fill_(self, value):
-    _check_can_write(self, value)
+    # torch's fill_ of a tensor value goes through copy_, which refuses an expanded self
+    _check_can_write(self, value, repeats_ok=not isinstance(value, Tensor))
     check_fits(value, self._data.dtype)
     if isinstance(value, Tensor) and value._data.ndim:      # recorded or not, as in torch
         raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with "

@@ -440,7 +440,7 @@ def copy_slices(base, region, result):
     old = Tensor._make(base._data, base._requires_grad, base._seg, base._node, base._slot)
     positions = _shared_places(region, result._data.shape)
     if positions is not None:
-        return _copy_overlapping(old, positions, result)
+        return _show_copy_slices(_copy_overlapping(old, positions, result), old, result)
     inside = read_region(old, region, result._data.shape)
     change = _scatter_region(E.sub(result, inside), region, base._data.shape)
     return _show_copy_slices(apply(COPY_SLICES, (old, change)), old, result)
@@ -505,9 +505,12 @@ def keep_retaining(t):
         t._seg.retained[(t._node, t._slot)] = weakref.ref(t)
 
 
-def regenerate(base):
-    """Give every live view of base a history read out of base's current one (Note [views])."""
+def regenerate(base, changed=None):
+    """Give every live view of base a history read out of base's current one (Note [views]);
+    `changed`: a view of base an in-place view op changed, whose history is that op's."""
     for view in _live_views(base):
+        if view is changed:
+            continue
         info = view._extra["view"]
         if info.creation != DEFAULT:
             # torch gives such a view no new history: its next use in grad mode raises
