@@ -76,8 +76,11 @@ def _restride(self, view_op):
     if type(self._data) is not np.ndarray:
         _restride_device_views(self, views.view_info(out).chain[0], old_shape)
     self._bump_version()
-    if records and views.view_info(self) is None:
-        views.regenerate(self)      # its views read the new history, as torch's AsStridedBackward0
+    if records:
+        # the version changed: its views, or the other views of its base, read the new history,
+        # as torch's AsStridedBackward0
+        info = views.view_info(self)
+        views.regenerate(self if info is None else info.base, changed=self)
     return self
 
 
