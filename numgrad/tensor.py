@@ -452,11 +452,11 @@ class Tensor:
         return self._data
 
     def __array__(self, dtype=None, copy=None):
-        if type(self._data) is not np.ndarray:
-            raise TypeError(_DEVICE_NUMPY_ERROR)
+        # torch's __array__ is numpy(): np.asarray of a tensor that requires grad raises
+        data = self.numpy()
         if dtype is not None:
-            return self._data.astype(dtype)
-        return self._data
+            return data.astype(dtype)
+        return data
 
     def item(self):
         if self._data.size != 1:

@@ -413,7 +413,7 @@ def test_gamma_chi2_and_student_t_are_reparameterised():
     rate = t(1.5, 0.7, 2.0).requires_grad_()
     draws = D.Gamma(concentration, rate).rsample((4,))
     d_concentration, d_rate = ng.autograd.grad(draws.sum(), [concentration, rate])
-    close(d_rate, (-draws / rate).sum(0))                     # x = g / rate
+    close(d_rate, (-draws / rate).sum(0).detach())                     # x = g / rate
     standard = (draws * rate).detach().numpy()
     close(d_concentration, (_standard_gamma_grad(np.broadcast_to(
         concentration.detach().numpy(), standard.shape), standard) / rate.detach().numpy()).sum(0))

@@ -80,6 +80,21 @@ def test_asarray_of_a_detached_tensor_shares_its_memory():
     assert np.asarray(plain, dtype=np.float64).dtype == np.float64
 
 
+def test_asarray_of_a_tensor_that_requires_grad_raises_as_numpy_does():
+    # torch 2.13: __array__ is numpy(), refused for a tensor that requires grad (leaf or not),
+    # with or without a dtype; its detached form converts
+    leaf = ng.tensor([1.0, 2.0], requires_grad=True)
+    message = r"Can't call numpy\(\) on Tensor that requires grad\. Use tensor\.detach\(\)\.numpy\(\) instead\."
+    for t in (leaf, leaf * 2):
+        with pytest.raises(RuntimeError, match=message):
+            np.asarray(t)
+        with pytest.raises(RuntimeError, match=message):
+            np.asarray(t, dtype=np.float64)
+    assert np.asarray((leaf * 2).detach()).tolist() == [2.0, 4.0]
+    with ng.no_grad():
+        assert np.asarray(leaf * 3).tolist() == [3.0, 6.0]      # no grad: a plain result
+
+
 # ---- to() -------------------------------------------------------------------------------------
 def test_to_with_copy_true_makes_a_new_tensor_that_keeps_the_graph():
     x = ng.tensor([1.0, 2.0], requires_grad=True)
