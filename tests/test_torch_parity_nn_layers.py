@@ -287,3 +287,47 @@ def test_max_unpool_nodes_and_output_size_words():
         F.max_unpool2d(values, indices, 2, output_size=[9])
     assert str(caught.value) == ("output_size should be a sequence containing 2 or 4 elements, "
                                  "but it has a length of '1'")
+
+
+# ---- losses -------------------------------------------------------------------------------------
+def test_ctc_loss_gradient_is_torchs_on_raw_log_probs():
+    lp = (ng.arange(24, dtype=ng.float64).reshape(3, 2, 4) * 0.37).sin().log_softmax(2)
+    lp = lp.detach().requires_grad_()
+    losses = F.ctc_loss(lp, ng.tensor([[1, 2], [3, 0]]), ng.tensor([3, 2]), ng.tensor([2, 1]),
+                        reduction="none")
+    # torch 2.13: CtcLossBackward0; its backward is exp(log_probs) minus the posteriors, zero
+    # past each sample's input length
+    assert losses.grad_fn.name() == "CtcLossBackward0"
+    np.testing.assert_allclose(losses.tolist(), [2.7016823841016686, 1.6737012194970822])
+    (losses * ng.tensor([1., 2.], dtype=ng.float64)).sum().backward()
+    np.testing.assert_allclose(lp.grad.numpy(), [
+        [[-0.02, -0.6243, 0.2866, 0.3577], [-0.3708, 0.5667, 0.4806, -0.6765]],
+        [[0.0465, -0.1338, -0.0592, 0.1465], [0.0111, 0.4419, 0.4896, -0.9426]],
+        [[0.0547, 0.1965, -0.636, 0.3849], [0.0, 0.0, 0.0, 0.0]]], atol=1e-4)
+
+
+def test_ctc_loss_zero_infinity_zeroes_impossible_samples():
+    lp = ng.zeros(3, 2, 4, dtype=ng.float64).log_softmax(2).detach().requires_grad_()
+    losses = F.ctc_loss(lp, ng.tensor([1, 2, 2, 3, 3, 3]), ng.tensor([3, 3]), ng.tensor([3, 3]),
+                        reduction="none", zero_infinity=True)
+    # torch 2.13: WhereBackward0 over the zeroed losses, and no gradient
+    assert losses.grad_fn.name() == "WhereBackward0" and losses.tolist() == [0.0, 0.0]
+    losses.sum().backward()
+    assert not lp.grad.numpy().any()
+
+
+def test_triplet_margin_with_distance_loss_clamps_with_clamp_min():
+    a, p, n = [(ng.arange(6, dtype=ng.float64).reshape(2, 3) * k).cos().requires_grad_()
+               for k in (0.3, 0.7, 1.1)]
+    out = F.triplet_margin_with_distance_loss(a, p, n, margin=0.5, swap=True, reduction="none")
+    assert out.grad_fn.name() == "ClampMinBackward0"                     # torch 2.13
+    np.testing.assert_allclose(out.tolist(), [0.3626459034713677, 0.6680774640044136])
+
+
+def test_binary_cross_entropy_target_gradient_is_unclamped():
+    x = ng.tensor([0., 1., 0.5], requires_grad=True)
+    y = ng.tensor([0., 1., 1.], requires_grad=True)
+    F.binary_cross_entropy(x, y, reduction="sum").backward()
+    # torch 2.13: x [0, 0, -2], y [inf, -inf, -0.0] (-logit(x), unclamped)
+    assert x.grad.tolist() == [0.0, 0.0, -2.0]
+    assert [str(v) for v in y.grad.tolist()] == ["inf", "-inf", "-0.0"]

@@ -3,15 +3,17 @@ log-likelihood of a target sequence summed over its alignments to the input fram
 
 The forward (alpha) recursion runs over time in log space on numgrad ops (gather, logsumexp,
 where), batched over samples and the positions of the blank-extended targets, so its gradient is
-the exact derivative of the loss. torch's CTC backward returns exp(log_probs) minus the
-alignment posteriors, which equals the exact gradient only after log_softmax's backward: for
-log_probs made by log_softmax (as CTC expects) the gradients of the logits agree.
+the exact derivative of the loss: minus the alignment posteriors. torch's CTC backward returns
+exp(log_probs) minus the posteriors (the gradient of the logits behind a log_softmax, which
+removes the difference), so numgrad adds a term worth zero whose gradient is exp(log_probs) over
+each sample's frames: the gradients of log_probs are torch's.
 """
 import numpy as np
 
 from .. import creation
 from ..ops import elementwise as _E
 from ..ops.index import gather
+from ..ops.named import named
 from ..ops.reduce import logsumexp
 from ..ops.shape import cat, stack
 from ..ops.untracked import to_host
@@ -100,8 +102,18 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     final = _E.where(constant(np.stack([np.ones(batch, np.bool_), target_lengths > 0], 1)),
                      final, _UNREACHABLE)
     losses = -logsumexp(final, 1)
-    impossible = constant(to_host(losses.detach()._data) > _IMPOSSIBLE)
-    losses = _E.where(impossible, 0.0 if zero_infinity else float("inf"), losses)
+    impossible = to_host(losses.detach()._data) > _IMPOSSIBLE
+    # torch's surplus gradient exp(log_probs), over each possible sample's frames
+    frames_in = (np.arange(frames)[:, None] < lengths[None, :]) & ~impossible[None, :]
+    weights = log_probs.detach().exp() * constant(frames_in[:, :, None].astype(
+        to_host(log_probs._data).dtype))
+    surplus = (log_probs * weights).sum((0, 2))
+    losses = losses + (surplus - surplus.detach())
+    if zero_infinity:
+        losses = _E.where(constant(impossible), 0.0, named(losses, "CtcLossBackward0", log_probs))
+    else:
+        losses = named(_E.where(constant(impossible), float("inf"), losses), "CtcLossBackward0",
+                       log_probs)
     if reduction == "mean":
         divisors = constant(np.maximum(target_lengths, 1).astype(to_host(losses._data).dtype))
         return (losses / divisors).mean()

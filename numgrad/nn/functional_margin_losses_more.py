@@ -60,4 +60,5 @@ def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_fu
     farther = distance(anchor, negative)
     if swap:
         farther = _E.minimum(farther, distance(positive, negative))
-    return _reduce((margin + closer - farther).clamp(min=0), _reduction(None, None, reduction))
+    # torch's clamp_min (ClampMinBackward0)
+    return _reduce((margin + closer - farther).clamp_min(0), _reduction(None, None, reduction))

@@ -424,9 +424,9 @@ def d_bce_x(g, x, y):
     return g * (x - y) / F.select(v > 1e-12, v, 1e-12)
 
 
+# The y derivative is torch's -logit(x), unclamped: infinite at x = 0 and x = 1, -0.0 at 1/2.
 def d_bce_y(g, x):
-    lo, hi = F.log(x), F.log(1.0 - x)
-    return g * (F.select(hi > -100.0, hi, -100.0) - F.select(lo > -100.0, lo, -100.0))
+    return g * -F.log(x / (1.0 - x))
 
 
 # A normalisation's scale and shift, x * y + z, as one node with inputs (x, weight, bias): torch's
