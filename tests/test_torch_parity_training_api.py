@@ -14,7 +14,7 @@ def raised(call):
     return type(info.value).__name__, str(info.value)
 
 
-# ---- nn.Module registration -----------------------------------------------------------------------
+# ---- nn.Module registration ----------------------------------------------------------------------
 def test_a_shared_parameter_keeps_its_place_in_the_state_dict():
     first, second = nn.Linear(2, 2), nn.Linear(2, 2)
     second.weight = first.weight
@@ -53,7 +53,7 @@ def test_assigning_a_non_tensor_to_a_buffer_names_buffers_and_tensors():
                      "numgrad.Tensor or None expected)")
 
 
-# ---- containers -----------------------------------------------------------------------------------
+# ---- containers ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("make", [lambda: nn.Sequential(nn.ReLU()),
                                   lambda: nn.ModuleList([nn.ReLU()])])
 def test_containers_read_their_index_as_torch(make):
@@ -104,7 +104,7 @@ def test_parameter_dict_prints_tensor_types_and_parameter_list_dtypes():
         "    (1): Parameter containing: [numgrad.float64 of size 2x3]\n)")
 
 
-# ---- nn.init --------------------------------------------------------------------------------------
+# ---- nn.init -------------------------------------------------------------------------------------
 @pytest.mark.parametrize("fill, kernel", [
     (nn.init.uniform_, "check_uniform_bounds"), (nn.init.kaiming_uniform_, "check_uniform_bounds"),
     (nn.init.trunc_normal_, "check_uniform_bounds"), (nn.init.normal_, "normal_kernel_cpu"),
@@ -155,7 +155,7 @@ def test_the_deprecated_init_names_warn_and_fill():
     assert all(callable(getattr(nn.init, name)) for name in names)
 
 
-# ---- swa_utils ------------------------------------------------------------------------------------
+# ---- swa_utils -----------------------------------------------------------------------------------
 def test_swalr_keeps_its_strategys_name_in_its_state_as_torch():
     optimizer = ng.optim.SGD([nn.Parameter(ng.ones(1))], lr=0.5)
     scheduler = ng.optim.swa_utils.SWALR(optimizer, 0.05, anneal_epochs=4, anneal_strategy="linear")
@@ -188,7 +188,7 @@ def test_swalr_refusals_read_as_torch():
         "ValueError", "anneal_strategy must be one of 'cos' or 'linear', instead got x")
 
 
-# ---- optimizer hooks ------------------------------------------------------------------------------
+# ---- optimizer hooks -----------------------------------------------------------------------------
 def test_step_hooks_see_the_optimizer_among_steps_arguments_as_torch():
     weight = nn.Parameter(ng.ones(2))
     optimizer = ng.optim.Adam([weight], lr=0.1)
@@ -223,3 +223,94 @@ def test_global_step_hooks_wrap_every_optimizers_own():
     optimizer.step()
     # torch 2.13's order: global pre hooks first, global post hooks last
     assert order == [("global pre", "SGD"), "pre", "post", "global post", "pre", "post"]
+
+
+# ---- nn.Module state and conversion --------------------------------------------------------------
+def test_load_state_dict_with_assign_takes_the_checkpoints_tensors():
+    layer = nn.BatchNorm1d(2)
+    weight = layer.weight
+    state = {key: value.clone() for key, value in layer.state_dict().items()}
+    state["bias"] = ng.zeros(2, dtype=ng.float64)
+    layer.requires_grad_(False)
+    layer.load_state_dict(state, assign=True)
+    # torch 2.13: new Parameters over the checkpoint's memory, in its dtype, with the
+    # requires_grad of the parameters they replace
+    assert layer.weight is not weight and type(layer.weight) is nn.Parameter
+    assert layer.bias.dtype == ng.float64 and not layer.bias.requires_grad
+    with ng.no_grad():
+        state["weight"][0] = 7.0
+        state["running_mean"][1] = 3.0
+    assert layer.weight.tolist() == [7.0, 1.0] and layer.running_mean.tolist() == [0.0, 3.0]
+    assert list(layer.state_dict()) == ["weight", "bias", "running_mean", "running_var",
+                                        "num_batches_tracked"]
+
+
+def test_module_to_skips_non_blocking_and_type_casts_every_tensor():
+    net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    # torch 2.13: to(device, dtype, non_blocking) with the flag positional
+    assert net.to("cpu", ng.float64, False) is net and net[0].weight.dtype == ng.float64
+    # Module.type casts integer buffers too
+    assert net.type(ng.float32) is net
+    assert net[1].num_batches_tracked.dtype == ng.float32 and net[0].bias.dtype == ng.float32
+
+
+def test_non_persistent_buffers_are_kept_under_torchs_attribute_name():
+    layer = nn.Linear(1, 1)
+    layer.register_buffer("scratch", ng.zeros(1), persistent=False)
+    assert layer._non_persistent_buffers_set == {"scratch"}
+    assert "scratch" not in layer.state_dict()
+
+
+def test_global_module_hooks_run_around_every_modules_own():
+    from numgrad.nn import module as module_api
+    log = []
+    handles = [
+        module_api.register_module_forward_pre_hook(
+            lambda m, args: log.append(("pre", m._get_name()))),
+        module_api.register_module_forward_hook(
+            lambda m, args, kwargs, out: log.append(("fwd", m._get_name())), with_kwargs=True),
+        module_api.register_module_full_backward_pre_hook(
+            lambda m, grad_output: log.append(("bpre", m._get_name()))),
+        module_api.register_module_full_backward_hook(
+            lambda m, grad_input, grad_output: log.append(("bwd", m._get_name()))),
+        module_api.register_module_parameter_registration_hook(
+            lambda m, name, param: log.append(("param", name))),
+        module_api.register_module_module_registration_hook(
+            lambda m, name, child: log.append(("child", name))),
+        module_api.register_module_buffer_registration_hook(
+            lambda m, name, buffer: ng.full((1,), 5.0))]
+    try:
+        net = nn.Sequential(nn.Linear(1, 1), nn.ReLU())
+        net[0].register_forward_pre_hook(lambda *_: log.append("own pre"))
+        net[0].register_forward_hook(lambda *_: log.append("own fwd"))
+        net[0].register_full_backward_hook(lambda *_: log.append("own bwd"))
+        net.register_buffer("count", ng.zeros(1))
+        net(ng.ones(1, 1, requires_grad=True)).sum().backward()
+    finally:
+        for handle in handles:
+            handle.remove()
+    net(ng.ones(1, 1))
+    # torch 2.13's order: the global hooks before the module's own, forward and backward
+    assert log == [("param", "weight"), ("param", "bias"), ("child", "0"), ("child", "1"),
+                   ("pre", "Sequential"), ("pre", "Linear"), "own pre", ("fwd", "Linear"),
+                   "own fwd", ("pre", "ReLU"), ("fwd", "ReLU"), ("fwd", "Sequential"),
+                   ("bpre", "Sequential"), ("bpre", "ReLU"), ("bwd", "ReLU"), ("bpre", "Linear"),
+                   ("bwd", "Linear"), "own bwd", ("bwd", "Sequential"), "own pre", "own fwd"]
+    assert net.count.tolist() == [5.0]       # a registration hook's tensor replaces the buffer
+
+
+def test_a_global_always_call_forward_hook_runs_when_forward_raises():
+    from numgrad.nn import module as module_api
+    seen = []
+    handle = module_api.register_module_forward_hook(
+        lambda m, args, out: seen.append((args, out)), always_call=True)
+
+    class Failing(nn.Module):
+        def forward(self, x):
+            raise ValueError("no")
+    try:
+        with pytest.raises(ValueError, match="no"):
+            Failing()(1)
+    finally:
+        handle.remove()
+    assert seen == [((1,), None)]

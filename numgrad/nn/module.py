@@ -1,5 +1,4 @@
 """Module: the base class of layers; it registers parameters, buffers and submodules by assignment."""
-import itertools
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -11,7 +10,16 @@ from ..device import device as _device
 from ..hooks import RemovableHandle
 from ..ops.tensor_info import typename
 from ..tensor import Tensor
+from . import module_hooks as global_hooks
 from .buffer import Buffer
+from .module_hooks import HookHandle, hook_ids
+# torch's home of the global hooks is torch.nn.modules.module: here numgrad.nn.module
+from .module_hooks import (register_module_buffer_registration_hook,  # noqa: F401
+                           register_module_forward_hook, register_module_forward_pre_hook,
+                           register_module_full_backward_hook,
+                           register_module_full_backward_pre_hook,
+                           register_module_module_registration_hook,
+                           register_module_parameter_registration_hook)
 from .parameter import Parameter
 from .utils.hooks import BackwardHook
 
@@ -30,7 +38,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
-_hook_ids = itertools.count()
 _EXTRA_STATE = "_extra_state"   # torch's key for get_extra_state's value in a state dict
 
 
@@ -61,7 +68,7 @@ class Module:
         object.__setattr__(self, "training", True)
         object.__setattr__(self, "_parameters", {})
         object.__setattr__(self, "_buffers", {})
-        object.__setattr__(self, "_non_persistent_buffers", set())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", {})
         # OrderedDicts: prepend=True moves a hook to the front
         for table in ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
@@ -81,7 +88,7 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         # every forward passes here: without hooks, one empty-set test and nothing else
-        if not self._registered_hook_ids:
+        if not self._registered_hook_ids and not global_hooks.call_hook_ids:
             return self.forward(*args, **kwargs)
         return self._call_with_hooks(args, kwargs)
 
@@ -92,7 +99,12 @@ class Module:
         called = set()
         result = None
         try:
-            for key, hook in list(self._forward_pre_hooks.items()):
+            # the hooks of this call are those registered now, the global ones first, as in torch
+            backward_hooks = [*global_hooks.backward_hooks.values(), *self._backward_hooks.values()]
+            backward_pre_hooks = [*global_hooks.backward_pre_hooks.values(),
+                                  *self._backward_pre_hooks.values()]
+            for key, hook in [*global_hooks.forward_pre_hooks.items(),
+                              *self._forward_pre_hooks.items()]:
                 if key in self._forward_pre_hooks_with_kwargs:
                     new = hook(self, args, kwargs)
                     if new is not None:
@@ -105,18 +117,17 @@ class Module:
                     if new is not None:
                         args = new if isinstance(new, tuple) else (new,)
             backward_hook = None
-            if self._backward_hooks or self._backward_pre_hooks:
-                # the hooks of this call are those registered now, as in torch
-                backward_hook = BackwardHook(self, list(self._backward_hooks.values()),
-                                             list(self._backward_pre_hooks.values()))
+            if backward_hooks or backward_pre_hooks:
+                backward_hook = BackwardHook(self, backward_hooks, backward_pre_hooks)
                 args = backward_hook.setup_input_hook(args)
             result = self.forward(*args, **kwargs)
             if backward_hook:
                 backward_hook.check_inputs_unmodified()
-            for key, hook in list(self._forward_hooks.items()):
+            for key, hook in [*global_hooks.forward_hooks.items(), *self._forward_hooks.items()]:
                 called.add(key)
-                new = (hook(self, args, kwargs, result) if key in self._forward_hooks_with_kwargs
-                       else hook(self, args, result))
+                with_kwargs = (key in self._forward_hooks_with_kwargs
+                               or key in global_hooks.forward_hooks_with_kwargs)
+                new = hook(self, args, kwargs, result) if with_kwargs else hook(self, args, result)
                 if new is not None:
                     result = new
             if backward_hook:
@@ -127,6 +138,18 @@ class Module:
                 result = backward_hook.setup_output_hook(result)
             return result
         except Exception:
+            # torch calls the global ones without kwargs here
+            for key, hook in list(global_hooks.forward_hooks.items()):
+                if key not in global_hooks.forward_hooks_always_called or key in called:
+                    continue
+                try:
+                    new = hook(self, args, result)
+                    if new is not None:
+                        result = new
+                except Exception as e:
+                    warnings.warn("global module forward hook with ``always_call=True`` raised an "
+                                  "exception that was silenced as another error was raised in "
+                                  f"forward: {e}", stacklevel=3)
             for key, hook in list(self._forward_hooks.items()):
                 if key not in self._forward_hooks_always_called or key in called:
                     continue
@@ -162,13 +185,15 @@ class Module:
             if modules is None:
                 raise AttributeError("cannot assign module before Module.__init__() call")
             self._forget(name, keep=modules)
-            modules[name] = value
+            modules[name] = global_hooks.registered(global_hooks.module_registration_hooks,
+                                                    self, name, value)
             return
         if modules is not None and name in modules:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(numgrad.nn.Module or None expected)")
-            modules[name] = None
+            modules[name] = global_hooks.registered(global_hooks.module_registration_hooks,
+                                                    self, name, None)
             return
         buffers = self.__dict__.get("_buffers")
         if isinstance(value, Buffer):      # torch 2.5+: assigning a Buffer registers it
@@ -194,7 +219,7 @@ class Module:
         for table in (self._parameters, self._buffers, self._modules):
             if name in table:
                 del table[name]
-                self._non_persistent_buffers.discard(name)
+                self._non_persistent_buffers_set.discard(name)
                 return
         object.__delattr__(self, name)
 
@@ -203,7 +228,7 @@ class Module:
         for table in (self.__dict__, self._parameters, self._buffers, self._modules):
             if table is not keep:
                 table.pop(name, None)
-        self._non_persistent_buffers.discard(name)
+        self._non_persistent_buffers_set.discard(name)
 
     def register_parameter(self, name, param):
         """Add a parameter (or None) under name."""
@@ -213,6 +238,9 @@ class Module:
         if param is not None and not isinstance(param, Parameter):
             raise TypeError(f"cannot assign '{typename(param)}' object to parameter '{name}' "
                             "(numgrad.nn.Parameter or None required)")
+        if param is not None:    # torch's registration hooks see parameters, not None
+            param = global_hooks.registered(global_hooks.parameter_registration_hooks, self, name,
+                                            param)
         self._parameters[name] = param
 
     def register_buffer(self, name, tensor, persistent=True):
@@ -224,11 +252,12 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(numgrad Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = global_hooks.registered(global_hooks.buffer_registration_hooks, self,
+                                                      name, tensor)
         if persistent:
-            self._non_persistent_buffers.discard(name)
+            self._non_persistent_buffers_set.discard(name)
         else:
-            self._non_persistent_buffers.add(name)
+            self._non_persistent_buffers_set.add(name)
 
     def add_module(self, name, module):
         """Add a child module (or None) under name."""
@@ -237,7 +266,8 @@ class Module:
         if isinstance(name, str) and "." in name:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         _check_name(name, self, "module")
-        self._modules[name] = module
+        self._modules[name] = global_hooks.registered(global_hooks.module_registration_hooks, self,
+                                                      name, module)
 
     register_module = add_module
 
@@ -403,6 +433,15 @@ class Module:
                 _move(tensor._grad, device, dtype)
         return self
 
+    def type(self, dst_type):
+        """Cast every parameter and buffer, integer buffers too (unlike to), to dst_type."""
+        for tensor in list(self.parameters()) + list(self.buffers()):
+            with grad_mode.no_grad():
+                tensor._data = tensor.detach().type(dst_type)._data
+                if tensor._grad is not None:
+                    tensor._grad._data = tensor._grad.detach().type(dst_type)._data
+        return self
+
     def float(self):
         return self.to(dtypes.float32)
 
@@ -439,7 +478,7 @@ class Module:
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
         for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers:
+            if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
         if type(self).get_extra_state is not Module.get_extra_state:
             destination[prefix + _EXTRA_STATE] = self.get_extra_state()
@@ -478,6 +517,7 @@ class Module:
             module._save_to_state_dict(own, prefix, True)
         extra = {prefix + _EXTRA_STATE: module for prefix, module in modules
                  if type(module).set_extra_state is not Module.set_extra_state}
+        owners = {prefix[:-1]: module for prefix, module in modules}
         missing += [k for k in own if k not in state_dict]
         unexpected += [k for k in state_dict if k not in own]
         with grad_mode.no_grad():
@@ -500,9 +540,17 @@ class Module:
                                   f"model is {_size(target._data.shape)}.")
                     continue
                 if assign:
-                    target._data = array.astype(target.dtype, copy=False)
-                else:   # across devices too: a CPU checkpoint into a module on the GPU
-                    np.copyto(target._data, array, casting="unsafe")
+                    # torch's assign: the checkpoint's tensor (its dtype, its memory) takes the
+                    # place of the module's, as a Parameter where it replaces one
+                    if isinstance(target, Parameter):
+                        if not isinstance(value, Parameter):
+                            value = Parameter(value, requires_grad=target.requires_grad)
+                        value.requires_grad_(target.requires_grad)
+                    path, _, name = key.rpartition(".")
+                    setattr(owners[path], name, value)
+                    continue
+                # across devices too: a CPU checkpoint into a module on the GPU
+                np.copyto(target._data, array, casting="unsafe")
                 target._bump_version()
         # the hooks may change the key lists in place, before strict reads them (torch's order)
         incompatible = _IncompatibleKeys(missing, unexpected)
@@ -602,14 +650,14 @@ class Module:
     def _register(self, table, hook, prepend, options):
         """Add hook to table (first when prepend), and its id to the ids of each (ids, on) option
         that is on."""
-        key = next(_hook_ids)
+        key = next(hook_ids)
         table[key] = hook
         if prepend:
             table.move_to_end(key, last=False)
         id_sets = [self._registered_hook_ids] + [ids for ids, on in options if on]
         for ids in id_sets:
             ids.add(key)
-        return _HookHandle(table, key, id_sets)
+        return HookHandle(table, key, id_sets)
 
     # ---- printing -------------------------------------------------------------------------------
     def _get_name(self):
@@ -638,23 +686,10 @@ class Module:
                       | set(self._modules))
 
 
-class _HookHandle(RemovableHandle):
-    """A module hook's handle: removing the hook also takes its id out of the module's sets."""
-
-    def __init__(self, table, key, id_sets):
-        super().__init__(table, key)
-        self._id_sets = id_sets
-
-    def remove(self):
-        super().remove()
-        for ids in self._id_sets:
-            ids.discard(self._key)
-
-
 def _plain_handle(table, hook):
     """Register hook in table with a plain handle: these hooks do not concern __call__'s test
     for hooks."""
-    key = next(_hook_ids)
+    key = next(hook_ids)
     table[key] = hook
     return RemovableHandle(table, key)
 
@@ -686,7 +721,9 @@ def _parse_to(args, kwargs):
             device, dtype = arg.device, arg.dtype
         elif isinstance(arg, (str, _device)):
             device = arg
-        elif isinstance(arg, int) and not isinstance(arg, bool):
+        elif isinstance(arg, bool):
+            continue                               # non_blocking or copy: no meaning here
+        elif isinstance(arg, int):
             device = f"cuda:{arg}"                 # torch reads a bare index as a CUDA device
         elif arg is not None:
             dtype = arg
