@@ -53,6 +53,14 @@ def test_assigning_a_non_tensor_to_a_buffer_names_buffers_and_tensors():
                      "numgrad.Tensor or None expected)")
 
 
+def test_named_modules_skips_the_modules_in_a_callers_memo():
+    shared = nn.Linear(1, 1)
+    net = nn.Sequential(nn.Sequential(shared), nn.ReLU())
+    # torch 2.13's memo is a set of modules
+    assert [name for name, _ in net.named_modules(memo={shared})] == ["", "0", "1"]
+    assert [name for name, _ in net.named_modules()] == ["", "0", "0.0", "1"]
+
+
 # ---- containers ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("make", [lambda: nn.Sequential(nn.ReLU()),
                                   lambda: nn.ModuleList([nn.ReLU()])])

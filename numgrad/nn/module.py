@@ -322,9 +322,9 @@ class Module:
         if memo is None:
             memo = set()
         if remove_duplicate:
-            if id(self) in memo:
+            if self in memo:      # memo holds modules, as torch's: a caller's memo skips them
                 return
-            memo.add(id(self))
+            memo.add(self)
         yield prefix, self
         for name, module in self._modules.items():
             if module is None:
