@@ -331,3 +331,64 @@ def test_binary_cross_entropy_target_gradient_is_unclamped():
     # torch 2.13: x [0, 0, -2], y [inf, -inf, -0.0] (-logit(x), unclamped)
     assert x.grad.tolist() == [0.0, 0.0, -2.0]
     assert [str(v) for v in y.grad.tolist()] == ["inf", "-inf", "-0.0"]
+
+
+# ---- padding, shuffles, fold/unfold, normalisation ----------------------------------------------
+def test_non_constant_padding_crops_on_negative_amounts():
+    x = ng.arange(10.).reshape(1, 2, 5).requires_grad_()
+    weights = ng.arange(12.).reshape(1, 2, 6)
+    out = F.pad(x, (-1, 2), mode="reflect")
+    # torch 2.13: pads the whole input, then crops
+    assert out.tolist() == [[[1., 2., 3., 4., 3., 2.], [6., 7., 8., 9., 8., 7.]]]
+    (out * weights).sum().backward()
+    assert x.grad.tolist() == [[[0., 0., 6., 6., 3.], [0., 6., 18., 18., 9.]]]
+    x.grad = None
+    # torch 2.13: circular padding wraps the cropped input
+    out = F.pad(x, (2, -1), mode="circular")
+    assert out.tolist() == [[[2., 3., 0., 1., 2., 3.], [7., 8., 5., 6., 7., 8.]]]
+    (out * weights).sum().backward()
+    assert x.grad.tolist() == [[[2., 3., 4., 6., 0.], [8., 9., 16., 18., 0.]]]
+    assert F.pad(x, (-1, 5), mode="replicate")[0, 0].tolist() == [1., 2., 3., 4., 4., 4., 4., 4., 4.]
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: F.pad(ng.zeros(1, 2, 5), (1, 1), mode="reflect", value=2.), RuntimeError,
+     'Padding mode "reflect" doesn\'t take in value argument'),
+    (lambda: F.pad(ng.zeros(4), (1, 1, 1, 1), mode="replicate"), RuntimeError,
+     "Padding length should be less than or equal to two times the input dimension but got "
+     "padding length 4 and input of dimension 1"),
+    (lambda: F.pad(ng.zeros(1, 2, 5), (1,), mode="replicate"), RuntimeError,
+     "Padding length must be divisible by 2"),
+    (lambda: ng.nn.CircularPad2d(1)(ng.zeros(4, 4)), ValueError,
+     "expected 3D or 4D input (got 2D input)"),
+    (lambda: F.channel_shuffle(ng.zeros(3, 3), 2), RuntimeError,
+     "channel_shuffle expects input with > 2 dims, but got input with sizes [3, 3]"),
+    (lambda: F.unfold(ng.zeros(4, 5), 2), IndexError,
+     "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    (lambda: F.unfold(ng.zeros(1, 1, 4, 5), 6), RuntimeError,
+     "Given input with spatial size (4, 5), kernel_size=(6, 6), dilation=(1, 1), padding=(0, 0), "
+     "calculated shape of the array of sliding blocks as (-1, 0), but its components must be at "
+     "least one."),
+    (lambda: F.local_response_norm(ng.zeros(2, 6), 2), ValueError,
+     "Expected 3D or higher dimensionality" + " " * 26 + "input (got 2 dimensions)"),
+    (lambda: F.batch_norm(ng.zeros(4, 3), None, None, training=False), RuntimeError,
+     "running_mean must be defined in evaluation mode"),
+    (lambda: F.batch_norm(ng.zeros(4, 3), ng.zeros(3), None, training=False), RuntimeError,
+     "running_var must be defined in evaluation mode"),
+    (lambda: ng.nn.EmbeddingBag(6, 3, mode="foo")(ng.tensor([0, 2])), ValueError,
+     "offsets has to be a 1D Tensor but got None"),
+])
+def test_layer_refusals_in_torch_words(call, error, message):
+    with pytest.raises(error) as caught:
+        call()
+    assert str(caught.value) == message
+
+
+def test_channel_shuffle_and_unbatched_fold_show_torchs_nodes():
+    y = ng.arange(18.).reshape(1, 6, 3).requires_grad_()
+    out = F.channel_shuffle(y, 3)
+    assert out.grad_fn.name() == "ChannelShuffleBackward0"             # torch 2.13
+    assert out[0, :, 0].tolist() == [0., 6., 12., 3., 9., 15.]
+    folded = F.fold(ng.ones(4, 4, requires_grad=True), (3, 3), 2)
+    assert folded.grad_fn.name() == "Col2ImBackward0"                  # not a squeeze of it
+    assert folded.tolist() == [[[1., 2., 1.], [2., 4., 2.], [1., 2., 1.]]]

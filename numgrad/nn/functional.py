@@ -327,9 +327,14 @@ def pad(input, pad, mode="constant", value=None):
         return _constant_pad(input, pad, value=value)
     if mode not in _INDEX_MODES:
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
-    if len(pad) % 2 or len(pad) // 2 > input.ndim:
-        raise RuntimeError("Padding length must be divisible by 2 and at most twice the input's "
-                           "number of dimensions")
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) > 2 * input.ndim:
+        raise RuntimeError(f"Padding length should be less than or equal to two times the input "
+                           f"dimension but got padding length {len(pad)} and input of dimension "
+                           f"{input.ndim}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     if not 1 <= len(pad) // 2 <= 3 or input.ndim - len(pad) // 2 not in (1, 2):
         # torch's non-constant modes pad the last 1-3 dims of an input with one or two more
         raise NotImplementedError(
@@ -341,8 +346,6 @@ def pad(input, pad, mode="constant", value=None):
     widths = [(0, 0)] * input.ndim
     for k in range(len(pad) // 2):
         widths[input.ndim - 1 - k] = (int(pad[2 * k]), int(pad[2 * k + 1]))
-    if any(left < 0 or right < 0 for left, right in widths):
-        raise RuntimeError(f"negative padding is not supported in {mode} mode")
     # the last dim first, as torch checks (its pad arguments #4, #6, ... in that order)
     for k, dim in enumerate(range(input.ndim - 1, -1, -1)):
         left, right = widths[dim]
@@ -353,8 +356,18 @@ def pad(input, pad, mode="constant", value=None):
                                f"{right}) at dimension {dim} of input {list(input.shape)}")
         if mode == "circular" and max(left, right) > input.shape[dim]:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    positions = np.pad(np.arange(input.numel(), dtype=np.int64).reshape(input.shape), widths,
-                       mode=_INDEX_MODES[mode])
+    positions = np.arange(input.numel(), dtype=np.int64).reshape(input.shape)
+    # negative amounts crop, as torch: circular padding wraps the cropped input, the others pad
+    # the whole input and crop after
+    crop = tuple(slice(max(-left, 0), size - max(-right, 0))
+                 for (left, right), size in zip(widths, input.shape))
+    grow = [(max(left, 0), max(right, 0)) for left, right in widths]
+    if mode == "circular":
+        positions = np.pad(positions[crop], grow, mode="wrap")
+    else:
+        padded = np.pad(positions, grow, mode=_INDEX_MODES[mode])
+        positions = padded[tuple(slice(max(-left, 0), padded.shape[d] - max(-right, 0))
+                                 for d, (left, right) in enumerate(widths))]
     if mode == "circular":
         return take(input, positions)       # torch's circular padding is itself a composite
     node_name = (f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{len(pad) // 2}"

@@ -53,13 +53,14 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     tensor([[ 4.5000,  5.5000,  6.5000],
             [12.0000, 13.0000, 14.0000]])
     """
+    # torch looks at the input and offsets before the mode
+    index, bag, count = _bags(input, offsets, include_last_offset)
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
                                   f"mode='{mode}'). Please open a feature request on GitHub.")
-    index, bag, count = _bags(input, offsets, include_last_offset)
     rows = weight.shape[0]
     bad = np.flatnonzero((index < 0) | (index >= rows))
     if bad.size:

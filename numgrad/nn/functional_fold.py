@@ -3,6 +3,7 @@
 from ..ops import nn_ops as _N
 from ..ops.apply import apply
 from ..ops.named import named
+from ..tensor import _wrap_dim
 from .functional_conv import _pair
 
 
@@ -15,6 +16,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     >>> F.unfold(ng.arange(4.0).reshape(1, 1, 2, 2), 1)
     tensor([[[0., 1., 2., 3.]]])
     """
+    _wrap_dim(2, input.ndim)     # torch reads input.size(2) first: its IndexError below 3 dims
     if input.ndim not in (3, 4):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
                            f"other non-zero dimensions for input, but got: {list(input.shape)}")
@@ -22,8 +24,17 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
-    kernel = _pair(kernel_size)
-    windows = _N.im2col(input, kernel, _pair(stride), _pair(padding), _pair(dilation), _N.POOL)
+    kernel, stride, padding, dilation = (_pair(kernel_size), _pair(stride), _pair(padding),
+                                         _pair(dilation))
+    blocks = [_N.out_size(size, k, s, p, d)
+              for size, k, s, p, d in zip(input.shape[2:], kernel, stride, padding, dilation)]
+    if min(blocks) < 1:
+        raise RuntimeError(f"Given input with spatial size ({input.shape[2]}, {input.shape[3]}), "
+                           f"kernel_size=({kernel[0]}, {kernel[1]}), dilation=({dilation[0]}, "
+                           f"{dilation[1]}), padding=({padding[0]}, {padding[1]}), calculated "
+                           f"shape of the array of sliding blocks as ({blocks[0]}, {blocks[1]}), "
+                           f"but its components must be at least one.")
+    windows = _N.im2col(input, kernel, stride, padding, dilation, _N.POOL)
     n, c, oh, ow = windows.shape[:4]
     columns = windows.permute(0, 1, 4, 5, 2, 3).reshape(n, c * kernel[0] * kernel[1], oh * ow)
     return named(columns.squeeze(0) if unbatched else columns, "Im2ColBackward0", source,
@@ -43,6 +54,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
                            f"batch size and non-zero dimensions for input, but got: "
                            f"{list(input.shape)}")
+    source = input
     unbatched = input.ndim == 2
     if unbatched:
         input = input.unsqueeze(0)
@@ -69,4 +81,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     image = apply(_N.COL2IM, (windows,),
                   {"kernel": kernel, "stride": stride, "padding": padding, "dilation": dilation,
                    "layout": _N.POOL, "in_shape": (n, c, height, width)})
-    return image.squeeze(0) if unbatched else image
+    if not unbatched:
+        return image
+    # torch's col2im takes the unbatched input itself: one Col2ImBackward0 on the result
+    return named(image.squeeze(0), "Col2ImBackward0", inputs=(source,), view_of_intermediate=True)

@@ -120,6 +120,9 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
 # ---- channel_shuffle and conv_transpose1d --------------------------------------------------------
 def channel_shuffle(input, groups):
     """The channels (dim 1) regrouped: (g, C / g) read as (C / g, g), as ShuffleNet does."""
+    if input.ndim < 3:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
     channels = input.shape[1]
     if groups <= 0:
         raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
@@ -129,7 +132,9 @@ def channel_shuffle(input, groups):
                            f"channels and {groups} groups.")
     lead, rest = input.shape[0], tuple(input.shape[2:])
     grouped = input.reshape(lead, groups, channels // groups, *rest)
-    return grouped.transpose(1, 2).reshape(input.shape)
+    # one node, torch's (its channel_shuffle is an op of its own)
+    return named(grouped.transpose(1, 2).reshape(input.shape), "ChannelShuffleBackward0",
+                 inputs=(input,), view_of_intermediate=True)
 
 
 def _single(value):

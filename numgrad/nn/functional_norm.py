@@ -160,6 +160,9 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if running_mean is not None:
             _update_running(running_mean, running_var, mean, var, momentum, count)
     else:
+        for name, tensor in (("running_mean", running_mean), ("running_var", running_var)):
+            if tensor is None:
+                raise RuntimeError(f"{name} must be defined in evaluation mode")
         centred = input - running_mean.reshape(shape)
         var = running_var.reshape(shape)
     return named(_affine(centred * (var + eps).rsqrt(), weight, bias, shape),
@@ -233,8 +236,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
              [0.5000]]])
     """
     if input.ndim < 3:
-        raise ValueError(f"Expected 3D or higher dimensionality input (got {input.ndim} "
-                         "dimensions)")
+        # sic: torch's message carries its source's line continuation (25 spaces)
+        raise ValueError(f"Expected 3D or higher dimensionality {' ' * 25}input (got "
+                         f"{input.ndim} dimensions)")
     if input.numel() == 0:
         return input
     channels = input.shape[1]

@@ -3,6 +3,18 @@ padding of three, and circular padding of one to three dims, over numgrad.nn.fun
 from .padding import ConstantPad1d, _ConstantPadNd, _IndexPadNd
 
 
+class _CircularPadNd(_IndexPadNd):
+    """torch's circular padding layers check the input's rank themselves, before padding."""
+
+    mode = "circular"
+
+    def forward(self, input):
+        dims = len(self.padding) // 2
+        if input.ndim not in (dims + 1, dims + 2):
+            raise ValueError(f"expected {dims + 1}D or {dims + 2}D input (got {input.ndim}D input)")
+        return super().forward(input)
+
+
 class ZeroPad1d(ConstantPad1d):
     """Pad the last dim with zeros: padding is an int or (left, right).
 
@@ -53,7 +65,7 @@ class ReplicationPad3d(_IndexPadNd):
         super().__init__(padding, 6)
 
 
-class CircularPad1d(_IndexPadNd):
+class CircularPad1d(_CircularPadNd):
     """Pad the last dim with the values from its other end (wrapping around).
 
     >>> import numgrad as ng
@@ -61,25 +73,19 @@ class CircularPad1d(_IndexPadNd):
     tensor([[[3., 1., 2., 3., 1.]]])
     """
 
-    mode = "circular"
-
     def __init__(self, padding):
         super().__init__(padding, 2)
 
 
-class CircularPad2d(_IndexPadNd):
+class CircularPad2d(_CircularPadNd):
     """Pad the last two dims circularly: padding is an int or (left, right, top, bottom)."""
-
-    mode = "circular"
 
     def __init__(self, padding):
         super().__init__(padding, 4)
 
 
-class CircularPad3d(_IndexPadNd):
+class CircularPad3d(_CircularPadNd):
     """Pad the last three dims circularly."""
-
-    mode = "circular"
 
     def __init__(self, padding):
         super().__init__(padding, 6)
