@@ -114,7 +114,8 @@ def test_pad_packed_sequence_total_length_error():
 
 @pytest.mark.parametrize("batch_first", [False, True])
 def test_pack_pad_roundtrip_gradcheck(batch_first):
-    x = ng.tensor(np.random.randn(4, 3, 2), requires_grad=True)
+    # 4 steps of 3 sequences (torch, like numgrad, fails on lengths that do not fit the input)
+    x = ng.tensor(np.random.randn(*((3, 4, 2) if batch_first else (4, 3, 2))), requires_grad=True)
 
     def roundtrip(x):
         packed = pack_padded_sequence(x, [2, 4, 1], batch_first=batch_first,
