@@ -85,6 +85,23 @@ def test_module_lists_add_into_a_new_list_of_the_same_modules():
         "ModuleList(\n  (0): Tanh()\n  (1-2): 2 x ReLU()\n)")
 
 
+def test_list_containers_refuse_what_torch_refuses():
+    modules = nn.ModuleList([nn.ReLU()])
+    # torch 2.13's messages
+    assert raised(lambda: modules.extend(3)) == (
+        "TypeError", "ModuleList.extend should be called with an iterable, but got int")
+    assert raised(lambda: nn.ModuleList(3)) == (
+        "TypeError", "ModuleList.extend should be called with an iterable, but got int")
+    assert raised(lambda: modules + 3) == ("TypeError", "'int' object is not iterable")
+    assert raised(lambda: nn.ParameterList().extend(ng.ones(2))) == (
+        "TypeError", "ParameterList.extend should be called with an iterable, but got Tensor")
+    for container in (modules, nn.Sequential(nn.ReLU())):
+        assert raised(lambda: container.__setitem__(0, 3)) == (
+            "TypeError", "cannot assign 'int' as child module '0' (numgrad.nn.Module or None "
+                         "expected)")
+    assert len(modules) == 1 and isinstance(modules[0], nn.ReLU)
+
+
 def test_module_dict_update_refuses_what_torch_refuses():
     heads = nn.ModuleDict({"a": nn.ReLU()})
     # torch 2.13's messages

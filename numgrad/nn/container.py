@@ -1,4 +1,5 @@
 """Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+import itertools
 import operator
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
@@ -51,7 +52,7 @@ class Sequential(Module):
         return self._modules[self._key(index)]
 
     def __setitem__(self, index, module):
-        self.add_module(self._key(index), module)
+        setattr(self, self._key(index), module)    # so a non-module gets __setattr__'s TypeError
 
     def __delitem__(self, index):
         keys = list(self._modules)[index] if isinstance(index, slice) else [self._key(index)]
@@ -154,7 +155,7 @@ class ModuleList(Module):
         return self._modules[self._key(index)]
 
     def __setitem__(self, index, module):
-        self.add_module(self._key(index), module)
+        setattr(self, self._key(index), module)    # so a non-module gets __setattr__'s TypeError
 
     def __delitem__(self, index):
         items = list(self._modules.values())
@@ -176,7 +177,7 @@ class ModuleList(Module):
 
     def __add__(self, other):
         """A new ModuleList of self's modules then other's (the same objects)."""
-        return ModuleList([*self, *other])
+        return ModuleList(itertools.chain(self, other))
 
     def __iadd__(self, modules):
         return self.extend(modules)
@@ -186,6 +187,9 @@ class ModuleList(Module):
         return self
 
     def extend(self, modules):
+        if not isinstance(modules, Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got "
+                            + type(modules).__name__)
         for module in modules:
             self.append(module)
         return self
@@ -350,6 +354,9 @@ class ParameterList(Module):
         return self
 
     def extend(self, values):
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError("ParameterList.extend should be called with an iterable, but got "
+                            + type(values).__name__)
         for value in values:
             self.append(value)
         return self
