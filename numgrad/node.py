@@ -183,6 +183,21 @@ def node_view(seg, node_id):
         seg.views = weakref.WeakValueDictionary()
     view = seg.views.get(node_id)
     if view is None:
-        view = _node_class(node_name(seg, node_id))(seg, node_id)
+        if seg.op_of(node_id & 0xFFFFFFFF) == ACCUMULATE:
+            view = _accumulator_of(seg, node_id)
+        else:
+            view = _node_class(node_name(seg, node_id))(seg, node_id)
         seg.views[node_id] = view
     return view
+
+
+def _accumulator_of(seg, node_id):
+    """A leaf's AccumulateGrad: torch keeps one per leaf while something holds it, so the graphs
+    recorded on the leaf after a backward (a new segment) show the same node object."""
+    extra = seg.leaves[node_id]._extras()
+    ref = extra.get("accumulate_node")
+    node = ref() if ref is not None else None
+    if node is None:
+        node = _node_class("AccumulateGrad")(seg, node_id)
+        extra["accumulate_node"] = weakref.ref(node)
+    return node

@@ -93,6 +93,20 @@ def test_an_in_place_view_op_on_a_view_regenerates_its_siblings():
         ["AsStridedBackward0", "AsStridedBackward0", "TBackward1"]
 
 
+# ---- one AccumulateGrad per leaf ---------------------------------------------------------------
+
+def test_graphs_recorded_after_a_backward_share_the_leafs_accumulate_grad():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    y = x * 3
+    first = y.grad_fn.next_functions[0][0]
+    ng.autograd.grad(y, [x], ng.ones(2), create_graph=True)
+    z = ng.stack([x, x])
+    # torch 2.13: True True True (the leaf keeps its AccumulateGrad while a graph holds it)
+    assert z.grad_fn.next_functions[0][0] is first
+    assert z.grad_fn.next_functions[1][0] is first
+    assert first.variable is x
+
+
 # ---- random programs: gradients against finite differences -------------------------------------
 
 _UNARY = [lambda a: a.tanh(), lambda a: a.sin(), lambda a: a * a, lambda a: a.exp() * 0.1,
