@@ -339,3 +339,23 @@ def test_a_global_always_call_forward_hook_runs_when_forward_raises():
     finally:
         handle.remove()
     assert seen == [((1,), None)]
+
+
+# ---- module backward hooks ------------------------------------------------------------------------
+def test_the_output_of_a_module_with_backward_hooks_refuses_in_place_ops_as_torch():
+    layer = nn.Linear(2, 2)
+    layer.register_full_backward_hook(lambda *_: None)
+    output = layer(ng.ones(1, 2))
+    # torch 2.13: the hook's identity Function returns its inputs as-is, views that an in-place
+    # op may not change (nn.ReLU(inplace=True) after a hooked layer fails so)
+    assert output.grad_fn.name() == "BackwardHookFunctionBackward"
+    assert raised(lambda: nn.ReLU(inplace=True)(output)) == (
+        "RuntimeError", "Output 0 of BackwardHookFunction is a view and is being modified "
+                        "inplace. This view was created inside a custom Function (or because an "
+                        "input was returned as-is) and the autograd logic to handle view+inplace "
+                        "would override the custom backward associated with the custom Function, "
+                        "leading to incorrect gradients. This behavior is forbidden. You can fix "
+                        "this by cloning the output of the custom Function.")
+    assert output._version == 0
+    with ng.no_grad():
+        assert not layer(ng.ones(1, 2)).add_(1).requires_grad     # no hook Function there

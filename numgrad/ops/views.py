@@ -178,8 +178,9 @@ def check_write_through_view(t, producer):
 
 
 def _short(node_name):
-    """The op as torch's refusals name it: SplitBackward0 -> Split, SqueezeBackward1 -> Squeeze1."""
-    return re.sub(r"Backward(0$)?", "", node_name)
+    """The op as torch's refusals name it: SplitBackward0 -> Split, SqueezeBackward1 -> Squeeze1,
+    BackwardHookFunctionBackward -> BackwardHookFunction (only the node's own suffix goes)."""
+    return re.sub(r"Backward(0$|(?=\d*$))", "", node_name)
 
 
 _INDIRECTLY = "its base or another view of its base has been"

@@ -30,8 +30,9 @@ class BackwardHookFunction(Function):
     def forward(ctx, on_backward, *tensors):
         ctx.on_backward = on_backward
         ctx.set_materialize_grads(False)
-        # aliases, not the inputs themselves: they share data and version counter with them
-        return tuple(t.detach() for t in tensors)
+        # the inputs as they are, as torch's: the outputs are then views of them that in-place
+        # ops refuse ("Output 0 of BackwardHookFunction is a view and is being modified inplace")
+        return tensors
 
     @staticmethod
     def backward(ctx, *grads):
