@@ -93,6 +93,18 @@ def test_an_in_place_view_op_on_a_view_regenerates_its_siblings():
         ["AsStridedBackward0", "AsStridedBackward0", "TBackward1"]
 
 
+# ---- topk's outputs are contiguous -------------------------------------------------------------
+
+@pytest.mark.parametrize("k, dim, strides", [(2, 0, (12, 4, 1)), (2, 1, (8, 4, 1)),
+                                             (1, 0, (12, 4, 1)), (1, 1, (4, 4, 1))])
+def test_topk_along_an_inner_dim_gives_contiguous_outputs(k, dim, strides):
+    x = ng.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True)
+    values, indices = x.topk(k, dim)
+    # torch 2.13: the strides above for both; a reshape of values views them (ViewBackward0)
+    assert values.stride() == strides and indices.stride() == strides
+    assert values.reshape(-1).grad_fn.name() == "ViewBackward0"
+
+
 # ---- one AccumulateGrad per leaf ---------------------------------------------------------------
 
 def test_graphs_recorded_after_a_backward_share_the_leafs_accumulate_grad():

@@ -152,7 +152,8 @@ def _topk_forward(x, dim, lines, k, descending, sorted, **_):
         return _sort_forward(x, dim, lines, k, descending)
     line = np.moveaxis(x, dim, -1)
     top = topk_indices(exact_lines(line), k, descending, sorted)
-    index = np.moveaxis(top.reshape(line.shape[:-1] + (k,)), -1, dim)
+    # contiguous, as torch's outputs (a moved axis would make reshape copy: UnsafeViewBackward0)
+    index = np.moveaxis(top.reshape(line.shape[:-1] + (k,)), -1, dim).copy()
     return np.take_along_axis(x, index, axis=dim), index
 
 
