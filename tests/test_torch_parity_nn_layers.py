@@ -392,3 +392,77 @@ def test_channel_shuffle_and_unbatched_fold_show_torchs_nodes():
     folded = F.fold(ng.ones(4, 4, requires_grad=True), (3, 3), 2)
     assert folded.grad_fn.name() == "Col2ImBackward0"                  # not a squeeze of it
     assert folded.tolist() == [[[1., 2., 1.], [2., 4., 2.], [1., 2., 1.]]]
+
+
+# torch 2.13: F.<loss>(x (3, 4), y (4,), reduction, weight=w (3, 4)): node, value, and the first
+# rows of x's, y's and w's gradients
+_WEIGHTED = [
+    ("mse_loss", "mean", "DivBackward0", 0.420928, [-0.0444, -0.0313, 0.0351, 0.1431],
+     [0.1256, 0.0776, -0.1703, -0.517], [0.0643, -0.0223, -0.0295, 0.1376]),
+    ("mse_loss", "sum", "SumBackward0", 3.788353, [-0.4, -0.2816, 0.3157, 1.2882],
+     [1.1306, 0.6983, -1.5327, -4.6531], [1.0, 0.2203, 0.1558, 1.6594]),
+    ("l1_loss", "mean", "DivBackward0", 0.489148, [-0.0222, -0.0333, 0.0444, 0.0556],
+     [0.2, 0.0778, 0.0, -0.3], [0.0568, -0.0022, -0.0105, 0.0888]),
+    ("huber_loss", "mean", "MeanBackward0", 0.151038, [-0.0167, -0.0117, 0.0132, 0.0417],
+     [0.0471, 0.0291, -0.0639, -0.1543], [0.0417, 0.0092, 0.0065, 0.0657]),
+    ("huber_loss", "sum", "SumBackward0", 1.812456, [-0.2, -0.1408, 0.1579, 0.5],
+     [0.5653, 0.3491, -0.7664, -1.8512], [0.5, 0.1101, 0.0779, 0.7882]),
+]
+
+
+@pytest.mark.parametrize("loss, reduction, node, value, x_grad, y_grad, w_grad", _WEIGHTED)
+def test_weighted_elementwise_losses_match_torch(loss, reduction, node, value, x_grad, y_grad,
+                                                 w_grad):
+    x = (ng.arange(12., dtype=ng.float64).reshape(3, 4) * 0.3).sin().requires_grad_()
+    y = (ng.arange(4., dtype=ng.float64) * 0.7).cos().requires_grad_()
+    w = (ng.arange(12., dtype=ng.float64).reshape(3, 4) * 0.1 + 0.2).requires_grad_()
+    with pytest.warns(UserWarning, match="Using a target size"):
+        out = getattr(F, loss)(x, y, reduction=reduction, weight=w)
+    assert out.grad_fn.name() == node
+    assert out.item() == pytest.approx(value, abs=1e-6)
+    out.backward()
+    for tensor, expected in ((x.grad[0], x_grad), (y.grad, y_grad), (w.grad[0], w_grad)):
+        np.testing.assert_allclose(tensor.numpy(), expected, atol=1e-4)
+
+
+def test_elementwise_losses_broadcast_as_torch():
+    x = ng.zeros(3, 4, requires_grad=True)
+    with pytest.warns(UserWarning):
+        out = F.mse_loss(x, ng.zeros(4, requires_grad=True))
+    # torch 2.13: the target reaches MseLossBackward0 through its expansion
+    assert [n.name() for n, _ in out.grad_fn.next_functions] == [
+        "torch::autograd::AccumulateGrad", "ExpandBackward0"]
+    with pytest.raises(ValueError, match=r"^Weights and input must have the same size\.$"):
+        F.mse_loss(x, x, weight=ng.ones(4))
+    with pytest.raises(ValueError, match=r"^Invalid reduction mode: foo\. Expected one of 'none', "
+                                         r"'mean', 'sum'\.$"):
+        F.l1_loss(x, x, weight=ng.ones(3, 4), reduction="foo")
+    with pytest.raises(RuntimeError, match="must match the size"), pytest.warns(UserWarning):
+        F.l1_loss(x, ng.zeros(5), reduction="foo")           # broadcasting fails first
+
+
+def test_inplace_activations_are_one_node_over_their_input():
+    for call, node in ((lambda y: F.celu(y, inplace=True), "CeluBackward1"),
+                       (lambda y: F.hardswish(y, True), "HardswishBackward0"),
+                       (lambda y: F.mish(y, inplace=True), "MishBackward0")):
+        y = ng.tensor([-1., 0.5, 2.], requires_grad=True) * 1
+        out = call(y)
+        # torch 2.13: the in-place node's one edge leads to the input's own node
+        assert out is y and out.grad_fn.name() == node
+        assert [n.name() for n, _ in out.grad_fn.next_functions] == ["MulBackward0"]
+
+
+def test_normalize_divides_by_the_expanded_clamped_norm():
+    x = ng.tensor([[3., 4.], [0., 0.]], requires_grad=True)
+    out = F.normalize(x, dim=0)
+    # torch 2.13: DivBackward0 over (x, ExpandBackward0 over ClampMinBackward0)
+    assert [n.name() for n, _ in out.grad_fn.next_functions] == [
+        "torch::autograd::AccumulateGrad", "ExpandBackward0"]
+    assert out.grad_fn.next_functions[1][0].next_functions[0][0].name() == "ClampMinBackward0"
+
+
+def test_unbatched_rnn_with_batch_first_runs_as_a_batch_of_one_first():
+    out, _ = ng.nn.GRU(2, 3, batch_first=True)(ng.zeros(4, 2, requires_grad=True))
+    # torch 2.13: SqueezeBackward1 over the in-place transpose of the batch_first path
+    assert out.grad_fn.name() == "SqueezeBackward1" and tuple(out.shape) == (4, 3)
+    assert out.grad_fn.next_functions[0][0].name() == "TransposeBackward1"

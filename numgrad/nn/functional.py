@@ -190,7 +190,8 @@ def normalize(input, p=2.0, dim=1, eps=1e-12):
     >>> F.normalize(ng.tensor([[3.0, 4.0]]))
     tensor([[0.6000, 0.8000]])
     """
-    return input / input.norm(p, dim, keepdim=True).clamp(min=eps)
+    # torch's steps: the clamped norm expanded to the input's shape, then the division
+    return input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -40,7 +40,8 @@ def _maybe_inplace(fn, input, inplace, node_name=None, inplace_name=None, attrib
     name = inplace_name or node_name
     if not name:
         return apply_inplace(input, fn)
-    return apply_inplace(input, lambda x: rename(fn(x), name, attributes=attributes))
+    # one node over the input, as torch's in-place op (the composite's inner nodes hidden)
+    return apply_inplace(input, lambda x: rename(fn(x), name, inputs=(x,), attributes=attributes))
 
 
 def float_kernel(kernel):

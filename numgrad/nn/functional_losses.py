@@ -20,6 +20,7 @@ from ..ops import elementwise as _E
 from ..ops import elementwise_special as _S
 from ..ops import nn_ops as _N
 from ..ops.apply import show_attributes
+from ..ops.composite import broadcast_tensors
 from ..ops.index import masked_fill, take
 from ..ops.named import named, read_by_backward, rename
 from ..ops.shape import VIEW as _VIEW, reshape as _reshape
@@ -28,10 +29,11 @@ from ..tensor import Tensor
 _CODES = {"none": _N.NONE, "mean": _N.MEAN, "sum": _N.SUM}
 
 
-def _reduction(size_average, reduce, reduction):
-    """torch's legacy size_average/reduce arguments, mapped onto reduction."""
+def _reduction(size_average, reduce, reduction, check=True):
+    """torch's legacy size_average/reduce arguments, mapped onto reduction (checked, unless the
+    caller reduces in Python and refuses a bad one itself, as torch's weighted losses do)."""
     if size_average is None and reduce is None:
-        if reduction not in _CODES:
+        if check and reduction not in _CODES:
             raise ValueError(f"{reduction} is not a valid value for reduction")
         return reduction
     size_average = True if size_average is None else size_average
@@ -310,8 +312,9 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 
 def _pair_up(input, target):
-    """The target of an elementwise loss; a tensor target keeps its dtype, and the difference
-    promotes as torch's does (float32 input, float64 target: a float64 loss)."""
+    """(input, target) of an elementwise loss, broadcast to one shape as torch's are (expanded
+    only where a shape differs); a tensor target keeps its dtype, and the difference promotes
+    as torch's does (float32 input, float64 target: a float64 loss)."""
     if not isinstance(target, Tensor):
         target = _as_tensor(target, input)
     if tuple(target.shape) != tuple(input.shape):
@@ -319,34 +322,64 @@ def _pair_up(input, target):
                       f"({input.shape}). This will likely lead to incorrect results due to "
                       "broadcasting. Please ensure they have the same size.", UserWarning,
                       stacklevel=3)
-    return target
+    return broadcast_tensors(input, target)
 
 
-def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Mean (or sum) of squared differences."""
-    reduction = _reduction(size_average, reduce, reduction)
-    target = _pair_up(input, target)
-    diff = input - target
-    return named(_reduce(diff * diff, reduction), "MseLossBackward0", input, target,
+def _weighted(errors, weight, input, reduction, mean):
+    """torch's weighted elementwise losses: errors * weight (weight shaped as the input), reduced
+    in Python, the mean by `mean`."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    errors = errors * weight
+    if reduction == "none":
+        return errors
+    if reduction == "sum":
+        return errors.sum()
+    if reduction == "mean":
+        return mean(errors)
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', "
+                     f"'sum'.")
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum) of squared differences; with weight, of the weighted ones, the mean divided
+    by the sum of the weights (torch's).
+
+    >>> F.mse_loss(ng.tensor([1.0, 2.0]), ng.tensor([0.0, 4.0]), weight=ng.tensor([1.0, 3.0]))
+    tensor(3.2500)
+    """
+    # torch warns of the shapes, maps the legacy arguments, then broadcasts, then checks
+    expanded, target = _pair_up(input, target)
+    reduction = _reduction(size_average, reduce, reduction, check=weight is None)
+    if weight is not None:
+        return _weighted((expanded - target).pow(2), weight, input, reduction,
+                         lambda errors: errors.sum() / weight.sum())
+    diff = expanded - target
+    return named(_reduce(diff * diff, reduction), "MseLossBackward0", expanded, target,
                  saved_names=("self", "target"), attributes={"reduction": _CODES[reduction]})
 
 
-def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
-    """Mean (or sum) of absolute differences.
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """Mean (or sum) of absolute differences; with weight, as mse_loss's.
 
     >>> F.l1_loss(ng.tensor([1.0, 2.0]), ng.tensor([0.0, 4.0]))
     tensor(1.5000)
     """
-    reduction = _reduction(size_average, reduce, reduction)
-    return _reduce((input - _pair_up(input, target)).abs(), reduction)
+    # torch warns of the shapes, maps the legacy arguments, then broadcasts, then checks
+    expanded, target = _pair_up(input, target)
+    reduction = _reduction(size_average, reduce, reduction, check=weight is None)
+    if weight is not None:
+        return _weighted((expanded - target).abs(), weight, input, reduction,
+                         lambda errors: errors.sum() / weight.sum())
+    return _reduce((expanded - target).abs(), reduction)
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     """0.5 d^2 / beta where |d| < beta, else |d| - 0.5 beta (beta = 0: the L1 loss)."""
+    input, target = _pair_up(input, target)
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    target = _pair_up(input, target)
     d = (input - target).abs()
     if beta == 0.0:
         return _reduce(d, reduction)
@@ -357,20 +390,24 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
                  attributes={"beta": float(beta), "reduction": _CODES[reduction]})
 
 
-def huber_loss(input, target, reduction="mean", delta=1.0):
-    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta).
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); with weight, the weighted losses'
+    plain mean (torch's, unlike mse_loss's).
 
     >>> F.huber_loss(ng.tensor([0.0, 3.0]), ng.tensor([0.5, 0.0]))
     tensor(1.3125)
     """
+    expanded, target = _pair_up(input, target)
+    if weight is not None:
+        return _weighted(huber_loss(expanded, target, "none", delta), weight, input, reduction,
+                         lambda errors: errors.mean())
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    target = _pair_up(input, target)
-    d = (input - target).abs()
+    d = (expanded - target).abs()
     loss = _reduce(_E.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
     # torch's delta is a float argument: 2 shows as 2.0
-    return named(loss, "HuberLossBackward0", input, target,
+    return named(loss, "HuberLossBackward0", expanded, target,
                  saved_names=("self", "target"),
                  attributes={"delta": float(delta), "reduction": _CODES[reduction]})
 

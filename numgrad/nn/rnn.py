@@ -183,8 +183,9 @@ class RNNBase(Module):
             raise RuntimeError(f"For {kind} input, {label} should also be {want}-D but got {got}")
         self._check_input(input, packed=False)
         if not batched:
-            input = input.unsqueeze(1)
-        elif self.batch_first:
+            # as torch: an unbatched input becomes a batch of one along the batch dim
+            input = input.unsqueeze(0 if self.batch_first else 1)
+        if self.batch_first:
             input = input.transpose(0, 1)
         if input.shape[0] == 0:
             raise RuntimeError("Expected sequence length to be larger than 0 in RNN")
@@ -254,15 +255,13 @@ class RNNBase(Module):
         return (stack(outputs) if batch_sizes is None else cat(outputs)), h, c
 
     def _finish(self, output, batched):
+        if self.batch_first:
+            # torch's RNN and GRU kernels turn the output around in place (TransposeBackward1,
+            # not a view); its LSTM returns a transposed view
+            output = output.transpose(0, 1) if self.mode == "LSTM" else output.transpose_(0, 1)
         if not batched:
-            return output.squeeze(1)
-        if not self.batch_first:
-            return output
-        if self.mode == "LSTM":
-            return output.transpose(0, 1)
-        # torch's RNN and GRU kernels turn the output around in place (TransposeBackward1, not a
-        # view); its LSTM returns a transposed view
-        return output.transpose_(0, 1)
+            return output.squeeze(0 if self.batch_first else 1)
+        return output
 
     def extra_repr(self):
         text = f"{self.input_size}, {self.hidden_size}"
