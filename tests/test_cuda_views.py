@@ -85,6 +85,8 @@ def test_device_view_refusals_match_the_host():
             leaf[1:].mul_(2)
         x = ng.zeros(1, 3, device=dev)
         with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
-            x.expand(4, 3).zero_()
+            x.expand(4, 3).add_(1)
         np.testing.assert_array_equal(_host(x), np.zeros((1, 3)))
+        x.expand(4, 3).fill_(2.0)           # torch's fill kernel writes one number: allowed
+        np.testing.assert_array_equal(_host(x), np.full((1, 3), 2.0))
         np.testing.assert_array_equal(_host(leaf), np.ones(3))

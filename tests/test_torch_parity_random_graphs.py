@@ -93,6 +93,40 @@ def test_an_in_place_view_op_on_a_view_regenerates_its_siblings():
         ["AsStridedBackward0", "AsStridedBackward0", "TBackward1"]
 
 
+# ---- a view that requires grad of a base that is a leaf -----------------------------------------
+
+_VIEW_OF_LEAF = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def _view_of_detached_base():
+    b = ng.tensor([1.0, 2.0], requires_grad=True) * 2
+    u = b.unsqueeze(0)
+    b.detach_()
+    return u
+
+
+@pytest.mark.parametrize("write", [lambda u: u.mul_(2), lambda u: u.unsqueeze_(0),
+                                   lambda u: u.copy_(ng.ones(1, 2, requires_grad=True))])
+def test_a_view_of_a_base_detached_in_place_is_refused_as_a_view_of_a_leaf(write):
+    u = _view_of_detached_base()
+    with pytest.raises(RuntimeError) as err:
+        write(u)
+    # torch 2.13: the view still requires grad and its base is a leaf now
+    assert str(err.value) == _VIEW_OF_LEAF
+    assert u._version == 0 and u.shape == (1, 2)
+
+
+def test_a_view_made_to_require_grad_is_refused_as_a_view_of_a_leaf():
+    v = ng.ones(3)[0:2]
+    v.requires_grad_()
+    with pytest.raises(RuntimeError) as err:
+        v.mul_(2)
+    assert str(err.value) == _VIEW_OF_LEAF       # torch 2.13 (not the plain leaf message)
+    a = ng.zeros(3)
+    a[0:2].copy_(ng.ones(2, requires_grad=True))         # a view that does not require grad
+    assert a.grad_fn.name() == "torch::autograd::CopySlices"
+
+
 # ---- topk's outputs are contiguous -------------------------------------------------------------
 
 @pytest.mark.parametrize("k, dim, strides", [(2, 0, (12, 4, 1)), (2, 1, (8, 4, 1)),

@@ -65,7 +65,7 @@ def _check_can_write(self, *others, written=None, repeats_ok=False):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor "
                            "refers to a single memory location. Please clone() the tensor before "
                            "performing the operation.")
-    if type(self._data) is not np.ndarray:
+    if type(self._data) is not np.ndarray and not repeats_ok:
         views.check_device_write(self)
     if self._inference and not grad_mode.state.inference:
         raise RuntimeError("Inplace update to inference tensor outside InferenceMode is not allowed."

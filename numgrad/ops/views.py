@@ -151,13 +151,15 @@ class _LiveViews:
 
 def check_inplace(t):
     """torch's refusals of a recorded in-place op through the view t (Note [views]): how the view
-    was made first, then whether its base is a leaf (torch's check_inplace)."""
+    was made first, then whether its base is a leaf while the view requires grad (torch's
+    check_inplace: a view of a base detached in place since, or a view made to require grad
+    itself, is refused too)."""
     info = view_info(t)
     if info is None:
         return
     if info.creation != DEFAULT:
         raise RuntimeError(_refusal(info, indirect=False))
-    if info.base._node < 0 and info.base._requires_grad:
+    if info.base._node < 0 and (info.base._requires_grad or t._requires_grad):
         raise RuntimeError(_VIEW_OF_LEAF_ERROR)
 
 
