@@ -466,3 +466,25 @@ def test_unbatched_rnn_with_batch_first_runs_as_a_batch_of_one_first():
     # torch 2.13: SqueezeBackward1 over the in-place transpose of the batch_first path
     assert out.grad_fn.name() == "SqueezeBackward1" and tuple(out.shape) == (4, 3)
     assert out.grad_fn.next_functions[0][0].name() == "TransposeBackward1"
+
+
+def _nodes(out):
+    return out.grad_fn.name(), [n.name() if n is not None else None
+                                for n, _ in out.grad_fn.next_functions]
+
+
+def test_linear_follows_torchs_dispatch():
+    x = ng.zeros(2, 3, 4, requires_grad=True)
+    w = ng.zeros(5, 4, requires_grad=True)
+    b = ng.zeros(5, requires_grad=True)
+    # torch 2.13: matmul without a bias, a folded addmm with a 1-D bias and a contiguous input,
+    # matmul and an in-place add otherwise
+    assert _nodes(F.linear(x, w)) == ("UnsafeViewBackward0", ["MmBackward0"])
+    assert _nodes(F.linear(x, w, b)) == ("ViewBackward0", ["AddmmBackward0"])
+    assert _nodes(F.linear(x[0, 0], w)) == ("SqueezeBackward4", ["MmBackward0"])
+    assert _nodes(F.linear(x[0, 0], w, b)) == ("ViewBackward0", ["AddmmBackward0"])
+    assert _nodes(F.linear(x.transpose(0, 1), w, b)) == (
+        "AddBackward0", ["UnsafeViewBackward0", "torch::autograd::AccumulateGrad"])
+    with pytest.raises(RuntimeError, match=r"^output with shape \[5\] doesn't match the broadcast "
+                                           r"shape \[2, 5\]$"):
+        F.linear(x[0, 0], w, ng.zeros(2, 5))

@@ -107,13 +107,16 @@ def linear(input, weight, bias=None):
     try:
         if input.ndim == 2:
             return _N.linear(input, weight, bias)
-        if input.ndim == 1:
-            return _N.linear(input.unsqueeze(0), weight, bias).squeeze(0)
-        lead = input.shape[:-1]
-        out = _N.linear(input.reshape(-1, input.shape[-1]), weight, bias)
-        return out.reshape(*lead, weight.shape[0])
+        # torch's dispatch: with a 1-D bias, a contiguous input is folded to 2-D and back (a
+        # view of its addmm); otherwise matmul (UnsafeViewBackward0 or SqueezeBackward4), then
+        # the bias added in place
+        if bias is not None and input.is_contiguous() and bias.ndim == 1:
+            out = _N.linear(input.reshape(-1, input.shape[-1]), weight, bias)
+            return out.view(*input.shape[:-1], weight.shape[0])
     except ValueError:          # NumPy's, for a bias that does not broadcast to the output
         _bias_expand_error(input, weight, bias)
+    out = input @ weight.t()
+    return out if bias is None else out.add_(bias)
 
 
 def _bias_expand_error(input, weight, bias):
