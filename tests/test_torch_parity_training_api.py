@@ -359,3 +359,50 @@ def test_the_output_of_a_module_with_backward_hooks_refuses_in_place_ops_as_torc
     assert output._version == 0
     with ng.no_grad():
         assert not layer(ng.ones(1, 2)).add_(1).requires_grad     # no hook Function there
+
+
+# ---- state_dict metadata and the older hook forms -------------------------------------------------
+def test_state_dict_records_each_modules_version_as_torch():
+    net = nn.Sequential(nn.BatchNorm1d(2), nn.Linear(1, 1))
+    state = net.state_dict()
+    # torch 2.13: {'': {'version': 1}, '0': {'version': 2}, '1': {'version': 1}}
+    assert state._metadata == {"": {"version": 1}, "0": {"version": 2}, "1": {"version": 1}}
+    del state["0.num_batches_tracked"]
+    # torch 2.13: a current (version 2) batch norm entry needs its count...
+    assert raised(lambda: net.load_state_dict(state)) == (
+        "RuntimeError", "Error(s) in loading state_dict for Sequential:\n\tMissing key(s) in "
+                        "state_dict: \"0.num_batches_tracked\". ")
+    # ...which a plain dict (no version) or a version 1 checkpoint is given
+    assert repr(net.load_state_dict(dict(state))) == "<All keys matched successfully>"
+    state._metadata["0"]["version"] = 1
+    assert repr(net.load_state_dict(state)) == "<All keys matched successfully>"
+
+
+def test_state_dict_hooks_see_the_modules_metadata():
+    layer = nn.Linear(1, 1)
+    seen = []
+    layer.register_state_dict_post_hook(
+        lambda module, state, prefix, local_metadata: seen.append(("post", local_metadata)))
+    layer.register_load_state_dict_pre_hook(
+        lambda module, state, prefix, local_metadata, *rest: seen.append(("load", local_metadata)))
+    layer.load_state_dict(layer.state_dict())
+    assert seen == [("post", {"version": 1}), ("load", {"version": 1})]
+
+
+def test_the_older_private_hook_forms_libraries_use():
+    layer = nn.Linear(1, 1)
+    # torch's _register_state_dict_hook may replace the state dict; the public one may not
+    layer._register_state_dict_hook(lambda module, state, prefix, local_metadata: {"only": 1})
+    assert layer.state_dict() == {"only": 1}
+    strict_layer = nn.Linear(1, 1)
+    strict_layer.register_state_dict_post_hook(lambda *_: {})
+    assert raised(strict_layer.state_dict) == ("RuntimeError",
+                                               "state_dict post-hook must return None")
+    seen = []
+    target = nn.Linear(1, 1)
+    target._register_load_state_dict_pre_hook(
+        lambda state, prefix, local_metadata, strict, *rest: seen.append((prefix, strict)))
+    target._register_load_state_dict_pre_hook(
+        lambda module, state, *rest: seen.append(type(module).__name__), with_module=True)
+    target.load_state_dict(nn.Linear(1, 1).state_dict())
+    assert seen == [("", True), "Linear"]

@@ -1,4 +1,5 @@
 """Module: the base class of layers; it registers parameters, buffers and submodules by assignment."""
+import functools
 import warnings
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -62,6 +63,10 @@ class Module:
     >>> [name for name, _ in Affine().named_parameters()]
     ['scale']
     """
+
+    # the version state_dict records per module (in its _metadata), which load_state_dict gives
+    # to _upgrade_state_dict: a layer whose saved entries change counts up, as torch's
+    _version = 1
 
     def __init__(self):
         # object.__setattr__: our own __setattr__ reads these dicts
@@ -461,6 +466,10 @@ class Module:
         share memory with the module's (detached unless keep_vars)."""
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = local_metadata
         for hook in list(self._state_dict_pre_hooks.values()):
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
@@ -468,8 +477,12 @@ class Module:
             if module is not None:
                 module.state_dict(destination, prefix + name + ".", keep_vars)
         for hook in list(self._state_dict_hooks.values()):
-            if hook(self, destination, prefix, {}) is not None:
+            result = hook(self, destination, prefix, local_metadata)
+            if result is None:
+                continue
+            if getattr(hook, "_from_public_api", False):
                 raise RuntimeError("state_dict post-hook must return None")
+            destination = result    # the older _register_state_dict_hook may replace it
         return destination
 
     def _save_to_state_dict(self, destination, prefix, keep_vars):
@@ -503,15 +516,19 @@ class Module:
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)   # the hooks and upgrades must not touch the caller's
         # every module under each of its names, as state_dict lists a shared one
         modules = [(prefix + "." if prefix else "", module)
                    for prefix, module in self.named_modules(remove_duplicate=False)]
         missing, unexpected, errors = [], [], []
         for prefix, module in modules:
+            # what state_dict recorded of the module (its version), nothing for a plain dict
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
             for hook in list(module._load_state_dict_pre_hooks.values()):
-                hook(module, state_dict, prefix, {}, strict, missing, unexpected, errors)
-            module._upgrade_state_dict(state_dict, prefix)
+                hook(module, state_dict, prefix, local_metadata, strict, missing, unexpected,
+                     errors)
+            module._upgrade_state_dict(state_dict, prefix, local_metadata)
         own = OrderedDict()   # without the state_dict hooks, which may rename keys for saving
         for prefix, module in modules:
             module._save_to_state_dict(own, prefix, True)
@@ -584,6 +601,13 @@ class Module:
         prefix); it may edit state_dict and the lists in place."""
         return _plain_handle(self._load_state_dict_pre_hooks, hook)
 
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """torch's older form, which libraries still use: hook(state_dict, prefix, ...) without
+        the module unless with_module."""
+        if not with_module:
+            hook = functools.partial(_without_module, hook)
+        return _plain_handle(self._load_state_dict_pre_hooks, hook)
+
     def register_state_dict_pre_hook(self, hook):
         """hook(module, prefix, keep_vars) runs before state_dict collects this module's
         entries."""
@@ -592,11 +616,18 @@ class Module:
     def register_state_dict_post_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata) runs after state_dict collected this
         module's entries; it may edit state_dict in place and must return None."""
+        hook._from_public_api = True     # as torch marks it, to tell it from the older form's
         return _plain_handle(self._state_dict_hooks, hook)
 
-    def _upgrade_state_dict(self, state_dict, prefix):
+    def _register_state_dict_hook(self, hook):
+        """torch's older form of register_state_dict_post_hook: a state dict the hook returns
+        replaces the one being built."""
+        return _plain_handle(self._state_dict_hooks, hook)
+
+    def _upgrade_state_dict(self, state_dict, prefix, local_metadata):
         """Fill in, for this module's keys under prefix, what checkpoints of older versions of
-        the module lack (torch's versioned _load_from_state_dict); nothing by default."""
+        the module lack (torch's versioned _load_from_state_dict; local_metadata holds the saved
+        "version", absent from a plain dict); nothing by default."""
 
     # ---- hooks ----------------------------------------------------------------------------------
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
@@ -684,6 +715,10 @@ class Module:
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
+
+
+def _without_module(hook, module, *args):
+    return hook(*args)
 
 
 def _plain_handle(table, hook):

@@ -153,6 +153,8 @@ class _NormBase(Module):
     """Per-channel weight (ones) and bias (zeros) when affine; running_mean, running_var and
     num_batches_tracked buffers when track_running_stats (torch's names, so state dicts match)."""
 
+    _version = 2     # num_batches_tracked came with version 2
+
     def __init__(self, num_features, eps, momentum, affine, track_running_stats, device, dtype,
                  bias):
         super().__init__()
@@ -185,11 +187,13 @@ class _NormBase(Module):
         self.reset_running_stats()
         _ones_and_zeros(self.weight, self.bias)
 
-    def _upgrade_state_dict(self, state_dict, prefix):
-        # checkpoints from before num_batches_tracked existed load with the current count, as
-        # torch loads a state dict that carries no version
+    def _upgrade_state_dict(self, state_dict, prefix, local_metadata):
+        # checkpoints from before num_batches_tracked existed (version 1, or a plain dict that
+        # carries no version) load with the current count, as torch's
         key = prefix + "num_batches_tracked"
-        if self.track_running_stats and key not in state_dict:
+        version = local_metadata.get("version")
+        if (version is None or version < 2) and self.track_running_stats \
+                and key not in state_dict:
             state_dict[key] = self.num_batches_tracked
 
     def extra_repr(self):

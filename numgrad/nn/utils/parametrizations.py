@@ -50,13 +50,13 @@ def weight_norm(module, name="weight", dim=0):
     parametrize.register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
     upgrade = module._upgrade_state_dict
 
-    def upgrade_weight_norm(state_dict, prefix):
+    def upgrade_weight_norm(state_dict, prefix, local_metadata):
         # torch does this in a load_state_dict pre-hook; numgrad's Module asks each module
         g_key, v_key = f"{prefix}{name}_g", f"{prefix}{name}_v"
         if g_key in state_dict and v_key in state_dict:
             state_dict[f"{prefix}parametrizations.{name}.original0"] = state_dict.pop(g_key)
             state_dict[f"{prefix}parametrizations.{name}.original1"] = state_dict.pop(v_key)
-        upgrade(state_dict, prefix)
+        upgrade(state_dict, prefix, local_metadata)
 
     object.__setattr__(module, "_upgrade_state_dict", upgrade_weight_norm)
     return module
