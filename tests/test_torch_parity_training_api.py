@@ -406,3 +406,20 @@ def test_the_older_private_hook_forms_libraries_use():
         lambda module, state, *rest: seen.append(type(module).__name__), with_module=True)
     target.load_state_dict(nn.Linear(1, 1).state_dict())
     assert seen == [("", True), "Linear"]
+
+
+# ---- lr_scheduler ---------------------------------------------------------------------------------
+def test_schedulers_written_for_torchs_old_base_class_run():
+    class Halving(ng.optim.lr_scheduler._LRScheduler):
+        def get_lr(self):
+            return [base * 0.5 ** self.last_epoch for base in self.base_lrs]
+    optimizer = ng.optim.SGD([nn.Parameter(ng.zeros(1))], lr=0.8)
+    scheduler = Halving(optimizer)
+    rates = []
+    for _ in range(3):
+        optimizer.step()
+        scheduler.step()
+        rates.append(scheduler.get_last_lr()[0])
+    # torch 2.13 gives 0.4, 0.2, 0.1
+    assert rates == [0.4, 0.2, 0.1] and Halving.__mro__[1].__name__ == "_LRScheduler"
+    assert isinstance(scheduler, ng.optim.lr_scheduler.LRScheduler)

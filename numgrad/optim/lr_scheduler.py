@@ -198,6 +198,11 @@ def _lambdas(optimizer, lr_lambda):
     return list(lr_lambda)
 
 
+class _LRScheduler(LRScheduler):
+    """torch's old name of the base class, which schedulers written for torch < 2.0 subclass (a
+    subclass, not an alias, so that its __name__ is _LRScheduler, as torch's)."""
+
+
 class _LambdaState:
     """torch's state of lr_lambdas: plain functions are not saved, callable objects their
     attributes."""
