@@ -488,3 +488,21 @@ def test_linear_follows_torchs_dispatch():
     with pytest.raises(RuntimeError, match=r"^output with shape \[5\] doesn't match the broadcast "
                                            r"shape \[2, 5\]$"):
         F.linear(x[0, 0], w, ng.zeros(2, 5))
+
+
+def test_circular_padding_is_torchs_chain_of_slice_copies():
+    x = ng.arange(12., dtype=ng.float64).reshape(1, 3, 4).requires_grad_()
+    out = F.pad(x, (1, 2, 2, 1), mode="circular")
+    # torch 2.13: CopySlices over (CopySlices, SliceBackward0)
+    assert _nodes(out) == ("torch::autograd::CopySlices",
+                           ["torch::autograd::CopySlices", "SliceBackward0"])
+    assert out[0, 0].tolist() == [7., 4., 5., 6., 7., 4., 5.]
+    (out * ng.arange(42., dtype=ng.float64).reshape(1, 6, 7)).sum().backward()
+    assert x.grad.tolist() == [[[110., 114., 55., 106.], [54., 58., 27., 50.],
+                                [82., 86., 41., 78.]]]
+    with pytest.raises(RuntimeError, match=r"^Negative padding value is resulting in an empty "
+                                           r"dimension$"):
+        F.pad(x, (-3, -3), mode="circular")
+    # a conv with padding_mode, even with padding='valid', convolves the padded input
+    conv = ng.nn.Conv1d(3, 2, 2, padding="valid", padding_mode="replicate").double()
+    assert conv(x).grad_fn.next_functions[0][0].name() == "ReplicationPad1DBackward0"

@@ -64,11 +64,15 @@ class _ConvNd(Module):
     def _padded(self, input):
         """Non-zero padding modes pad first (torch's order: last dim first) and convolve with 0;
         padding='same' pads dilation*(k-1) per dim, the odd one on the right, as torch does."""
-        if self.padding_mode == "zeros" or self.padding == "valid":
+        if self.padding_mode == "zeros":
             return input, self.padding
-        sides = [(p, p) for p in self.padding] if self.padding != "same" else \
-            [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2)
-             for k, d in zip(self.kernel_size, self.dilation)]
+        if self.padding == "same":
+            sides = [(d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2)
+                     for k, d in zip(self.kernel_size, self.dilation)]
+        else:
+            # 'valid' pads by nothing, but pads (torch's graph has the padding node)
+            sides = [(p, p) for p in (self.padding if self.padding != "valid" else
+                                      (0,) * len(self.kernel_size))]
         amounts = [amount for side in reversed(sides) for amount in side]
         return F.pad(input, amounts, mode=self.padding_mode), 0
 

@@ -31,6 +31,7 @@ from .functional_conv import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive
                               avg_pool1d, avg_pool2d, conv1d, conv2d, conv_transpose2d, max_pool1d,
                               max_pool2d)
 from .functional_attention import scaled_dot_product_attention
+from .functional_circular_pad import pad_circular
 from .functional_dropout import alpha_dropout, dropout, dropout1d, dropout2d
 from .functional_losses import (binary_cross_entropy, binary_cross_entropy_with_logits,
                                 cross_entropy, gaussian_nll_loss, huber_loss, kl_div, l1_loss,
@@ -360,20 +361,16 @@ def pad(input, pad, mode="constant", value=None):
                                f"{right}) at dimension {dim} of input {list(input.shape)}")
         if mode == "circular" and max(left, right) > input.shape[dim]:
             raise RuntimeError("Padding value causes wrapping around more than once.")
-    positions = np.arange(input.numel(), dtype=np.int64).reshape(input.shape)
-    # negative amounts crop, as torch: circular padding wraps the cropped input, the others pad
-    # the whole input and crop after
-    crop = tuple(slice(max(-left, 0), size - max(-right, 0))
-                 for (left, right), size in zip(widths, input.shape))
+        if mode == "circular" and input.shape[dim] + left + right < 0:
+            raise RuntimeError("Negative padding value is resulting in an empty dimension")
+    if mode == "circular":
+        return pad_circular(input, widths)
+    # negative amounts crop, as torch: the input padded whole, then cropped
     grow = [(max(left, 0), max(right, 0)) for left, right in widths]
-    if mode == "circular":
-        positions = np.pad(positions[crop], grow, mode="wrap")
-    else:
-        padded = np.pad(positions, grow, mode=_INDEX_MODES[mode])
-        positions = padded[tuple(slice(max(-left, 0), padded.shape[d] - max(-right, 0))
-                                 for d, (left, right) in enumerate(widths))]
-    if mode == "circular":
-        return take(input, positions)       # torch's circular padding is itself a composite
+    padded = np.pad(np.arange(input.numel(), dtype=np.int64).reshape(input.shape), grow,
+                    mode=_INDEX_MODES[mode])
+    positions = padded[tuple(slice(max(-left, 0), padded.shape[d] - max(-right, 0))
+                             for d, (left, right) in enumerate(widths))]
     node_name = (f"{'Reflection' if mode == 'reflect' else 'Replication'}Pad{len(pad) // 2}"
                  "DBackward0")
     return named(take(read_by_backward(input, node_name), positions), node_name, input)

@@ -81,7 +81,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     image = apply(_N.COL2IM, (windows,),
                   {"kernel": kernel, "stride": stride, "padding": padding, "dilation": dilation,
                    "layout": _N.POOL, "in_shape": (n, c, height, width)})
-    if not unbatched:
-        return image
-    # torch's col2im takes the unbatched input itself: one Col2ImBackward0 on the result
-    return named(image.squeeze(0), "Col2ImBackward0", inputs=(source,), view_of_intermediate=True)
+    # one Col2ImBackward0 over the input itself, as torch's col2im (which takes unbatched inputs)
+    return named(image.squeeze(0) if unbatched else image, "Col2ImBackward0", inputs=(source,),
+                 view_of_intermediate=True)
