@@ -506,3 +506,9 @@ def test_circular_padding_is_torchs_chain_of_slice_copies():
     # a conv with padding_mode, even with padding='valid', convolves the padded input
     conv = ng.nn.Conv1d(3, 2, 2, padding="valid", padding_mode="replicate").double()
     assert conv(x).grad_fn.next_functions[0][0].name() == "ReplicationPad1DBackward0"
+
+
+def test_embedding_bag_repr_leaves_include_last_offset_out():
+    bag = ng.nn.EmbeddingBag(5, 3, mode="sum", padding_idx=1, include_last_offset=True,
+                             max_norm=2.0)
+    assert repr(bag) == "EmbeddingBag(5, 3, max_norm=2.0, mode='sum', padding_idx=1)"   # torch

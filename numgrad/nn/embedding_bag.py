@@ -62,9 +62,8 @@ class EmbeddingBag(Module):
             text += f", norm_type={self.norm_type}"
         if self.scale_grad_by_freq:
             text += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        # torch's repr leaves include_last_offset out
         text += f", mode='{self.mode}'"
-        if self.include_last_offset:
-            text += ", include_last_offset=True"
         if self.padding_idx is not None:
             text += f", padding_idx={self.padding_idx}"
         return text
