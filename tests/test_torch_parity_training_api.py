@@ -423,3 +423,44 @@ def test_schedulers_written_for_torchs_old_base_class_run():
     # torch 2.13 gives 0.4, 0.2, 0.1
     assert rates == [0.4, 0.2, 0.1] and Halving.__mro__[1].__name__ == "_LRScheduler"
     assert isinstance(scheduler, ng.optim.lr_scheduler.LRScheduler)
+
+
+# ---- Muon -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("options, weight, buffer", [
+    # torch 2.13's parameter and momentum buffer after three steps (its Newton-Schulz in bfloat16)
+    (dict(lr=0.05),
+     [[0.39146653013722493, -1.0317992020664417], [1.5259597173082393, 0.08506529905401991],
+      [-0.6550532968538908, 2.065853108310409]],
+     [[0.15465106712954776, -0.003722348352427765], [-0.125540863527757, 0.0937885707929116],
+      [-0.1045516446475859, -0.012791334632558578]]),
+    (dict(lr=0.05, nesterov=False, adjust_lr_fn="match_rms_adamw"),
+     [[0.46482847179526693, -0.994178241845581], [1.4919954053340727, 0.20351379049719948],
+      [-0.7146118607707255, 2.0003242655031976]],
+     [[0.15651916943268163, -0.006667550166560594], [-0.12445629027360558, 0.10690154242183468],
+      [-0.09951673824056521, -0.02452522669210257]])])
+def test_muon_steps_as_torchs(options, weight, buffer):
+    w = nn.Parameter(ng.tensor([[0.5, -1.0], [1.5, 0.25], [-0.75, 2.0]], dtype=ng.float64))
+    optimizer = ng.optim.Muon([w], **options)
+    for k in range(3):
+        w.grad = (w.detach() * 3).sin() + 0.1 * k
+        optimizer.step()
+    np.testing.assert_allclose(w.detach().numpy(), weight, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(optimizer.state[w]["momentum_buffer"].numpy(), buffer, rtol=0,
+                               atol=1e-12)
+    assert sorted(optimizer.state_dict()["param_groups"][0]) == [
+        "adjust_lr_fn", "eps", "lr", "momentum", "nesterov", "ns_coefficients", "ns_steps",
+        "params", "weight_decay"]
+
+
+def test_muon_refuses_what_torch_refuses():
+    # torch 2.13's messages
+    assert raised(lambda: ng.optim.Muon([nn.Parameter(ng.zeros(3))])) == (
+        "ValueError", "Muon only supports 2D parameters whereas we found a parameter with size: "
+                      "numgrad.Size([3])")
+    assert raised(lambda: ng.optim.Muon([nn.Parameter(ng.zeros(2, 2))], adjust_lr_fn="x")) == (
+        "ValueError", "Adjust learning rate function x is not supported")
+    w = nn.Parameter(ng.zeros(2, 2))
+    optimizer = ng.optim.Muon([w], ns_steps=100)
+    w.grad = ng.ones(2, 2)
+    assert raised(optimizer.step) == (
+        "ValueError", "Number of steps must be less than 100 for computational efficiency")

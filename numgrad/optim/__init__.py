@@ -20,6 +20,7 @@ from .adam import Adam, AdamW
 from .adamax import Adamax
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -28,4 +29,4 @@ from .rprop import Rprop
 from .sgd import SGD
 
 __all__ = ["Optimizer", "Adafactor", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
-           "Adadelta", "Rprop", "ASGD", "LBFGS", "lr_scheduler", "swa_utils"]
+           "Adadelta", "Rprop", "ASGD", "LBFGS", "Muon", "lr_scheduler", "swa_utils"]
