@@ -153,6 +153,21 @@ def test_graphs_recorded_after_a_backward_share_the_leafs_accumulate_grad():
     assert first.variable is x
 
 
+# ---- a retained gradient survives detach_ ------------------------------------------------------
+
+def test_a_tensor_detached_in_place_still_gets_its_retained_gradient():
+    # torch 2.13: the retains_grad hook stays on the node, so m.grad is -exp(-1.5) = -0.2231
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    m = x.mean()
+    m.retain_grad()
+    e = (-m).exp()
+    m.detach_()
+    e.backward()
+    assert m.is_leaf and not m.requires_grad
+    np.testing.assert_allclose(m.grad.numpy(), -np.exp(-1.5), rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), [-np.exp(-1.5) / 2] * 2, rtol=1e-6)
+
+
 # ---- random programs: gradients against finite differences -------------------------------------
 
 _UNARY = [lambda a: a.tanh(), lambda a: a.sin(), lambda a: a * a, lambda a: a.exp() * 0.1,

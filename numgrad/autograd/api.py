@@ -498,8 +498,10 @@ def _retained(graph, read, create_graph):
 
 
 def _store_retained(t, node, g, create_graph):
-    if t is None or t._node != node or g is None:
-        return          # gone, changed in place since (another node now), or no gradient
+    # gone, changed in place since (another node now), or no gradient; a tensor detached in place
+    # since keeps its retains_grad hook on the node, as in torch
+    if t is None or (t._node >= 0 and t._node != node) or g is None:
+        return
     if t._grad is None:
         # torch's retains_grad hook stores a clone (recorded under create_graph)
         t._grad = g.clone() if create_graph else Tensor._make(g._data.copy(), False)
