@@ -512,3 +512,40 @@ def test_embedding_bag_repr_leaves_include_last_offset_out():
     bag = ng.nn.EmbeddingBag(5, 3, mode="sum", padding_idx=1, include_last_offset=True,
                              max_norm=2.0)
     assert repr(bag) == "EmbeddingBag(5, 3, max_norm=2.0, mode='sum', padding_idx=1)"   # torch
+
+
+# ---- transformer encoder fast path --------------------------------------------------------------
+def _encoder(**kwargs):
+    encoder = ng.nn.TransformerEncoder(
+        ng.nn.TransformerEncoderLayer(4, 2, 6, 0.0, batch_first=True), 1, **kwargs).double()
+    for p in encoder.parameters():
+        p.data = (ng.arange(p.numel(), dtype=ng.float64).reshape(p.shape) * 0.37).sin() * 0.5
+    return encoder.eval()
+
+
+def test_transformer_encoder_fast_path_zeroes_padded_positions():
+    x = (ng.arange(24, dtype=ng.float64).reshape(2, 3, 4) * 0.21).cos()
+    padding = ng.tensor([[False, True, False], [False, False, True]])
+    with ng.no_grad():
+        # torch 2.13: a padding mask that is not left aligned takes the ordinary path
+        np.testing.assert_allclose(_encoder()(x, src_key_padding_mask=padding)[0].numpy(), [
+            [0.0, -0.0085, 0.095, 1.1317], [0.0, -0.0168, 0.0865, 1.0976],
+            [0.0, 0.0031, 0.0856, 1.1489]], atol=1e-4)
+        # without mask_check, the nested tensor holds each row's leading kept count of positions
+        out = _encoder(mask_check=False)(x, src_key_padding_mask=padding)
+    np.testing.assert_allclose(out.numpy(), [
+        [[0.0, -0.0076, 0.0947, 1.1335], [0.0, -0.0217, 0.1121, 1.1134], [0.0, 0.0, 0.0, 0.0]],
+        [[0.0, 0.0177, 0.0585, 1.153], [0.0, 0.0193, 0.0555, 1.1533], [0.0, 0.0, 0.0, 0.0]]],
+        atol=1e-4)
+    # with gradients the padded positions are computed as any other
+    out = _encoder()(x.requires_grad_(), src_key_padding_mask=ng.tensor([[False, False, True]] * 2))
+    assert out[:, 2].abs().sum().item() > 0
+
+
+def test_transformer_encoder_warns_when_its_fast_path_cannot_be_taken():
+    layer = ng.nn.TransformerEncoderLayer(4, 1, 6, batch_first=True)
+    with pytest.warns(UserWarning, match=r"^enable_nested_tensor is True, but "
+                                         r"self\.use_nested_tensor is False because "
+                                         r"encoder_layer\.self_attn\.num_heads is odd$"):
+        encoder = ng.nn.TransformerEncoder(layer, 1)
+    assert encoder.use_nested_tensor is False and encoder.enable_nested_tensor is True

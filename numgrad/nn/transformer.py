@@ -21,6 +21,7 @@ from .dropout import Dropout
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
+from .transformer_fast_path import padded_positions, uses_nested_tensor
 
 
 def _activation_fn(name):
@@ -109,16 +110,25 @@ class TransformerEncoder(Module):
     def __init__(self, encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
                  mask_check=True):
         super().__init__()
-        # enable_nested_tensor and mask_check steer torch's fast path; numgrad has none
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])
         self.num_layers = num_layers
         self.norm = norm
+        # they steer torch's fast path (transformer_fast_path.py)
+        self.enable_nested_tensor = enable_nested_tensor
+        self.use_nested_tensor = uses_nested_tensor(encoder_layer, enable_nested_tensor)
+        self.mask_check = mask_check
 
     def forward(self, src, mask=None, src_key_padding_mask=None, is_causal=None):
+        # torch's fast path: the layers see each row's leading kept positions, the rest is zeros
+        padded = padded_positions(self, src, mask, src_key_padding_mask)
+        if padded is not None:
+            src_key_padding_mask = creation.as_tensor(padded, device=src.device)
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, src_key_padding_mask=src_key_padding_mask,
                            is_causal=bool(is_causal))
+        if padded is not None:
+            output = output.masked_fill(src_key_padding_mask.unsqueeze(-1), 0.0)
         if self.norm is not None:
             output = self.norm(output)
         return output
