@@ -61,6 +61,16 @@ def test_named_modules_skips_the_modules_in_a_callers_memo():
     assert [name for name, _ in net.named_modules()] == ["", "0", "0.0", "1"]
 
 
+def test_get_submodule_names_a_non_module_on_the_path_as_torch():
+    net = nn.Sequential(nn.Sequential(nn.Linear(1, 1)))
+    # torch 2.13 looks up any attribute, then refuses what is not a module
+    assert raised(lambda: net.get_submodule("0.0.weight")) == (
+        "AttributeError", "`weight` is not an nn.Module")
+    assert raised(lambda: net.get_submodule("0.1")) == (
+        "AttributeError", "Sequential has no attribute `1`")
+    assert isinstance(net.get_submodule("0.0"), nn.Linear) and net.get_submodule("") is net
+
+
 # ---- containers ----------------------------------------------------------------------------------
 @pytest.mark.parametrize("make", [lambda: nn.Sequential(nn.ReLU()),
                                   lambda: nn.ModuleList([nn.ReLU()])])

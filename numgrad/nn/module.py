@@ -280,9 +280,12 @@ class Module:
         """The submodule at a dotted path such as "encoder.0"."""
         module = self
         for item in target.split(".") if target else []:
-            if item not in module._modules:
+            # any attribute is looked up, as torch's: a parameter on the path is not a module
+            if not hasattr(module, item):
                 raise AttributeError(f"{module._get_name()} has no attribute `{item}`")
-            module = module._modules[item]
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
         return module
 
     def set_submodule(self, target, module, strict=False):
