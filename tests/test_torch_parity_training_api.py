@@ -84,6 +84,16 @@ def test_containers_read_their_index_as_torch(make):
     assert raised(lambda: container[3]) == ("IndexError", "index 3 is out of range")
 
 
+def test_parameter_lists_read_their_index_as_torch():
+    params = nn.ParameterList([ng.ones(1), ng.zeros(2)])
+    # torch 2.13 reads the index with operator.index (a slice only when getting)
+    assert raised(lambda: params["a"]) == ("TypeError",
+                                           "'str' object cannot be interpreted as an integer")
+    assert raised(lambda: params.__setitem__(slice(0, 1), [ng.ones(1)])) == (
+        "TypeError", "'slice' object cannot be interpreted as an integer")
+    assert len(params[::-1]) == 2 and params[-1].shape == (2,)
+
+
 def test_module_lists_add_into_a_new_list_of_the_same_modules():
     relu, tanh = nn.ReLU(), nn.Tanh()
     left = nn.ModuleList([relu])

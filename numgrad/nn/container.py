@@ -327,6 +327,7 @@ class ParameterList(Module):
             self.extend(values)
 
     def _index(self, index):
+        index = operator.index(index)      # torch's TypeError for a str or slice index
         if not -self._size <= index < self._size:
             raise IndexError(f"index {index} is out of range")
         return str(index % self._size)
