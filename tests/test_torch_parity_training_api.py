@@ -484,3 +484,10 @@ def test_muon_refuses_what_torch_refuses():
     w.grad = ng.ones(2, 2)
     assert raised(optimizer.step) == (
         "ValueError", "Number of steps must be less than 100 for computational efficiency")
+
+
+# ---- nn.utils.rnn ---------------------------------------------------------------------------------
+def test_packed_sequences_answer_is_pinned_as_torch():
+    packed = nn.utils.rnn.pack_sequence([ng.ones(3, 2), ng.ones(2, 2)])
+    # torch 2.13: False for a CPU tensor's data
+    assert packed.is_pinned() is False and packed.is_cuda is False

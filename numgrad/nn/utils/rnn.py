@@ -1,6 +1,7 @@
 """Batches of variable-length sequences: padded (one tensor, filler past each end) and packed
 (the time steps' live rows back to back, as recurrent layers consume them). Everything is built
-from cat, stack, pad and indexing, so gradients flow through packing and padding."""
+from cat, slice copies and indexing, as torch's kernels do, so gradients flow through packing and
+padding and the nodes are torch's."""
 from collections import namedtuple
 from collections.abc import Iterable
 from itertools import groupby
@@ -9,7 +10,8 @@ import numpy as np
 
 from ... import dtypes
 from ...creation import arange, as_tensor, full
-from ...ops import cat, pad, stack
+from ...ops import cat
+from ...ops.named import named
 from ...tensor import Tensor
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence",
@@ -72,6 +74,9 @@ class PackedSequence(namedtuple("PackedSequence_", ["data", "batch_sizes", "sort
     def is_cuda(self):
         return self.data.is_cuda
 
+    def is_pinned(self):
+        return self.data.is_pinned()
+
 
 def invert_permutation(permutation):
     """The permutation that undoes permutation (None stays None)."""
@@ -106,17 +111,20 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
     first = sequences[0]
     trailing = tuple(first.shape[1:])
     longest = max(seq.shape[0] for seq in sequences)
-    padded = []
-    for seq in sequences:
-        seq = _fit_trailing(seq, trailing).to(first.dtype)
-        missing = longest - seq.shape[0]
-        widths = (missing, 0) if padding_side == "left" else (0, missing)
-        padded.append(pad(seq, (0, 0) * len(trailing) + widths, value=padding_value))
-    return stack(padded, 0 if batch_first else 1)
+    shape = (len(sequences), longest) if batch_first else (longest, len(sequences))
+    out = full((*shape, *trailing), padding_value, dtype=first.dtype, device=first.device)
+    # as torch's kernel: each sequence copied into its column of the filler (CopySlices nodes),
+    # the copy broadcasting it and casting it to the first one's dtype
+    for i, seq in enumerate(sequences):
+        _fit_trailing(seq, trailing)
+        start = longest - seq.shape[0] if padding_side == "left" else 0
+        column = out[i] if batch_first else out[:, i]
+        column[start:start + seq.shape[0]].copy_(seq)
+    return out
 
 
 def _fit_trailing(seq, trailing):
-    """seq broadcast to (len(seq), *trailing) as torch's copy into the output broadcasts, with
+    """seq broadcast to (len(seq), *trailing) as torch's copy into the output broadcasts it, or
     the error that copy gives."""
     target = (seq.shape[0], *trailing)
     shape = tuple(seq.shape)
@@ -166,6 +174,8 @@ def pack_padded_sequence(input, lengths, batch_first=False, enforce_sorted=True)
         sorted_indices = sorted_indices.to(input.device)
         input = input.index_select(0 if batch_first else 1, sorted_indices)
     data, batch_sizes = _pack(input, lengths, batch_first)
+    # one node over the (sorted) padded input, as torch's _pack_padded_sequence
+    data = named(data, "PackPaddedSequenceBackward0", inputs=(input,))
     return PackedSequence(data, batch_sizes, sorted_indices, None)
 
 
