@@ -549,3 +549,18 @@ def test_transformer_encoder_warns_when_its_fast_path_cannot_be_taken():
                                          r"encoder_layer\.self_attn\.num_heads is odd$"):
         encoder = ng.nn.TransformerEncoder(layer, 1)
     assert encoder.use_nested_tensor is False and encoder.enable_nested_tensor is True
+
+
+def test_packing_and_padding_sequences_show_torchs_nodes():
+    from numgrad.nn.utils.rnn import pack_padded_sequence, pad_sequence
+    x = ng.arange(24.).reshape(4, 3, 2).requires_grad_()
+    packed = pack_padded_sequence(x, [2, 4, 1], enforce_sorted=False)
+    # torch 2.13: one PackPaddedSequenceBackward0 over the sorted input
+    assert _nodes(packed.data) == ("PackPaddedSequenceBackward0", ["IndexSelectBackward0"])
+    assert packed.data[:, 0].tolist() == [2., 0., 4., 8., 6., 14., 20.]
+    seqs = [ng.arange(k * 2.).reshape(k, 2).requires_grad_() for k in (2, 3)]
+    padded = pad_sequence(seqs, batch_first=True, padding_value=-1., padding_side="left")
+    # torch 2.13: each sequence copied into the filler
+    assert _nodes(padded) == ("torch::autograd::CopySlices",
+                              ["torch::autograd::CopySlices", "torch::autograd::AccumulateGrad"])
+    assert padded[:, :, 0].tolist() == [[-1., 0., 2.], [0., 2., 4.]]
