@@ -290,6 +290,23 @@ def test_load_state_dict_with_assign_takes_the_checkpoints_tensors():
                                         "num_batches_tracked"]
 
 
+def test_a_one_element_vector_loads_into_a_0d_parameter_as_torch():
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = nn.Parameter(ng.tensor(1.0))
+    module = Scaled()
+    # torch 2.13 takes element 0 of a 1-d entry for a 0-d parameter (older checkpoints)...
+    assert repr(module.load_state_dict({"scale": ng.tensor([5.0])})) == (
+        "<All keys matched successfully>")
+    assert module.scale.tolist() == 5.0 and module.scale.shape == ()
+    # ...and only of a 1-d one
+    assert raised(lambda: module.load_state_dict({"scale": ng.tensor([[5.0]])})) == (
+        "RuntimeError", "Error(s) in loading state_dict for Scaled:\n\tsize mismatch for scale: "
+                        "copying a param with shape numgrad.Size([1, 1]) from checkpoint, the "
+                        "shape in current model is numgrad.Size([]).")
+
+
 def test_module_to_skips_non_blocking_and_type_casts_every_tensor():
     net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
     # torch 2.13: to(device, dtype, non_blocking) with the flag positional
