@@ -300,11 +300,12 @@ def test_a_one_element_vector_loads_into_a_0d_parameter_as_torch():
     assert repr(module.load_state_dict({"scale": ng.tensor([5.0])})) == (
         "<All keys matched successfully>")
     assert module.scale.tolist() == 5.0 and module.scale.shape == ()
-    # ...and only of a 1-d one
-    assert raised(lambda: module.load_state_dict({"scale": ng.tensor([[5.0]])})) == (
-        "RuntimeError", "Error(s) in loading state_dict for Scaled:\n\tsize mismatch for scale: "
-                        "copying a param with shape numgrad.Size([1, 1]) from checkpoint, the "
-                        "shape in current model is numgrad.Size([]).")
+    # ...and only of a one-element 1-d one
+    for shape in ([1, 1], [2]):
+        assert raised(lambda: module.load_state_dict({"scale": ng.ones(shape)})) == (
+            "RuntimeError", "Error(s) in loading state_dict for Scaled:\n\tsize mismatch for "
+                            f"scale: copying a param with shape numgrad.Size({shape}) from "
+                            "checkpoint, the shape in current model is numgrad.Size([]).")
 
 
 def test_module_to_skips_non_blocking_and_type_casts_every_tensor():

@@ -553,7 +553,7 @@ class Module:
                                   f'numgrad.Tensor or Tensor-like object from checkpoint but '
                                   f'received {type(value)}')
                     continue
-                if target.ndim == 0 and value.ndim == 1:
+                if target.ndim == 0 and value.shape == (1,):
                     value = value[0]    # torch's backward compatibility: once 0-d were 1-d
                 array = value._data
                 if array.shape != target._data.shape:
