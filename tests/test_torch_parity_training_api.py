@@ -509,3 +509,41 @@ def test_packed_sequences_answer_is_pinned_as_torch():
     packed = nn.utils.rnn.pack_sequence([ng.ones(3, 2), ng.ones(2, 2)])
     # torch 2.13: False for a CPU tensor's data
     assert packed.is_pinned() is False and packed.is_cuda is False
+
+
+# ---- nn.utils fusion ------------------------------------------------------------------------------
+def _eval_batch_norm():
+    norm = nn.BatchNorm1d(2, dtype=ng.float64)
+    with ng.no_grad():
+        norm.running_mean.copy_(ng.tensor([0.25, 1.0]))
+        norm.running_var.copy_(ng.tensor([4.0, 0.5]))
+        norm.weight.copy_(ng.tensor([2.0, -1.0]))
+        norm.bias.copy_(ng.tensor([0.1, 0.2]))
+    return norm.eval()
+
+
+def test_fusing_a_batch_norm_into_the_layer_before_it_gives_torchs_weights():
+    linear = nn.Linear(2, 2, dtype=ng.float64)
+    with ng.no_grad():
+        linear.weight.copy_(ng.tensor([[1.0, 2.0], [3.0, -1.0]]))
+        linear.bias.copy_(ng.tensor([0.5, -0.5]))
+    fused = nn.utils.fuse_linear_bn_eval(linear.eval(), _eval_batch_norm())
+    # torch 2.13's fused parameters
+    np.testing.assert_allclose(fused.weight.detach().numpy(), [
+        [0.9999987500023437, 1.9999975000046875], [-4.2425982613488, 1.4141994204496]],
+        rtol=0, atol=1e-15)
+    np.testing.assert_allclose(fused.bias.detach().numpy(),
+                               [0.34999968899070205, 2.321299133654632], rtol=0, atol=1e-15)
+    assert fused is not linear and linear.weight.tolist() == [[1.0, 2.0], [3.0, -1.0]]
+    conv = nn.ConvTranspose1d(2, 2, 1, bias=False, dtype=ng.float64)
+    with ng.no_grad():
+        conv.weight.copy_(ng.tensor([[[1.0], [2.0]], [[3.0], [-1.0]]]))
+    fused = nn.utils.fuse_conv_bn_eval(conv.eval(), _eval_batch_norm(), transpose=True)
+    np.testing.assert_allclose(fused.weight.detach().numpy(), [
+        [[0.9999987500023437], [-2.8283988408992]], [[2.9999962500070314], [1.4141994204496]]],
+        rtol=0, atol=1e-15)
+    np.testing.assert_allclose(fused.bias.detach().numpy(),
+                               [-0.1499996860104698, 1.6141994234298322], rtol=0, atol=1e-15)
+    assert type(fused.bias) is nn.Parameter and not fused.bias.requires_grad   # a made-up bias
+    assert raised(lambda: nn.utils.fuse_conv_bn_eval(conv.train(), _eval_batch_norm())) == (
+        "AssertionError", "Fusion only for eval!")
