@@ -564,3 +564,51 @@ def test_packing_and_padding_sequences_show_torchs_nodes():
     assert _nodes(padded) == ("torch::autograd::CopySlices",
                               ["torch::autograd::CopySlices", "torch::autograd::AccumulateGrad"])
     assert padded[:, :, 0].tolist() == [[-1., 0., 2.], [0., 2., 4.]]
+
+
+# ---- integer inputs ----------------------------------------------------------------------------
+def test_average_pooling_of_int64_truncates_as_torch():
+    a = ng.tensor(np.arange(-8, 24).reshape(1, 2, 4, 4))
+    # torch 2.13: int64 results, each window's sum divided with C++ integer division
+    out = F.avg_pool2d(a, 3, 1, 1)
+    assert out.dtype == ng.int64
+    assert out[0, 0].tolist() == [[-2, -3, -2, -1], [-2, -3, -2, -1], [0, 1, 2, 1], [1, 2, 2, 2]]
+    assert F.avg_pool2d(a, 3, 1, 1, count_include_pad=False)[0, 0].tolist() == [
+        [-5, -5, -4, -3], [-3, -3, -2, -1], [0, 1, 2, 2], [2, 3, 4, 4]]
+    assert F.avg_pool3d(a, 2).tolist() == [[[[2, 4], [10, 12]]]]
+    np.testing.assert_allclose(F.local_response_norm(a, 2)[0, 0, 0].numpy(),
+                               [-7.9809, -6.9874, -5.9919, -4.9955], atol=1e-4)
+    np.testing.assert_allclose(F.lp_pool2d(a, 2, 2)[0, 0].numpy(),
+                               [[11.6619, 8.0], [6.3246, 9.798]], atol=1e-4)
+
+
+@pytest.mark.parametrize("call, dtype, message", [
+    (lambda a: F.avg_pool2d(a, 2), ng.int32, '"avg_pool2d" not implemented for \'Int\''),
+    (lambda a: F.avg_pool3d(a, 2), ng.bool, '"avg_pool3d_out_frame" not implemented for \'Bool\''),
+    (lambda a: F.max_pool2d(a, 2), ng.bool, '"max_pool2d" not implemented for \'Bool\''),
+    (lambda a: F.max_pool1d(a[0], 2), ng.int64, '"max_pool1d_impl" not implemented for \'Long\''),
+    (lambda a: F.adaptive_avg_pool2d(a, 3), ng.int64,
+     '"adaptive_avg_pool2d" not implemented for \'Long\''),
+    (lambda a: F.adaptive_max_pool1d(a[0], 3), ng.int64,
+     '"adaptive_max_pool2d" not implemented for \'Long\''),
+    (lambda a: F.adaptive_avg_pool3d(a, 2), ng.int64,
+     '"adaptive_avg_pool3d_cpu" not implemented for \'Long\''),
+    (lambda a: F.interpolate(a, scale_factor=2), ng.int64,
+     '"upsample_nearest2d_channels_last" not implemented for \'Long\''),
+    (lambda a: F.interpolate(a[0], scale_factor=2, mode="linear"), ng.int64,
+     '"compute_indices_weights_linear" not implemented for \'Long\''),
+    (lambda a: F.interpolate(a, size=2, mode="bicubic", antialias=True), ng.int64,
+     '"compute_index_ranges_weights" not implemented for \'Long\''),
+    (lambda a: F.unfold(a, 2), ng.int32, '"im2col_out_cpu" not implemented for \'Int\''),
+    (lambda a: F.max_unpool2d(*F.max_pool2d(a, 2, return_indices=True), 2), ng.int64,
+     '"max_unpool2d" not implemented for \'Long\''),
+    (lambda a: F.local_response_norm(a, 2), ng.int32,
+     '"avg_pool3d_out_frame" not implemented for \'Int\''),
+])
+def test_layers_refuse_dtypes_their_torch_kernels_lack(call, dtype, message):
+    a = ng.tensor(np.arange(-8, 24).reshape(1, 2, 4, 4)).to(dtype)
+    with pytest.raises(NotImplementedError) as caught:
+        call(a)
+    assert str(caught.value) == message
+    # torch 2.13 takes these
+    assert F.unfold(a.to(ng.bool), 2).dtype == ng.bool

@@ -16,7 +16,9 @@ from .. import dtypes
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.named import named, read_by_backward
+from ..ops.untracked import to_host
 from ..tensor import Tensor, _wrap_dim
+from .kernel_dtypes import check_kernel_dtype
 
 
 def _pair(value):
@@ -255,6 +257,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     out = (_pool_out(input.shape[-2], kh, sh, ph, dh, ceil_mode),
            _pool_out(input.shape[-1], kw, sw, pw, dw, ceil_mode))
     _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (dh, dw), out)
+    check_kernel_dtype(input, "max_pool2d", ("Long", "Int"))
     source = input
     unbatched = input.ndim == 3
     if unbatched:
@@ -283,6 +286,21 @@ def _avg_divisors(size, k, s, p, out, count_include_pad):
     return np.minimum(end, size) - np.maximum(start, 0)
 
 
+def truncated_average(pool, input, divisor_override):
+    """torch's average pooling of int64: each window's sum divided by its divisor, truncated
+    toward zero (C++ integer division). pool(x, divisor_override) pools a floating x."""
+    from ..creation import as_tensor, ones_like
+    as_float = input.to(dtypes.float64)
+    sums = np.asarray(to_host(pool(as_float, 1)._data)).astype(np.int64)    # exact sums
+    if divisor_override:
+        divisors = np.int64(divisor_override)
+    else:
+        ones = ones_like(as_float)
+        counts = to_host(pool(ones, 1)._data)
+        divisors = np.rint(counts / to_host(pool(ones, None)._data)).astype(np.int64)
+    return as_tensor(np.sign(sums) * (np.abs(sums) // divisors), device=input.device)
+
+
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """The mean of each window (zero padding counted unless count_include_pad=False).
@@ -297,6 +315,11 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     h, w = input.shape[-2:]
     oh, ow = _pool_out(h, kh, sh, ph, 1, ceil_mode), _pool_out(w, kw, sw, pw, 1, ceil_mode)
     _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (1, 1), (oh, ow))
+    check_kernel_dtype(input, "avg_pool2d", ("Long",))
+    if input.dtype == dtypes.int64:
+        return truncated_average(
+            lambda x, divisor: avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
+                                          count_include_pad, divisor), input, divisor_override)
     source = input
     unbatched = input.ndim == 3
     if unbatched:
@@ -378,6 +401,7 @@ def adaptive_avg_pool2d(input, output_size):
             raise RuntimeError(f"adaptive_avg_pool2d(): Expected input to have non-zero size for "
                                f"non-batch dimensions, but input has sizes {list(input.shape)} "
                                f"with dimension {dim} being empty")
+    check_kernel_dtype(input, "adaptive_avg_pool2d")
     h, w = input.shape[-2:]
     dtype = input.dtype
     rows = as_tensor(_adaptive_weights(h, oh, dtype))
@@ -448,6 +472,7 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
         _check_2_to_3_dims(input, "max_pool1d")
     else:
         _check_max_pool1d(input, kernel, stride, padding, dilation, ceil_mode)
+        check_kernel_dtype(input, "max_pool1d_impl")
     result = max_pool2d(input.unsqueeze(-2), (1, kernel), (1, stride), (0, padding),
                         (1, dilation), ceil_mode, return_indices)
     if return_indices:
@@ -504,7 +529,6 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     >>> F.adaptive_max_pool2d(ng.arange(16.0).reshape(1, 1, 4, 4), 1)
     tensor([[[[15.]]]])
     """
-    from ..ops.untracked import to_host
     size = _list_with_default(output_size, input.shape)
     if input.ndim not in (3, 4):
         raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: "
@@ -516,6 +540,7 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
                                f"with dimension {dim} being empty")
     oh, ow = _pair_of_sizes(size, "adaptive_max_pool2d(): internal error: output_size.size() must "
                                   "be 2")
+    check_kernel_dtype(input, "adaptive_max_pool2d")
     h, w = input.shape[-2:]
     if oh < 0 or ow < 0:
         shape = [*input.shape[:-2], oh, ow]

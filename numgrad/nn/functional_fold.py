@@ -5,6 +5,7 @@ from ..ops.apply import apply
 from ..ops.named import named
 from ..tensor import _wrap_dim
 from .functional_conv import _pair
+from .kernel_dtypes import check_kernel_dtype
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -34,6 +35,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
                            f"{dilation[1]}), padding=({padding[0]}, {padding[1]}), calculated "
                            f"shape of the array of sliding blocks as ({blocks[0]}, {blocks[1]}), "
                            f"but its components must be at least one.")
+    check_kernel_dtype(input, "im2col_out_cpu", ("Bool",))
     windows = _N.im2col(input, kernel, stride, padding, dilation, _N.POOL)
     n, c, oh, ow = windows.shape[:4]
     columns = windows.permute(0, 1, 4, 5, 2, 3).reshape(n, c * kernel[0] * kernel[1], oh * ow)
@@ -76,6 +78,7 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"expected size of input's dimension 2 to match the calculated number "
                            f"of sliding blocks {oh} * {ow} = {oh * ow}, but got input.size(2)="
                            f"{length}.")
+    check_kernel_dtype(input, "col2im_out_cpu", ("Bool",))
     c = rows // per_channel
     windows = input.reshape(n, c, kernel[0], kernel[1], oh, ow).permute(0, 1, 4, 5, 2, 3)
     image = apply(_N.COL2IM, (windows,),

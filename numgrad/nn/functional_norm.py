@@ -12,13 +12,14 @@ import math
 
 import numpy as np
 
-from .. import grad_mode
+from .. import dtypes, grad_mode
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 from ..tensor import Tensor
 from .functional_activation import float_kernel
+from .kernel_dtypes import check_kernel_dtype
 
 
 def _channel_shape(input):
@@ -241,11 +242,18 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"{input.ndim} dimensions)")
     if input.numel() == 0:
         return input
+    # torch averages the squares with avg_pool2d (3-D input) or avg_pool3d: their dtypes
+    check_kernel_dtype(input, "avg_pool2d" if input.ndim == 3 else "avg_pool3d_out_frame",
+                       ("Long",))
     channels = input.shape[1]
     squares = (input * input).movedim(1, -1)
     padded = _constant_pad(squares, (size // 2, (size - 1) // 2))
     window = padded[..., 0:channels]
     for offset in range(1, size):
         window = window + padded[..., offset:offset + channels]
-    scale = (window.movedim(-1, 1) * (alpha / size) + k) ** beta
+    if input.dtype == dtypes.int64:
+        # torch's integer average pooling truncates the mean before alpha scales it
+        scale = ((window // size).movedim(-1, 1) * alpha + k) ** beta
+    else:
+        scale = (window.movedim(-1, 1) * (alpha / size) + k) ** beta
     return input / scale

@@ -13,14 +13,17 @@ tensor([[[[[7.]]]]])
 """
 import numpy as np
 
+from .. import dtypes
 from ..ops import nn_ops as _N
 from ..ops.index import take
 from ..ops.named import named, read_by_backward
 from ..ops.untracked import to_host
 from ..tensor import Tensor
-from .functional_conv import _adaptive_weights, _avg_divisors, _pool_out, avg_pool2d
+from .functional_conv import (_adaptive_weights, _avg_divisors, _pool_out, avg_pool2d,
+                              truncated_average)
 from .functional_conv3d import _triple
 from .functional_pooling_more import _max_unpool, _root_of_sum, _unpooled_size
+from .kernel_dtypes import check_kernel_dtype
 
 
 def _batched(input):
@@ -117,6 +120,7 @@ def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation
     out = _out_sizes(x, kernel, stride, padding, dilation, ceil_mode)
     _check_pool3d(input, kernel, stride, padding, dilation, out,
                   "max_pool3d_with_indices_out_cpu_template()", check_input_size=False)
+    check_kernel_dtype(input, "max_pool3d", ("Long", "Int"))
     n, c, d, h, w = x.shape
     data = np.ascontiguousarray(to_host(x.detach()._data)).reshape(n * c, d, h, w)
     positions = _max_positions(data, kernel, stride, padding, dilation, out)
@@ -156,6 +160,11 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     out = _out_sizes(x, kernel, stride, padding, (1, 1, 1), ceil_mode)
     _check_pool3d(input, kernel, stride, padding, (1, 1, 1), out, "avg_pool3d()",
                   check_input_size=True)
+    check_kernel_dtype(input, "avg_pool3d_out_frame", ("Long",))
+    if input.dtype == dtypes.int64:
+        return truncated_average(
+            lambda x, divisor: avg_pool3d(x, kernel_size, stride, padding, ceil_mode,
+                                          count_include_pad, divisor), input, divisor_override)
     n, c, d, h, w = x.shape
     # window sums over (H, W) of every plane, then over depth windows of those sums
     planes = avg_pool2d(x.reshape(n, c * d, h, w), kernel[1:], stride[1:], padding[1:],
@@ -200,6 +209,7 @@ def adaptive_avg_pool3d(input, output_size):
                               "adaptive_avg_pool3d: output_size must be 3")
     if (od, oh, ow) == (1, 1, 1):
         return input.mean((-3, -2, -1), keepdim=True)         # torch's node too: MeanBackward1
+    check_kernel_dtype(input, "adaptive_avg_pool3d_cpu")
     lead, dtype = input.shape[:-3], input.dtype
     depth = as_tensor(_adaptive_weights(d, od, dtype), device=input.device)
     rows = as_tensor(_adaptive_weights(h, oh, dtype), device=input.device)
@@ -236,6 +246,7 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     d, h, w = input.shape[-3:]
     out = _output_size(output_size, (d, h, w),
                        "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
+    check_kernel_dtype(input, "adaptive_max_pool3d_cpu")
     lead = input.shape[:-3]
     data = np.ascontiguousarray(to_host(input.detach()._data)).reshape(-1, d, h, w)
     positions = _adaptive_max_positions(data, out)
@@ -278,5 +289,6 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     tensor([0., 0., 0., 0., 0., 0., 0., 7.])
     """
     size = _unpooled_size(input, kernel_size, stride, padding, output_size, 3)
+    check_kernel_dtype(input, "max_unpool3d")
     return named(_max_unpool(input, indices, size), "MaxUnpool3DBackward0", input,
                  view_of_intermediate=True)

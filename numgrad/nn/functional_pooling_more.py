@@ -7,6 +7,7 @@ from ..ops.named import named
 from ..ops.scatter import scatter
 from .functional_conv import (_check_2_to_3_dims, _one_output_size, _pair, adaptive_max_pool2d,
                               avg_pool1d, avg_pool2d)
+from .kernel_dtypes import check_kernel_dtype
 
 
 def adaptive_max_pool1d(input, output_size, return_indices=False):
@@ -104,6 +105,7 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
     tensor([[[0., 3., 2., 0.]]])
     """
     size = _unpooled_size(input, kernel_size, stride, padding, output_size, 1)
+    check_kernel_dtype(input, "max_unpool2d")
     planes = _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), size + (1,))
     return named(planes, "MaxUnpool2DBackward0", input, view_of_intermediate=True).squeeze(-1)
 
@@ -111,5 +113,6 @@ def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_siz
 def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
     """The inverse of max_pool2d: each value put back where max_pool2d's indices say."""
     size = _unpooled_size(input, kernel_size, stride, padding, output_size, 2)
+    check_kernel_dtype(input, "max_unpool2d")
     return named(_max_unpool(input, indices, size), "MaxUnpool2DBackward0", input,
                  view_of_intermediate=True)

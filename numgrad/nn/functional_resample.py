@@ -9,12 +9,11 @@ antialiasing), so the gradient is the transposed product.
 >>> F.interpolate(ng.tensor([[[1.0, 2.0]]]), scale_factor=2)
 tensor([[[1., 1., 2., 2.]]])
 """
-import math
-
 import numpy as np
 
 from ..creation import as_tensor
 from ..ops.named import named
+from .kernel_dtypes import check_kernel_dtype
 
 # torch's modes in its order (its refusal lists them)
 _TORCH_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "lanczos", "area",
@@ -177,6 +176,16 @@ def _along_spatial_axes(input, matrices):
         out = (as_tensor(matrices[0], device=device) @ out.reshape(n, c, depth, h * w)).reshape(
             n, c, -1, h, w)
     return out
+def _kernel_name(mode, dims, antialias):
+    """The torch CPU kernel that refuses a non-floating input to this mode, as it names itself."""
+    if antialias:
+        return "compute_index_ranges_weights"
+    if dims == 2 and mode in ("nearest", "nearest-exact", "bilinear"):
+        return f"upsample_{'bilinear' if mode == 'bilinear' else 'nearest'}2d_channels_last"
+    kind = {"nearest-exact": "nearest", "bicubic": "cubic"}.get(mode, mode)
+    return f"compute_indices_weights_{'linear' if kind.endswith('linear') else kind}"
+
+
 def _as_list(value, count):
     return list(value) if isinstance(value, (tuple, list)) else [value] * count
 
@@ -242,6 +251,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
+    check_kernel_dtype(input, _kernel_name(mode, dims, antialias))
     sizes, dtype = input.shape[2:], input.dtype
     axes = list(zip(sizes, outs, scales))
     if mode in ("nearest", "nearest-exact"):
