@@ -547,3 +547,23 @@ def test_fusing_a_batch_norm_into_the_layer_before_it_gives_torchs_weights():
     assert type(fused.bias) is nn.Parameter and not fused.bias.requires_grad   # a made-up bias
     assert raised(lambda: nn.utils.fuse_conv_bn_eval(conv.train(), _eval_batch_norm())) == (
         "AssertionError", "Fusion only for eval!")
+
+
+# ---- float32 optimizer state ----------------------------------------------------------------------
+@pytest.mark.parametrize("make, key, expected", [
+    # torch 2.13's float32 state after two steps: its addcmul_ fuses the product into the sum
+    (lambda p: ng.optim.Adam([p], lr=0.01), "exp_avg_sq",
+     [0.002024914836511016, 0.0005680215544998646, 0.0011932776542380452, 0.001931457780301571]),
+    (lambda p: ng.optim.RMSprop([p], lr=0.01), "square_avg",
+     [0.02024863287806511, 0.005676538683474064, 0.011889406479895115, 0.01926281303167343]),
+    (lambda p: ng.optim.Adagrad([p], lr=0.01), "sum",
+     [2.0249204635620117, 0.5680623650550842, 1.1937594413757324, 1.9320327043533325])])
+def test_float32_second_moments_round_once_as_torchs_fused_addcmul(make, key, expected):
+    p = nn.Parameter(ng.zeros(4))
+    optimizer = make(p)
+    for grad in ([-0.0757015272974968, 0.20211438834667206, 0.6941719651222229,
+                  -0.7583697438240051],
+                 [1.420982003211975, 0.7260937690734863, 0.8437326550483704, 1.16486394405365]):
+        p.grad = ng.tensor(grad, dtype=ng.float32)
+        optimizer.step()
+    assert optimizer.state[p][key].tolist() == expected       # bit for bit

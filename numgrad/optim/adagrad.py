@@ -20,7 +20,7 @@ def adagrad_update(param, grad, state_sum, clr, eps, weight_decay, maximize):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0.0:
             g = cast(g + weight_decay * param[i])
-        s = cast(state_sum[i] + g * g)
+        s = cast(state_sum[i] + np.float64(g) * g)     # addcmul_, fused as torch's
         state_sum[i] = s
         param[i] = cast(param[i] + cast(cast(neg_clr * g) / cast(cast(math.sqrt(s)) + eps)))
 

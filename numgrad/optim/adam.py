@@ -37,7 +37,8 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, bet
         diff = cast(g - exp_avg[i])
         m = cast(exp_avg[i] + keep1 * diff) if keep1 < 0.5 else cast(g - rest1 * diff)
         v = cast(beta2_ * exp_avg_sq[i])
-        v = cast(v + cast(keep2 * g) * g)
+        # addcmul_ fuses its product and add: in float64, exact for float32, one rounding
+        v = cast(v + np.float64(cast(keep2 * g)) * g)
         exp_avg[i] = m
         exp_avg_sq[i] = v
         if amsgrad:

@@ -25,7 +25,7 @@ def rmsprop_update(param, grad, square_avg, grad_avg, buf, lr, alpha, eps, weigh
         if weight_decay != 0.0:
             g = cast(g + weight_decay * param[i])
         sq = cast(alpha_ * square_avg[i])
-        sq = cast(sq + cast(keep * g) * g)
+        sq = cast(sq + np.float64(cast(keep * g)) * g)     # addcmul_, fused as torch's
         square_avg[i] = sq
         if centered:
             diff = cast(g - grad_avg[i])
