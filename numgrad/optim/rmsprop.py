@@ -31,7 +31,7 @@ def rmsprop_update(param, grad, square_avg, grad_avg, buf, lr, alpha, eps, weigh
             diff = cast(g - grad_avg[i])
             mean = cast(grad_avg[i] + keep * diff) if keep < 0.5 else cast(g - rest * diff)
             grad_avg[i] = mean
-            sq = cast(sq - mean * mean)
+            sq = cast(sq - np.float64(mean) * mean)     # addcmul(value=-1), fused
         avg = cast(cast(math.sqrt(sq)) + eps)
         if momentum > 0.0:
             b = cast(cast(momentum_ * buf[i]) + cast(g / avg))
