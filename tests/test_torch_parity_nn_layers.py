@@ -612,3 +612,44 @@ def test_layers_refuse_dtypes_their_torch_kernels_lack(call, dtype, message):
     assert str(caught.value) == message
     # torch 2.13 takes these
     assert F.unfold(a.to(ng.bool), 2).dtype == ng.bool
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda a: F.conv2d(a.bool(), ng.ones(2, 2, 3, 3, dtype=ng.bool)), NotImplementedError,
+     '"slow_conv2d_cpu" not implemented for \'Bool\''),
+    (lambda a: F.conv_transpose2d(a.int(), ng.ones(2, 2, 3, 3, dtype=ng.int32)),
+     NotImplementedError, '"slow_conv_transpose2d_out_cpu" not implemented for \'Int\''),
+    (lambda a: F.group_norm(a, 1), NotImplementedError,
+     '"GroupNormKernelImpl" not implemented for \'Long\''),
+    (lambda a: F.batch_norm(a, None, None, training=True), NotImplementedError,
+     '"batch_norm" not implemented for \'Long\''),
+    (lambda a: F.rms_norm(a, (4,)), NotImplementedError, '"rms_norm" not implemented for \'Long\''),
+    (lambda a: F.mse_loss(a, a), NotImplementedError, '"mse_cpu" not implemented for \'Long\''),
+    (lambda a: F.huber_loss(a, a), NotImplementedError, '"huber_cpu" not implemented for \'Long\''),
+    (lambda a: F.binary_cross_entropy(a, a), NotImplementedError,
+     '"binary_cross_entropy" not implemented for \'Long\''),
+    (lambda a: F.kl_div(a.float(), a, reduction="sum"), RuntimeError,
+     "kl_div: Integral inputs not supported."),
+    (lambda a: F.cosine_similarity(a, a), RuntimeError,
+     "expected common dtype to be floating point, yet common dtype is Long"),
+    (lambda a: F.pdist(a[0, 0]), RuntimeError, "pdist only supports floating-point dtypes"),
+    (lambda a: F.dropout(a), RuntimeError,
+     "result type Float can't be cast to the desired output type Long"),
+    (lambda a: F.feature_alpha_dropout(a.bool(), 0.5, True), RuntimeError,
+     "result type Float can't be cast to the desired output type Long"),
+    (lambda a: F.conv_transpose1d(a[0, 0], ng.ones(2, 2, 3, dtype=ng.int64)), RuntimeError,
+     "Given transposed=1, weight of size [2, 2, 3], expected input[1, 4, 4] to have 2 channels, "
+     "but got 4 channels instead"),
+])
+def test_integer_inputs_meet_torchs_refusals(call, error, message):
+    with pytest.raises(error) as caught:
+        call(ng.tensor(np.arange(-8, 24).reshape(1, 2, 4, 4)))
+    assert str(caught.value) == message
+
+
+def test_integer_inputs_torch_takes():
+    a = ng.tensor(np.arange(-8, 24).reshape(1, 2, 4, 4))
+    # torch 2.13: the float eps promotes the difference; a float operand promotes the other
+    assert F.pairwise_distance(a, a).dtype == ng.float32
+    assert F.cosine_similarity(a, a.double()).dtype == ng.float64
+    assert F.dropout(a, 1.0).dtype == ng.int64 and F.dropout(a, training=False) is a

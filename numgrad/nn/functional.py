@@ -211,7 +211,12 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
         shape = np.broadcast_shapes(x1.shape, x2.shape)
     except ValueError:
         infer_size_error(x1.shape, x2.shape)
-    x1, x2 = x1.broadcast_to(shape), x2.broadcast_to(shape)
+    common = np.result_type(x1._data.dtype, x2._data.dtype)
+    if not dtypes.is_floating(common):
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
+                           f"{dtypes.scalar_type_name(common)}")
+    # both in the common dtype, as torch's
+    x1, x2 = x1.to(common).broadcast_to(shape), x2.to(common).broadcast_to(shape)
     n1, n2 = x1.norm(2, dim, keepdim=True), x2.norm(2, dim, keepdim=True)
     n1 = n1 + (n1.detach().clamp(min=eps) - n1.detach())
     n2 = n2 + (n2.detach().clamp(min=eps) - n2.detach())

@@ -132,6 +132,7 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     padding = _pair(padding)
     _check_kernel_fits([size + 2 * p for size, p in zip(input.shape[2:], padding)],
                        [d * (k - 1) + 1 for k, d in zip((kh, kw), dilation)])
+    check_kernel_dtype(input, "slow_conv2d_cpu", ("Long", "Int"))
     if groups == 1:
         out = _conv_group(input, weight, bias, stride, padding, dilation)
     else:
@@ -593,6 +594,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
                            f"input{list(input.shape)} to have {in_channels} channels, but got "
                            f"{input.shape[1]} channels instead")
+    check_kernel_dtype(input, "slow_conv_transpose2d_out_cpu", ("Long",))
     n, c, h, w = input.shape
     if sh > 1 or sw > 1:
         # zeros between the rows and columns: each value followed by stride - 1 zeros

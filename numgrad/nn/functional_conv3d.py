@@ -20,6 +20,7 @@ from ..ops.named import named
 from ..tensor import Tensor
 from .functional_conv import (_check_conv_dtypes, _check_input_dims, _check_kernel_fits,
                               _same_padding)
+from .kernel_dtypes import check_kernel_dtype
 
 
 def _triple(value, refusal=None):
@@ -120,6 +121,7 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
         raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected "
                            f"input{list(input.shape)} to have {per_group * groups} channels, but "
                            f"got {input.shape[1]} channels instead")
+    check_kernel_dtype(input, "compute_columns3d", ("Long", "Int"))
     out = _conv3d_groups(input, weight, bias, stride, padding, dilation, groups)
     if unbatched:
         return out.squeeze(0)          # torch's node here is SqueezeBackward1
@@ -160,6 +162,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
                            f"input{list(input.shape)} to have {in_channels} channels, but got "
                            f"{input.shape[1]} channels instead")
+    check_kernel_dtype(input, "slow_conv_transpose3d_out_cpu", ("Long",))
     n, c, d, h, w = input.shape
     sd, sh, sw = stride
     if sd > 1 or sh > 1 or sw > 1:

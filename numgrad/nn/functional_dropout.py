@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from .. import creation
+from .. import creation, dtypes
 from ..tensor import Tensor
 
 # alpha dropout's dropped value: -scale * alpha of selu, so the self-normalising mean and variance
@@ -30,6 +30,15 @@ def _keep(shape, p):
     if p == 1.0:
         return np.zeros(shape)
     return (creation.generator().random(shape, dtype=np.float64) >= p).astype(np.float64)
+
+
+def _check_float_result(input, alpha=False):
+    """torch scales the input by a float mask into the input's dtype: an integer or bool input
+    fails that cast (alpha dropout's arithmetic has made a bool one Long by then)."""
+    if not dtypes.is_floating(input.dtype):
+        name = "Long" if alpha and input.dtype == dtypes.bool else \
+            dtypes.scalar_type_name(input.dtype)
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {name}")
 
 
 def _apply(input, factor, inplace, offset=None):
@@ -52,6 +61,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
     _check_p(p)
     if not training or p == 0.0:
         return input
+    if p != 1.0:
+        _check_float_result(input)
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return _apply(input, _keep(input.shape, p) * scale, inplace)
 
@@ -64,6 +75,8 @@ def _feature_dropout(input, p, training, inplace, batched=True):
         return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
     if not training or p == 0.0:
         return input
+    if p != 1.0:
+        _check_float_result(input)
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     lead = 2 if batched else 1
     shape = tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
@@ -122,6 +135,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
         return input
     if p == 1.0:
         return _apply(input, np.zeros(input.shape), inplace)
+    _check_float_result(input, alpha=True)
     keep = _keep(input.shape, p)
     a = 1.0 / math.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
     offset = (keep - 1.0) * (_ALPHA_PRIME * a) + _ALPHA_PRIME * a * p

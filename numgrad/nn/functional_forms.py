@@ -9,7 +9,8 @@ import numpy as np
 from ..ops.named import named
 from .functional_activation import celu, elu, hardtanh, leaky_relu, relu, selu, threshold
 from .functional_conv import adaptive_max_pool2d, conv_transpose2d, max_pool1d, max_pool2d
-from .functional_dropout import _ALPHA_PRIME, _apply, _check_p, _feature_dropout, _keep
+from .functional_dropout import (_ALPHA_PRIME, _apply, _check_float_result, _check_p,
+                                 _feature_dropout, _keep)
 from .functional_pooling_more import adaptive_max_pool1d
 from .functional_resample import interpolate
 from .functional_rrelu import rrelu
@@ -110,6 +111,7 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
         return input
     if p == 1.0:
         return _apply(input, np.zeros(input.shape), inplace)
+    _check_float_result(input, alpha=True)
     keep = np.broadcast_to(_keep(tuple(input.shape[:2]) + (1,) * (input.ndim - 2), p),
                            input.shape)
     a = 1.0 / math.sqrt((_ALPHA_PRIME ** 2 * p + 1) * (1 - p))
@@ -144,6 +146,12 @@ def _single(value):
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1):
     """The transpose of conv1d: conv_transpose2d over (N, C, L) inputs as planes of height 1."""
+    if input.ndim in (2, 3) and weight.ndim == 3 and input.shape[-2] != weight.shape[0]:
+        # torch's message speaks of the 1-D shapes
+        batched = input if input.ndim == 3 else input.unsqueeze(0)
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
+                           f"input{list(batched.shape)} to have {weight.shape[0]} channels, but "
+                           f"got {batched.shape[1]} channels instead")
     out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, _single(stride)),
                            (0, _single(padding)), (0, _single(output_padding)), groups,
                            (1, _single(dilation)))

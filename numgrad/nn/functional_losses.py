@@ -25,6 +25,7 @@ from ..ops.index import masked_fill, take
 from ..ops.named import named, read_by_backward, rename
 from ..ops.shape import VIEW as _VIEW, reshape as _reshape
 from ..tensor import Tensor
+from .kernel_dtypes import check_kernel_dtype
 
 _CODES = {"none": _N.NONE, "mean": _N.MEAN, "sum": _N.SUM}
 
@@ -354,6 +355,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     if weight is not None:
         return _weighted((expanded - target).pow(2), weight, input, reduction,
                          lambda errors: errors.sum() / weight.sum())
+    check_kernel_dtype(expanded, "mse_cpu")
     diff = expanded - target
     return named(_reduce(diff * diff, reduction), "MseLossBackward0", expanded, target,
                  saved_names=("self", "target"), attributes={"reduction": _CODES[reduction]})
@@ -380,9 +382,10 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
     reduction = _reduction(size_average, reduce, reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    d = (input - target).abs()
     if beta == 0.0:
-        return _reduce(d, reduction)
+        return _reduce((input - target).abs(), reduction)
+    check_kernel_dtype(input, "smooth_l1_cpu")
+    d = (input - target).abs()
     loss = _reduce(_E.where(d < beta, d * d * (0.5 / beta), d - 0.5 * beta), reduction)
     # torch's beta is a float argument: 1 shows as 1.0
     return named(loss, "SmoothL1LossBackward0", input, target,
@@ -404,6 +407,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    check_kernel_dtype(expanded, "huber_cpu")
     d = (expanded - target).abs()
     loss = _reduce(_E.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
     # torch's delta is a float argument: 2 shows as 2.0
@@ -428,6 +432,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
                          f"({input.shape}) is deprecated. Please ensure they have the same size.")
     refuse_grad("binary_cross_entropy", "weight", weight)
+    check_kernel_dtype(input, "binary_cross_entropy")
     data = input._data
     if data.size and (data.min() < 0 or data.max() > 1):
         raise RuntimeError("all elements of input should be between 0 and 1")
@@ -489,6 +494,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
                       "'batchmean' in the next major release.", UserWarning, stacklevel=2)
     elif reduction not in _CODES and reduction != "batchmean":
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if not all(dtypes.is_floating(t.dtype) for t in (input, target) if isinstance(t, Tensor)):
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     target = _as_tensor(target, input)
     if log_target:
         loss = _E.exp(target) * (target - input)

@@ -11,6 +11,7 @@ tensor(0.5000)
 """
 import numpy as np
 
+from .. import dtypes
 from ..ops import elementwise as _E
 from ..ops.index import take
 from ..ops.named import named, rename
@@ -89,7 +90,10 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
 def distance(x1, x2, p, eps, keepdim=False):
     """pairwise_distance: ||x1 - x2 + eps||_p over the last dim, with torch's nodes (its
     at::norm is NormBackward1, and eps a Scalar: AddBackward1)."""
-    return rename(_E.add_scalar(x1 - x2, eps).norm(p, -1, keepdim), "NormBackward1")
+    difference = x1 - x2
+    if not dtypes.is_floating(difference.dtype):
+        difference = difference.to(dtypes.get_default_dtype())   # the float eps promotes it
+    return rename(_E.add_scalar(difference, eps).norm(p, -1, keepdim), "NormBackward1")
 
 
 def check_triplet(margin, anchor, positive, negative):

@@ -125,6 +125,7 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """
     _check_affine_shapes(normalized_shape, weight, None)
     dims = _normalized_dims(input, normalized_shape, "")
+    check_kernel_dtype(input, "rms_norm")
     if eps is None:
         eps = float(np.finfo(input.dtype).eps)
     # torch's nodes: PowBackward0, then eps added as a Scalar (AddBackward1)
@@ -150,6 +151,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if tensor is not None and tensor.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
     _check_same_dtype(input, running_mean, running_var, weight, bias)
+    check_kernel_dtype(input, "batch_norm")
     dims = (0,) + tuple(range(2, input.ndim))
     shape = _channel_shape(input)
     if training:
@@ -221,6 +223,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
                                f"channels in input, but got {name} of shape "
                                f"{list(tensor.shape)} and input of shape {list(input.shape)}")
+    check_kernel_dtype(input, "GroupNormKernelImpl")
     groups = input.reshape(input.shape[0], num_groups, -1)
     _, centred, var = _moments(groups, (2,))
     out = (centred * (var + eps).rsqrt()).reshape(input.shape)

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-from .. import linalg
+from .. import dtypes, linalg
 from ..ops.elementwise import where
 from ..ops.named import named
 
@@ -19,6 +19,8 @@ def pdist(input, p=2.0):
     """
     if input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not dtypes.is_floating(input.dtype):
+        raise RuntimeError("pdist only supports floating-point dtypes")
     if p < 0:
         raise RuntimeError("pdist only supports non-negative p values")
     first, second = np.triu_indices(input.shape[0], 1)
