@@ -567,3 +567,28 @@ def test_float32_second_moments_round_once_as_torchs_fused_addcmul(make, key, ex
         p.grad = ng.tensor(grad, dtype=ng.float32)
         optimizer.step()
     assert optimizer.state[p][key].tolist() == expected       # bit for bit
+
+
+def test_averaged_model_runs_torchs_cpu_mean_and_averages_integer_buffers():
+    swa_utils = ng.optim.swa_utils
+    layer = nn.Linear(1, 3, bias=False)
+    averaged = swa_utils.AveragedModel(layer)
+    for weights in ([0.1, 0.7, 1.3], [0.2, 0.3, 0.9], [0.35, 0.15, 0.05]):
+        with ng.no_grad():
+            layer.weight.copy_(ng.tensor(weights).reshape(3, 1))
+        averaged.update_parameters(layer)
+    # torch 2.13 on the CPU: averaged + (current - averaged) / (n + 1), in float32
+    assert averaged.module.weight.detach().reshape(-1).tolist() == [
+        0.21666666865348816, 0.38333332538604736, 0.7499998807907104]
+    norm = nn.BatchNorm1d(2)
+    ema = swa_utils.AveragedModel(norm, use_buffers=True,
+                                  multi_avg_fn=swa_utils.get_ema_multi_avg_fn(0.5))
+    counts = []
+    for k in range(4):
+        norm(ng.tensor([[1.0, 2.0], [3.0, 5.0 + k]]))
+        ema.update_parameters(norm)
+        counts.append(ema.module.num_batches_tracked.item())
+    # torch 2.13 averages the integer counter too (truncated)
+    assert counts == [1, 1, 2, 3]
+    assert raised(lambda: swa_utils.get_ema_multi_avg_fn(1.5)) == (
+        "ValueError", "Invalid decay value 1.5 provided. Please provide a value in [0,1] range.")

@@ -19,8 +19,16 @@ from ..nn.normalization import _BatchNorm
 from .lr_scheduler import LRScheduler, format_param
 
 
+def _check_decay(decay):
+    if decay < 0.0 or decay > 1.0:
+        raise ValueError(f"Invalid decay value {decay} provided. Please provide a value in [0,1] "
+                         "range.")
+
+
 def get_ema_avg_fn(decay=0.999):
     """averaged <- decay * averaged + (1 - decay) * current."""
+    _check_decay(decay)
+
     def ema_update(ema_param, current_param, num_averaged):
         return decay * ema_param + (1 - decay) * current_param
     return ema_update
@@ -35,19 +43,29 @@ def get_swa_avg_fn():
 
 
 def get_ema_multi_avg_fn(decay=0.999):
-    """ema_update over lists of parameters, in place: averaged.lerp_(current, 1 - decay)."""
+    """ema_update over lists of parameters of one dtype, in place: averaged.lerp_(current,
+    1 - decay), or for integers (buffers such as counters) decay * averaged + (1 - decay) *
+    current, truncated."""
+    _check_decay(decay)
+
     def ema_update(ema_param_list, current_param_list, _):
         for ema, current in zip(ema_param_list, current_param_list):
-            ema.copy_(ema + (current - ema) * (1 - decay))
+            if ema.is_floating_point():
+                ema.lerp_(current, 1 - decay)
+            else:
+                ema.copy_(ema * decay + current * (1 - decay))
     return ema_update
 
 
 def get_swa_multi_avg_fn():
-    """swa_update over lists of parameters, in place: averaged.lerp_(current, 1 / (n + 1))."""
+    """swa_update over lists of parameters of one dtype, in place: averaged.lerp_(current,
+    1 / (n + 1)), or for integers averaged + (current - averaged) / (n + 1), truncated."""
     def swa_update(averaged_param_list, current_param_list, num_averaged):
-        weight = 1 / (float(num_averaged) + 1)
         for averaged, current in zip(averaged_param_list, current_param_list):
-            averaged.copy_(averaged + (current - averaged) * weight)
+            if averaged.is_floating_point():
+                averaged.lerp_(current, 1 / (float(num_averaged) + 1))
+            else:
+                averaged.copy_(averaged + (current - averaged) / (num_averaged + 1))
     return swa_update
 
 
@@ -85,15 +103,24 @@ class AveragedModel(Module):
             if int(self.n_averaged) == 0:
                 for a, c in zip(averaged, current):
                     a.copy_(c)
-            elif self.avg_fn is not None:
+            elif self.avg_fn is not None and self.multi_avg_fn is None:
                 for a, c in zip(averaged, current):
                     a.copy_(self.avg_fn(a, c, self.n_averaged.to(a.device)))
             else:
-                # only floating values are averaged (integer buffers such as counters are not)
-                pairs = [(a, c) for a, c in zip(averaged, current)
-                         if dtypes.is_floating(a.dtype)]
-                multi_avg_fn = self.multi_avg_fn or get_swa_multi_avg_fn()
-                multi_avg_fn([a for a, _ in pairs], [c for _, c in pairs], self.n_averaged)
+                # as torch: one call per (device, dtype) group; without multi_avg_fn, the
+                # running mean is the foreach lerp on the GPU and get_swa_avg_fn's division on
+                # the CPU
+                groups = {}
+                for a, c in zip(averaged, current):
+                    groups.setdefault((a.device.type, a.device.index, a.dtype), []).append((a, c))
+                for pairs in groups.values():
+                    n_averaged = self.n_averaged.to(pairs[0][0].device)
+                    if self.multi_avg_fn is not None or pairs[0][0].is_cuda:
+                        multi_avg_fn = self.multi_avg_fn or get_swa_multi_avg_fn()
+                        multi_avg_fn([a for a, _ in pairs], [c for _, c in pairs], n_averaged)
+                    else:
+                        for a, c in pairs:
+                            a.copy_(get_swa_avg_fn()(a, c, n_averaged))
             if not self.use_buffers:
                 # buffers are not averaged: they follow the source model
                 for own, source in zip(self.module.buffers(), model.buffers()):
