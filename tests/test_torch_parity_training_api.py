@@ -592,3 +592,14 @@ def test_averaged_model_runs_torchs_cpu_mean_and_averages_integer_buffers():
     assert counts == [1, 1, 2, 3]
     assert raised(lambda: swa_utils.get_ema_multi_avg_fn(1.5)) == (
         "ValueError", "Invalid decay value 1.5 provided. Please provide a value in [0,1] range.")
+
+
+@pytest.mark.parametrize("fill, shape, version", [
+    # torch 2.13's version after the fill: its count of in-place writes
+    (lambda t: nn.init.dirac_(t), (4, 3, 3), 4), (lambda t: nn.init.dirac_(t, 2), (6, 2, 3, 3), 5),
+    (nn.init.orthogonal_, (4, 3), 2), (nn.init.orthogonal_, (0, 3), 0),
+    (lambda t: nn.init.sparse_(t, 0.5), (5, 4), 5), (nn.init.xavier_uniform_, (4, 3), 1)])
+def test_init_fills_bump_the_version_as_torchs_writes(fill, shape, version):
+    tensor = ng.empty(*shape)
+    fill(tensor)
+    assert tensor._version == version

@@ -16,10 +16,12 @@ import numpy as np
 from .. import creation, dtypes
 
 
-def _fill(tensor, values):
-    """Write values into tensor's memory; an in-place change, so the version moves on."""
+def _fill(tensor, values, writes=1):
+    """Write values into tensor's memory; an in-place change, so the version moves on, by
+    torch's count of in-place writes for the fill (dirac_ sets each one in its own write, say)."""
     tensor._data[...] = values
-    tensor._bump_version()
+    for _ in range(writes):
+        tensor._bump_version()
     return tensor
 
 
@@ -167,7 +169,8 @@ def dirac_(tensor, groups=1):
     for group in range(groups):
         for channel in range(min(per_group, in_channels)):
             values[(group * per_group + channel, channel) + centre] = 1
-    return _fill(tensor, values)
+    # torch zeroes the tensor, then sets each 1 in place
+    return _fill(tensor, values, writes=1 + groups * min(per_group, in_channels))
 
 
 def orthogonal_(tensor, gain=1, generator=None):
@@ -192,7 +195,7 @@ def orthogonal_(tensor, gain=1, generator=None):
     q *= np.sign(np.diag(r))
     if rows < cols:
         q = q.T
-    return _fill(tensor, (gain * q).reshape(tensor.shape))
+    return _fill(tensor, (gain * q).reshape(tensor.shape), writes=2)   # torch: copy_, mul_(gain)
 
 
 def sparse_(tensor, sparsity, std=0.01, generator=None):
@@ -211,7 +214,7 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     values = rng.normal(0.0, std, (rows, cols))
     for col in range(cols):
         values[rng.permutation(rows)[:zeros], col] = 0
-    return _fill(tensor, values)
+    return _fill(tensor, values, writes=1 + cols)   # torch: normal_, then a write per column
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):
