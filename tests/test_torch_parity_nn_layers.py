@@ -653,3 +653,40 @@ def test_integer_inputs_torch_takes():
     assert F.pairwise_distance(a, a).dtype == ng.float32
     assert F.cosine_similarity(a, a.double()).dtype == ng.float64
     assert F.dropout(a, 1.0).dtype == ng.int64 and F.dropout(a, training=False) is a
+
+
+# ---- mixed float dtypes -------------------------------------------------------------------------
+def _norm_with(module, weight_dtype, bias_dtype):
+    module.weight.data = module.weight.data.to(weight_dtype)
+    module.bias.data = module.bias.data.to(bias_dtype)
+    return module
+
+
+@pytest.mark.parametrize("weight, bias, input, message", [
+    # torch 2.13: a first parameter of another dtype than the input's is "mixed dtype", whose
+    # parameters must be float32 (and the input a reduced float); otherwise the kernel's read of
+    # a parameter of another dtype fails
+    (ng.float32, ng.float64, ng.float32, "expected scalar type Float but found Double"),
+    (ng.float32, ng.float64, ng.float64,
+     "mixed dtype (CPU): expect parameter to have scalar type of Float"),
+    (ng.float64, ng.float64, ng.float32,
+     "mixed dtype (CPU): expect parameter to have scalar type of Float"),
+    (ng.float32, ng.float32, ng.float64, "mixed dtype (CPU): all inputs must share same datatype."),
+])
+def test_normalisations_refuse_mixed_dtypes_in_torch_words(weight, bias, input, message):
+    for module in (ng.nn.LayerNorm(4), ng.nn.GroupNorm(2, 4), ng.nn.BatchNorm1d(4)):
+        with pytest.raises(RuntimeError) as caught:
+            _norm_with(module, weight, bias)(ng.ones(2, 4, dtype=input))
+        assert str(caught.value) == message
+
+
+def test_mixed_dtype_layers_as_torch():
+    # torch 2.13: rms_norm keeps the input's dtype (a cast after the weight's product)
+    out = ng.nn.RMSNorm(4).double()(ng.ones(2, 4, requires_grad=True))
+    assert out.dtype == ng.float32 and out.grad_fn.name() == "ToCopyBackward0"
+    with pytest.raises(RuntimeError, match=r"^expected scalar type Float but found Double$"):
+        ng.nn.ConvTranspose2d(2, 3, 3).double()(ng.ones(1, 2, 3, 3))
+    with pytest.raises(RuntimeError, match=r"^All tensors must have the same dtype, got input1: "
+                                           r"float, input2: float, weight: double, bias: double$"):
+        bilinear = ng.nn.Bilinear(4, 4, 2).double()
+        bilinear(ng.ones(2, 4), ng.ones(2, 4))

@@ -156,10 +156,13 @@ def bilinear(input1, input2, weight, bias=None):
     >>> F.bilinear(ng.ones(1, 2), ng.ones(1, 3), ng.ones(4, 2, 3)).shape
     numgrad.Size([1, 4])
     """
-    if not input1.dtype == input2.dtype == weight.dtype:
-        names = [dtypes.scalar_type_name(t.dtype).lower() for t in (input1, input2, weight)]
-        raise RuntimeError(f"All tensors must have the same dtype, got input1: {names[0]}, "
-                           f"input2: {names[1]}, weight: {names[2]}")
+    given = {"input1": input1, "input2": input2, "weight": weight}
+    if bias is not None:
+        given["bias"] = bias
+    if len({t.dtype for t in given.values()}) > 1:
+        names = ", ".join(f"{what}: {dtypes.scalar_type_name(t.dtype).lower()}"
+                          for what, t in given.items())
+        raise RuntimeError(f"All tensors must have the same dtype, got {names}")
     if input1.ndim != input2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and "
                            f"{input2.ndim}")

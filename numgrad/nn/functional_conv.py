@@ -47,6 +47,14 @@ def _check_conv_dtypes(input, weight, bias):
                            f"{name(weight.dtype)}")
 
 
+def _check_transposed_dtypes(input, weight, bias):
+    """torch's transposed convolutions read the weight, then the bias, as the input's dtype."""
+    for tensor in (weight, bias):
+        if tensor is not None and tensor.dtype != input.dtype:
+            raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.dtype)} but "
+                               f"found {dtypes.scalar_type_name(tensor.dtype)}")
+
+
 def _check_conv_lists(weight, stride, padding, dilation):
     """torch's checks of a convolution's parameter lists (padding may be a string) against the
     weight's rank, the first it makes."""
@@ -575,7 +583,7 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     from ..ops.shape import cat, pad
     _check_input_dims("conv_transpose2d", input, 2)
-    _check_conv_dtypes(input, weight, bias)
+    _check_transposed_dtypes(input, weight, bias)
     source = input
     unbatched = input.ndim == 3
     if unbatched:

@@ -19,7 +19,7 @@ from ..ops import nn_ops as _N
 from ..ops.named import named
 from ..tensor import Tensor
 from .functional_conv import (_check_conv_dtypes, _check_input_dims, _check_kernel_fits,
-                              _same_padding)
+                              _check_transposed_dtypes, _same_padding)
 from .kernel_dtypes import check_kernel_dtype
 
 
@@ -141,7 +141,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """
     from ..ops.shape import cat, pad
     _check_input_dims("conv_transpose3d", input, 3)
-    _check_conv_dtypes(input, weight, bias)
+    _check_transposed_dtypes(input, weight, bias)
     unbatched = input.ndim == 4
     source = input
     if unbatched:

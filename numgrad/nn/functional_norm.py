@@ -89,10 +89,22 @@ def _check_affine_shapes(normalized_shape, weight, bias):
                                f"{name} of shape {list(t.shape)} and normalized_shape = {shape}")
 
 
-def _check_same_dtype(input, *others):
-    """torch's CPU normalisation kernels take one dtype for the input and its parameters."""
-    if any(t is not None and t.dtype != input.dtype for t in others):
+def _check_same_dtype(input, *parameters):
+    """torch's CPU normalisation kernels: when the first given parameter's dtype is not the
+    input's ("mixed dtype"), the parameters must be float32 and the input a reduced float, which
+    numgrad has not; otherwise a parameter of another dtype fails the kernel's read of it."""
+    given = [p for p in parameters if p is not None]
+    if not given:
+        return
+    name = dtypes.scalar_type_name
+    if given[0].dtype != input.dtype:
+        if any(p.dtype != dtypes.float32 for p in given):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
         raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    for p in given:
+        if p.dtype != input.dtype:
+            raise RuntimeError(f"expected scalar type {name(input.dtype)} but found "
+                               f"{name(p.dtype)}")
 
 
 @float_kernel("LayerNormKernelImpl")
@@ -130,7 +142,10 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
         eps = float(np.finfo(input.dtype).eps)
     # torch's nodes: PowBackward0, then eps added as a Scalar (AddBackward1)
     out = input * _E.add_scalar(input.pow(2).mean(dims, keepdim=True), eps).rsqrt()
-    return out * weight if weight is not None else out
+    if weight is None:
+        return out
+    # torch's result keeps the input's dtype (a cast after a weight of another one)
+    return (out * weight).to(input.dtype)
 
 
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
@@ -150,7 +165,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                          ("weight", weight), ("bias", bias)):
         if tensor is not None and tensor.numel() != channels:
             raise RuntimeError(f"{name} should contain {channels} elements not {tensor.numel()}")
-    _check_same_dtype(input, running_mean, running_var, weight, bias)
+    _check_same_dtype(input, weight, bias, running_mean, running_var)
     check_kernel_dtype(input, "batch_norm")
     dims = (0,) + tuple(range(2, input.ndim))
     shape = _channel_shape(input)
@@ -224,6 +239,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                f"channels in input, but got {name} of shape "
                                f"{list(tensor.shape)} and input of shape {list(input.shape)}")
     check_kernel_dtype(input, "GroupNormKernelImpl")
+    _check_same_dtype(input, weight, bias)
     groups = input.reshape(input.shape[0], num_groups, -1)
     _, centred, var = _moments(groups, (2,))
     out = (centred * (var + eps).rsqrt()).reshape(input.shape)
