@@ -603,3 +603,17 @@ def test_init_fills_bump_the_version_as_torchs_writes(fill, shape, version):
     tensor = ng.empty(*shape)
     fill(tensor)
     assert tensor._version == version
+
+
+# ---- gradient clipping ----------------------------------------------------------------------------
+@pytest.mark.parametrize("max_norm", [100.0, 0.1])
+def test_clip_grad_norm_scales_every_gradient_as_torch(max_norm):
+    weight = nn.Parameter(ng.ones(3))
+    weight.grad = ng.ones(3)
+    before = weight.grad._version
+    norm = nn.utils.clip_grad_norm_([weight], max_norm)
+    # torch 2.13 multiplies by min(coef, 1): within the bound too, so the version moves on
+    assert weight.grad._version == before + 1
+    expected = 1.0 if max_norm == 100.0 else float(np.float32(0.1) / np.float32(3 ** 0.5 + 1e-6))
+    np.testing.assert_allclose(weight.grad.numpy(), [expected] * 3, rtol=1e-6)
+    assert abs(norm.item() - 3 ** 0.5) < 1e-6

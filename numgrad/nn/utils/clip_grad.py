@@ -64,10 +64,11 @@ def clip_grads_with_norm_(parameters, max_norm, total_norm, foreach=None):
         # torch's arithmetic in the norm's dtype (max_norm / t is reciprocal(t) * max_norm
         # there): in float32 its rounding reaches the gradients
         coef = total_norm.detach().add(1e-6).reciprocal().mul(float(max_norm))
-        # a NaN norm scales by NaN, as torch's clamp(coef, max=1) lets NaN through
-        if coef.item() < 1.0 or math.isnan(coef.item()):
-            for g in grads:
-                g.mul_(coef.to(device=g.device))
+        # as torch, every gradient is scaled, by 1 when the norm is within max_norm (so each
+        # one's version moves on), and by NaN for a NaN norm (clamp lets NaN through)
+        coef = coef.clamp(max=1.0)
+        for g in grads:
+            g.mul_(coef.to(device=g.device))
 
 
 def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False, foreach=None):
