@@ -690,3 +690,33 @@ def test_mixed_dtype_layers_as_torch():
                                            r"float, input2: float, weight: double, bias: double$"):
         bilinear = ng.nn.Bilinear(4, 4, 2).double()
         bilinear(ng.ones(2, 4), ng.ones(2, 4))
+
+
+_WHERE = "(while checking arguments for ctc_loss_allocate_outputs)"
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda x, lp: F.ctc_loss(lp, ng.tensor([[1, 2]]), ng.tensor([3]), ng.tensor([3])),
+     RuntimeError, "Expected tensor to have size at least 3 at dimension 1, but got size 2 for "
+     f"argument #2 'targets' {_WHERE}"),
+    (lambda x, lp: F.ctc_loss(lp, ng.tensor([[1, 2]]), ng.tensor([4]), ng.tensor([2])),
+     RuntimeError, f"Expected input_lengths to have value at most 3, but got value 4 {_WHERE}"),
+    (lambda x, lp: F.ctc_loss(lp, ng.tensor([1, 2, 3]), ng.tensor([3]), ng.tensor([2])),
+     RuntimeError, "Expected tensor to have size 2 at dimension 0, but got size 3 for argument #2 "
+     f"'targets' {_WHERE}"),
+    (lambda x, lp: F.cosine_embedding_loss(x, x, ng.ones(3, 1)), RuntimeError,
+     "0D or 1D target tensor expected, multi-target not supported"),
+    (lambda x, lp: F.cosine_embedding_loss(x[0], x[0], ng.ones(3)), RuntimeError,
+     "1D target tensor expects 2D input tensors, but found inputs with sizes [4] and [4]."),
+    (lambda x, lp: F.multi_margin_loss(x, ng.tensor([0, 1, 2]), weight=ng.ones(5)), RuntimeError,
+     "inconsistent weight size, expected 4 but got [5]"),
+    (lambda x, lp: F.soft_margin_loss(x, ng.ones(2, 4)), RuntimeError,
+     "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"),
+    (lambda x, lp: F.nll_loss(x[0], ng.tensor([1, 2, 0])), ValueError,
+     "For 1D input, 1D target must have size 1, but got target size: 3"),
+])
+def test_loss_refusals_in_torch_words(call, error, message):
+    x = ng.tensor(np.arange(12.).reshape(3, 4))
+    with pytest.raises(error) as caught:
+        call(x, x.log_softmax(1)[:, None])
+    assert str(caught.value) == message

@@ -44,6 +44,30 @@ def _padded_targets(targets, target_lengths, batch):
     return rows
 
 
+def _check_lengths(targets, lengths, target_lengths, frames, batch):
+    """torch's ctc_loss_allocate_outputs checks, in its order and words."""
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    for length in target_lengths:
+        if length < 0:
+            raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value "
+                               f"{length} {where}")
+    expected = (0, int(target_lengths.sum())) if targets.ndim == 1 else (0, batch)
+    if targets.shape[0] != expected[1]:
+        raise RuntimeError(f"Expected tensor to have size {expected[1]} at dimension 0, but got "
+                           f"size {targets.shape[0]} for argument #2 'targets' {where}")
+    longest = int(target_lengths.max()) if target_lengths.size else 0
+    if targets.ndim == 2 and targets.shape[1] < longest:
+        raise RuntimeError(f"Expected tensor to have size at least {longest} at dimension 1, but "
+                           f"got size {targets.shape[1]} for argument #2 'targets' {where}")
+    for length in lengths:
+        if length < 0:
+            raise RuntimeError(f"Expected input_lengths to have value at least 0, but got value "
+                               f"{length} {where}")
+        if length > frames:
+            raise RuntimeError(f"Expected input_lengths to have value at most {frames}, but got "
+                               f"value {length} {where}")
+
+
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
     """log_probs (T, N, C) (or (T, C) unbatched) of the classes per frame, targets (N, S) or
@@ -64,6 +88,7 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     frames, batch, _ = log_probs.shape
     lengths = _integers(input_lengths)
     target_lengths = _integers(target_lengths)
+    _check_lengths(targets, lengths, target_lengths, frames, batch)
     labels = _padded_targets(targets, target_lengths, batch)
     # the blank-extended targets: blank, l1, blank, l2, ..., blank
     positions = 2 * labels.shape[1] + 1

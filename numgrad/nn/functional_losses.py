@@ -87,6 +87,9 @@ def _check_target_shape(input_shape, target_shape):
     if len(input_shape) <= 2:
         if len(target_shape) > 1:
             raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if len(input_shape) == 1 and target_shape and target_shape[0] != 1:
+            raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: "
+                             f"{target_shape[0]}")
         return
     expected = input_shape[:1] + input_shape[2:]
     if target_shape != expected:

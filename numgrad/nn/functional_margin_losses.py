@@ -60,7 +60,7 @@ def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="m
     reduction = _reduction(size_average, reduce, reduction)
     refuse_grad("soft_margin_loss", "target", target)
     target = _as_tensor(target, input)
-    loss = _reduce(_E.log1p(_E.exp(-target * input)), reduction)
+    loss = _reduce(_E.log1p(_E.exp(-input * target)), reduction)     # torch's operand order
     # torch differentiates soft_margin_loss in its input only
     return named(loss, "SoftMarginLossBackward0", input, target, inputs=(input,),
                  saved_names=("self", "target"))
@@ -75,6 +75,13 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     tensor(0.2929)
     """
     reduction = _reduction(size_average, reduce, reduction)
+    target_dims = np.ndim(target._data if isinstance(target, Tensor) else target)
+    if target_dims > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if (input1.ndim, input2.ndim) != ((2, 2) if target_dims == 1 else (1, 1)):
+        raise RuntimeError(f"{target_dims}D target tensor expects {target_dims + 1}D input tensors, "
+                           f"but found inputs with sizes {list(input1.shape)} and "
+                           f"{list(input2.shape)}.")
     dim = input1.ndim - 1
     # torch's epsilon inside the squared norms, and no clamping
     dot = (input1 * input2).sum(dim)
@@ -145,6 +152,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
                            f"number of input samples (batch size). Expected target size [{count}], "
                            f"but got {list(np.shape(target))}. Input has shape "
                            f"{list(input.shape)}.")
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(f"inconsistent weight size, expected {classes} but got "
+                           f"{list(weight.shape)}")
     refuse_grad("multi_margin_loss", "weight", weight)
     if index.size and (index.min() < 0 or index.max() >= classes):
         raise RuntimeError("target out of range")
