@@ -720,3 +720,14 @@ def test_loss_refusals_in_torch_words(call, error, message):
     with pytest.raises(error) as caught:
         call(x, x.log_softmax(1)[:, None])
     assert str(caught.value) == message
+
+
+def test_attention_weights_path_refuses_a_mask_of_another_dtype():
+    attention = ng.nn.MultiheadAttention(4, 2).double()
+    x = ng.zeros(3, 2, 4, dtype=ng.float64)
+    # torch 2.13: baddbmm adds the float32 mask to float64 scores and promotes nothing
+    with pytest.raises(RuntimeError, match=r"^Input dtypes must be the same, got: input float, "
+                                           r"batch1: double, batch2: double$"):
+        attention(x, x, x, attn_mask=ng.zeros(3, 3))
+    # without weights, sdpa takes it
+    assert attention(x, x, x, attn_mask=ng.zeros(3, 3), need_weights=False)[0].shape == (3, 2, 4)

@@ -186,6 +186,12 @@ class MultiheadAttention(Module):
             attn_mask = key_padding_mask if attn_mask is None else attn_mask + key_padding_mask
         dropout_p = self.dropout if self.training else 0.0
         if need_weights:
+            if attn_mask is not None and attn_mask.dtype != q.dtype:
+                # torch adds the mask with baddbmm, which promotes nothing
+                name = dtypes.scalar_type_name
+                raise RuntimeError(f"Input dtypes must be the same, got: input "
+                                   f"{name(attn_mask.dtype).lower()}, batch1: "
+                                   f"{name(q.dtype).lower()}, batch2: {name(k.dtype).lower()}")
             # plain softmax here, as torch: a row masked entirely gives nan weights
             scores = (q * math.sqrt(1.0 / head_dim)).matmul(k.transpose(-2, -1))
             if attn_mask is not None:
