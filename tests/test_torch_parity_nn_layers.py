@@ -731,3 +731,18 @@ def test_attention_weights_path_refuses_a_mask_of_another_dtype():
         attention(x, x, x, attn_mask=ng.zeros(3, 3))
     # without weights, sdpa takes it
     assert attention(x, x, x, attn_mask=ng.zeros(3, 3), need_weights=False)[0].shape == (3, 2, 4)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda x: ng.nn.LSTM(3, 4)(x, ng.zeros(1, 2, 4)), IndexError,
+     "index 1 is out of bounds for dimension 0 with size 1"),
+    (lambda x: ng.nn.LSTM(3, 4)(x, (ng.zeros(1, 2, 4),)), IndexError, "tuple index out of range"),
+    (lambda x: ng.nn.LSTMCell(3, 4)(x[0], (ng.zeros(2, 4),)), RuntimeError,
+     "lstm_cell expects two hidden states"),
+    (lambda x: ng.nn.LSTMCell(3, 4)(x[0], ng.zeros(2, 4)), TypeError,
+     "lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, not Tensor"),
+])
+def test_lstm_states_refused_as_torch(call, error, message):
+    with pytest.raises(error) as caught:
+        call(ng.zeros(5, 2, 3))
+    assert str(caught.value) == message      # torch 2.13

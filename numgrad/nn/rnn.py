@@ -359,7 +359,9 @@ class LSTM(RNNBase):
 
     def forward(self, input, hx=None):
         packed = input if isinstance(input, PackedSequence) else None
-        input, batched, batch = self._prepare(input, [] if hx is None else list(hx), "hx and cx")
+        # torch reads hx[0] and hx[1] (its IndexError for a state of one tensor)
+        input, batched, batch = self._prepare(input, [] if hx is None else [hx[0], hx[1]],
+                                              "hx and cx")
         expected_h = self._state_size(batch)
         expected_c = expected_h[:2] + (self.hidden_size,)
         if hx is None:
@@ -508,4 +510,9 @@ class LSTMCell(RNNCellBase):
                          dtype=dtype)
 
     def forward(self, input, hx=None):
+        if hx is not None and not isinstance(hx, (tuple, list)):
+            raise TypeError(f"lstm_cell(): argument 'hx' (position 2) must be tuple of Tensors, "
+                            f"not {type(hx).__name__}")
+        if hx is not None and len(hx) != 2:
+            raise RuntimeError("lstm_cell expects two hidden states")
         return self._step(_lstm_step, input, [None, None] if hx is None else list(hx), "hx")
