@@ -746,3 +746,61 @@ def test_lstm_states_refused_as_torch(call, error, message):
     with pytest.raises(error) as caught:
         call(ng.zeros(5, 2, 3))
     assert str(caught.value) == message      # torch 2.13
+
+
+# ---- grid_sample: bicubic and volumes -----------------------------------------------------------
+def test_grid_sample_bicubic_moves_each_tap_by_the_padding_mode():
+    image = ng.arange(12., dtype=ng.float64).reshape(1, 1, 3, 4).requires_grad_()
+    grid = (ng.arange(8., dtype=ng.float64).reshape(1, 2, 2, 2) * 0.37 - 1.3).requires_grad_()
+    out = F.grid_sample(image, grid, mode="bicubic", padding_mode="border", align_corners=False)
+    (out * ng.tensor([1., 2., 3., 4.], dtype=ng.float64).reshape(1, 1, 2, 2)).sum().backward()
+    # torch 2.13
+    assert out.grad_fn.name() == "GridSampler2DBackward0"
+    np.testing.assert_allclose(out.detach().numpy().ravel(), [-0.4337, 2.8092, 9.2863, 11.1229],
+                               atol=1e-4)
+    np.testing.assert_allclose(image.grad.numpy().ravel(), [
+        1.4428, 0.2204, -0.0899, 0.0044, 0.9583, 0.7998, 0.3783, -0.0529, -0.1708, 0.2387,
+        2.0109, 4.2598], atol=1e-4)
+    np.testing.assert_allclose(grid.grad.numpy().ravel(), [
+        0.0, -0.5037, 3.4332, 13.601, 6.8328, 13.9134, -0.0792, -2.1118], atol=1e-4)
+
+
+def test_grid_sample_reads_volumes_trilinearly():
+    volume = ng.arange(24., dtype=ng.float64).reshape(1, 1, 2, 3, 4).requires_grad_()
+    grid = (ng.arange(12., dtype=ng.float64).reshape(1, 1, 2, 2, 3) * 0.41 - 1.7).requires_grad_()
+    out = F.grid_sample(volume, grid, padding_mode="reflection", align_corners=True)
+    out.pow(2).sum().backward()
+    # torch 2.13
+    assert out.grad_fn.name() == "GridSampler3DBackward0"
+    np.testing.assert_allclose(out.detach().numpy().ravel(), [2.93, 12.655, 18.48, 5.055],
+                               atol=1e-4)
+    np.testing.assert_allclose(volume.grad.numpy().ravel()[:8], [
+        0.1012, 5.8828, 2.0804, 0.0, 1.5851, 10.3272, 3.563, 1.1662], atol=1e-4)
+    np.testing.assert_allclose(grid.grad.numpy().ravel(), [
+        -8.79, -23.44, 35.16, 37.965, 101.24, 151.86, 55.44, -147.84, -221.76, -15.165, -40.44,
+        -60.66], atol=1e-3)
+
+
+@pytest.mark.parametrize("input_shape, grid_shape, mode, message", [
+    ((2, 3, 4, 5, 6), (2, 3, 6, 2, 3), "bicubic",
+     "grid_sampler(): bicubic interpolation only supports 4D input"),
+    ((2, 3, 4, 5, 6), (2, 3, 6, 2, 2), "bilinear",
+     "grid_sampler(): expected grid to have size 3 in last dimension, but got grid with sizes "
+     "[2, 3, 6, 2, 2]"),
+    ((2, 3, 4, 5), (2, 3, 6, 2, 2), "bilinear",
+     "grid_sampler(): expected 4D input and grid with same number of dimensions, but got input "
+     "with sizes [2, 3, 4, 5] and grid with sizes [2, 3, 6, 2, 2]"),
+    ((2, 3, 0, 5), (2, 3, 6, 2), "bilinear",
+     "grid_sampler(): expected input to have non-empty spatial dimensions, but input has sizes "
+     "[2, 3, 0, 5] with dimension 2 being empty"),
+])
+def test_grid_sample_refusals_in_torch_order(input_shape, grid_shape, mode, message):
+    with pytest.raises(RuntimeError) as caught:
+        F.grid_sample(ng.ones(*input_shape), ng.ones(*grid_shape), mode=mode, align_corners=False)
+    assert str(caught.value) == message
+
+
+def test_affine_grid_is_one_node_over_theta():
+    theta = ng.tensor([[[1., 0., 0.], [0., 1., 0.]]], requires_grad=True)
+    grid = F.affine_grid(theta, (1, 1, 2, 3), align_corners=False)
+    assert _nodes(grid) == ("AffineGridGeneratorBackward0", ["torch::autograd::AccumulateGrad"])

@@ -1,17 +1,19 @@
-"""affine_grid and grid_sample: spatial transformers (Jaderberg et al., 2015) on 2-D images.
+"""affine_grid and grid_sample: spatial transformers (Jaderberg et al., 2015) on 2-D images and
+3-D volumes.
 
 grid_sample reads input (N, C, H, W) at the points grid (N, Ho, Wo, 2) gives (x, y in [-1, 1]):
-bilinearly, from the four neighbouring pixels, or at the nearest one. It is composed from `take`
-(whose gradient scatters back into input) and the interpolation weights, differentiable in the
-grid, so its gradients are torch's for both input and grid. Neighbours outside the image read
-zeros, the border's value (padding_mode="border") or the reflected image ("reflection"), as
-torch's grid sampler does; bicubic and 5-D inputs are not supported.
+bilinearly, from the four neighbouring pixels, bicubically from sixteen, or at the nearest one;
+(N, C, D, H, W) inputs at grid (N, Do, Ho, Wo, 3) trilinearly or at the nearest voxel. It is
+composed from `take` (whose gradient scatters back into input) and the interpolation weights,
+differentiable in the grid, so its gradients are torch's for both input and grid. Neighbours
+outside the image read zeros, the border's value (padding_mode="border") or the reflected image
+("reflection"), as torch's grid sampler does (bicubic moves each tap, not the point).
 """
 import warnings
 
 import numpy as np
 
-from .. import creation
+from .. import creation, dtypes
 from ..ops import elementwise as _E
 from ..ops.index import take
 from ..ops.named import named
@@ -68,7 +70,9 @@ def affine_grid(theta, size, align_corners=None):
     base = np.stack(mesh + [np.ones(spatial)], -1).reshape(-1, dims + 1)
     base = creation.tensor(base, dtype=theta.dtype, device=theta.device)
     points = base @ theta.transpose(1, 2)
-    return points.reshape(size[0], *spatial, dims)
+    # torch's one node over theta
+    return named(points.reshape(size[0], *spatial, dims), "AffineGridGeneratorBackward0",
+                 inputs=(theta,), view_of_intermediate=True)
 
 
 def _unnormalize(coordinate, size, align_corners):
@@ -92,7 +96,13 @@ def _reflect(coordinate, twice_low, twice_high):
 def _source_coordinate(coordinate, size, padding_mode, align_corners):
     """Pixel coordinates of the points, moved inside the image for border/reflection padding
     (the gradient is zero where a coordinate was clipped, as torch's)."""
-    coordinate = _unnormalize(coordinate, size, align_corners)
+    return _padded(_unnormalize(coordinate, size, align_corners), size, padding_mode,
+                   align_corners)
+
+
+def _padded(coordinate, size, padding_mode, align_corners):
+    """A pixel coordinate moved inside the image as the padding mode says (torch's
+    compute_coordinates)."""
     if padding_mode == "border":
         return coordinate.clamp(0, size - 1)
     if padding_mode == "reflection":
@@ -104,13 +114,20 @@ def _source_coordinate(coordinate, size, padding_mode, align_corners):
     return coordinate
 
 
-def _read(input, ys, xs):
-    """input at integer pixel coordinates ys, xs (N, Ho, Wo) for every channel: (N, C, Ho, Wo),
-    zeros where a coordinate is outside the image."""
-    n, c, h, w = input.shape
-    inside = (ys >= 0) & (ys < h) & (xs >= 0) & (xs < w)
-    planes = (np.arange(n)[:, None, None, None] * c + np.arange(c)[None, :, None, None]) * (h * w)
-    positions = planes + (np.clip(ys, 0, h - 1) * w + np.clip(xs, 0, w - 1))[:, None]
+def _read(input, *coordinates):
+    """input (N, C, *spatial) at integer coordinates (each (N, *out), the first dim's first) for
+    every channel: (N, C, *out), zeros where a point is outside the input."""
+    n, c = input.shape[:2]
+    spatial = input.shape[2:]
+    inside = np.ones(coordinates[0].shape, np.bool_)
+    flat = np.zeros(coordinates[0].shape, np.int64)
+    for size, coordinate in zip(spatial, coordinates):
+        inside &= (coordinate >= 0) & (coordinate < size)
+        flat = flat * size + np.clip(coordinate, 0, size - 1)
+    extra = (1,) * flat.ndim
+    planes = (np.arange(n).reshape(-1, 1, *extra[1:]) * c
+              + np.arange(c).reshape(1, -1, *extra[1:])) * int(np.prod(spatial))
+    positions = planes + flat[:, None]
     values = take(input, positions)
     if inside.all():
         return values
@@ -118,8 +135,35 @@ def _read(input, ys, xs):
     return values.masked_fill(mask.to(input.device), 0)
 
 
+def _check_grid(input, grid, mode):
+    """torch's grid_sampler refusals, in its order and words."""
+    if grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got input with sizes {list(input.shape)} and grid with sizes "
+                           f"{list(grid.shape)}")
+    if grid.shape[-1] != input.ndim - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.ndim - 2} in last "
+                           f"dimension, but got grid with sizes {list(grid.shape)}")
+    for dim in range(2, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {dim} being empty")
+    rank = 4 if input.ndim == 4 else 5
+    if input.ndim != rank or grid.ndim != rank:
+        raise RuntimeError(f"grid_sampler(): expected {rank}D input and grid with same number of "
+                           f"dimensions, but got input with sizes {list(input.shape)} and grid "
+                           f"with sizes {list(grid.shape)}")
+    if rank == 5 and mode == "bicubic":
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if grid.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type_name(input.dtype)} but "
+                           f"found {dtypes.scalar_type_name(grid.dtype)}")
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
-    """input (N, C, H, W) sampled at grid (N, Ho, Wo, 2): (N, C, Ho, Wo).
+    """input (N, C, H, W) sampled at grid (N, Ho, Wo, 2): (N, C, Ho, Wo); or (N, C, D, H, W)
+    at grid (N, Do, Ho, Wo, 3): (N, C, Do, Ho, Wo).
 
     >>> import numgrad as ng
     >>> import numgrad.nn.functional as F
@@ -134,33 +178,77 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     align_corners = _align_corners(align_corners)
-    if input.ndim != 4 or mode == "bicubic":
-        raise NotImplementedError("grid_sample supports 4-D inputs with the modes bilinear and "
-                                  "nearest")
-    if grid.ndim != 4 or grid.shape[0] != input.shape[0] or grid.shape[-1] != 2:
-        raise RuntimeError(f"grid_sampler(): expected grid and input to have same batch size, "
-                           f"but got input with sizes {list(input.shape)} and grid with sizes "
-                           f"{list(grid.shape)}")
-    return named(_sample(input, grid, mode, padding_mode, align_corners),
-                 "GridSampler2DBackward0", inputs=(input, grid))
+    _check_grid(input, grid, mode)
+    sample = _bicubic if mode == "bicubic" else _sample
+    return named(sample(input, grid, mode, padding_mode, align_corners),
+                 f"GridSampler{input.ndim - 2}DBackward0", inputs=(input, grid))
 
 
 def _sample(input, grid, mode, padding_mode, align_corners):
-    """input read at the grid's points (mode nearest or bilinear)."""
-    h, w = input.shape[2:]
-    x = _source_coordinate(grid[..., 0], w, padding_mode, align_corners)
-    y = _source_coordinate(grid[..., 1], h, padding_mode, align_corners)
-    xs, ys = np.asarray(x.detach()._data), np.asarray(y.detach()._data)
+    """input read at the grid's points (mode nearest, or (bi/tri)linear)."""
+    spatial = input.shape[2:]
+    # the grid's last dim runs x, y[, z]: the input's dims in reverse
+    points = [_source_coordinate(grid[..., len(spatial) - 1 - k], size, padding_mode,
+                                 align_corners) for k, size in enumerate(spatial)]
+    values = [np.asarray(p.detach()._data) for p in points]
     if mode == "nearest":
         # round half to even, as torch's nearbyint; the grid gets a zero gradient, as in torch
         no_gradient = grid.masked_fill(_ALL, 0).sum(-1).unsqueeze(1)
-        return _read(input, np.rint(ys).astype(np.int64), np.rint(xs).astype(np.int64)) + \
-            no_gradient
-    left, top = np.floor(xs).astype(np.int64), np.floor(ys).astype(np.int64)
-    # the weights of the right and lower neighbours, differentiable in the grid
-    east = (x - Tensor._make(left.astype(xs.dtype), False).to(x.device)).unsqueeze(1)
-    south = (y - Tensor._make(top.astype(ys.dtype), False).to(y.device)).unsqueeze(1)
-    west, north = 1 - east, 1 - south
-    return (_read(input, top, left) * west * north + _read(input, top, left + 1) * east * north
-            + _read(input, top + 1, left) * west * south
-            + _read(input, top + 1, left + 1) * east * south)
+        return _read(input, *(np.rint(v).astype(np.int64) for v in values)) + no_gradient
+    lows = [np.floor(v).astype(np.int64) for v in values]
+    # the weights of the upper neighbour along each dim, differentiable in the grid
+    uppers = [(p - Tensor._make(low.astype(v.dtype), False).to(p.device)).unsqueeze(1)
+              for p, low, v in zip(points, lows, values)]
+    out = None
+    for corner in np.ndindex(*(2,) * len(spatial)):
+        weight = None
+        for step, upper in zip(corner, uppers):
+            factor = upper if step else 1 - upper
+            weight = factor if weight is None else weight * factor
+        term = _read(input, *(low + step for low, step in zip(lows, corner))) * weight
+        out = term if out is None else out + term
+    return out
+
+
+def _cubic_weights(t):
+    """torch's four bicubic weights (a = -0.75) of the taps at -1, 0, 1, 2 from floor."""
+    a = -0.75
+
+    def near(x):
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def _tap(coordinate, size, padding_mode, align_corners):
+    """A bicubic tap's integer coordinate moved by the padding mode, as torch moves each tap."""
+    if padding_mode == "zeros":
+        return coordinate
+    tap = Tensor._make(coordinate.astype(np.float64), False)
+    return np.asarray(_padded(tap, size, padding_mode, align_corners)._data).astype(np.int64)
+
+
+def _bicubic(input, grid, mode, padding_mode, align_corners):
+    """input (N, C, H, W) read at the grid's points by torch's bicubic convolution: the point
+    itself is not moved by the padding mode, its sixteen taps are."""
+    h, w = input.shape[2:]
+    x = _unnormalize(grid[..., 0], w, align_corners)
+    y = _unnormalize(grid[..., 1], h, align_corners)
+    left = np.floor(np.asarray(x.detach()._data)).astype(np.int64)
+    top = np.floor(np.asarray(y.detach()._data)).astype(np.int64)
+    across = _cubic_weights((x - Tensor._make(left.astype(x.dtype), False).to(x.device))
+                            .unsqueeze(1))
+    down = _cubic_weights((y - Tensor._make(top.astype(y.dtype), False).to(y.device))
+                          .unsqueeze(1))
+    out = None
+    for i in range(4):
+        row = _tap(top - 1 + i, h, padding_mode, align_corners)
+        line = None
+        for j in range(4):
+            column = _tap(left - 1 + j, w, padding_mode, align_corners)
+            term = _read(input, row, column) * across[j]
+            line = term if line is None else line + term
+        out = line * down[i] if out is None else out + line * down[i]
+    return out
