@@ -274,16 +274,22 @@ class ModuleDict(Module):
         if isinstance(modules, Mapping):
             items = modules.items()
         else:
-            items = list(modules)
-            for j, pair in enumerate(items):
-                if not isinstance(pair, Iterable):
-                    raise TypeError(f"ModuleDict update sequence element #{j} should be "
-                                    f"Iterable; is{type(pair).__name__}")
-                if len(pair) != 2:
-                    raise ValueError(f"ModuleDict update sequence element #{j} has length "
-                                     f"{len(pair)}; 2 is required")
+            items = _checked_pairs(modules, "ModuleDict")
         for key, module in items:
             self[key] = module
+
+
+def _checked_pairs(pairs, container):
+    """The (key, value) pairs given to a dict container's update, checked as torch checks them."""
+    items = list(pairs)
+    for j, pair in enumerate(items):
+        if not isinstance(pair, Iterable):
+            raise TypeError(f"{container} update sequence element #{j} should be Iterable; "
+                            f"is{type(pair).__name__}")
+        if len(pair) != 2:
+            raise ValueError(f"{container} update sequence element #{j} has length {len(pair)}; "
+                             "2 is required")
+    return items
 
 
 def _as_parameter(value):
@@ -461,14 +467,7 @@ class ParameterDict(Module):
         elif isinstance(parameters, Mapping):
             items = sorted(parameters.items())
         else:
-            items = list(parameters)
-            for j, pair in enumerate(items):
-                if not isinstance(pair, Iterable):
-                    raise TypeError(f"ParameterDict update sequence element #{j} should be "
-                                    f"Iterable; is{type(pair).__name__}")
-                if len(pair) != 2:
-                    raise ValueError(f"ParameterDict update sequence element #{j} has length "
-                                     f"{len(pair)}; 2 is required")
+            items = _checked_pairs(parameters, "ParameterDict")
         for key, value in items:
             self[key] = value
 
