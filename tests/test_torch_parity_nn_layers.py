@@ -804,3 +804,12 @@ def test_affine_grid_is_one_node_over_theta():
     theta = ng.tensor([[[1., 0., 0.], [0., 1., 0.]]], requires_grad=True)
     grid = F.affine_grid(theta, (1, 1, 2, 3), align_corners=False)
     assert _nodes(grid) == ("AffineGridGeneratorBackward0", ["torch::autograd::AccumulateGrad"])
+
+
+def test_prelu_of_a_vector_uses_the_weight_as_given():
+    weight = ng.tensor([0.25], requires_grad=True)
+    out = F.prelu(ng.tensor([-1., 2.], requires_grad=True), weight)
+    # torch 2.13: no view of the weight for a 1-D input
+    assert _nodes(out) == ("PreluKernelBackward0", ["torch::autograd::AccumulateGrad",
+                                                    "torch::autograd::AccumulateGrad"])
+    assert out.tolist() == [-0.25, 2.0]

@@ -279,7 +279,8 @@ def prelu(input, weight):
                                f"parameter numbers = {count} and channel size = {channels}.")
     if input.ndim >= 2:
         weight = weight.reshape((1, count) + (1,) * (input.ndim - 2))
-    elif weight.ndim:
+    elif weight.ndim and input.ndim == 0:
+        # a 1-D input broadcasts against the weight as given, as in torch (no view of it)
         weight = weight.reshape(())
     # the gradient at x = 0 is weight's, as torch's
     x = read_by_backward(input, "PreluKernelBackward0")
