@@ -79,8 +79,8 @@ def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, r
     if target_dims > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     if (input1.ndim, input2.ndim) != ((2, 2) if target_dims == 1 else (1, 1)):
-        raise RuntimeError(f"{target_dims}D target tensor expects {target_dims + 1}D input tensors, "
-                           f"but found inputs with sizes {list(input1.shape)} and "
+        raise RuntimeError(f"{target_dims}D target tensor expects {target_dims + 1}D input "
+                           f"tensors, but found inputs with sizes {list(input1.shape)} and "
                            f"{list(input2.shape)}.")
     dim = input1.ndim - 1
     # torch's epsilon inside the squared norms, and no clamping
