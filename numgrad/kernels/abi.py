@@ -106,30 +106,63 @@ def numel_at(m, pos):
     return n
 
 
-@njit(inline="always")
-def same_shape(m, p, q):
-    if m[p] != m[q]:
-        return False
-    for d in range(m[p]):
-        if m[p + 1 + d] != m[q + 1 + d]:
-            return False
-    return True
+@njit(cache=True)
+def broadcast_rows(m, pins, pout):
+    """How the operands whose shapes are at meta positions `pins` are read along the output shape
+    at `pout`: (dims, strides), dims the merged output dims (at least one; the last is the row),
+    strides[q, d] operand q's step along merged dim d (0 where it is broadcast)."""
+    nd_out = m[pout]
+    k = len(pins)
+    full = np.zeros((k, max(nd_out, 1)), np.int64)
+    for q in range(k):
+        pin = pins[q]
+        nd_in = m[pin]
+        stride = 1
+        for d in range(nd_in - 1, -1, -1):
+            size = m[pin + 1 + d]
+            if size != 1:
+                full[q, d + nd_out - nd_in] = stride
+            stride *= size
+    width = max(nd_out, 1)
+    dims = np.ones(width, np.int64)
+    strides = np.zeros((k, width), np.int64)
+    pos = width - 1          # merged dims fill from the right
+    started = False
+    for d in range(nd_out - 1, -1, -1):
+        size = m[pout + 1 + d]
+        if size == 1:
+            continue
+        if started:
+            merges = True
+            for q in range(k):
+                if full[q, d] != strides[q, pos] * dims[pos]:
+                    merges = False
+            if merges:
+                dims[pos] *= size
+                continue
+            pos -= 1
+        dims[pos] = size
+        for q in range(k):
+            strides[q, pos] = full[q, d]
+        started = True
+    return dims[pos:], strides[:, pos:]
 
 
 @njit(inline="always")
-def is_trailing(m, pin, pout):
-    """Whether the input shape, leading 1s dropped, is the output's last dims (a bias row): its
-    flat index is then the output's modulo its size."""
-    nd_in, nd_out = m[pin], m[pout]
-    first = 0
-    while first < nd_in and m[pin + 1 + first] == 1:
-        first += 1
-    if nd_in - first > nd_out:
-        return False
-    for d in range(first, nd_in):
-        if m[pin + 1 + d] != m[pout + 1 + nd_out - nd_in + d]:
-            return False
-    return True
+def next_row(dims, strides, counter, base):
+    """Move the operands' offsets `base` from one row of broadcast_rows' walk to the next;
+    `counter` (zeros at the start, one per merged dim) is where the walk is in the outer dims."""
+    d = len(dims) - 2
+    while d >= 0:
+        counter[d] += 1
+        for q in range(len(base)):
+            base[q] += strides[q, d]
+        if counter[d] < dims[d]:
+            return
+        for q in range(len(base)):
+            base[q] -= strides[q, d] * counter[d]
+        counter[d] = 0
+        d -= 1
 
 
 @njit(cache=True)

@@ -7,8 +7,8 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from .abi import (ADD, args_block, broadcast_index, fmeta, gin, gout, meta, mode, numel_at, saved,
-                  shape_pos, view)
+from .abi import (ADD, args_block, broadcast_index, broadcast_rows, fmeta, gin, gout, meta, mode,
+                  next_row, numel_at, saved, shape_pos, view)
 from .blas import gemm
 
 
@@ -75,10 +75,19 @@ def reduce_bwd(addr, dt):
         for i in range(n):
             gx[i] = gx[i] + v if add else v
         return
-    index = broadcast_index(m, shape_pos(m, 2), 0)
-    for i in range(n):
-        v = g[index[i]] * scale
-        gx[i] = gx[i] + v if add else v
+    # the input walked in rows, the kept-dims output broadcast over it (Note [broadcast rows])
+    dims, strides = broadcast_rows(m, np.array((shape_pos(m, 2),)), 0)
+    inner = dims[len(dims) - 1]
+    step = strides[0, len(dims) - 1]
+    counter = np.zeros(len(dims), np.int64)
+    base = np.zeros(1, np.int64)
+    for row in range(n // inner if inner else 0):
+        o = row * inner
+        b = base[0]
+        for j in range(inner):
+            v = g[b + j * step] * scale
+            gx[o + j] = gx[o + j] + v if add else v
+        next_row(dims, strides, counter, base)
 
 
 @njit
@@ -95,9 +104,24 @@ def expand_bwd(addr, dt):
     gx = view(gin(a, 0), n_in, dt)
     if mode(a, 0) != ADD:
         gx[:] = 0
-    index = broadcast_index(m, 0, p_out)
-    for i in range(n):
-        gx[index[i]] += g[i]
+    # the output walked in rows, the input broadcast over it (Note [broadcast rows])
+    dims, strides = broadcast_rows(m, np.array((0,)), p_out)
+    inner = dims[len(dims) - 1]
+    step = strides[0, len(dims) - 1]
+    counter = np.zeros(len(dims), np.int64)
+    base = np.zeros(1, np.int64)
+    for row in range(n // inner if inner else 0):
+        o = row * inner
+        b = base[0]
+        if step == 0:
+            total = 0.0
+            for j in range(inner):
+                total += g[o + j]
+            gx[b] += total
+        else:
+            for j in range(inner):
+                gx[b + j * step] += g[o + j]
+        next_row(dims, strides, counter, base)
 
 
 @njit

@@ -15,6 +15,7 @@ number (literal or constant) cast to float32, and float attributes are read as f
 """
 import ast
 import inspect
+import itertools
 import textwrap
 import threading
 
@@ -59,17 +60,18 @@ def _float32_formula(formula, name):
     return ast.unparse(ast.fix_missing_locations(CastNumbers().visit(tree)))
 
 
-def _formula_call(op, k, read, dt_name):
+def _formula_call(op, k, read, dt_name, g="g[i]", out="v_out[i]"):
     """The call of input k's formula for output element i; `read(name)` is how input `name` is
-    read (v_x[i], v_x[i * s0], through an index map, or a value read before the loop)."""
+    read (v_x[i], v_x[i * s0], a row's element, or a value read before the loop), `g` and `out`
+    how the output's gradient and value are."""
     args = []
     for param in op.grad_params[k]:
         if param == "g":
-            args.append("g[i]")
+            args.append(g)
         elif param in op.attr_names:
             args.append(f"attr_{param}")
         elif param == "out":
-            args.append("v_out[i]")
+            args.append(out)
         else:
             args.append(read(param))
     return f"_{op.name}_d{k}_{dt_name}({', '.join(args)})"
@@ -179,16 +181,22 @@ def _affine_loops(op, grads, dt, dt_name):
 
 
 def _general_loops(op, grads, dt, dt_name):
-    """General broadcasting: saved inputs read through index maps. An input of the output's size
-    (one row) or a bias row (the output's last dims) sums over the rows in order; any other input
-    adds each contribution where its index map says. (One loop each, adding into a zeroed
-    gradient when this edge writes.)"""
-    src = []
-    for name in op.saves:
-        if name != "out":
-            src.append(f"    i_{name} = broadcast_index(m, p{INPUT_NAMES.index(name)}, po)")
+    """General broadcasting, walked in rows (Note [broadcast rows] in abi.py). Along a row an
+    input advances by 1, or by 0 where it is broadcast: then its value is read once, and its
+    gradient is the row's sum. Each combination of the two, for the inputs a formula reads, is a
+    loop of its own over slices of the row, so that each vectorises. (One walk per gradient,
+    adding into a zeroed gradient when this edge writes.)"""
+    n_in = op.n_in
+    positions = ", ".join(f"p{q}" for q in range(n_in))
+    src = [f"    dims, strides = broadcast_rows(m, np.array(({positions},)), po)",
+           "    last = len(dims) - 1",
+           "    inner = dims[last]",
+           "    rows = n // inner if inner else 0"]
+    src += [f"    s{q} = strides[{q}, last]" for q in range(n_in)]
     for k in grads:
-        call = _formula_call(op, k, lambda name: f"v_{name}[i_{name}[i]]", dt_name)
+        read_inputs = sorted({INPUT_NAMES.index(p) for p in op.grad_params[k]
+                              if p in INPUT_NAMES[:n_in]})
+        others = [q for q in read_inputs if q != k]
         if op.passes_through >> k & 1:
             # g -> g into the output's own buffer (Note [buffer reuse]): it is in place already
             src += [f"    if gin(a, {k}) == gout(a, 0):", "        pass",
@@ -198,15 +206,48 @@ def _general_loops(op, grads, dt, dt_name):
         src += [f"        gk = view(gin(a, {k}), n{k}, {dt})",
                 f"        if mode(a, {k}) != ADD:",
                 "            gk[:] = 0",
-                f"        if n{k} == n or is_trailing(m, p{k}, po):",
-                f"            for row in range(n // n{k}):",
-                f"                for j in range(n{k}):",
-                f"                    i = row * n{k} + j",
-                f"                    gk[j] += {call}",
-                "        else:",
-                f"            t = broadcast_index(m, p{k}, po)",
-                "            for i in range(n):",
-                f"                gk[t[i]] += {call}"]
+                "        counter = np.zeros(len(dims), np.int64)",
+                f"        base = np.zeros({n_in}, np.int64)",
+                "        for row in range(rows):",
+                "            o = row * inner",
+                "            g_row = g[o:o + inner]"]
+        if "out" in op.grad_params[k]:
+            src.append("            out_row = v_out[o:o + inner]")
+        src += [f"            b{q} = base[{q}]" for q in sorted({k, *read_inputs})]
+        # (every input broadcast along the row cannot be: the row is an output dim of size > 1)
+        combos = [(own, rest) for own in (True, False)
+                  for rest in itertools.product((True, False), repeat=len(others))
+                  if own or any(rest) or len(others) + 1 < n_in]
+        for c, (own, rest) in enumerate(combos):
+            along = dict(zip(others, rest))
+            along[k] = own
+            if len(combos) == 1:
+                pad = " " * 12         # one case (a unary op's gradient): no test
+            else:
+                pad = " " * 16
+                tests = " and ".join(f"s{q} == {int(along[q])}" for q in (k, *others))
+                src.append("            " + ("else:" if c == len(combos) - 1 else
+                                             f"{'if' if c == 0 else 'elif'} {tests}:"))
+            for q in read_inputs:
+                name = INPUT_NAMES[q]
+                src.append(pad + (f"r{q} = v_{name}[b{q}:b{q} + inner]" if along[q] else
+                                  f"c{q} = v_{name}[b{q}]"))
+
+            def read(name):
+                q = INPUT_NAMES.index(name)
+                return f"r{q}[j]" if along[q] else f"c{q}"
+            call = _formula_call(op, k, read, dt_name, g="g_row[j]", out="out_row[j]")
+            if own:
+                body = [f"gk_row = gk[b{k}:b{k} + inner]",
+                        "for j in range(inner):",
+                        f"    gk_row[j] += {call}"]
+            else:
+                body = ["total = 0.0",
+                        "for j in range(inner):",
+                        f"    total += {call}",
+                        f"gk[b{k}] += total"]
+            src += [pad + line for line in body]
+        src.append("            next_row(dims, strides, counter, base)")
     return src
 
 
@@ -218,9 +259,8 @@ def _module_source(op):
             "from numba import njit",
             "from numgrad.kernels import formula  # noqa: F401  (fmath inside kernels)",
             "from numgrad.kernels import cpu",
-            "from numgrad.kernels.abi import (ADD, args_block, broadcast_index, fmeta, gin, gout,",
-            "                                 is_trailing, meta, mode, numel_at, saved, same_shape,",
-            "                                 shape_pos, view)",
+            "from numgrad.kernels.abi import (ADD, args_block, broadcast_rows, fmeta, gin, gout,",
+            "                                 meta, mode, next_row, numel_at, saved, shape_pos, view)",
             ""]
     body = []
     if op.elementwise:
