@@ -242,6 +242,42 @@ def _cross_entropy(mod, logits, target):
     return -log_probs[mod.arange(logits.shape[0]), target].mean()
 
 
+class ConvNetStep:
+    """A small conv net's training step: conv-relu-pool, conv-batchnorm-relu-pool, linear,
+    cross-entropy, Adam; batch 64 of 1x28x28, float32. Both libraries start from the same
+    weights (numgrad's initialisation, copied)."""
+
+    name = "conv net step (2 convs, batch norm, Adam; batch 64, 28x28, float32)"
+    libs = ("numgrad", "torch")
+
+    def prepare(self, lib):
+        import numgrad as ng
+        ng.manual_seed(0)
+        model, mod = self._model(ng), ng
+        if lib == "torch":
+            mod = _torch()
+            weights = {k: mod.tensor(v.numpy()) for k, v in model.state_dict().items()}
+            model = self._model(mod)
+            model.load_state_dict(weights)
+        rng = np.random.default_rng(0)
+        x = rng.standard_normal((64, 1, 28, 28)).astype(np.float32)
+        y = rng.integers(0, 10, 64)
+        return mod, model, mod.optim.Adam(model.parameters(), 1e-3), mod.tensor(x), mod.tensor(y)
+
+    @staticmethod
+    def _model(mod):
+        nn = mod.nn
+        return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                             nn.Conv2d(16, 32, 3, padding=1), nn.BatchNorm2d(32), nn.ReLU(),
+                             nn.MaxPool2d(2), nn.Flatten(), nn.Linear(32 * 7 * 7, 10))
+
+    def run(self, lib, state):
+        mod, model, optimizer, x, y = state
+        optimizer.zero_grad()
+        mod.nn.functional.cross_entropy(model(x), y).backward()
+        optimizer.step()
+
+
 class ElementwiseChain:
     """30 elementwise ops on 10^6 float32 values, forward + backward."""
 
@@ -311,6 +347,7 @@ ALL = {
     "fan_out": FanOut(),
     "scalar_mlp": ScalarMLP(),
     "tensor_mlp": TensorMLPStep(),
+    "conv_net": ConvNetStep(),
     "elementwise": ElementwiseChain(),
     "matmul_512": MatmulBackward(512),
     "matmul_2048": MatmulBackward(2048),
