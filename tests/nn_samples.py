@@ -80,6 +80,14 @@ def softplus(x, beta=1.0, threshold=20.0):
     return np.where(beta * x > threshold, x, np.log1p(np.exp(beta * x)) / beta)
 
 
+def batch_norm_stats(x, eps):
+    """Per channel (dim 1) over the other dims: x_hat, the mean, the biased variance."""
+    dims = (0,) + tuple(range(2, x.ndim))
+    mean = x.mean(axis=dims, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=dims, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps), mean.reshape(-1), var.reshape(-1)
+
+
 WINDOWS = dict(kernel=(3, 2), stride=(2, 1), padding=(1, 1), dilation=(1, 2))
 
 NN_SAMPLES = [
@@ -100,6 +108,13 @@ NN_SAMPLES = [
     # the logits reach the fused node through torch's LogSoftmaxBackward0
     S("cross_entropy_logits", lambda x, t: F.cross_entropy(x * 1.0, ng.tensor(t)),
       [(5, 4), TARGET], lambda x, t: cross_entropy(x, t)),
+    # x_hat, and the statistics through a later use (a second derivative reaches them so)
+    S("batch_norm_stats", lambda x: N.batch_norm_stats(x, 1e-5)[0], [(4, 3, 2)],
+      lambda x: batch_norm_stats(x, 1e-5)[0]),
+    S("batch_norm_stats", lambda x: sum(o.sum() * (k + 1) for k, o in
+                                        enumerate(N.batch_norm_stats(x, 0.1))),
+      [(3, 2, 2, 2)], lambda x: sum(o.sum() * (k + 1) for k, o in
+                                    enumerate(batch_norm_stats(x, 0.1)))),
     S("linear", N.linear, [(3, 4), (2, 4), (2,)], lambda x, w, b: x @ w.T + b),
     S("linear_no_bias", N.linear, [(3, 4), (2, 4)], lambda x, w: x @ w.T),
     # the weight reaches linear's node through torch's TBackward0 (Note [torch's inner nodes])

@@ -31,7 +31,8 @@ def _elementwise(op, host_inputs=()):
 
 
 def _on_host(op):
-    """sort and topk: a stable sort along a dim has no kernel here yet; NumPy runs it on a copy."""
+    """sort and topk (a stable sort along a dim) and batch norm's statistics have no kernel here
+    yet; NumPy runs them on a copy."""
     def fn(*arrays, **attrs):
         result = op.forward(*[np.asarray(a) for a in arrays], **attrs)
         if op.n_out == 1:
@@ -86,7 +87,7 @@ def _table():
                   "scatter_add": Twin(index.scatter_add, (2,)),
                   "index_add": Twin(index.scatter_add, (2,)),
                   "cross_entropy": Twin(nn.cross_entropy, (1, 2))})
-    for name in ("sort", "topk"):
+    for name in ("sort", "topk", "batch_norm_stats"):
         twins[name] = _on_host(registry.BY_NAME[name])
     return twins
 

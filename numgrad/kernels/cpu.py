@@ -767,6 +767,53 @@ def softmax_bwd(addr, dt):
 
 
 @njit
+def batch_norm_bwd(addr, dt):
+    """x_hat = (x - mean) invstd per channel: gx = invstd (g - mean(g) - x_hat mean(g x_hat)),
+    plus the mean's gradient / count and the variance's times 2 (x - mean) / count where they
+    have one. Saved: x_hat, the variance. meta attrs: outer, channels, inner; fmeta: eps."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    p = shape_pos(m, 4)
+    outer, channels, inner = m[p], m[p + 1], m[p + 2]
+    eps = fmeta(a, 1)[0]
+    n = outer * channels * inner
+    count = outer * inner
+    x_hat = view(saved(a, 0), n, dt)
+    var = view(saved(a, 1), channels, dt)
+    has_g, has_mean, has_var = gout(a, 0) != 0, gout(a, 1) != 0, gout(a, 2) != 0
+    # an undefined gradient's view points at a saved value and is never read
+    g = view(gout(a, 0) if has_g else saved(a, 0), n, dt)
+    g_mean = view(gout(a, 1) if has_mean else saved(a, 1), channels, dt)
+    g_var = view(gout(a, 2) if has_var else saved(a, 1), channels, dt)
+    gx = view(gin(a, 0), n, dt)
+    add = mode(a, 0) == ADD
+    for c in range(channels):
+        invstd = 1.0 / np.sqrt(var[c] + eps)
+        sum_g = 0.0
+        sum_gx = 0.0
+        if has_g:
+            for o in range(outer):
+                row = (o * channels + c) * inner
+                for s in range(inner):
+                    sum_g += g[row + s]
+                    sum_gx += g[row + s] * x_hat[row + s]
+        mean_g, mean_gx = dt(sum_g / count), dt(sum_gx / count)
+        shift = dt(g_mean[c] / count) if has_mean else dt(0.0)
+        slope = dt(2.0 * g_var[c] / (invstd * count)) if has_var else dt(0.0)
+        scale = dt(invstd)
+        for o in range(outer):
+            row = (o * channels + c) * inner
+            for s in range(inner):
+                i = row + s
+                v = shift + slope * x_hat[i]
+                if has_g:
+                    v += scale * (g[i] - mean_g - x_hat[i] * mean_gx)
+                gx[i] = gx[i] + v if add else v
+
+
+@njit
 def log_softmax_bwd(addr, dt):
     """gx = g - exp(y) * sum(g) along the dim. meta attrs: outer, n, inner, dim."""
     a = args_block(addr)

@@ -935,6 +935,49 @@ def softmax_bwd(args, starts, first, count, w):
 
 
 @cuda.jit(cache=True)
+def batch_norm_bwd(args, starts, first, count, w):
+    """cpu.batch_norm_bwd's twin: one block per channel, its sums in shared memory."""
+    sh = cuda.shared.array(BLOCK, np.float64)
+    for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
+        a = node_args(args, starts, first, j)
+        if gin(a, 0) == 0:
+            continue
+        m = meta(a)
+        p = shape_pos(m, 4)
+        outer, channels, inner = m[p], m[p + 1], m[p + 2]
+        eps = fmeta(a, 1)[0]
+        n = outer * channels * inner
+        total = outer * inner
+        x_hat = view(saved(a, 0), n, w.dtype)
+        var = view(saved(a, 1), channels, w.dtype)
+        has_g, has_mean, has_var = gout(a, 0) != 0, gout(a, 1) != 0, gout(a, 2) != 0
+        g = view(gout(a, 0) if has_g else saved(a, 0), n, w.dtype)
+        g_mean = view(gout(a, 1) if has_mean else saved(a, 1), channels, w.dtype)
+        g_var = view(gout(a, 2) if has_var else saved(a, 1), channels, w.dtype)
+        gx = view(gin(a, 0), n, w.dtype)
+        how = mode(a, 0)
+        for c in range(cuda.blockIdx.x, channels, cuda.gridDim.x):
+            invstd = 1.0 / math.sqrt(var[c] + eps)
+            sum_g = 0.0
+            sum_gx = 0.0
+            if has_g:
+                for k in range(cuda.threadIdx.x, total, cuda.blockDim.x):
+                    q = ((k // inner) * channels + c) * inner + k % inner
+                    sum_g += g[q]
+                    sum_gx += g[q] * x_hat[q]
+            mean_g = block_sum(sh, sum_g) / total
+            mean_gx = block_sum(sh, sum_gx) / total
+            shift = g_mean[c] / total if has_mean else 0.0
+            slope = 2.0 * g_var[c] / (invstd * total) if has_var else 0.0
+            for k in range(cuda.threadIdx.x, total, cuda.blockDim.x):
+                q = ((k // inner) * channels + c) * inner + k % inner
+                v = shift + slope * x_hat[q]
+                if has_g:
+                    v += invstd * (g[q] - mean_g - x_hat[q] * mean_gx)
+                put(gx, q, v, how)
+
+
+@cuda.jit(cache=True)
 def log_softmax_bwd(args, starts, first, count, w):
     sh = cuda.shared.array(BLOCK, np.float64)
     for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):

@@ -1,6 +1,7 @@
 """Normalisation for numgrad.nn.functional: layer, batch, group, instance, RMS and local response
 normalisation, each a composite of numgrad ops (means, rsqrt, products), so gradients, higher
-derivatives and the GPU path are those of the ops.
+derivatives and the GPU path are those of the ops; a training-mode batch norm on the host
+normalises in one fused node instead (Note [batch norm's normalisation] in ops/nn_ops.py).
 
 >>> import numgrad as ng
 >>> import numgrad.nn.functional as F
@@ -174,6 +175,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if count <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
+        # (on a GPU the composite: the fused node's statistics have no device kernel yet)
+        if not input.is_cuda and dtypes.is_floating(input.dtype):
+            normalised, mean, var = _N.batch_norm_stats(input, eps)
+            if running_mean is not None:
+                _update_running(running_mean, running_var, mean, var, momentum, count)
+            return named(_affine(normalised, weight, bias, shape), "NativeBatchNormBackward0",
+                         input, weight, inputs=(input, weight, bias), view_of_intermediate=True)
         mean, centred, var = _moments(input, dims)
         if running_mean is not None:
             _update_running(running_mean, running_var, mean, var, momentum, count)

@@ -66,6 +66,48 @@ LOG_SOFTMAX = OpDef("log_softmax", _log_softmax_forward, node_name="LogSoftmaxBa
                     saves=("out",), kernel="log_softmax_bwd", vjp=_log_softmax_vjp, meta=_rows_meta)
 
 
+# Note [batch norm's normalisation]
+# A training-mode batch norm normalises each channel by its batch statistics. Composed of numgrad
+# ops (a mean, a difference, a mean of squares, rsqrt, a product) its backward was nine nodes
+# and eight passes over the input's size; as one node the kernel makes three: the per-channel
+# sums of g and g * x_hat, then the gradient. The node has the statistics as two more outputs,
+# the biased variance and the mean (for the running statistics), and saves x_hat and the variance;
+# their gradients are used where a graph differentiates the statistics (a second backward).
+def _batch_norm_forward(x, eps, rows):
+    lines = x.reshape(rows)
+    mean = np.mean(lines, axis=(0, 2), keepdims=True)
+    centred = lines - mean
+    var = np.mean(centred * centred, axis=(0, 2), keepdims=True)
+    x_hat = centred * np.reciprocal(np.sqrt(var + x.dtype.type(eps)))
+    return x_hat.reshape(x.shape), mean.reshape(-1), var.reshape(-1)
+
+
+def _batch_norm_vjp(ctx, g, g_mean, g_var):
+    x_hat, var = ctx.saved
+    outer, channels, inner = (int(v) for v in ctx.ints[:3])
+    eps, count = float(ctx.floats[0]), outer * inner
+    shape = (1, channels) + (1,) * (x_hat.ndim - 2)
+    dims = (0,) + tuple(range(2, x_hat.ndim))
+    invstd = (var + eps).rsqrt().reshape(shape)
+    gx = invstd * (g - g.mean(dims, keepdim=True) - x_hat * (g * x_hat).mean(dims, keepdim=True))
+    # d mean / dx = 1 / count; d var / dx = 2 (x - mean) / count = 2 x_hat / (invstd count)
+    return (gx + g_mean.reshape(shape) / count + g_var.reshape(shape) * 2 * x_hat / (invstd * count),)
+
+
+BATCH_NORM_STATS = OpDef("batch_norm_stats", _batch_norm_forward, node_name="NativeBatchNormBackward0",
+                         n_out=3, saves=("out", "out2"), kernel="batch_norm_bwd",
+                         vjp=_batch_norm_vjp, meta=lambda eps, rows: (rows, (eps,)),
+                         saved_names=(None, None))
+
+
+def batch_norm_stats(x, eps):
+    """(x_hat, mean, biased variance) of an (N, C, *) host tensor, per channel over the batch and
+    the further dims, in one node (Note [batch norm's normalisation])."""
+    shape = x._data.shape
+    rows = (shape[0], shape[1], math.prod(shape[2:]))
+    return apply(BATCH_NORM_STATS, (x,), {"eps": float(eps), "rows": rows})
+
+
 def _rows_attrs(x, dim):
     """The wrapped dim and the (outer, n, inner) rows along it; a 0-d x has a dim 0 (or -1) of
     one element, as in torch."""
