@@ -106,6 +106,16 @@ def numel_at(m, pos):
     return n
 
 
+# Note [broadcast rows]
+# A kernel over a broadcast walks the output in rows: the output's dims with size-1 dims dropped
+# and neighbours merged wherever every operand steps through them as through one dim, the last
+# merged dim being the row. Along a row each operand advances by 1, or by 0 where it is broadcast
+# (its innermost dim of size > 1 is the row's, or it is broadcast along the row), and the
+# operands' offsets move from row to row by a counter over the outer dims: a (64, 32, 14, 14)
+# output with a (1, 32, 1, 1) operand is 64 x 32 rows of 196 elements, in which the operand stays
+# put. An index map per element (broadcast_index) costs 8 bytes an element and a gather per read;
+# a batch norm's backward spent most of its time on them.
+
 @njit(cache=True)
 def broadcast_rows(m, pins, pout):
     """How the operands whose shapes are at meta positions `pins` are read along the output shape

@@ -84,9 +84,16 @@ def reduce_bwd(addr, dt):
     for row in range(n // inner if inner else 0):
         o = row * inner
         b = base[0]
-        for j in range(inner):
-            v = g[b + j * step] * scale
-            gx[o + j] = gx[o + j] + v if add else v
+        gx_row = gx[o:o + inner]
+        if step == 0:
+            v = g[b] * scale
+            for j in range(inner):
+                gx_row[j] = gx_row[j] + v if add else v
+        else:
+            g_row = g[b:b + inner]
+            for j in range(inner):
+                v = g_row[j] * scale
+                gx_row[j] = gx_row[j] + v if add else v
         next_row(dims, strides, counter, base)
 
 
@@ -113,14 +120,16 @@ def expand_bwd(addr, dt):
     for row in range(n // inner if inner else 0):
         o = row * inner
         b = base[0]
+        g_row = g[o:o + inner]
         if step == 0:
             total = 0.0
             for j in range(inner):
-                total += g[o + j]
+                total += g_row[j]
             gx[b] += total
         else:
+            gx_row = gx[b:b + inner]
             for j in range(inner):
-                gx[b + j * step] += g[o + j]
+                gx_row[j] += g_row[j]
         next_row(dims, strides, counter, base)
 
 
