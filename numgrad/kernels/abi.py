@@ -119,8 +119,9 @@ def numel_at(m, pos):
 @njit(cache=True)
 def broadcast_rows(m, pins, pout):
     """How the operands whose shapes are at meta positions `pins` are read along the output shape
-    at `pout`: (dims, strides), dims the merged output dims (at least one; the last is the row),
-    strides[q, d] operand q's step along merged dim d (0 where it is broadcast)."""
+    at `pout`: (dims, strides, inner, rows), dims the merged output dims (at least one; the last
+    is the row), strides[q, d] operand q's step along merged dim d (0 where it is broadcast),
+    inner the row's length and rows how many rows there are (none for an empty output)."""
     nd_out = m[pout]
     k = len(pins)
     full = np.zeros((k, max(nd_out, 1)), np.int64)
@@ -155,7 +156,13 @@ def broadcast_rows(m, pins, pout):
         for q in range(k):
             strides[q, pos] = full[q, d]
         started = True
-    return dims[pos:], strides[:, pos:]
+    inner = dims[width - 1]
+    rows = 0
+    if inner:
+        rows = 1
+        for d in range(pos, width - 1):
+            rows *= dims[d]
+    return dims[pos:], strides[:, pos:], inner, rows
 
 
 @njit(inline="always")

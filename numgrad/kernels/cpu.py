@@ -76,12 +76,11 @@ def reduce_bwd(addr, dt):
             gx[i] = gx[i] + v if add else v
         return
     # the input walked in rows, the kept-dims output broadcast over it (Note [broadcast rows])
-    dims, strides = broadcast_rows(m, np.array((shape_pos(m, 2),)), 0)
-    inner = dims[len(dims) - 1]
+    dims, strides, inner, rows = broadcast_rows(m, np.array((shape_pos(m, 2),)), 0)
     step = strides[0, len(dims) - 1]
     counter = np.zeros(len(dims), np.int64)
     base = np.zeros(1, np.int64)
-    for row in range(n // inner if inner else 0):
+    for row in range(rows):
         o = row * inner
         b = base[0]
         gx_row = gx[o:o + inner]
@@ -112,12 +111,11 @@ def expand_bwd(addr, dt):
     if mode(a, 0) != ADD:
         gx[:] = 0
     # the output walked in rows, the input broadcast over it (Note [broadcast rows])
-    dims, strides = broadcast_rows(m, np.array((0,)), p_out)
-    inner = dims[len(dims) - 1]
+    dims, strides, inner, rows = broadcast_rows(m, np.array((0,)), p_out)
     step = strides[0, len(dims) - 1]
     counter = np.zeros(len(dims), np.int64)
     base = np.zeros(1, np.int64)
-    for row in range(n // inner if inner else 0):
+    for row in range(rows):
         o = row * inner
         b = base[0]
         g_row = g[o:o + inner]

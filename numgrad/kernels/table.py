@@ -188,11 +188,8 @@ def _general_loops(op, grads, dt, dt_name):
     adding into a zeroed gradient when this edge writes.)"""
     n_in = op.n_in
     positions = ", ".join(f"p{q}" for q in range(n_in))
-    src = [f"    dims, strides = broadcast_rows(m, np.array(({positions},)), po)",
-           "    last = len(dims) - 1",
-           "    inner = dims[last]",
-           "    rows = n // inner if inner else 0"]
-    src += [f"    s{q} = strides[{q}, last]" for q in range(n_in)]
+    src = [f"    dims, strides, inner, rows = broadcast_rows(m, np.array(({positions},)), po)"]
+    src += [f"    s{q} = strides[{q}, len(dims) - 1]" for q in range(n_in)]
     for k in grads:
         read_inputs = sorted({INPUT_NAMES.index(p) for p in op.grad_params[k]
                               if p in INPUT_NAMES[:n_in]})
