@@ -162,9 +162,11 @@ class LoweredGraph:
         return keep
 
     def run_only_roots(self):
-        """Nothing asked for is reachable: the backward runs nothing past its roots."""
+        """Nothing asked for is reachable: the backward runs nothing past its roots, and a root
+        only where it is alone (Note [roots that lead nowhere] in kernels/plan.py)."""
         self.needed[:] = False
-        self.needed[self.roots] = True
+        if len(self.roots) == 1:
+            self.needed[self.roots] = True
         self.runnable = runnable_nodes(self.n, self.needed, self.op, self.in_ptr, self.e_node)
         self.ready = np.flatnonzero(self.needed & (self.pending == 0))
 

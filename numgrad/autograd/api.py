@@ -280,7 +280,9 @@ _graph_tasks = itertools.count()
 
 def _run_once(graph, seeds, create_graph, current, inputs, wanted, accumulate, allow_unused):
     """One run of the planned graph from one set of seeds (see run_backward)."""
-    seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)]
+    # a root that leads to no input gets no seed (Note [roots that lead nowhere] in kernels/plan.py)
+    seed_list = [(index, out, s) for (index, out), s in zip(graph.root_slots, seeds)
+                 if graph.needed[index]]
     graph.leaves_done, graph.retained_done = set(), set()
     graph.captured = {}
     graph.leaf_step = functools.partial(_leaf_step, accumulate, create_graph)   # no cycle
@@ -345,7 +347,9 @@ def _leaf_step(accumulate, create_graph, graph, index, grad):
     seg, node = graph.locate(index)
     leaf = seg.leaves[node]
     graph.leaves_done.add(id(leaf))
-    if not accumulate:
+    if not accumulate or (graph.wanted is not None and index not in graph.targets):
+        # grad(), or a lone leaf root that leads to none of backward's inputs: its hooks run,
+        # its AccumulateGrad does not (Note [roots that lead nowhere] in kernels/plan.py)
         return _leaf_hooks(leaf, grad)
     if leaf._requires_grad:
         _accumulate_into(leaf, grad, create_graph)

@@ -35,6 +35,12 @@ RELEASED = 1    # the flag bits of tape.py
 PYTHON = 2
 
 
+# Note [roots that lead nowhere]
+# With inputs (autograd.grad, backward(inputs=...)), torch's engine runs only the nodes on a path to
+# them. A lone root is its graph task's first node all the same: its tensor hooks (retain_grad's
+# too) see the seed, though the node itself does not run, so a leaf root accumulates nothing.
+# Several roots hang from one GraphRoot node instead, which hands the seeds only to the roots that
+# lead somewhere: the others see nothing, hooks included.
 @njit(cache=True)
 def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel, keep, reuse):
     """Mark the needed nodes, count pending edges and place one buffer per (node, output).
@@ -46,7 +52,7 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel, keep, reus
     (0/1: intermediate float32/float64, 2/3: leaf results) and totals its size in elements. Only
     runnable nodes compute something: needed, not an AccumulateGrad, and with at least one needed
     input (a root that leads to no requested input does not run, as in torch, so its graph stays
-    usable). ready: the needed nodes nothing waits
+    usable: Note [roots that lead nowhere]). ready: the needed nodes nothing waits
     on, in id order (the ready queue's first pushes); unplaced: whether share_buffers has slots
     to place.
     """
@@ -94,8 +100,9 @@ def plan(n, roots, targets, op, dt, in_ptr, e_node, out_ptr, o_numel, keep, reus
                     leads[node] = True
                     break
         needed = reached & leads
-        for r in roots:
-            needed[r] = True
+        if roots.size == 1:
+            # Note [roots that lead nowhere]
+            needed[roots[0]] = True
 
     pending = np.zeros(n, np.int64)
     n_out_total = out_ptr[n]

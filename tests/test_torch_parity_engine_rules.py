@@ -1,0 +1,102 @@
+"""Engine rules compared with torch 2.13: roots that lead to none of the inputs asked for, saved
+inputs detached in place, and the version error after an in-place view op. The expected values
+and messages are torch's, written out (torch is not a test dependency)."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+
+DETACHED = ("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+            "This is not supported, please use out-of-place `.detach()` instead")
+
+
+def _hooked_leaf(log, name="x", values=(1.0, 2.0)):
+    x = ng.tensor(list(values), requires_grad=True)
+    x.register_hook(lambda g: log.append((name, g.tolist())))
+    return x
+
+
+# ---- roots that lead nowhere: Note [roots that lead nowhere] in kernels/plan.py --------------------
+def test_a_lone_leaf_root_runs_its_hooks_but_accumulates_nothing_when_inputs_exclude_it():
+    log = []
+    x = _hooked_leaf(log)
+    y = ng.tensor([3.0], requires_grad=True)
+    x.backward(ng.ones(2), inputs=[y])
+    # torch 2.13: ([('hook', [1.0, 1.0])], None, None)
+    assert log == [("x", [1.0, 1.0])]
+    assert x.grad is None and y.grad is None
+
+
+def test_a_lone_leaf_root_runs_its_hooks_in_grad_too():
+    log = []
+    x = _hooked_leaf(log)
+    y = ng.tensor([3.0], requires_grad=True)
+    assert ng.autograd.grad(x, [y], ng.ones(2), allow_unused=True) == (None,)
+    assert log == [("x", [1.0, 1.0])] and x.grad is None
+
+
+@pytest.mark.parametrize("accumulate", [True, False])
+def test_a_leaf_root_beside_others_sees_nothing_when_it_leads_to_no_input(accumulate):
+    log = []
+    x = _hooked_leaf(log)
+    y = ng.tensor([3.0], requires_grad=True)
+    z = (y * 2).sum()
+    if accumulate:
+        ng.autograd.backward([x, z], [ng.ones(2), ng.tensor(1.0)], inputs=[y])
+        assert y.grad.tolist() == [2.0]
+    else:
+        (g,) = ng.autograd.grad([x, z], [y], [ng.ones(2), ng.tensor(1.0)])
+        assert g.tolist() == [2.0]
+    # torch 2.13: the hook never runs, x.grad stays None
+    assert log == [] and x.grad is None
+
+
+def test_several_roots_of_which_none_leads_to_the_inputs_run_no_hooks():
+    log = []
+    a = ng.tensor([1.0, 2.0], requires_grad=True)
+    b = ng.tensor([3.0, 4.0], requires_grad=True)
+    c = ng.tensor([5.0], requires_grad=True)
+    r1, r2 = a * 2, b * 3
+    r1.register_hook(lambda g: log.append("r1"))
+    r2.register_hook(lambda g: log.append("r2"))
+    r1.retain_grad()
+    result = ng.autograd.grad([r1, r2], [c], [ng.ones(2), ng.ones(2)], allow_unused=True)
+    assert result == (None,)
+    assert log == [] and r1.grad is None         # torch 2.13: ([], (None,)), r1.grad None
+
+
+def test_a_lone_root_that_leads_nowhere_runs_its_tensor_hooks_not_its_node():
+    log = []
+    a = ng.tensor([1.0, 2.0], requires_grad=True)
+    c = ng.tensor([5.0], requires_grad=True)
+    r1 = a * 2
+    r1.register_hook(lambda g: log.append(("r1", g.tolist())))
+    r1.grad_fn.register_prehook(lambda g: log.append("pre"))
+    r1.grad_fn.register_hook(lambda gi, go: log.append("post"))
+    r1.retain_grad()
+    assert ng.autograd.grad([r1], [c], [ng.ones(2)], allow_unused=True) == (None,)
+    # torch 2.13: ([('r1', [1.0, 1.0])], (None,), tensor([1., 1.]))
+    assert log == [("r1", [1.0, 1.0])]
+    assert r1.grad.tolist() == [1.0, 1.0] and a.grad is None
+
+
+def test_only_the_roots_that_lead_to_an_input_see_their_seed():
+    log = []
+    a = ng.tensor([1.0, 2.0], requires_grad=True)
+    c = ng.tensor([5.0], requires_grad=True)
+    r1, r2 = a * 2, c * 3
+    r1.register_hook(lambda g: log.append(("r1", g.tolist())))
+    r2.register_hook(lambda g: log.append(("r2", g.tolist())))
+    (g,) = ng.autograd.grad([r1, r2], [c], [ng.ones(2), ng.ones(1)])
+    assert g.tolist() == [3.0]
+    assert log == [("r2", [1.0])]                # torch 2.13: r1's hook does not run
+
+
+def test_a_root_left_out_keeps_its_graph_for_a_later_backward():
+    a = ng.tensor([1.0, 2.0], requires_grad=True)
+    c = ng.tensor([5.0], requires_grad=True)
+    r1, r2 = (a * a).sum(), (c * 3).sum()
+    ng.autograd.backward([r1, r2], inputs=[c])
+    assert c.grad.tolist() == [3.0] and a.grad is None
+    r1.backward()           # a*a's node did not run, so its saved values are still there
+    assert a.grad.tolist() == [2.0, 4.0]
