@@ -181,26 +181,71 @@ class LoweredGraph:
         return self.saved_owner
 
     def check_saved(self):
-        """Raise torch's errors before anything runs when a saved value is freed or was modified."""
-        freed = self.runnable & ((self.flags & tape.RELEASED) != 0)
-        if freed.any():
-            self.failed_node = int(np.flatnonzero(freed)[-1])     # later nodes run first
-            raise RuntimeError(tape.FREED_ERROR)
+        """Raise torch's errors before anything runs when a saved value was freed, detached in
+        place or modified: the one torch meets first. Later nodes run first, and a node unpacks
+        its values in order, checking each for each in turn."""
+        failures = []          # (node position, order of the check, the error)
+        freed = np.flatnonzero(self.runnable & ((self.flags & tape.RELEASED) != 0))
+        if len(freed):
+            failures.append((int(freed[-1]), 0, RuntimeError(tape.FREED_ERROR)))
+        if any(seg.detached for seg in self.segments):
+            failures += self._detached_failures()
+        failures += self._version_failures()
+        if failures:
+            node, _, error = max(failures, key=lambda failure: (failure[0], -failure[1]))
+            self.failed_node = node         # anomaly mode names it
+            raise error
+
+    def _version_failures(self):
+        """[(node, 2, torch's error)] for the first saved value torch would find changed in
+        place, else []."""
         if all(not len(seg.epoch_marks) or seg.epoch_marks[1] == tape.epoch()
                for seg in self.segments):
-            return      # no in-place op anywhere since these values were saved
+            return []      # no in-place op anywhere since these values were saved
         owner = self.saved_owner
         stale = np.flatnonzero(self.runnable[owner] & (self.saved_epochs() < tape.epoch()))
         changed = stale[self._changed(stale)]
         if not len(changed):
-            return
-        # torch raises at the first node it runs whose saved value changed: later nodes run
-        # first, and a node unpacks its values in its op's order (OpDef.unpack_order)
+            return []
+        # the first node to run, and in it the first value its op unpacks (OpDef.unpack_order)
         nodes = owner[changed]
         ranks = registry.unpack_ranks(self.op[nodes], changed - self.sv_ptr[nodes])
         first = int(changed[np.lexsort((ranks, -nodes))[0]])
-        self.failed_node = int(owner[first])        # anomaly mode names it
-        raise self._version_error(int(owner[first]), first)
+        return [(int(owner[first]), 2, self._version_error(int(owner[first]), first))]
+
+    def _detached_failures(self):
+        """[(node, 1, torch's error)] for each node that saved an input whose tensor was detached
+        in place since (Note [saved inputs detached in place] in tape.py): the edges into each
+        such tensor's slot lead back to the nodes that saved it."""
+        failures = []
+        named = self._named_composites()
+        for k, seg in enumerate(self.segments):
+            for node, output in seg.detached:
+                producer = int(self.starts[k]) + (node & 0xFFFFFFFF)
+                edges = np.flatnonzero((self.e_node == producer) & (self.e_slot == output))
+                owners = np.searchsorted(self.in_ptr, edges, side="right") - 1
+                for edge, owner in zip(edges.tolist(), owners.tolist()):
+                    if (self.runnable[owner] and owner not in named
+                            and self._saves_input(owner, edge - int(self.in_ptr[owner]))):
+                        failures.append((owner, 1, RuntimeError(tape.DETACHED_ERROR)))
+        return failures
+
+    def _saves_input(self, index, where):
+        """Whether node `index` saved its input `where` (and so unpacks it when it runs)."""
+        first = int(self.sv_ptr[index])
+        save_index = registry.OPS[int(self.op[index])].save_index
+        for position in range(int(self.sv_ptr[index + 1]) - first):
+            if position < len(save_index) and save_index[position] == where:
+                seg, local_s = self.local_saved(index, first + position)
+                if seg.s_vc[local_s] is not None:       # None: not saved, or packed
+                    return True
+        return False
+
+    def _named_composites(self):
+        """Positions of the nodes whose saved inputs are a named composite's aliases, with edges
+        of their own (node_saved._edge_of_input)."""
+        return {int(self.starts[k]) + (node & 0xFFFFFFFF)
+                for k, seg in enumerate(self.segments) for node in seg.named_saved}
 
     def _changed(self, saved):
         """Which of the saved values (sorted positions in the saved columns) changed in place

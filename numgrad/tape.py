@@ -84,6 +84,16 @@ FREED_ERROR = ("Trying to backward through the graph a second time (or directly 
                "you need to access saved tensors after calling backward.")
 
 
+# Note [saved inputs detached in place]
+# torch's node keeps a saved input that is not a leaf as the tensor itself, and takes its history
+# from it when unpacking: after x.detach_() there is none, and the backward refuses (a saved
+# output keeps its node; a leaf needs none). numgrad's tape keeps edges and arrays, not tensors,
+# so detach_() of a tensor that something saved notes its (node, output) on its segment, and the
+# backward checks the saved inputs behind those edges before it runs (lowering's check_saved).
+DETACHED_ERROR = ("Trying to use a saved tensor that has been detached in-place, i.e. with "
+                  ".detach_().This is not supported, please use out-of-place `.detach()` instead")
+
+
 def pack_counts(n_in, n_out, n_saved, n_meta, n_fm):
     return n_in | n_out << OUT_BITS | n_saved << SAVED_BITS | n_meta << META_BITS | n_fm << FM_BITS
 
@@ -93,7 +103,7 @@ class Segment:
                  "versions", "epoch_marks", "last_epoch", "mt", "fm", "sv32", "sv64", "arrays", "array_addr",
                  "acc_of", "leaves", "deps", "python", "hooks", "retained", "views", "names",
                  "shown", "narrowed", "attributes", "named_saved",
-                 "node_hooks", "packed", "saved_bytes", "hook_rank",
+                 "node_hooks", "packed", "saved_bytes", "hook_rank", "detached",
                  "_input_starts", "_saved_starts", "__weakref__")
 
     def __init__(self):
@@ -138,6 +148,8 @@ class Segment:
         self.hooks = {}              # (node id, output) -> {handle id: hook}
         self.hook_rank = {}          # (node id, output) -> handle id of its first hook ever
         self.retained = {}           # (node id, output) -> weakref of a tensor that called retain_grad
+        self.detached = set()        # (node id, output) of tensors detached in place since saved
+                                     # (Note [saved inputs detached in place])
         self.views = None            # node id -> its grad_fn object while alive (made on first use)
         self.saved_bytes = 0
         self._input_starts = None

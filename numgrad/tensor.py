@@ -406,6 +406,9 @@ class Tensor:
                 "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
                 "these gradients. To fix this error, please refer to the Optimizer.zero_grad() "
                 "function in torch/optim/optimizer.py as the solution.")
+        if self._node >= 0 and self._vc is not None:
+            # a saved value holds the counter: Note [saved inputs detached in place] in tape.py
+            self._seg.detached.add((self._node, self._slot))
         self._seg, self._node, self._slot = None, -1, 0
         self._requires_grad = False
         return self
