@@ -317,7 +317,7 @@ def version_error(seg, node, where, local_s, shape, dtype):
     ref = seg.s_ref[local_s]
     owner = ""
     if where >= 0:
-        now = owner_now(vc, seg.arrays[~ref] if ref < 0 else None, shape)
+        now, shape = owner_now(vc, seg.arrays[~ref] if ref < 0 else None, shape)
         start, _ = seg.inputs_of(node & 0xFFFFFFFF)
         producer = seg.e_node[start + where]
         pseg = tape.segment_holding(seg, producer) if producer >= 0 else None
@@ -363,7 +363,8 @@ def owner_now(vc, saved, shape):
     torch regenerates); a saved tensor holding neither is a view of them: AsStrided too. None
     (the producer is named) when the saved data was changed through a tensor outside the graph
     (a leaf, a detached alias), whose node stays, or when the node's segment is gone. `saved`:
-    the saved array, None where the value is kept by value or packed."""
+    the saved array, None where the value is kept by value or packed. Returns (that, the shape
+    torch shows: the tensor's now, which an in-place view op may have changed)."""
     notes = vc[2] if len(vc) > 2 else ()
     if saved is not None and notes and saved.dtype != notes[0].dtype:
         saved = None        # a copy an op promoted (ops/elementwise._promoted): alike by shape
@@ -375,17 +376,18 @@ def owner_now(vc, saved, shape):
         if not held:
             continue
         if note.is_view:
-            return ", which is output 0 of AsStrided,"
+            return ", which is output 0 of AsStrided,", shape
         node_seg = note.seg() if note.seg is not None else None
         if note.node < 0 or node_seg is None:
-            return None
+            return None, note.shape
         node_seg, node, slot = through_promotes(node_seg, note.node, note.slot)
-        return f", which is output {slot} of {forward_name(node_view(node_seg, node).name())},"
+        return (f", which is output {slot} of {forward_name(node_view(node_seg, node).name())},",
+                note.shape)
     # a view of them (a scalar kept by value that no tensor of its shape holds too: x[0] changed
     # itself, or through x): torch regenerates its node once they need a gradient, else it has
     # none
     family_needs_grad = any(note.requires_grad for note in notes)
-    return ", which is output 0 of AsStrided," if family_needs_grad else None
+    return ", which is output 0 of AsStrided," if family_needs_grad else None, shape
 
 
 def _forward_name(seg, node):

@@ -38,11 +38,14 @@ ChangedNote = collections.namedtuple(
 def _changed_note(t, is_view):
     """What a version error needs of a tensor just changed in place (lower.owner_now): which
     data it holds (the id of its array: the saved value compared against is alive, so the id
-    is not reused), its dtype (that of a saved copy an op promoted may differ), whether it
-    requires grad, and its node now, weakly; a view's own node torch regenerates."""
+    is not reused; after an in-place view op, the array it held before: ops/inplace_more
+    ._restride), its shape and dtype now (that of a saved copy an op promoted may differ),
+    whether it requires grad, and its node now, weakly; a view's own node torch regenerates."""
     seg = weakref.ref(t._seg) if t._seg is not None else None
-    return ChangedNote(id(t._data), t._data.shape, t._data.dtype,
-                       getattr(t._data, "base", None) is None, t._requires_grad, seg, t._node,
+    held = t._extra.get("restrided_from") if t._extra else None
+    data = t._data if held is None else held
+    return ChangedNote(id(data), t._data.shape, t._data.dtype,
+                       getattr(data, "base", None) is None, t._requires_grad, seg, t._node,
                        t._slot, is_view)
 
 
@@ -437,6 +440,8 @@ class Tensor:
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
         self._data = value._data
+        if self._extra:
+            self._extra.pop("restrided_from", None)
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
         """Compute the gradient of this tensor w.r.t. the graph leaves and accumulate it in .grad."""

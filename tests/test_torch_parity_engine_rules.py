@@ -166,3 +166,34 @@ def test_the_first_error_met_is_raised_a_changed_value_before_a_freed_one():
     # torch 2.13 runs exp's node first and meets its result changed, not the freed values
     assert ("[numgrad.FloatTensor [3]], which is output 0 of Exp, is at version 1; expected "
             "version 0 instead.") in str(info.value)
+
+
+# ---- the version error after an in-place view op ---------------------------------------------------
+@pytest.mark.parametrize("op, args, shape, message", [
+    ("t_", (), (2, 3), "[3, 2]], which is output 0 of T1, is at version 1"),
+    ("transpose_", (0, 1), (2, 3), "[3, 2]], which is output 0 of Transpose1, is at version 1"),
+    ("unsqueeze_", (0,), (3,), "[1, 3]], which is output 0 of Unsqueeze1, is at version 1"),
+    ("squeeze_", (), (1, 3), "[3]], which is output 0 of Squeeze3, is at version 1"),
+    ("squeeze_", (0,), (1, 3), "[3]], which is output 0 of Squeeze4, is at version 1"),
+])
+def test_the_version_error_names_the_tensor_as_an_in_place_view_op_left_it(op, args, shape, message):
+    a = ng.ones(shape, requires_grad=True)
+    h = a * 1
+    y = h.sin()
+    getattr(h, op)(*args)
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert f"[numgrad.FloatTensor {message}; expected version 0 instead." in str(info.value)
+
+
+def test_the_version_error_after_an_in_place_view_op_then_an_in_place_op():
+    a = ng.ones(3, requires_grad=True)
+    h = a * 1
+    y = h.sin()
+    h.unsqueeze_(0)
+    h.mul_(2)
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    # torch 2.13: "[torch.FloatTensor [1, 3]], which is output 0 of Mul, is at version 2"
+    assert "[numgrad.FloatTensor [1, 3]], which is output 0 of Mul, is at version 2;" \
+        in str(info.value)

@@ -70,6 +70,10 @@ def _restride(self, view_op):
         with grad_mode.no_grad():
             out = view_op(alias)
     old_shape = self._data.shape
+    if type(self._data) is np.ndarray and views.view_info(self) is None:
+        # its new array is a NumPy view of the old one, which the values saved before hold: a
+        # version error names this tensor as theirs (tensor._changed_note)
+        self._extras().setdefault("restrided_from", self._data)
     self._data = out._data
     if records:
         self._seg, self._node, self._slot = out._seg, out._node, out._slot
