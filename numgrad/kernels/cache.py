@@ -8,7 +8,6 @@ are built from>/`; any edit to them starts a fresh directory.
 """
 import hashlib
 import importlib.util
-import inspect
 import os
 import sys
 
@@ -18,16 +17,15 @@ from .. import _config
 
 def _stamped_files():
     """The sources compiled code is built from: the kernels (CPU and CUDA: a CUDA kernel in one
-    file of cuda/ may inline device functions of another), and the files holding the op formulas
-    they inline (an edit elsewhere, say to an op's Python wrapper, keeps the cache)."""
-    from ..ops import fmath, registry
-    files = set()
-    for folder in ("kernels", "cuda"):
+    file of cuda/ may inline device functions of another) and the ops, whose files hold the
+    formulas the kernels inline (an edit elsewhere keeps the cache). All of ops/, not the files
+    of the registered formulas: the stamp is taken when the first kernel module is decorated,
+    before the ops of nn_ops.py and elementwise_more.py, say, are registered, so those went
+    unstamped and an edit of their formulas kept stale kernels."""
+    files = []
+    for folder in ("kernels", "cuda", "ops"):
         path = os.path.join(_config.PACKAGE_DIR, folder)
-        files.update(os.path.join(path, name) for name in os.listdir(path) if name.endswith(".py"))
-    files.add(inspect.getsourcefile(fmath))
-    for op in registry.OPS:
-        files.update(inspect.getsourcefile(f) for f in op.grads or () if f is not None)
+        files += [os.path.join(path, name) for name in os.listdir(path) if name.endswith(".py")]
     return sorted(files)
 
 
