@@ -185,9 +185,9 @@ class LoweredGraph:
         place or modified: the one torch meets first. Later nodes run first, and a node unpacks
         its values in order, checking each for each in turn."""
         failures = []          # (node position, order of the check, the error)
-        freed = np.flatnonzero(self.runnable & ((self.flags & tape.RELEASED) != 0))
-        if len(freed):
-            failures.append((int(freed[-1]), 0, RuntimeError(tape.FREED_ERROR)))
+        freed = self.runnable & ((self.flags & tape.RELEASED) != 0)
+        if freed.any():
+            failures.append((int(np.flatnonzero(freed)[-1]), 0, RuntimeError(tape.FREED_ERROR)))
         if any(seg.detached for seg in self.segments):
             failures += self._detached_failures()
         failures += self._version_failures()
@@ -203,7 +203,8 @@ class LoweredGraph:
                for seg in self.segments):
             return []      # no in-place op anywhere since these values were saved
         owner = self.saved_owner
-        stale = np.flatnonzero(self.runnable[owner] & (self.saved_epochs() < tape.epoch()))
+        kept = self.runnable & ((self.flags & tape.RELEASED) == 0)      # freed: nothing to check
+        stale = np.flatnonzero(kept[owner] & (self.saved_epochs() < tape.epoch()))
         changed = stale[self._changed(stale)]
         if not len(changed):
             return []

@@ -197,3 +197,14 @@ def test_the_version_error_after_an_in_place_view_op_then_an_in_place_op():
     # torch 2.13: "[torch.FloatTensor [1, 3]], which is output 0 of Mul, is at version 2"
     assert "[numgrad.FloatTensor [1, 3]], which is output 0 of Mul, is at version 2;" \
         in str(info.value)
+
+
+def test_a_freed_graph_whose_input_changed_since_raises_the_freed_error():
+    x = ng.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    with ng.no_grad():
+        x.add_(1)
+    with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+        y.backward()                    # torch 2.13: the freed values are met first
+    assert x.grad.tolist() == [2.0, 4.0]
