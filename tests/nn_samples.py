@@ -166,10 +166,17 @@ NN_SAMPLES = [
     S("norm", lambda x, y: F.pairwise_distance(x, y, p=3.0), [(3, 4), (3, 4)],
       lambda x, y: (np.abs(x - y + 1e-6) ** 3).sum(-1) ** (1 / 3)),
     S("affine", N.affine, [(2, 3, 4), (3, 1), (4,)], lambda x, w, b: x * w + b),
-    S("affine", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
+    S("batch_norm", lambda x, w, b: F.batch_norm(x, None, None, w, b, training=True),
       [(3, 2, 4), (2,), (2,)],
       lambda x, w, b: ((x - x.mean((0, 2), keepdims=True))
                        / np.sqrt(x.var((0, 2), keepdims=True) + 1e-5) * w[:, None] + b[:, None])),
+    # the statistics too, through a later use (a second derivative reaches them so)
+    S("batch_norm", lambda x, w, b: sum(o.sum() * (k + 1) for k, o in
+                                        enumerate(N.batch_norm(x, w, b, 0.1))),
+      [(3, 2, 2, 2), (2,), (2,)],
+      lambda x, w, b: sum(o.sum() * (k + 1) for k, o in enumerate(
+          (batch_norm_stats(x, 0.1)[0] * w[:, None, None] + b[:, None, None],)
+          + batch_norm_stats(x, 0.1)[1:]))),
     S("read_by_backward", lambda x: F.max_pool2d(x, 2), [(1, 2, 4, 4)],
       lambda x: x.reshape(1, 2, 2, 2, 2, 2).max((3, 5))),
     S("binary_cross_entropy", lambda x, y: N.binary_cross_entropy(x.sigmoid(), y.sigmoid()),

@@ -978,6 +978,62 @@ def batch_norm_bwd(args, starts, first, count, w):
 
 
 @cuda.jit(cache=True)
+def batch_norm_affine_bwd(args, starts, first, count, w):
+    """cpu.batch_norm_affine_bwd's twin: one block per channel, its sums in shared memory."""
+    sh = cuda.shared.array(BLOCK, np.float64)
+    for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
+        a = node_args(args, starts, first, j)
+        m = meta(a)
+        p = shape_pos(m, 6)
+        outer, channels, inner = m[p], m[p + 1], m[p + 2]
+        eps = fmeta(a, 1)[0]
+        n = outer * channels * inner
+        total = outer * inner
+        want_x, want_w, want_b = gin(a, 0) != 0, gin(a, 1) != 0, gin(a, 2) != 0
+        mean = view(saved(a, 2), channels, w.dtype)
+        var = view(saved(a, 3), channels, w.dtype)
+        has_g, has_mean, has_var = gout(a, 0) != 0, gout(a, 1) != 0, gout(a, 2) != 0
+        x = view(saved(a, 0), n if want_x or want_w else 0, w.dtype)
+        weight = view(saved(a, 1), channels if want_x else 0, w.dtype)
+        g = view(gout(a, 0) if has_g else saved(a, 2), n if has_g else 0, w.dtype)
+        g_mean = view(gout(a, 1) if has_mean else saved(a, 2), channels, w.dtype)
+        g_var = view(gout(a, 2) if has_var else saved(a, 2), channels, w.dtype)
+        for c in range(cuda.blockIdx.x, channels, cuda.gridDim.x):
+            invstd = 1.0 / math.sqrt(var[c] + eps)
+            centre = mean[c]
+            sum_g = 0.0
+            dot = 0.0
+            if has_g:
+                for k in range(cuda.threadIdx.x, total, cuda.blockDim.x):
+                    q = ((k // inner) * channels + c) * inner + k % inner
+                    sum_g += g[q]
+                    if want_x or want_w:
+                        dot += (x[q] - centre) * g[q]
+            sum_g = block_sum(sh, sum_g)
+            dot = block_sum(sh, dot)
+            if cuda.threadIdx.x == 0:
+                if want_b:
+                    put(view(gin(a, 2), channels, w.dtype), c, sum_g, mode(a, 2))
+                if want_w:
+                    put(view(gin(a, 1), channels, w.dtype), c, dot * invstd, mode(a, 1))
+            if want_x:
+                gx = view(gin(a, 0), n, w.dtype)
+                how = mode(a, 0)
+                scale = weight[c] * invstd
+                mean_g = sum_g / total
+                slope_k = dot * invstd * invstd / total
+                shift = g_mean[c] / total if has_mean else 0.0
+                slope = 2.0 * g_var[c] / total if has_var else 0.0
+                for k in range(cuda.threadIdx.x, total, cuda.blockDim.x):
+                    q = ((k // inner) * channels + c) * inner + k % inner
+                    centred = x[q] - centre
+                    v = shift + slope * centred
+                    if has_g:
+                        v += (g[q] - mean_g - centred * slope_k) * scale
+                    put(gx, q, v, how)
+
+
+@cuda.jit(cache=True)
 def log_softmax_bwd(args, starts, first, count, w):
     sh = cuda.shared.array(BLOCK, np.float64)
     for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):

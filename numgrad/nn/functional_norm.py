@@ -16,6 +16,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
+from ..ops.apply import show_attributes
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 from ..tensor import Tensor
@@ -176,6 +177,13 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             raise ValueError(f"Expected more than 1 value per channel when training, got input "
                              f"size {input.shape}")
         # (on a GPU the composite: the fused node's statistics have no device kernel yet)
+        if not input.is_cuda and dtypes.is_floating(input.dtype) and weight is not None \
+                and bias is not None:
+            out, mean, var = _N.batch_norm(input, weight, bias, eps)
+            if running_mean is not None:
+                _update_running(running_mean, running_var, mean, var, momentum, count)
+            return show_attributes(out, eps=eps, training=True, running_mean=running_mean,
+                                   running_var=running_var)
         if not input.is_cuda and dtypes.is_floating(input.dtype):
             normalised, mean, var = _N.batch_norm_stats(input, eps)
             if running_mean is not None:

@@ -100,6 +100,53 @@ BATCH_NORM_STATS = OpDef("batch_norm_stats", _batch_norm_forward, node_name="Nat
                          saved_names=(None, None))
 
 
+# With a weight and a bias (BatchNorm's affine=True) the node also scales and shifts, as torch's
+# native_batch_norm: it saves x, w and the statistics, and its kernel makes two passes over the
+# data (the sums of g and (x - mean) g, then the gradient) where the stats node, an affine node
+# and the named node around them made six.
+def _batch_norm_affine_forward(x, w, b, eps, rows):
+    out, mean, var = _cpu.batch_norm_forward(np.ascontiguousarray(x).reshape(rows), w, b, eps)
+    return out.reshape(x.shape), mean, var
+
+
+def _batch_norm_affine_vjp(ctx, g, g_mean, g_var):
+    x, w, mean, var = ctx.saved
+    outer, channels, inner = (int(v) for v in ctx.ints[:3])
+    eps, count = float(ctx.floats[0]), outer * inner
+    shape = (1, channels) + (1,) * (x.ndim - 2)
+    dims = (0,) + tuple(range(2, x.ndim))
+    invstd = (var + eps).rsqrt().reshape(shape)
+    centred = x - mean.reshape(shape)
+    x_hat = centred * invstd
+    needs = ctx.needs_input_grad
+    gx = gw = gb = None
+    if needs[0]:
+        gxh = g * w.reshape(shape)
+        gx = invstd * (gxh - gxh.mean(dims, keepdim=True)
+                       - x_hat * (gxh * x_hat).mean(dims, keepdim=True))
+        gx = gx + g_mean.reshape(shape) / count + g_var.reshape(shape) * 2 * centred / count
+    if needs[1]:
+        gw = (g * x_hat).sum(dims)
+    if needs[2]:
+        gb = g.sum(dims)
+    return gx, gw, gb
+
+
+BATCH_NORM = OpDef("batch_norm", _batch_norm_affine_forward, node_name="NativeBatchNormBackward0",
+                   n_in=3, n_out=3, grad_outputs=1, saves=("x", "y", "out1", "out2"),
+                   kernel="batch_norm_affine_bwd",
+                   vjp=_batch_norm_affine_vjp, meta=lambda eps, rows: (rows, (eps,)),
+                   readers=((0, 1), (0,), (), ()), saved_names=("input", "weight", "result1", None))
+
+
+def batch_norm(x, w, b, eps):
+    """(out, mean, biased variance) of a training-mode batch norm of an (N, C, *) host tensor
+    with weight w and bias b, in one node (Note [batch norm's normalisation])."""
+    shape = x._data.shape
+    rows = (shape[0], shape[1], math.prod(shape[2:]))
+    return apply(BATCH_NORM, (x, w, b), {"eps": float(eps), "rows": rows})
+
+
 def batch_norm_stats(x, eps):
     """(x_hat, mean, biased variance) of an (N, C, *) host tensor, per channel over the batch and
     the further dims, in one node (Note [batch norm's normalisation])."""

@@ -1,0 +1,115 @@
+"""A training batch norm with a weight and a bias is one node, as torch's native_batch_norm
+(Note [batch norm's normalisation] in ops/nn_ops.py). Expected values are torch 2.13's, written
+out (torch is not a test dependency); gradcheck and the kernel against the differentiable VJP run
+from the op table (tests/nn_samples.py)."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+import numgrad.nn.functional as F
+
+X = [[[1.0, 2.0, 4.0], [0.5, -1.0, 3.0]], [[-2.0, 0.0, 1.5], [2.0, 2.5, -0.5]]]
+G = [[[1.0, -1.0, 0.5], [2.0, 0.0, -1.0]], [[0.25, 3.0, -2.0], [1.0, 1.0, 1.0]]]
+W, B = [1.5, -0.5], [0.25, 1.0]
+
+# torch 2.13, float64, eps=1e-3, momentum=0.3, running stats (0.1, -0.2) and (1, 2)
+Y64 = [[[0.18189861776763028, 0.9991152045560681, 2.633548378132944],
+        [1.1929190315032097, 1.6889965410828915, 0.3661231822037397]],
+       [[-2.2697511425976833, -0.6353179690208075, 0.5905069111618492],
+        [0.6968415219235277, 0.5314823520636337, 1.5236373712229976]]]
+GX64 = [[[0.5640523401696856, -0.8926679277416965, 0.6885827637719473],
+         [-0.4081348705960314, 0.33770359206445155, 0.44335050986182106]],
+        [[-0.5819988169181232, 2.020772608081068, -1.7987409673628811],
+         [-0.16181831409715022, -0.18995224183745255, -0.021148675395638722]]]
+GW64, GB64 = [-2.3948986085050046, -1.543352252025677], [1.75, 4.0]
+# torch 2.13, float64, eps=1e-5 (the default), the same x, w, b and g
+GX64_EPS5 = [[[0.5641308784049033, -0.8927512218437197, 0.6888363350984497],
+              [-0.40820906010191327, 0.3378275552857989, 0.44339981250997024]],
+             [[-0.582245432252146, 2.021012978653526, -1.7989835380610133],
+              [-0.16187572368317094, -0.19002793952208513, -0.021114644488600044]]]
+GW64_EPS5 = [-2.395250557625546, -1.5436865916989289]
+RUNNING_MEAN, RUNNING_VAR = [0.39499999999999996, 0.18499999999999997], [1.9124999999999996, 2.2225]
+# torch 2.13, float32, eps=1e-5, no running stats
+Y32 = [[[0.18188858032226562, 0.9992252588272095, 2.6338987350463867],
+        [1.1929608583450317, 1.689145803451538, 0.3659859299659729]],
+       [[-2.2701215744018555, -0.6354480981826782, 0.5905569195747375],
+        [0.6967759132385254, 0.5313808917999268, 1.523750901222229]]]
+GX32 = [[[0.5641309022903442, -0.8927512168884277, 0.6888363361358643],
+         [-0.40820902585983276, 0.33782759308815, 0.4433998465538025]],
+        [[-0.5822454690933228, 2.021012783050537, -1.7989835739135742],
+         [-0.16187570989131927, -0.19002793729305267, -0.02111463062465191]]]
+GW32 = [-2.3952507972717285, -1.5436867475509644]
+
+
+def _leaves(dtype):
+    return (ng.tensor(X, dtype=dtype, requires_grad=True), ng.tensor(W, dtype=dtype, requires_grad=True),
+            ng.tensor(B, dtype=dtype, requires_grad=True))
+
+
+def test_values_gradients_and_running_statistics_are_torchs_in_float64():
+    x, w, b = _leaves(ng.float64)
+    running_mean = ng.tensor([0.1, -0.2], dtype=ng.float64)
+    running_var = ng.tensor([1.0, 2.0], dtype=ng.float64)
+    y = F.batch_norm(x, running_mean, running_var, w, b, training=True, momentum=0.3, eps=1e-3)
+    y.backward(ng.tensor(G, dtype=ng.float64))
+    np.testing.assert_allclose(y.detach().numpy(), Y64, rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(x.grad.numpy(), GX64, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(w.grad.numpy(), GW64, rtol=1e-14)
+    np.testing.assert_allclose(b.grad.numpy(), GB64, rtol=1e-15)
+    np.testing.assert_allclose(running_mean.numpy(), RUNNING_MEAN, rtol=1e-15)
+    np.testing.assert_allclose(running_var.numpy(), RUNNING_VAR, rtol=1e-15)
+    assert running_mean._version == 0 and running_var._version == 0      # as torch's kernel
+
+
+def test_values_and_gradients_are_torchs_in_float32():
+    x, w, b = _leaves(ng.float32)
+    y = F.batch_norm(x, None, None, w, b, training=True)
+    y.backward(ng.tensor(G, dtype=ng.float32))
+    assert y.dtype == x.grad.dtype == w.grad.dtype == ng.float32
+    np.testing.assert_allclose(y.detach().numpy(), Y32, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), GX32, rtol=2e-6, atol=1e-6)
+    np.testing.assert_allclose(w.grad.numpy(), GW32, rtol=2e-6)
+
+
+def test_the_node_is_torchs_native_batch_norm():
+    x, w, b = _leaves(ng.float64)
+    y = F.batch_norm(x, None, None, w, b, training=True)
+    node = y.grad_fn
+    assert node.name() == "NativeBatchNormBackward0"
+    assert [n.name() for n, _ in node.next_functions] == ["torch::autograd::AccumulateGrad"] * 3
+    assert node._saved_input is x and node._saved_weight is w
+    assert node._saved_eps == 1e-5 and node._saved_training is True
+    assert node._saved_running_mean is None
+    # the mean (torch's result2 is 1 / sqrt(var + eps), which numgrad does not keep)
+    np.testing.assert_allclose(node._saved_result1.detach().numpy(), [1.0833333333333333] * 2, rtol=1e-15)
+    seen = []
+    node.register_hook(lambda grad_inputs, grad_outputs: seen.append(
+        (len(grad_inputs), len(grad_outputs))))
+    y.sum().backward()
+    assert seen == [(3, 1)]           # torch 2.13: the statistics are no outputs its hooks see
+
+
+def test_the_input_changed_in_place_is_torchs_version_error():
+    x, w, b = _leaves(ng.float64)
+    h = x * 1
+    y = F.batch_norm(h, None, None, w, b, training=True)
+    with ng.no_grad():
+        h.mul_(2)
+    with pytest.raises(RuntimeError, match=r"\[numgrad.DoubleTensor \[2, 2, 3\]\], which is output "
+                                           r"0 of Mul, is at version 1; expected version 0"):
+        y.sum().backward()
+    assert x.grad is None and w.grad is None
+
+
+@pytest.mark.parametrize("wanted", [(True, False, False), (False, True, False), (False, False, True),
+                                    (False, True, True)])
+def test_only_the_gradients_asked_for_are_computed(wanted):
+    x, w, b = _leaves(ng.float64)
+    for t, want in zip((x, w, b), wanted):
+        t.requires_grad_(want)
+    F.batch_norm(x, None, None, w, b, training=True).backward(ng.tensor(G, dtype=ng.float64))
+    for t, want, expected in zip((x, w, b), wanted, (GX64_EPS5, GW64_EPS5, GB64)):
+        if want:
+            np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-13, atol=1e-15)
+        else:
+            assert t.grad is None
