@@ -145,11 +145,12 @@ def _replaced(hook, values, result):
 
 
 def _check_replacement(hook, old, new):
-    if new._data.shape != old._data.shape:
-        raise RuntimeError(f"hook '{_name(hook)}' has changed the size of value")
+    # torch checks the type first
     if new._data.dtype != old._data.dtype:
         raise RuntimeError(f"hook '{_name(hook)}' has changed the type of value (was "
                            f"{_type_name(old)} got {_type_name(new)})")
+    if new._data.shape != old._data.shape:
+        raise RuntimeError(f"hook '{_name(hook)}' has changed the size of value")
 
 
 def _name(hook):

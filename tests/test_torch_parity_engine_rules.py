@@ -208,3 +208,20 @@ def test_a_freed_graph_whose_input_changed_since_raises_the_freed_error():
     with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
         y.backward()                    # torch 2.13: the freed values are met first
     assert x.grad.tolist() == [2.0, 4.0]
+
+
+@pytest.mark.parametrize("replacement, message", [
+    (lambda g: ng.ones(3, dtype=ng.float64), "has changed the type of value (was "
+     "numgrad.FloatTensor got numgrad.DoubleTensor)"),
+    (lambda g: ng.ones(2, dtype=ng.float64), "has changed the type of value (was "
+     "numgrad.FloatTensor got numgrad.DoubleTensor)"),
+    (lambda g: ng.ones(3), "has changed the size of value"),
+])
+def test_a_tensor_hook_replacing_the_gradient_is_checked_for_type_then_size(replacement, message):
+    x = ng.ones(2, requires_grad=True)
+    y = x * 2
+    y.register_hook(replacement)
+    with pytest.raises(RuntimeError) as info:
+        y.sum().backward()
+    assert str(info.value) == f"hook '<lambda>' {message}"    # torch 2.13's order and words
+    assert x.grad is None
