@@ -295,18 +295,53 @@ def shown_input_grads(graph, index, computed):
 
 def node_pre_hooks(graph, index, seg, node, hooks, grads_out):
     """A node's pre-hooks on its output gradients as torch's node has them (their float types,
-    its outputs: OpDef.grad_outputs). Returns (the gradients shown, what the hooks made of
-    them)."""
+    its outputs: OpDef.grad_outputs; transposed: _flipped). Returns (the gradients shown, what
+    the hooks made of them)."""
     shown = in_output_dtypes(seg, node, grads_out)
-    return shown, run_node_pre_hooks(hooks, shown, registry.OPS[int(graph.op[index])].grad_outputs)
+    flipped = _flipped_outputs(graph, index)
+    seen = _flip(shown, flipped)
+    replaced = run_node_pre_hooks(hooks, seen, registry.OPS[int(graph.op[index])].grad_outputs)
+    return shown, [old if new is view else _flip([new], (0,) if j in flipped else ())[0]
+                   for j, (old, view, new) in enumerate(zip(shown, seen, replaced))]
 
 
 def node_post_hooks(graph, index, seg, node, hooks, grads_in, grads_out):
     """A node's post-hooks: grads_in (shown_input_grads) and grads_out as torch's node has them
-    (their float types, the inputs and outputs it lists); returns the input gradients to use."""
+    (their float types, the inputs and outputs it lists, transposed: _flipped); returns the input
+    gradients to use."""
     op = registry.OPS[int(graph.op[index])]
-    return run_node_post_hooks(hooks, in_input_dtypes(graph, index, grads_in),
-                               in_output_dtypes(seg, node, grads_out), op.listed, op.grad_outputs)
+    flipped = _flipped_inputs(graph, index)
+    grads_in = run_node_post_hooks(
+        hooks, _flip(in_input_dtypes(graph, index, grads_in), flipped),
+        _flip(in_output_dtypes(seg, node, grads_out), _flipped_outputs(graph, index)),
+        op.listed, op.grad_outputs)
+    return _flip(grads_in, flipped)
+
+
+# Note [hooks see torch's layout]
+# torch's linear is addmm(b, x, w.t()): its node computes the gradient of w.t(), which TBackward0
+# transposes into w's. numgrad's fused node computes w's gradient itself, and its TBackward0
+# passes it on (Note [torch's inner nodes] in ops/nn_ops.py), so the node hooks of both are shown
+# that gradient transposed, a view, as torch's nodes hold it; what the hooks return is transposed
+# back.
+def _flipped_inputs(graph, index):
+    """Positions of node `index`'s inputs whose gradient torch's node holds transposed: those that
+    reach w through TBackward0."""
+    i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
+    weight = registry.BY_NAME["linear_weight"].code
+    return tuple(k for k in range(i1 - i0)
+                 if graph.e_node[i0 + k] >= 0 and graph.op[graph.e_node[i0 + k]] == weight)
+
+
+def _flipped_outputs(graph, index):
+    """(0,) for TBackward0 of a fused linear node, whose output gradient torch holds transposed."""
+    return (0,) if graph.op[index] == registry.BY_NAME["linear_weight"].code else ()
+
+
+def _flip(grads, positions):
+    """The gradients, those at `positions` transposed (matrices only: a vector's is itself)."""
+    return [g.mT if k in positions and g is not None and g.ndim == 2 else g
+            for k, g in enumerate(grads)]
 
 
 def in_output_dtypes(seg, node, grads_out):

@@ -225,3 +225,36 @@ def test_a_tensor_hook_replacing_the_gradient_is_checked_for_type_then_size(repl
         y.sum().backward()
     assert str(info.value) == f"hook '<lambda>' {message}"    # torch 2.13's order and words
     assert x.grad is None
+
+
+# ---- node hooks see torch's layout: Note [hooks see torch's layout] in engine.py ----------------
+def _shapes(grads):
+    return [None if g is None else tuple(g.shape) for g in grads]
+
+
+@pytest.mark.parametrize("bias, name", [(True, "AddmmBackward0"), (False, "MmBackward0")])
+def test_linear_node_hooks_see_the_gradient_of_the_transposed_weight(bias, name):
+    lin = ng.nn.Linear(4, 3, bias=bias)
+    y = lin(ng.ones(2, 4, requires_grad=True))
+    log = []
+    y.grad_fn.register_hook(lambda gi, go: log.append(("post", _shapes(gi), _shapes(go))))
+    (t_node, _), = [(n, k) for n, k in y.grad_fn.next_functions if n and n.name() == "TBackward0"]
+    t_node.register_prehook(lambda go: log.append(("T pre", _shapes(go))))
+    t_node.register_hook(lambda gi, go: log.append(("T post", _shapes(gi), _shapes(go))))
+    y.sum().backward()
+    assert y.grad_fn.name() == name
+    # torch 2.13
+    first = [(3,), (2, 4), (4, 3)] if bias else [(2, 4), (4, 3)]
+    assert log == [("post", first, [(2, 3)]), ("T pre", [(4, 3)]), ("T post", [(3, 4)], [(4, 3)])]
+    assert lin.weight.grad.shape == (3, 4)
+
+
+def test_a_linear_node_hook_replaces_the_transposed_weight_gradient():
+    lin = ng.nn.Linear(4, 3)
+    y = lin(ng.ones(2, 4))
+    y.grad_fn.register_hook(lambda gi, go: (gi[0], gi[1], ng.arange(12.0).reshape(4, 3)))
+    y.sum().backward()
+    # torch 2.13: the hook's (4, 3) gradient of w.t(), transposed into w's
+    assert lin.weight.grad.tolist() == [[0.0, 3.0, 6.0, 9.0], [1.0, 4.0, 7.0, 10.0],
+                                        [2.0, 5.0, 8.0, 11.0]]
+    assert lin.bias.grad.tolist() == [2.0, 2.0, 2.0]
