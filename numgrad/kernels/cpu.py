@@ -1225,9 +1225,9 @@ def conv2d_bwd(addr, dt):
         gb = view(gin(a, 2), out_channels, dt)
         if mode(a, 2) != ADD:
             gb[:] = 0
-        for n in range(n_img):
-            for o in range(out_channels):
-                gb[o] += g[n, o].sum()
+        flat = g.reshape(-1)
+        for o in range(out_channels):       # Note [channel loops]
+            gb[o] += _channel_sum(flat, n_img, out_channels, spots, o)
     cols = np.empty((taps, spots), dt)
     if gin(a, 1) != 0:
         x = view(saved(a, 0), n_img * pixels, dt).reshape((n_img, pixels))
