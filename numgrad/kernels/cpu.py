@@ -795,14 +795,23 @@ def _channel_sums(g, x, mean, outer, channels, inner, c):
 
 
 @njit(fastmath={"reassoc"})
+def row_sum(values):
+    """The sum of a contiguous array in float64, its additions free to reorder so that they
+    vectorise (Note [channel loops]; the generated kernels' sums: Note [sums in parts] in
+    table.py)."""
+    total = 0.0
+    for j in range(values.size):
+        total += values[j]
+    return total
+
+
+@njit
 def _channel_sum(g, outer, channels, inner, c):
     """sum(g) over channel c, as _channel_sums."""
     total = 0.0
     for o in range(outer):
         row = (o * channels + c) * inner
-        g_row = g[row:row + inner]
-        for s in range(inner):
-            total += g_row[s]
+        total += row_sum(g[row:row + inner])
     return total
 
 

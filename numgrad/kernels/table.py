@@ -201,6 +201,7 @@ def _general_loops(op, grads, dt, dt_name):
         else:
             src += [f"    if gin(a, {k}) != 0:"]
         src += [f"        gk = view(gin(a, {k}), n{k}, {dt})",
+                f"        part = np.empty({PART}, {dt})",
                 f"        if mode(a, {k}) != ADD:",
                 "            gk[:] = 0",
                 "        counter = np.zeros(len(dims), np.int64)",
@@ -233,19 +234,47 @@ def _general_loops(op, grads, dt, dt_name):
             def read(name):
                 q = INPUT_NAMES.index(name)
                 return f"r{q}[j]" if along[q] else f"c{q}"
-            call = _formula_call(op, k, read, dt_name, g="g_row[j]", out="out_row[j]")
             if own:
+                call = _formula_call(op, k, read, dt_name, g="g_row[j]", out="out_row[j]")
                 body = [f"gk_row = gk[b{k}:b{k} + inner]",
                         "for j in range(inner):",
                         f"    gk_row[j] += {call}"]
             else:
-                body = ["total = 0.0",
-                        "for j in range(inner):",
-                        f"    total += {call}",
-                        f"gk[b{k}] += total"]
+                body = _sum_in_parts(op, k, along, read_inputs, dt_name)
+                body.append(f"gk[b{k}] += total")
             src += [pad + line for line in body]
         src.append("            next_row(dims, strides, counter, base)")
     return src
+
+
+# Note [sums in parts]
+# Along a row where input k is broadcast, its gradient is the sum of the formula's values. They
+# are computed a part at a time into a small array, exactly as the formula rounds them, and
+# cpu.row_sum adds each part up in float64 in an order of its own, vectorised: one running total
+# waited on its previous addition at every element. (Reordering the whole kernel instead would
+# reorder the formulas' own arithmetic, which follows torch's rounding.) A part's reads are
+# slices indexed from 0, whose bounds LLVM can see.
+PART = 1024
+
+
+def _sum_in_parts(op, k, along, read_inputs, dt_name):
+    """Lines setting `total` to the sum along the row of input k's formula (Note [sums in parts]);
+    `part` is made once per kernel."""
+    def read(name):
+        q = INPUT_NAMES.index(name)
+        return f"r{q}_part[j]" if along[q] else f"c{q}"
+    call = _formula_call(op, k, read, dt_name, g="g_part[j]", out="out_part[j]")
+    slices = ["g_part = g_row[start:stop]"]
+    if "out" in op.grad_params[k]:
+        slices.append("out_part = out_row[start:stop]")
+    slices += [f"r{q}_part = r{q}[start:stop]" for q in read_inputs if along[q]]
+    return (["total = 0.0",
+             f"for start in range(0, inner, {PART}):",
+             f"    stop = min(inner, start + {PART})"]
+            + ["    " + line for line in slices]
+            + ["    for j in range(stop - start):",
+               f"        part[j] = {call}",
+               "    total += cpu.row_sum(part[:stop - start])"])
 
 
 def _module_source(op):
