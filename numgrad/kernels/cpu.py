@@ -756,21 +756,31 @@ def softmax_bwd(addr, dt):
     m = meta(a)
     p = shape_pos(m, 2)
     outer, n, inner = m[p], m[p + 1], m[p + 2]
-    total = outer * n * inner
-    y = view(saved(a, 0), total, dt)
-    g = view(gout(a, 0), total, dt)
-    gx = view(gin(a, 0), total, dt)
+    y = view(saved(a, 0), outer * n * inner, dt).reshape((outer, n, inner))
+    g = view(gout(a, 0), outer * n * inner, dt).reshape((outer, n, inner))
+    gx = view(gin(a, 0), outer * n * inner, dt).reshape((outer, n, inner))
     add = mode(a, 0) == ADD
+    if inner == 1:          # along the last dim: one contiguous row per softmax
+        y, g, gx = y.reshape((outer, n)), g.reshape((outer, n)), gx.reshape((outer, n))
+        for o in range(outer):
+            y_row, g_row, gx_row = y[o], g[o], gx[o]
+            s = _row_dot(g_row, y_row)
+            for k in range(n):
+                v = y_row[k] * (g_row[k] - s)
+                gx_row[k] = gx_row[k] + v if add else v
+        return
+    sums = np.empty(inner, np.float64)
     for o in range(outer):
-        for i in range(inner):
-            base = o * n * inner + i
-            s = 0.0
-            for k in range(n):
-                s += g[base + k * inner] * y[base + k * inner]
-            for k in range(n):
-                j = base + k * inner
-                v = y[j] * (g[j] - s)
-                gx[j] = gx[j] + v if add else v
+        # the sums of g * y along the dim for all `inner` positions at once, a row of them at a
+        # time, so that every loop runs along contiguous memory (Note [channel loops])
+        sums[:] = 0.0
+        for k in range(n):
+            _add_products(sums, g[o, k], y[o, k])
+        for k in range(n):
+            y_row, g_row, gx_row = y[o, k], g[o, k], gx[o, k]
+            for i in range(inner):
+                v = y_row[i] * (g_row[i] - sums[i])
+                gx_row[i] = gx_row[i] + v if add else v
 
 
 # Note [channel loops]
@@ -803,6 +813,29 @@ def row_sum(values):
     for j in range(values.size):
         total += values[j]
     return total
+
+
+@njit(fastmath={"reassoc"})
+def _row_dot(a, b):
+    """sum(a * b) in float64, as row_sum."""
+    total = 0.0
+    for j in range(a.size):
+        total += a[j] * b[j]
+    return total
+
+
+@njit
+def _add_values(sums, row):
+    """sums += row, elementwise (float64 sums)."""
+    for j in range(row.size):
+        sums[j] += row[j]
+
+
+@njit
+def _add_products(sums, a, b):
+    """sums += a * b, elementwise (float64 sums)."""
+    for j in range(a.size):
+        sums[j] += a[j] * b[j]
 
 
 @njit
@@ -926,21 +959,29 @@ def log_softmax_bwd(addr, dt):
     m = meta(a)
     p = shape_pos(m, 2)
     outer, n, inner = m[p], m[p + 1], m[p + 2]
-    total = outer * n * inner
-    y = view(saved(a, 0), total, dt)
-    g = view(gout(a, 0), total, dt)
-    gx = view(gin(a, 0), total, dt)
+    y = view(saved(a, 0), outer * n * inner, dt).reshape((outer, n, inner))
+    g = view(gout(a, 0), outer * n * inner, dt).reshape((outer, n, inner))
+    gx = view(gin(a, 0), outer * n * inner, dt).reshape((outer, n, inner))
     add = mode(a, 0) == ADD
+    if inner == 1:          # as softmax_bwd
+        y, g, gx = y.reshape((outer, n)), g.reshape((outer, n)), gx.reshape((outer, n))
+        for o in range(outer):
+            y_row, g_row, gx_row = y[o], g[o], gx[o]
+            s = row_sum(g_row)
+            for k in range(n):
+                v = g_row[k] - np.exp(y_row[k]) * s
+                gx_row[k] = gx_row[k] + v if add else v
+        return
+    sums = np.empty(inner, np.float64)
     for o in range(outer):
-        for i in range(inner):
-            base = o * n * inner + i
-            s = 0.0
-            for k in range(n):
-                s += g[base + k * inner]
-            for k in range(n):
-                j = base + k * inner
-                v = g[j] - np.exp(y[j]) * s
-                gx[j] = gx[j] + v if add else v
+        sums[:] = 0.0
+        for k in range(n):
+            _add_values(sums, g[o, k])
+        for k in range(n):
+            y_row, g_row, gx_row = y[o, k], g[o, k], gx[o, k]
+            for i in range(inner):
+                v = g_row[i] - np.exp(y_row[i]) * sums[i]
+                gx_row[i] = gx_row[i] + v if add else v
 
 
 @njit
