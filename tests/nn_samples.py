@@ -177,6 +177,9 @@ NN_SAMPLES = [
       lambda x, w, b: sum(o.sum() * (k + 1) for k, o in enumerate(
           (batch_norm_stats(x, 0.1)[0] * w[:, None, None] + b[:, None, None],)
           + batch_norm_stats(x, 0.1)[1:]))),
+    S("layer_norm", lambda x, w, b: F.layer_norm(x, (2, 3), w, b), [(4, 2, 3), (2, 3), (2, 3)],
+      lambda x, w, b: ((x - x.mean((1, 2), keepdims=True))
+                       / np.sqrt(x.var((1, 2), keepdims=True) + 1e-5) * w + b)),
     S("read_by_backward", lambda x: F.max_pool2d(x, 2), [(1, 2, 4, 4)],
       lambda x: x.reshape(1, 2, 2, 2, 2, 2).max((3, 5))),
     S("binary_cross_entropy", lambda x, y: N.binary_cross_entropy(x.sigmoid(), y.sigmoid()),

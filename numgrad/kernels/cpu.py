@@ -45,6 +45,17 @@ def _other_float(dt):
     return lambda dt: np.float64
 
 
+def rounded_like(array, value):
+    """value rounded to array's float type (resolved while typing: see the overload below)."""
+
+
+@overload(rounded_like)
+def _rounded_like(array, value):
+    if array.dtype == types.float32:
+        return lambda array, value: np.float32(value)
+    return lambda array, value: np.float64(value)
+
+
 @njit
 def cast_bwd(addr, dt):
     """The gradient of a float32 <-> float64 conversion, converted back."""
@@ -950,6 +961,84 @@ def batch_norm_affine_bwd(addr, dt):
                 gx_row[s] = gx_row[s] + v if add else v
 
 
+@njit(fastmath={"reassoc"})
+def _row_moments(x_row):
+    """(mean, 1 / n sum of squared deviations) of a row, summed in float64 (Note [channel loops]);
+    the deviations from the mean rounded to the row's dtype, as torch's."""
+    total = 0.0
+    for j in range(x_row.size):
+        total += x_row[j]
+    mean = rounded_like(x_row, total / x_row.size)
+    squares = 0.0
+    for j in range(x_row.size):
+        d = x_row[j] - mean
+        squares += d * d
+    return mean, squares / x_row.size
+
+
+@njit(fastmath={"reassoc"})
+def _layer_norm_row_sums(g_row, w, x_row, mean, rstd):
+    """sum(g w) and sum(g w x_hat) over a row, x_hat = (x - mean) rstd, in float64."""
+    s1 = 0.0
+    s2 = 0.0
+    for j in range(g_row.size):
+        gw = g_row[j] * w[j]
+        s1 += gw
+        s2 += gw * ((x_row[j] - mean) * rstd)
+    return s1, s2
+
+
+@njit
+def layer_norm_bwd(addr, dt):
+    """out = x_hat w + b over rows of `inner` elements, x_hat = (x - mean) rstd (Note [layer
+    norm's rows] in ops/nn_ops.py): gx = rstd (g w - mean(g w) - x_hat mean(g w x_hat)) per row;
+    gw and gb are sums over the rows of g x_hat and g. The row statistics are recomputed from x.
+    Saved: x, w (only where gx is wanted). meta attrs: rows, inner; fmeta: eps."""
+    a = args_block(addr)
+    m = meta(a)
+    p = shape_pos(m, 4)
+    rows, inner = m[p], m[p + 1]
+    eps = fmeta(a, 1)[0]
+    want_x, want_w, want_b = gin(a, 0) != 0, gin(a, 1) != 0, gin(a, 2) != 0
+    x = view(saved(a, 0), rows * inner if want_x or want_w else 0, dt).reshape((-1, inner))
+    w = view(saved(a, 1), inner if want_x else 0, dt)
+    g = view(gout(a, 0), rows * inner, dt).reshape((rows, inner))
+    # the parameters' gradients are sums over the rows: float64 rows of sums, added elementwise
+    # (vectorised across the row)
+    sum_gx = np.zeros(inner if want_w else 0, np.float64)
+    sum_g = np.zeros(inner if want_b else 0, np.float64)
+    gx = view(gin(a, 0), rows * inner if want_x else 0, dt).reshape((-1, inner))
+    add = mode(a, 0) == ADD
+    for r in range(rows):
+        g_row = g[r]
+        if want_b:
+            _add_values(sum_g, g_row)
+        if not (want_x or want_w):
+            continue
+        x_row = x[r]
+        mean, var = _row_moments(x_row)
+        rstd = 1.0 / np.sqrt(var + eps)
+        scale = dt(rstd)
+        if want_w:
+            for j in range(inner):
+                sum_gx[j] += g_row[j] * ((x_row[j] - mean) * scale)
+        if want_x:
+            s1, s2 = _layer_norm_row_sums(g_row, w, x_row, mean, scale)
+            mean_gw, mean_gwx = dt(s1 / inner), dt(s2 / inner)
+            gx_row = gx[r]
+            for j in range(inner):
+                v = scale * (g_row[j] * w[j] - mean_gw - (x_row[j] - mean) * scale * mean_gwx)
+                gx_row[j] = gx_row[j] + v if add else v
+    if want_w:
+        gw = view(gin(a, 1), inner, dt)
+        for j in range(inner):
+            gw[j] = gw[j] + sum_gx[j] if mode(a, 1) == ADD else sum_gx[j]
+    if want_b:
+        gb = view(gin(a, 2), inner, dt)
+        for j in range(inner):
+            gb[j] = gb[j] + sum_g[j] if mode(a, 2) == ADD else sum_g[j]
+
+
 @njit
 def log_softmax_bwd(addr, dt):
     """gx = g - exp(y) * sum(g) along the dim. meta attrs: outer, n, inner, dim."""
@@ -1338,6 +1427,21 @@ def batch_norm_forward(x, weight, bias, eps):
             for s in range(inner):
                 out_row[s] = x_row[s] * alpha + beta
     return out, mean, var
+
+
+@njit(cache=True)
+def layer_norm_forward(x, weight, bias, eps):
+    """A layer norm of x's rows (rows, inner), C-contiguous: out = (x - mean) rstd w + b with
+    each row's mean and rstd = 1 / sqrt(var + eps) (Note [layer norm's rows] in ops/nn_ops.py)."""
+    rows, inner = x.shape
+    out = np.empty_like(x)
+    for r in range(rows):
+        x_row, out_row = x[r], out[r]
+        mean, var = _row_moments(x_row)
+        rstd = rounded_like(x, 1.0 / np.sqrt(var + eps))
+        for j in range(inner):
+            out_row[j] = (x_row[j] - mean) * rstd * weight[j] + bias[j]
+    return out
 
 
 @njit(cache=True)

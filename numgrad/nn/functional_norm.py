@@ -119,9 +119,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     _check_same_dtype(input, weight, bias)
     _check_affine_shapes(normalized_shape, weight, bias)
     dims = _normalized_dims(input, normalized_shape, ", ")
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if weight is not None and bias is not None and not input.is_cuda \
+            and dtypes.is_floating(input.dtype):
+        # one node (Note [layer norm's rows] in ops/nn_ops.py)
+        return show_attributes(_N.layer_norm(input, weight, bias, eps), normalized_shape=shape,
+                               bias=bias)
     _, centred, var = _moments(input, dims)
     out = _affine(centred * (var + eps).rsqrt(), weight, bias, None)
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     attributes = {"normalized_shape": shape}
     for name, value in (("weight", weight), ("bias", bias)):
         if value is None:

@@ -147,6 +147,53 @@ def batch_norm(x, w, b, eps):
     return apply(BATCH_NORM, (x, w, b), {"eps": float(eps), "rows": rows})
 
 
+# Note [layer norm's rows]
+# A layer norm with a weight and a bias is one node, as torch's native_layer_norm: each row of the
+# normalised dims (`inner` elements, contiguous) is normalised by its own mean and variance, then
+# scaled and shifted elementwise. The node saves x and w; its kernel recomputes each row's
+# statistics (the row is in cache) and makes one pass for the gradient, summing the parameters'
+# gradients over the rows in float64. Composed of numgrad ops it was a dozen nodes.
+def _layer_norm_forward(x, w, b, eps, rows):
+    out = _cpu.layer_norm_forward(np.ascontiguousarray(x).reshape(rows), w.reshape(-1),
+                                  b.reshape(-1), eps)
+    return out.reshape(x.shape)
+
+
+def _layer_norm_vjp(ctx, g):
+    x, w = ctx.saved
+    rows, inner = (int(v) for v in ctx.ints[:2])
+    eps = float(ctx.floats[0])
+    x_rows, g_rows = x.reshape(rows, inner), g.reshape(rows, inner)
+    centred = x_rows - x_rows.mean(1, keepdim=True)
+    rstd = ((centred * centred).mean(1, keepdim=True) + eps).rsqrt()
+    x_hat = centred * rstd
+    needs = ctx.needs_input_grad
+    gx = gw = gb = None
+    if needs[0]:
+        gxh = g_rows * w.reshape(inner)
+        gx = (rstd * (gxh - gxh.mean(1, keepdim=True)
+                      - x_hat * (gxh * x_hat).mean(1, keepdim=True))).reshape(x.shape)
+    if needs[1]:
+        gw = (g_rows * x_hat).sum(0).reshape(w.shape)
+    if needs[2]:
+        gb = g_rows.sum(0).reshape(w.shape)
+    return gx, gw, gb
+
+
+LAYER_NORM = OpDef("layer_norm", _layer_norm_forward, node_name="NativeLayerNormBackward0", n_in=3,
+                   saves=("x", "y"), kernel="layer_norm_bwd", vjp=_layer_norm_vjp,
+                   meta=lambda eps, rows: (rows, (eps,)), readers=((0, 1), (0,)),
+                   saved_names=("input", "weight"))
+
+
+def layer_norm(x, w, b, eps):
+    """A layer norm of a host tensor over w's dims, the last ones of x (Note [layer norm's
+    rows])."""
+    inner = w._data.size
+    rows = (x._data.size // inner if inner else 0, inner)
+    return apply(LAYER_NORM, (x, w, b), {"eps": float(eps), "rows": rows})
+
+
 def batch_norm_stats(x, eps):
     """(x_hat, mean, biased variance) of an (N, C, *) host tensor, per channel over the batch and
     the further dims, in one node (Note [batch norm's normalisation])."""

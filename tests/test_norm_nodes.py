@@ -1,7 +1,8 @@
-"""A training batch norm with a weight and a bias is one node, as torch's native_batch_norm
-(Note [batch norm's normalisation] in ops/nn_ops.py). Expected values are torch 2.13's, written
-out (torch is not a test dependency); gradcheck and the kernel against the differentiable VJP run
-from the op table (tests/nn_samples.py)."""
+"""A training batch norm and a layer norm with a weight and a bias are one node each, as torch's
+native_batch_norm and native_layer_norm (Notes [batch norm's normalisation] and [layer norm's
+rows] in ops/nn_ops.py). Expected values are torch 2.13's, written out (torch is not a test
+dependency); gradcheck and the kernel against the differentiable VJP run from the op table
+(tests/nn_samples.py)."""
 import numpy as np
 import pytest
 
@@ -111,5 +112,73 @@ def test_only_the_gradients_asked_for_are_computed(wanted):
     for t, want, expected in zip((x, w, b), wanted, (GX64_EPS5, GW64_EPS5, GB64)):
         if want:
             np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-13, atol=1e-15)
+        else:
+            assert t.grad is None
+
+
+# ---- layer norm -------------------------------------------------------------------------------
+LN_W, LN_B = [1.5, -0.5, 2.0], [0.25, 1.0, -1.0]
+# torch 2.13, eps=1e-3, normalized over the last dim
+LN_Y = {ng.float64: [[[-1.353052267458421, 1.1335876889548684, 1.6717537790973673],
+                      [-0.05299011722953162, 1.5554818815874747, 1.625914349322608]],
+                     [[-1.6676196479669096, 0.9418903136979725, 1.3243874520811025],
+                      [1.0117796322672392, 0.5556285478441103, -3.7931919849798788]]],
+        ng.float32: [[[-1.3530521392822266, 1.1335875988006592, 1.6717538833618164],
+                      [-0.052990175783634186, 1.5554819107055664, 1.6259143352508545]],
+                     [[-1.6676197052001953, 0.941890299320221, 1.324387788772583],
+                      [1.01177978515625, 0.5556285381317139, -3.79319167137146]]]}
+LN_GX = {ng.float64: [[[0.2863328957275917, -0.42937060964885854, 0.14303771392126685],
+                       [1.4840816676800694, -0.9272543446455689, -0.5568273230345003]],
+                      [[-0.12291286502373899, 0.28851558144365286, -0.16560271641991475],
+                       [0.7001604080310377, -0.5839459125803775, -0.11621449545066054]]],
+         ng.float32: [[[0.28633296489715576, -0.429370641708374, 0.1430375576019287],
+                       [1.4840818643569946, -0.9272545576095581, -0.556827187538147]],
+                      [[-0.12291312217712402, 0.288515567779541, -0.165602445602417],
+                       [0.7001602649688721, -0.5839459300041199, -0.11621451377868652]]]}
+LN_GW = {ng.float64: [-1.284438521094648, 1.5045764000336816, -4.3660021744580035],
+         ng.float32: [-1.2844386100769043, 1.5045764446258545, -4.366002082824707]}
+LN_GB = [4.25, 3.0, -1.5]
+
+
+@pytest.mark.parametrize("dtype, tolerance", [(ng.float64, 1e-14), (ng.float32, 2e-6)])
+def test_layer_norm_values_and_gradients_are_torchs(dtype, tolerance):
+    x = ng.tensor(X, dtype=dtype, requires_grad=True)
+    w = ng.tensor(LN_W, dtype=dtype, requires_grad=True)
+    b = ng.tensor(LN_B, dtype=dtype, requires_grad=True)
+    y = F.layer_norm(x, (3,), w, b, eps=1e-3)
+    y.backward(ng.tensor(G, dtype=dtype))
+    assert y.dtype == x.grad.dtype == dtype
+    for got, expected in ((y.detach(), LN_Y[dtype]), (x.grad, LN_GX[dtype]), (w.grad, LN_GW[dtype]),
+                          (b.grad, LN_GB)):
+        np.testing.assert_allclose(got.numpy(), expected, rtol=tolerance, atol=tolerance)
+
+
+def test_the_layer_norm_node_is_torchs_native_layer_norm():
+    x = ng.tensor(X, dtype=ng.float64, requires_grad=True)
+    w = ng.tensor([[1.5, -0.5, 2.0]] * 2, dtype=ng.float64, requires_grad=True)
+    b = ng.zeros(2, 3, dtype=ng.float64, requires_grad=True)
+    y = F.layer_norm(x, (2, 3), w, b)
+    node = y.grad_fn
+    assert node.name() == "NativeLayerNormBackward0"
+    assert [n.name() for n, _ in node.next_functions] == ["torch::autograd::AccumulateGrad"] * 3
+    assert node._saved_input is x and node._saved_weight is w and node._saved_bias is b
+    assert node._saved_normalized_shape == (2, 3)
+    seen = []
+    node.register_hook(lambda grad_inputs, grad_outputs: seen.append(
+        (len(grad_inputs), len(grad_outputs))))
+    y.sum().backward()
+    assert seen == [(3, 1)]                         # torch 2.13
+    np.testing.assert_allclose(b.grad.numpy(), np.full((2, 3), 2.0))
+
+
+@pytest.mark.parametrize("wanted", [(True, False, False), (False, True, False), (False, False, True)])
+def test_layer_norm_computes_only_the_gradients_asked_for(wanted):
+    x = ng.tensor(X, dtype=ng.float64, requires_grad=wanted[0])
+    w = ng.tensor(LN_W, dtype=ng.float64, requires_grad=wanted[1])
+    b = ng.tensor(LN_B, dtype=ng.float64, requires_grad=wanted[2])
+    F.layer_norm(x, (3,), w, b, eps=1e-3).backward(ng.tensor(G, dtype=ng.float64))
+    for t, want, expected in zip((x, w, b), wanted, (LN_GX[ng.float64], LN_GW[ng.float64], LN_GB)):
+        if want:
+            np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-14, atol=1e-15)
         else:
             assert t.grad is None
