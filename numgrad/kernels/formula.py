@@ -171,20 +171,23 @@ def _pow(x, p):
 
 @overload(fmath.pow_scalar)
 def _pow_scalar(x, p):
+    # in x's type: a float64 1.0 would compute a float32 kernel's reciprocals in float64
+    one = np.float32(1.0) if x == types.float32 else np.float64(1.0)
+
     def impl(x, p):
         # torch's pow by a Scalar: sqrt, rsqrt, reciprocal and products for these exponents
         if p == 0.5:
             return np.sqrt(x)
         if p == -0.5:
-            return 1.0 / np.sqrt(x)
+            return one / np.sqrt(x)
         if p == -1.0:
-            return 1.0 / x
+            return one / x
         if p == 2.0:
             return x * x
         if p == 3.0:
             return x * x * x
         if p == -2.0:
-            return 1.0 / (x * x)
+            return one / (x * x)
         return x ** p
     return impl
 
