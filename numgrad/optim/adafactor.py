@@ -22,6 +22,8 @@ class Adafactor(Optimizer):
     tensor([0.9900], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"foreach": None}
+
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):
         if not 0.0 <= lr:

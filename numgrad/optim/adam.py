@@ -75,6 +75,10 @@ class Adam(Optimizer):
     tensor([0.9000], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
+                             "differentiable": False, "decoupled_weight_decay": False,
+                             "fused": None}
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
@@ -132,3 +136,8 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
                          maximize=maximize, capturable=capturable, differentiable=differentiable,
                          fused=fused, decoupled_weight_decay=True)
+
+    def _fill_loaded_group(self, group):
+        # torch's AdamW.__setstate__ makes every loaded group decoupled, whatever it was saved as
+        super()._fill_loaded_group(group)
+        group["decoupled_weight_decay"] = True

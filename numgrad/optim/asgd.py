@@ -18,6 +18,9 @@ class ASGD(Optimizer):
     tensor([0.8000], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                             "capturable": False}
+
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):
         check_lr(lr)

@@ -54,6 +54,9 @@ class RMSprop(Optimizer):
     tensor([0.9000], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"momentum": 0, "centered": False, "foreach": None, "maximize": False,
+                             "differentiable": False, "capturable": False}
+
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,
                  differentiable=False):

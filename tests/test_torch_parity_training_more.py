@@ -1,0 +1,109 @@
+"""Module and optimizer infrastructure as torch 2.13 behaves, on cases a differential probe against
+torch found to differ: optimizer load_state_dict's groups and state, module backward hooks, dtype
+moves of modules. The expected numbers and messages were printed by torch; torch is not
+imported."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad import nn, optim
+
+
+def _params():
+    return [nn.Parameter(ng.ones(2, dtype=ng.float64)), nn.Parameter(ng.ones(3, dtype=ng.float64))]
+
+
+def _options(opt):
+    return [{k: v for k, v in g.items() if k not in ("params", "param_names")}
+            for g in opt.param_groups]
+
+
+def test_load_state_dict_takes_the_saved_groups_whole():
+    # torch 2.13: the loaded groups are the saved ones; an option only the loading optimizer had
+    # ("mine", its dampening and weight_decay) is gone
+    saved = optim.SGD([{"params": [_params()[0]], "momentum": 0.9},
+                       {"params": [_params()[1]], "lr": 0.5, "extra": 7}], lr=0.1).state_dict()
+    a, b = _params()
+    opt = optim.SGD([{"params": [a], "dampening": 0.3, "mine": 1}, {"params": [b]}], lr=0.2,
+                    weight_decay=0.1)
+    opt.load_state_dict(saved)
+    assert _options(opt) == [
+        {"lr": 0.1, "momentum": 0.9, "dampening": 0, "weight_decay": 0, "nesterov": False,
+         "maximize": False, "foreach": None, "differentiable": False, "fused": None},
+        {"lr": 0.5, "extra": 7, "momentum": 0, "dampening": 0, "weight_decay": 0,
+         "nesterov": False, "maximize": False, "foreach": None, "differentiable": False,
+         "fused": None}]
+    assert opt.param_groups[0]["params"][0] is a and opt.param_groups[1]["params"][0] is b
+
+
+def test_load_state_dict_fills_only_the_options_torchs_setstate_fills():
+    # torch 2.13: SGD's __setstate__ fills nesterov, maximize, foreach (None), differentiable and
+    # fused (False, where a new SGD has None); a missing momentum stays missing
+    saved = optim.SGD(_params(), lr=0.1, momentum=0.5).state_dict()
+    for key in ("nesterov", "maximize", "foreach", "momentum", "fused"):
+        del saved["param_groups"][0][key]
+    opt = optim.SGD(_params(), lr=0.3, momentum=0.9)
+    opt.load_state_dict(saved)
+    assert _options(opt) == [{"lr": 0.1, "dampening": 0, "weight_decay": 0,
+                              "differentiable": False, "nesterov": False, "maximize": False,
+                              "foreach": None, "fused": False}]
+    # AdamW's makes every loaded group decoupled, Adam's keeps the saved flag
+    saved = optim.Adam([{"params": _params(), "betas": [0.5, 0.6]}], lr=0.1).state_dict()
+    adamw = optim.AdamW(_params())
+    adamw.load_state_dict(saved)
+    assert adamw.param_groups[0]["decoupled_weight_decay"] is True
+    assert adamw.param_groups[0]["betas"] == [0.5, 0.6]       # as saved: a group's list stays one
+    saved = optim.AdamW(_params()).state_dict()
+    adam = optim.Adam(_params())
+    adam.load_state_dict(saved)
+    assert adam.param_groups[0]["decoupled_weight_decay"] is True
+    assert adam.param_groups[0]["weight_decay"] == 0.01
+
+
+def test_state_under_a_saved_id_of_no_parameter_is_kept_under_that_id():
+    # torch 2.13: opt.state has the key 5 beside the parameter's, and state_dict gives it back
+    saved = {"state": {0: {"momentum_buffer": ng.zeros(2, dtype=ng.float64)}, 5: {"foo": 1}},
+             "param_groups": [{"lr": 0.1, "params": [0, 1], "momentum": 0, "dampening": 0,
+                               "weight_decay": 0, "nesterov": False}]}
+    a, b = _params()
+    opt = optim.SGD([a, b], lr=0.1)
+    opt.load_state_dict(saved)
+    assert opt.state[5] == {"foo": 1} and len(opt.state) == 2
+    assert sorted(opt.state_dict()["state"]) == [0, 5]
+    # the saved ids need not be numbers
+    saved = {"state": {"a": {"momentum_buffer": ng.zeros(2, dtype=ng.float64)}},
+             "param_groups": [{"lr": 0.1, "params": ["a", "b"], "momentum": 0.5, "dampening": 0,
+                               "weight_decay": 0, "nesterov": False}]}
+    opt = optim.SGD([a, b], lr=0.1)
+    opt.load_state_dict(saved)
+    assert list(opt.state) == [a]
+
+
+def test_load_state_dict_casts_nested_and_integer_state_to_the_parameters_dtype():
+    # torch 2.13: a float64 parameter's int64 buffer, a list's and a dict's float32 tensors all
+    # become float64; the step counter keeps its float32
+    a, b = _params()
+    opt = optim.SGD([a, b], lr=0.1)
+    opt.load_state_dict({
+        "state": {0: {"momentum_buffer": ng.tensor([1, 2]), "listed": [ng.ones(2)],
+                      "named": {"x": ng.ones(1)}, "step": ng.tensor(3.0)}},
+        "param_groups": [{"lr": 0.1, "params": [0, 1], "momentum": 0.9, "dampening": 0,
+                          "weight_decay": 0, "nesterov": False}]})
+    state = opt.state[a]
+    assert state["momentum_buffer"].dtype == ng.float64
+    assert type(state["listed"]) is list and state["listed"][0].dtype == ng.float64
+    assert state["named"]["x"].dtype == ng.float64
+    assert state["step"].dtype == ng.float32
+
+
+def test_load_state_dict_refuses_mismatched_groups_in_torchs_words():
+    saved = optim.SGD([{"params": [_params()[0]]}, {"params": [_params()[1]]}], lr=0.1).state_dict()
+    with pytest.raises(ValueError, match="^loaded state dict has a different number of parameter "
+                                         "groups$"):
+        optim.SGD(_params(), lr=0.1).load_state_dict(saved)
+    a, b = _params()
+    opt = optim.SGD([{"params": [a, b]}, {"params": [nn.Parameter(ng.ones(1))]}], lr=0.1)
+    with pytest.raises(ValueError, match="^loaded state dict contains a parameter group that "
+                                         "doesn't match the size of optimizer's group$"):
+        opt.load_state_dict(saved)
+    assert opt.param_groups[0]["params"] == [a, b] and not opt.state
