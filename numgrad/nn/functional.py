@@ -54,6 +54,10 @@ from .functional_forms import (adaptive_max_pool1d_with_indices, adaptive_max_po
                                max_pool1d_with_indices, max_pool2d_with_indices, relu_, rrelu_,
                                selu_, threshold_, upsample, upsample_bilinear, upsample_nearest)
 from .functional_grid_sample import affine_grid, grid_sample
+from .functional_fractional_pool import (fractional_max_pool2d,
+                                        fractional_max_pool2d_with_indices,
+                                        fractional_max_pool3d,
+                                        fractional_max_pool3d_with_indices)
 from .functional_gumbel import gumbel_softmax
 from .functional_mha import multi_head_attention_forward
 from .functional_pdist import pdist
@@ -91,7 +95,9 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "triplet_margin_with_distance_loss", "ctc_loss", "multi_head_attention_forward",
            "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d",
            "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices",
-           "lp_pool3d", "max_unpool3d"]
+           "lp_pool3d", "max_unpool3d", "fractional_max_pool2d",
+           "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+           "fractional_max_pool3d_with_indices"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------

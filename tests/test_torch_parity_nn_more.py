@@ -1,0 +1,174 @@
+"""More nn layers and functional forms against torch 2.13 (session 16's sweep): each difference
+found, pinned to torch's own numbers and words (hard-coded: torch is no test dependency)."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+import numgrad.nn.functional as F
+
+
+def _raises(kind, message, fn, *args, **kwargs):
+    with pytest.raises(kind) as info:
+        fn(*args, **kwargs)
+    assert str(info.value) == message
+
+
+# ---- fractional max pooling ---------------------------------------------------------------------
+def test_fractional_max_pool2d_values_indices_and_gradient():
+    x = ng.tensor(np.sin(np.arange(2 * 7 * 6) * 1.7).reshape(1, 2, 7, 6), dtype=ng.float32,
+                  requires_grad=True)
+    samples = ng.tensor([[[0.9, 0.2], [0.4, 0.75]]], dtype=ng.float32)
+    values, indices = F.fractional_max_pool2d(x, 2, output_size=(3, 4), return_indices=True,
+                                              _random_samples=samples)
+    # torch 2.13 gives these (sample 0 moves the width's windows, sample 1 the height's)
+    np.testing.assert_array_equal(indices.numpy(), [[[[1, 1, 8, 5], [19, 19, 27, 23],
+                                                      [30, 38, 38, 34]],
+                                                     [[7, 7, 3, 11], [18, 25, 22, 29],
+                                                      [37, 37, 33, 40]]]])
+    np.testing.assert_allclose(values.detach().numpy()[0, 0],
+                               [[0.991665, 0.991665, 0.859162, 0.798487],
+                                [0.773328, 0.773328, 0.940429, 0.985600],
+                                [0.670229, 0.980590, 0.980590, 0.949404]], atol=1e-6)
+    assert values.grad_fn.name() == "FractionalMaxPool2DBackward0"
+    assert indices.dtype == ng.int64 and not indices.requires_grad
+    values.backward(ng.arange(24.0).reshape(1, 2, 3, 4))
+    # torch 2.13: the gradients of windows that share a winner add up
+    np.testing.assert_array_equal(x.grad.numpy()[0, 0], [[0, 1, 0, 0, 0, 3], [0, 0, 2, 0, 0, 0],
+                                                         [0, 0, 0, 0, 0, 0], [0, 9, 0, 0, 0, 7],
+                                                         [0, 0, 0, 6, 0, 0], [8, 0, 0, 0, 11, 0],
+                                                         [0, 0, 19, 0, 0, 0]])
+
+
+def test_fractional_max_pool2d_starts_round_in_the_inputs_dtype():
+    # torch 2.13 computes the window starts in float32 for float32 inputs: the 21st differs
+    x = ng.arange(58.0).reshape(1, 1, 1, 58)
+    sample = 0.17543867230415344
+    single = F.fractional_max_pool2d(x, 1, output_size=(1, 24), return_indices=True,
+                                     _random_samples=ng.tensor([[[sample, 0.0]]]))[1]
+    double = F.fractional_max_pool2d(x.double(), 1, output_size=(1, 24), return_indices=True,
+                                     _random_samples=ng.tensor([[[sample, 0.0]]]).double())[1]
+    assert single.numpy()[0, 0, 0, 20] == 49 and double.numpy()[0, 0, 0, 20] == 50
+
+
+def test_fractional_max_pool3d_values_and_indices():
+    x = ng.tensor(np.cos(np.arange(5 * 6 * 7) * 0.9).reshape(1, 5, 6, 7), requires_grad=True)
+    values, indices = F.fractional_max_pool3d(
+        x, (2, 3, 2), output_size=(3, 2, 4), return_indices=True,
+        _random_samples=ng.tensor([[[0.1, 0.5, 0.95]]], dtype=ng.float64))
+    # torch 2.13 gives these (samples in (T, H, W) order)
+    np.testing.assert_array_equal(indices.numpy(), [[[[0, 2, 60, 62], [21, 23, 81, 83]],
+                                                     [[42, 44, 102, 104], [63, 65, 123, 125]],
+                                                     [[126, 128, 186, 188],
+                                                      [147, 149, 207, 209]]]])
+    np.testing.assert_allclose(values.detach().numpy()[0, 2, 1],
+                               [0.938302, -0.549957, -0.584905, 0.922781], atol=1e-6)
+    assert values.grad_fn.name() == "FractionalMaxPool3DBackward0"
+
+
+def test_fractional_max_pool_picks_the_last_nan_and_differentiates_twice():
+    x = ng.tensor([[[[1.0, np.nan], [np.nan, 0.0]]]], requires_grad=True)
+    values, indices = F.fractional_max_pool2d(x, 2, output_size=1, return_indices=True,
+                                              _random_samples=ng.zeros(1, 1, 2))
+    assert indices.item() == 2          # torch 2.13: `val > max || isnan(val)`, the last NaN
+    y = ng.tensor(np.arange(16.0).reshape(1, 1, 4, 4), requires_grad=True)
+    out = F.fractional_max_pool2d(y, 2, output_size=2, _random_samples=ng.zeros(1, 1, 2,
+                                                                                dtype=ng.float64))
+    (g,) = ng.autograd.grad((out ** 2).sum(), y, create_graph=True)
+    assert g.grad_fn.name() == "FractionalMaxPool2DBackwardBackward0"
+    (gg,) = ng.autograd.grad((g ** 2).sum(), y)
+    # torch 2.13: 8 * y at the winners (5, 7, 13, 15), zeros elsewhere
+    np.testing.assert_array_equal(gg.numpy().ravel()[[5, 7, 13, 15]], [40, 56, 104, 120])
+    assert gg.numpy().sum() == 320
+
+
+def test_fractional_max_pool_ratio_empty_and_zero_sizes():
+    x = ng.ones(2, 3, 7, 6)
+    samples = ng.full((2, 3, 2), 0.3)
+    assert F.fractional_max_pool2d(x, 2, output_ratio=(0.5, 0.5),
+                                   _random_samples=samples).shape == (2, 3, 3, 3)
+    assert F.fractional_max_pool2d(x, 2, output_size=0, _random_samples=samples).shape == \
+        (2, 3, 0, 0)
+    assert F.fractional_max_pool2d(ng.ones(0, 2, 4, 5), 2, output_size=2,
+                                   _random_samples=ng.ones(0, 2, 2)).shape == (0, 2, 2, 2)
+    # torch 2.13: more batches of samples than inputs are fine; a one-element ratio list is not
+    # spread over the dims (an IndexError); a float ratio has no len() in the 2-D form
+    assert F.fractional_max_pool2d(x, 2, output_size=3,
+                                   _random_samples=ng.full((4, 3, 2), 0.3)).shape == (2, 3, 3, 3)
+    _raises(IndexError, "tuple index out of range", F.fractional_max_pool2d, x, 2,
+            output_ratio=[0.5], _random_samples=samples)
+    _raises(TypeError, "object of type 'float' has no len()", F.fractional_max_pool2d, x, 2,
+            output_ratio=0.5, _random_samples=samples)
+    assert F.fractional_max_pool3d(ng.ones(2, 3, 5, 6, 7), 2, output_ratio=0.5,
+                                   _random_samples=ng.full((2, 3, 3), 0.3)).shape == \
+        (2, 3, 2, 3, 3)
+
+
+def test_fractional_max_pool_refusals_in_torchs_order_and_words():
+    x = ng.ones(2, 3, 7, 6)
+    s = ng.full((2, 3, 2), 0.3)
+    bad = ng.full((2, 3, 2), 0.3, dtype=ng.float64)
+    fmp2, fmp3 = F.fractional_max_pool2d, F.fractional_max_pool3d
+    # torch 2.13's messages; the settings and shape are checked before the samples
+    _raises(RuntimeError, "fractional_max_pool2d: kernel_size must either be a single Int or "
+            "tuple of Ints", fmp2, x, (2, 2, 2), output_size=2, _random_samples=bad)
+    _raises(RuntimeError, "fractional_max_pool2d: output_size must either be a single Int or "
+            "tuple of Ints", fmp2, x, 2, output_size=[3], _random_samples=s)
+    _raises(RuntimeError, "fractional_max_pool2d(): Expected 3D or 4D tensor, but got: "
+            "[1, 2, 3, 4, 5]", fmp2, ng.ones(1, 2, 3, 4, 5), 2, output_size=2,
+            _random_samples=bad)
+    _raises(RuntimeError, "fractional_max_pool2d(): Expected input to have non-zero size for "
+            "non-batch dimensions, but got[2, 3, 0, 6] with dimension 2 being empty.", fmp2,
+            ng.ones(2, 3, 0, 6), 2, output_size=2, _random_samples=bad)
+    _raises(RuntimeError, "fractional_max_pool2d(): pool height 5 too large relative to input "
+            "height 7", fmp2, x, 5, output_size=5, _random_samples=bad)
+    _raises(RuntimeError, "fractional_max_pool2d(): pool width 3 too large relative to input "
+            "width 6", fmp2, x, 3, output_size=(2, 5), _random_samples=s)
+    _raises(RuntimeError, "Expect _random_samples to have the same dtype as input", fmp2, x, 2,
+            output_size=2, _random_samples=bad)
+    _raises(RuntimeError, "Expect _random_samples to have 3 dimensions, got 2", fmp2, x, 2,
+            output_size=2, _random_samples=ng.ones(6, 2))
+    _raises(RuntimeError, "Expect _random_samples.size(0) no less then input batch size.", fmp2,
+            x, 2, output_size=2, _random_samples=ng.ones(1, 3, 2))
+    _raises(RuntimeError, "Expect _random_samples.size(1) equals to input channel size.", fmp2,
+            x, 2, output_size=2, _random_samples=ng.ones(2, 4, 2))
+    _raises(RuntimeError, "Expect _random_samples.size(2) equals to 2; got 3.", fmp2, x, 2,
+            output_size=2, _random_samples=ng.ones(2, 3, 3))
+    _raises(RuntimeError, "Trying to create tensor with negative dimension -1: [2, 3, -1, -1]",
+            fmp2, x, 2, output_size=-1, _random_samples=s)
+    _raises(ValueError, "fractional_max_pool2d requires specifying either an output_size or an "
+            "output_ratio", fmp2, x, 2, _random_samples=s)
+    _raises(ValueError, "fractional_max_pool2d requires output_ratio to either be a single Int "
+            "or tuple of Ints.", fmp2, x, 2, output_ratio=(0.5, 0.5, 0.5))
+    v = ng.ones(2, 3, 5, 6, 7)
+    s3 = ng.full((2, 3, 3), 0.3)
+    # torch 2.13's 3-D checks: time, width, then height, each refusing an exact fit
+    _raises(RuntimeError, "fractional_max_pool3d_out(): pool time 3 too large relative to input "
+            "time 5", fmp3, v, 3, output_size=(3, 2, 2), _random_samples=s3)
+    _raises(RuntimeError, "fractional_max_pool3d_out(): pool width 3 too large relative to input "
+            "width 7", fmp3, v, 3, output_size=(2, 6, 5), _random_samples=s3)
+    _raises(RuntimeError, "fractional_max_pool3d_out(): pool height 3 too large relative to "
+            "input height 6", fmp3, v, 3, output_size=(2, 4, 2), _random_samples=s3)
+    _raises(RuntimeError, "fractional_max_pool3d_out(): Expected 4D or 5D tensor, but got: "
+            "[1, 2, 3, 5, 6, 7]", fmp3, ng.ones(1, 2, 3, 5, 6, 7), 2, output_size=2)
+    _raises(RuntimeError, "fractional_max_pool3d: kernel_size must either be a single Int or "
+            "tuple of three Ints", fmp3, v, (2, 2), output_size=2, _random_samples=s3)
+    _raises(RuntimeError, "Expect _random_samples.size(2) equals to 3; got 2.", fmp3, v, 2,
+            output_size=2, _random_samples=ng.ones(2, 3, 2))
+
+
+def test_fractional_max_pool_modules():
+    samples = ng.full((1, 1, 2), 0.5)
+    pool = ng.nn.FractionalMaxPool2d(2, output_size=2, _random_samples=samples)
+    # torch 2.13: no extra_repr; the samples are a buffer
+    assert repr(pool) == "FractionalMaxPool2d()"
+    assert list(pool.state_dict()) == ["_random_samples"]
+    assert pool(ng.arange(16.0).reshape(1, 1, 4, 4)).tolist() == [[[[5.0, 7.0], [13.0, 15.0]]]]
+    assert ng.nn.FractionalMaxPool3d(2, output_ratio=0.5).output_ratio == (0.5, 0.5, 0.5)
+    _raises(ValueError, "FractionalMaxPool2d requires specifying either an output size, or a "
+            "pooling ratio", ng.nn.FractionalMaxPool2d, 2)
+    _raises(ValueError, "only one of output_size and output_ratio may be specified",
+            ng.nn.FractionalMaxPool2d, 2, 2, 0.5)
+    _raises(ValueError, "output_ratio must be between 0 and 1 (got (0.5, 1.0))",
+            ng.nn.FractionalMaxPool2d, 2, output_ratio=(0.5, 1.0))
+    _raises(ValueError, "kernel_size must be greater than 0, but got (2, 0, 1)",
+            ng.nn.FractionalMaxPool3d, (2, 0, 1), 2)
