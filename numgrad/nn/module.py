@@ -15,7 +15,8 @@ from . import module_hooks as global_hooks
 from .buffer import Buffer
 from .module_hooks import HookHandle, hook_ids
 # torch's home of the global hooks is torch.nn.modules.module: here numgrad.nn.module
-from .module_hooks import (register_module_buffer_registration_hook,  # noqa: F401
+from .module_hooks import (register_module_backward_hook,  # noqa: F401
+                           register_module_buffer_registration_hook,
                            register_module_forward_hook, register_module_forward_pre_hook,
                            register_module_full_backward_hook,
                            register_module_full_backward_pre_hook,
@@ -86,6 +87,8 @@ class Module:
         object.__setattr__(self, "_forward_hooks_with_kwargs", set())
         object.__setattr__(self, "_forward_hooks_always_called", set())
         object.__setattr__(self, "_forward_pre_hooks_with_kwargs", set())
+        # which kind _backward_hooks holds: full (True), register_backward_hook's (False), none yet
+        object.__setattr__(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
@@ -105,7 +108,7 @@ class Module:
         result = None
         try:
             # the hooks of this call are those registered now, the global ones first, as in torch
-            backward_hooks = [*global_hooks.backward_hooks.values(), *self._backward_hooks.values()]
+            backward_hooks, node_hooks = self._backward_hooks_by_kind()
             backward_pre_hooks = [*global_hooks.backward_pre_hooks.values(),
                                   *self._backward_pre_hooks.values()]
             for key, hook in [*global_hooks.forward_pre_hooks.items(),
@@ -141,6 +144,8 @@ class Module:
                                   "Tensor or a tuple of Tensors but received "
                                   f"{type(result)}", stacklevel=3)
                 result = backward_hook.setup_output_hook(result)
+            if node_hooks:
+                _hook_output_node(self, node_hooks, args, result)
             return result
         except Exception:
             # torch calls the global ones without kwargs here
@@ -681,7 +686,34 @@ class Module:
         >>> bool((x.grad == 2 * lin.weight).all())
         True
         """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                               "a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", True)
         return self._register(self._backward_hooks, hook, prepend, [])
+
+    def register_backward_hook(self, hook):
+        """Deprecated, as in torch (register_full_backward_hook replaces it): hook(module,
+        grad_input, grad_output) is registered on the node the module's (first) output came from,
+        so it sees that node's gradients: for a Linear on a batch, AddmmBackward0's (bias, input,
+        weight.t()), not the module's. torch warns where that misses gradients."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                               "a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        return self._register(self._backward_hooks, hook, False, [])
+
+    def _backward_hooks_by_kind(self):
+        """(full backward hooks, register_backward_hook's) of this call, the global ones first,
+        as torch's _get_backward_hooks."""
+        full, node_hooks = [], []
+        for is_full, table in ((global_hooks.kind["full"], global_hooks.backward_hooks),
+                               (self._is_full_backward_hook, self._backward_hooks)):
+            if is_full is True:
+                full += table.values()
+            elif is_full is False:
+                node_hooks += table.values()
+        return full, node_hooks
 
     def _register(self, table, hook, prepend, options):
         """Add hook to table (first when prepend), and its id to the ids of each (ids, on) option
@@ -720,6 +752,60 @@ class Module:
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
+
+
+def _hook_output_node(module, hooks, args, result):
+    """register_backward_hook's hooks go on the grad_fn of the first tensor of result, as torch's
+    (with torch's warnings where that node does not carry the module's gradients)."""
+    output = result
+    while not isinstance(output, Tensor):
+        if isinstance(output, dict):
+            output = next(v for v in output.values() if isinstance(v, Tensor))
+        else:
+            output = output[0]
+    grad_fn = output.grad_fn
+    if grad_fn is None:
+        return
+    for hook in hooks:
+        grad_fn.register_hook(functools.partial(hook, module))
+    problem = _missed_by_node_hooks(args, result, grad_fn)
+    if problem:
+        warnings.warn(problem, FutureWarning, stacklevel=4)
+
+
+def _missed_by_node_hooks(inputs, result, grad_fn):
+    """torch's warning (Module._maybe_warn_non_full_backward_hook) when the node of the output
+    does not see all the module's gradients, or None."""
+    if isinstance(result, Tensor):
+        result = (result,)
+    elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+        return ("Using non-full backward hooks on a Module that does not return a single Tensor "
+                "or a tuple of Tensors is deprecated and will be removed in future versions. "
+                "This hook will be missing some of the grad_output. Please use "
+                "register_full_backward_hook to get the documented behavior.")
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    elif not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+        return ("Using non-full backward hooks on a Module that does not take as input a single "
+                "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                "versions. This hook will be missing some of the grad_input. Please use "
+                "register_full_backward_hook to get the documented behavior.")
+    output_nodes = {r.grad_fn for r in result if r.grad_fn is not None}
+    if not output_nodes or (len(output_nodes) == 1 and grad_fn not in output_nodes):
+        return ("Using a non-full backward hook when outputs are nested in python data structure "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_output.")
+    if len(output_nodes) > 1:
+        return ("Using a non-full backward hook when outputs are generated by different autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will be "
+                "missing some grad_output. Please use register_full_backward_hook to get the "
+                "documented behavior.")
+    if {i.grad_fn for i in inputs if i.grad_fn is not None} != {n for n, _ in grad_fn.next_functions}:
+        return ("Using a non-full backward hook when the forward contains multiple autograd Nodes "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_input. Please use register_full_backward_hook to get the documented "
+                "behavior.")
+    return None
 
 
 def _without_module(hook, module, *args):
