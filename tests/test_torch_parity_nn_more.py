@@ -172,3 +172,39 @@ def test_fractional_max_pool_modules():
             ng.nn.FractionalMaxPool2d, 2, output_ratio=(0.5, 1.0))
     _raises(ValueError, "kernel_size must be greater than 0, but got (2, 0, 1)",
             ng.nn.FractionalMaxPool3d, (2, 0, 1), 2)
+
+
+# ---- CrossMapLRN2d -------------------------------------------------------------------------------
+def test_cross_map_lrn2d_copies_torchs_forward_and_backward():
+    x = ng.tensor(np.arange(1, 7.0).reshape(1, 6, 1, 1) * 0.5, requires_grad=True)
+    m = ng.nn.CrossMapLRN2d(3, alpha=0.3, beta=0.75, k=1.0)
+    assert repr(m) == "CrossMapLRN2d(3, alpha=0.3, beta=0.75, k=1.0)"
+    y = m(x)
+    assert y.grad_fn.name() == "CrossMapLRN2dBackward"
+    y.backward(ng.tensor(np.linspace(-1, 1, 6).reshape(1, 6, 1, 1)))
+    # torch 2.13 gives these: channel 0 stays in the window sums of channels 2.. (its running
+    # sum never takes it out), and its backward reads a shifted window
+    np.testing.assert_allclose(y.detach().numpy().ravel(),
+                               [0.4577260319793595, 0.7984535821401871, 0.9858542716248025,
+                                1.07967723637077, 1.1106404757604595, 1.4866752773556597],
+                               rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy().ravel(),
+                               [-0.884936995160095, -0.3648117728775185, 0.06529386680645946,
+                                0.21975391510389541, 0.18850098969737944, 0.08883961886682218],
+                               rtol=1e-12)
+
+
+def test_cross_map_lrn2d_refusals():
+    m = ng.nn.CrossMapLRN2d(3)
+    _raises(ValueError, "CrossMapLRN2d: Expected input to be 4D, got 3D instead.", m,
+            ng.ones(2, 3, 3))
+    _raises(RuntimeError, "result type Float can't be cast to the desired output type Long", m,
+            ng.ones(1, 2, 3, 3, dtype=ng.int64))
+    x = ng.ones(1, 2, 1, 1, requires_grad=True)
+    # torch 2.13: its backward writes into out= buffers, refused under create_graph
+    _raises(RuntimeError, "mul(): functions with out=... arguments don't support automatic "
+            "differentiation, but one of the arguments requires grad.", ng.autograd.grad,
+            m(x).sum(), x, create_graph=True)
+    # and with size 1 its narrow of the padded channels runs past the end
+    y = ng.nn.CrossMapLRN2d(1)(ng.ones(1, 6, 1, 1, requires_grad=True))
+    _raises(RuntimeError, "start (1) + length (6) exceeds dimension size (6).", y.sum().backward)

@@ -39,6 +39,7 @@ from .module import Module
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                             InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
 from .buffer import Buffer
+from .cross_map_lrn import CrossMapLRN2d
 from .parameter import Parameter
 from .padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
                       ReplicationPad1d, ReplicationPad2d, ZeroPad2d)
