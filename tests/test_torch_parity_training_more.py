@@ -160,3 +160,51 @@ def test_full_and_regular_backward_hooks_do_not_mix_as_torch():
     with pytest.raises(RuntimeError, match=message):
         m.register_backward_hook(lambda *a: None)
     assert len(m._backward_hooks) == 1
+
+
+def test_to_empty_keeps_each_tensor_and_its_shape_dtype_and_grad():
+    lin = nn.Linear(2, 3).double()
+    lin.weight.grad = ng.ones(3, 2, dtype=ng.float64)
+    weight = lin.weight
+    assert lin.to_empty(device="cpu") is lin
+    assert lin.weight is weight and lin.weight.shape == (3, 2)
+    assert lin.weight.dtype == ng.float64 and lin.weight.grad.shape == (3, 2)
+    with pytest.raises(TypeError):
+        lin.to_empty("cpu")           # device is keyword-only, as in torch
+
+
+def test_skip_init_refuses_what_torch_refuses():
+    lin = nn.utils.skip_init(nn.Linear, 2, 3, dtype=ng.float64)
+    assert lin.weight.shape == (3, 2) and lin.weight.dtype == ng.float64
+    assert lin.weight.requires_grad
+    with pytest.raises(RuntimeError, match="^Expected a Module; got <class 'int'>$"):
+        nn.utils.skip_init(int)
+    with pytest.raises(RuntimeError, match="^Module must support a 'device' arg to skip "
+                                           "initialization$"):
+        nn.utils.skip_init(nn.ReLU)
+
+
+def test_half_and_bfloat16_are_refused_where_numgrad_has_no_such_dtype():
+    lin = nn.Linear(2, 3)
+    with pytest.raises(TypeError, match="numgrad has no float16"):
+        lin.half()
+    with pytest.raises(TypeError, match="numgrad has no bfloat16"):
+        lin.bfloat16()
+    assert lin.weight.dtype == ng.float32
+
+
+def test_sparse_adam_checks_its_options_and_refuses_dense_gradients_as_torch():
+    w = nn.Parameter(ng.ones(2))
+    opt = optim.SparseAdam([w])
+    assert opt.step(lambda: 3.0) == 3.0          # no gradient yet: nothing to refuse
+    w.sum().backward()
+    with pytest.raises(RuntimeError, match="^SparseAdam does not support dense gradients, please "
+                                           "consider Adam instead$"):
+        opt.step()
+    assert not opt.state and w.tolist() == [1.0, 1.0]
+    for options, message in [({"lr": 0.0}, "Invalid learning rate: 0.0"),
+                             ({"eps": 0.0}, "Invalid epsilon value: 0.0"),
+                             ({"betas": (1.0, 0.5)}, "Invalid beta parameter at index 0: 1.0"),
+                             ({"betas": (0.5, -0.1)}, "Invalid beta parameter at index 1: -0.1")]:
+        with pytest.raises(ValueError, match=f"^{message}$"):
+            optim.SparseAdam([w], **options)

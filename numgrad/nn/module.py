@@ -10,6 +10,7 @@ from .. import dtypes, grad_mode
 from ..device import device as _device
 from ..hooks import RemovableHandle
 from ..ops.tensor_info import typename
+from ..creation import empty_like
 from ..tensor import Tensor
 from . import module_hooks as global_hooks
 from .buffer import Buffer
@@ -460,6 +461,29 @@ class Module:
 
     def double(self):
         return self.to(dtypes.float64)
+
+    def half(self):
+        """torch casts to float16 here; numgrad has no float16, so this refuses rather than
+        leave the module in a dtype it did not ask for."""
+        raise TypeError("Module.half: numgrad has no float16 dtype; its floating dtypes are "
+                        "float32 and float64")
+
+    def bfloat16(self):
+        """As half: numgrad has no bfloat16."""
+        raise TypeError("Module.bfloat16: numgrad has no bfloat16 dtype; its floating dtypes are "
+                        "float32 and float64")
+
+    def to_empty(self, *, device, recurse=True):
+        """Replace every parameter and buffer (and any .grad) with uninitialised memory of its
+        shape and dtype on device (None: where it is), in place as to() does; recurse=False:
+        this module's own only. torch uses it to materialise modules built on its meta device
+        (nn.utils.skip_init)."""
+        for tensor in [*self.parameters(recurse=recurse), *self.buffers(recurse=recurse)]:
+            for t in (tensor, tensor._grad):
+                if t is not None:
+                    target = t.device if device is None else device
+                    t._data = empty_like(t, device=target)._data
+        return self
 
     def cuda(self, device=None):
         """Move every parameter and buffer to the GPU (see to); cuda(0) and cuda("cuda:0") too."""
