@@ -16,6 +16,7 @@ from ..creation import as_tensor
 from ..tensor import Tensor, new_version_counter
 from .apply import apply, show_attributes
 from . import fmath as F
+from .fused import fma
 from .registry import OpDef
 from .shape import keeps_layout
 from .untracked import untracked
@@ -106,22 +107,16 @@ def d_remainder_y(g, x, y): return -g * F.floor_div(x, y)
 def d_fmod_y(g, x, y): return -g * F.trunc_div(x, y)
 
 
-# torch's x + alpha * y kernels fuse the multiply-add, rounding once: float32 computed in float64
-# gives that rounding. float64 rounds twice (a third of the elements differ from torch's in their
-# last bit): long double would round once but costs five times as much.
-_WIDER = {np.dtype(np.float32): np.float64}
-
-
 def add_scaled(x, y, alpha):
     """x + alpha * y in y's dtype (x an array or a number), alpha taken in that dtype, as torch's
-    add, sub and rsub with alpha compute it."""
+    add, sub and rsub with alpha compute it: one rounding for floats (torch's kernels fuse the
+    multiply-add), integers wrapping."""
     dtype = y.dtype
     alpha = dtype.type(alpha)
     x = np.asarray(x, dtype)
-    wide = _WIDER.get(dtype)
-    if wide is None:              # float64, and integers in their own type (wrapping as torch)
-        return np.add(x, np.multiply(y, alpha))
-    return np.asarray(x.astype(wide) + y.astype(wide) * wide(alpha)).astype(dtype)
+    if dtypes.is_floating(dtype):
+        return fma(y, alpha, x)
+    return np.add(x, np.multiply(y, alpha))
 
 
 def _quiet(fn):

@@ -14,6 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from . import fmath as F
+from .fused import fma
 from .apply import apply, show_attributes
 from ..creation import as_tensor
 from .elementwise import (_binary, _float_input, _promoted, _quiet, _tensor_result_type, _unary,
@@ -61,10 +62,11 @@ def d_lerp_tensor_weight(g, x, y): return g * (y - x)
 # addcmul's and addcdiv's input gets g: its own function here, as kernels/table.py imports an
 # op's formulas from the module of its first one
 def d_input(g): return g
-def d_addcmul_y(g, z, value): return g * z * value
-def d_addcmul_z(g, y, value): return g * y * value
-def d_addcdiv_y(g, z, value): return g * value / z
-def d_addcdiv_z(g, y, z, value): return -g * value * y / (z * z)
+# grouped as torch's derivatives.yaml groups them: float32 gradients round as there
+def d_addcmul_y(g, z, value): return g * (z * value)
+def d_addcmul_z(g, y, value): return g * (y * value)
+def d_addcdiv_y(g, z, value): return g * (value / z)
+def d_addcdiv_z(g, y, z, value): return -g * (value * y / (z * z))
 def d_clamp_min(g, x, lo): return F.select(x >= lo, g, 0.0)
 def d_clamp_max(g, x, hi): return F.select(x <= hi, g, 0.0)
 def d_clamp_min_x(g, x, y): return F.select(x >= y, g, 0.0)
@@ -85,8 +87,10 @@ def _logit(x, eps):
 
 
 def _lerp_values(x, y, w):
-    """torch's lerp: from the nearer end, so that weight 1 gives exactly `end`."""
-    return np.where(np.abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w))
+    """torch's lerp: from the nearer end, so that weight 1 gives exactly `end`, each side one
+    fused multiply-add."""
+    step = y - x
+    return np.where(np.abs(w) < 0.5, fma(w, step, x), fma(-step, 1 - w, y))
 
 
 def _lerp(x, y, weight):
@@ -94,7 +98,7 @@ def _lerp(x, y, weight):
 
 
 def _addcmul(x, y, z, value):
-    return x + x.dtype.type(value) * y * z
+    return fma(x.dtype.type(value) * y, z, x)    # torch's kernel: scaled first, then fused
 
 
 @_quiet

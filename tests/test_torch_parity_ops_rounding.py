@@ -1,0 +1,146 @@
+"""Ops round as torch's CPU kernels do, bit for bit, in float32 and float64: fused multiply-adds
+(add/sub with alpha, addcmul, lerp), the grouping of derivative formulas, reductions' accumulation.
+Expected values are torch 2.13's, hard-coded."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad.ops.fused import fma
+
+X = [0.034, 1.36, 1.225, -0.51, -0.298, -0.527]
+Y = [0.57, -0.056, 0.747, -1.847, 1.567, -0.096]
+Z = [0.68, -0.137, -0.379, 0.463, 0.825, -0.203]
+
+# torch 2.13 gives, for the inputs above in each dtype:
+FUSED = {
+    np.float32: {
+        "addcmul": [0.15027999877929688, 1.3623015880584717, 1.140066146850586,
+                    -0.7665483355522156, 0.08983249962329865, -0.5211536288261414],
+        "addcmul_neg": [-0.6249200105667114, 1.3469575643539429, 1.7062921524047852,
+                        0.9437738060951233, -2.4957175254821777, -0.5601295828819275],
+        "lerp_small": [0.1948000192642212, 0.9351999759674072, 1.0815999507904053,
+                       -0.9111000299453735, 0.2615000307559967, -0.3977000117301941],
+        "lerp_large": [0.409199982881546, 0.36880001425743103, 0.8903999924659729,
+                       -1.4458999633789062, 1.0075000524520874, -0.22529999911785126],
+        "lerp_tensor": [0.5807200074195862, 1.0690120458602905, 0.9532569646835327,
+                        -1.4385464191436768, 2.0099375247955322, -0.39576050639152527],
+        "add_alpha": [0.20500001311302185, 1.3431999683380127, 1.4491000175476074,
+                      -1.0641000270843506, 0.1721000224351883, -0.5558000206947327],
+        "sub_alpha": [0.7749999761581421, 1.2871999740600586, 2.1960999965667725,
+                      -2.911099910736084, 1.7390999794006348, -0.6517999768257141],
+    },
+    np.float64: {
+        "addcmul": [0.15028, 1.3623016000000001, 1.1400661, -0.7665483, 0.08983249999999995,
+                    -0.5211536],
+        "addcmul_neg": [-0.6249199999999999, 1.3469576, 1.7062921000000002, 0.9437737,
+                        -2.4957175, -0.5601296],
+        "lerp_small": [0.19479999999999997, 0.9352, 1.0816000000000001, -0.9111, 0.2615,
+                       -0.3977],
+        "lerp_large": [0.40919999999999995, 0.3688000000000001, 0.8904000000000001, -1.4459,
+                       1.0074999999999998, -0.22530000000000003],
+        "lerp_tensor": [0.58072, 1.069012, 0.953257, -1.4385465, 2.0099374999999995,
+                        -0.3957605],
+        "add_alpha": [0.205, 1.3432000000000002, 1.4491, -1.0641, 0.17209999999999998,
+                      -0.5558000000000001],
+        "sub_alpha": [0.7749999999999999, 1.2872000000000001, 2.1961, -2.9111000000000002,
+                      1.7391, -0.6518],
+    },
+}
+
+
+def _inputs(dtype, requires_grad=False):
+    return [ng.tensor(np.array(v, dtype), requires_grad=requires_grad) for v in (X, Y, Z)]
+
+
+def _fused_results(x, y, z):
+    return {
+        "addcmul": ng.addcmul(x, y, z, value=0.3),
+        "addcmul_neg": x.clone().addcmul_(y, z, value=-1.7),
+        "lerp_small": ng.lerp(x, y, 0.3),
+        "lerp_large": x.clone().lerp_(y, 0.7),
+        "lerp_tensor": ng.lerp(x, y, z.abs() * 1.5),
+        "add_alpha": ng.add(x, y, alpha=0.3),
+        "sub_alpha": x.sub(y, alpha=-1.3),
+    }
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_multiply_adds_round_once_as_torch(dtype):
+    for name, result in _fused_results(*_inputs(dtype)).items():
+        assert result.dtype == ng.tensor(np.zeros(1, dtype)).dtype
+        np.testing.assert_array_equal(result.numpy(), np.array(FUSED[dtype][name], dtype),
+                                      err_msg=name)
+
+
+# torch 2.13: addcmul(x, y, z, value=-1.7) and addcdiv(...) backward with gradient 3 * x
+GRADS = {
+    np.float32: {
+        "addcmul": ([-0.11791200935840607, 0.9502319693565369, 2.367802858352661,
+                     1.2042629718780518, 1.2538350820541382, -0.5456030964851379],
+                    [-0.09883800894021988, 0.38841599225997925, -4.666882514953613,
+                     -4.804047107696533, 2.3815269470214844, -0.25801923871040344]),
+        "addcdiv": ([-0.2550000250339508, 50.62773895263672, 16.484169006347656,
+                     5.617710590362549, 1.8421820402145386, -13.239903450012207],
+                    [0.21375000476837158, -20.694551467895508, 32.48990249633789,
+                     22.41017723083496, -3.4990293979644775, 6.261235237121582]),
+    },
+    np.float64: {
+        "addcmul": ([-0.11791200000000002, 0.9502320000000001, 2.3678025000000003, 1.204263,
+                     1.2538349999999998, -0.5456031],
+                    [-0.098838, 0.388416, -4.666882500000001, -4.804047, 2.3815265999999995,
+                     -0.2580192]),
+        "addcdiv": ([-0.25499999999999995, 50.62773722627737, 16.484168865435358,
+                     5.617710583153348, 1.842181818181818, -13.239901477832511],
+                    [0.21374999999999994, -20.69454952314987, 32.48990538912985,
+                     22.41017591162901, -3.499028980716253, 6.261234196413405]),
+    },
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv"])
+def test_addcmul_addcdiv_gradients_group_as_torch(dtype, op):
+    x, y, z = _inputs(dtype, requires_grad=True)
+    getattr(ng, op)(x, y, z, value=-1.7).backward(x.detach() * 3)
+    expected_y, expected_z = GRADS[dtype][op]
+    np.testing.assert_array_equal(y.grad.numpy(), np.array(expected_y, dtype))
+    np.testing.assert_array_equal(z.grad.numpy(), np.array(expected_z, dtype))
+
+
+def _exact_fma(a, b, c, dtype):
+    """a * b + c rounded to nearest (ties to even) in dtype, from the exact rational value."""
+    exact = Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c))
+    guess = dtype(float(exact))      # at most one rounding off for float32: try its neighbours
+    near = [np.nextafter(guess, dtype(-np.inf)), guess, np.nextafter(guess, dtype(np.inf))]
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    return min(near, key=lambda v: (abs(Fraction(float(v)) - exact),
+                                    int(np.array(v).view(bits)) & 1))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fma_rounds_the_exact_value_once(dtype):
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(600).astype(dtype) for _ in range(2))
+    # cancelling sums, where rounding the product first loses the most
+    near = (a.astype(np.float64) * b).astype(dtype)
+    c = np.where(np.arange(600) % 2 == 0, -near * (1 + rng.integers(-2, 3, 600)
+                                                    * np.finfo(dtype).eps),
+                 rng.standard_normal(600)).astype(dtype)
+    expected = np.array([_exact_fma(*v, dtype) for v in zip(a, b, c)], dtype)
+    np.testing.assert_array_equal(fma(a, b, c), expected)
+
+
+def test_fma_at_infinities_zeros_and_huge_factors():
+    # a product overflowing beside an infinite c gives c; zeros keep C's signs; inf * 0 is NaN
+    out = fma(np.array([1e308, 2.0, -0.0, np.inf]), np.array([1e308, 0.0, 0.0, 0.0]),
+              np.array([-np.inf, -0.0, -0.0, 1.0]))
+    assert out[0] == -np.inf and np.isnan(out[3])
+    assert not np.signbit(out[1]) and np.signbit(out[2])
+    # factors past Veltkamp's split limit, and a tiny one beside a huge one
+    a = np.array([1e300, 3e305, 7e-310, 1.5e299])
+    b = np.array([1.0000000000000002e-300, 1.0000000000000004e-300, 3e300, -7e-290])
+    c = np.array([1e-17, -3.0000000000000013e5, 0.1, 3e9])
+    expected = [_exact_fma(*v, np.float64) for v in zip(a, b, c)]
+    np.testing.assert_array_equal(fma(a, b, c), expected)
