@@ -208,3 +208,23 @@ def test_sparse_adam_checks_its_options_and_refuses_dense_gradients_as_torch():
                              ({"betas": (0.5, -0.1)}, "Invalid beta parameter at index 1: -0.1")]:
         with pytest.raises(ValueError, match=f"^{message}$"):
             optim.SparseAdam([w], **options)
+
+
+@pytest.mark.parametrize("shape, dim, name", [
+    ((3, 4), 0, "WeightNormInterfaceBackward0"), ((2, 3, 4), 2, "WeightNormInterfaceBackward0"),
+    ((2, 3, 4), 1, "MulBackward0"), ((3, 4), None, "MulBackward0")])
+def test_weight_norm_ends_in_torchs_fused_node_along_the_first_or_last_dim(shape, dim, name):
+    # torch 2.13: torch._weight_norm is one op along dim 0 or the last, a composite elsewhere
+    layer = nn.Module()
+    layer.weight = nn.Parameter(ng.ones(*shape, dtype=ng.float64))
+    layer.forward = lambda: layer.weight
+    with pytest.warns(FutureWarning):       # torch's deprecation of nn.utils.weight_norm
+        nn.utils.weight_norm(layer, dim=dim)
+    weight = layer()        # the forward pre-hook recomputes weight
+    assert weight.grad_fn.name() == name
+    if name.startswith("WeightNorm"):
+        assert weight.grad_fn._saved_dim == dim
+        assert [n.name() for n, _ in weight.grad_fn.next_functions] == [
+            "torch::autograd::AccumulateGrad"] * 2
+    weight.sum().backward()
+    assert layer.weight_v.grad.shape == shape
