@@ -208,3 +208,62 @@ def test_cross_map_lrn2d_refusals():
     # and with size 1 its narrow of the padded channels runs past the end
     y = ng.nn.CrossMapLRN2d(1)(ng.ones(1, 6, 1, 1, requires_grad=True))
     _raises(RuntimeError, "start (1) + length (6) exceeds dimension size (6).", y.sum().backward)
+
+
+# ---- the inference fast paths of attention ------------------------------------------------------
+def _nan_rows(y):
+    return np.isnan(y.numpy()).any(-1).astype(int).tolist()
+
+
+def _encoder_layer():
+    ng.manual_seed(0)
+    return ng.nn.TransformerEncoderLayer(4, 2, 8, dropout=0.0, batch_first=True)
+
+
+def test_fast_paths_leave_nan_in_rows_without_a_key():
+    x = ng.randn(2, 3, 4)
+    padding = ng.tensor([[False, False, True], [True, True, True]])
+    rows = ng.tensor([[False, True, True], [True, True, True], [False, False, False]])
+    layer = _encoder_layer()
+    mha = ng.nn.MultiheadAttention(4, 2, batch_first=True)
+    # torch 2.13: training, or a graph to record, take the ordinary path (zeros for such rows)
+    assert _nan_rows(layer(x, src_key_padding_mask=padding).detach()) == [[0, 0, 0], [0, 0, 0]]
+    layer.eval(), mha.eval()
+    assert _nan_rows(mha(x, x, x, key_padding_mask=padding, need_weights=False)[0].detach()) == \
+        [[0, 0, 0], [0, 0, 0]]
+    with ng.no_grad():
+        # torch 2.13: eval without gradients runs the fused kernels, whose softmax gives NaN
+        assert _nan_rows(layer(x, src_key_padding_mask=padding)) == [[0, 0, 0], [1, 1, 1]]
+        assert _nan_rows(layer(x, src_mask=rows)) == [[0, 1, 0], [0, 1, 0]]
+        per_head = ng.zeros(4, 3, 3, dtype=ng.bool)
+        per_head[1, 2, :] = True                    # batch 0, head 1, query 2
+        assert _nan_rows(layer(x, src_mask=per_head)) == [[0, 0, 1], [0, 0, 0]]
+        assert _nan_rows(mha(x, x, x, key_padding_mask=padding, need_weights=False)[0]) == \
+            [[0, 0, 0], [1, 1, 1]]
+        # not for float masks, nor attention between different tensors, nor unbatched input
+        float_padding = ng.zeros(2, 3).masked_fill(padding, float("-inf"))
+        assert _nan_rows(mha(x, x, x, key_padding_mask=float_padding,
+                             need_weights=False)[0]) == [[0, 0, 0], [0, 0, 0]]
+        assert _nan_rows(mha(x, x.clone(), x.clone(), key_padding_mask=padding,
+                             need_weights=False)[0]) == [[0, 0, 0], [0, 0, 0]]
+        assert _nan_rows(layer(x[1], src_key_padding_mask=padding[1])) == [0, 0, 0]
+        # the fused attention ignores the is_causal hint, even without a mask
+        np.testing.assert_array_equal(mha(x, x, x, is_causal=True, need_weights=False)[0],
+                                      mha(x, x, x, need_weights=False)[0])
+        # a hook keeps the layer on the ordinary path
+        layer.register_forward_hook(lambda *args: None)
+        assert _nan_rows(layer(x, src_key_padding_mask=padding)) == [[0, 0, 0], [0, 0, 0]]
+
+
+def test_encoder_layer_fast_path_reads_float_masks_as_booleans():
+    x = ng.randn(2, 3, 4)
+    layer = _encoder_layer()
+    soft = ng.tensor([[0.5, 0.0, -2.0], [0.0, 0.0, 0.0]])
+    with ng.no_grad():
+        ordinary = layer(x, src_key_padding_mask=soft)
+        layer.eval()
+        fused = layer(x, src_key_padding_mask=soft)
+        as_bool = layer(x, src_key_padding_mask=soft != 0)
+    # torch 2.13: its fused layer masks every position whose value is not 0
+    np.testing.assert_allclose(fused.numpy(), as_bool.numpy(), atol=1e-6)
+    assert not np.allclose(fused.numpy(), ordinary.numpy(), atol=1e-3)

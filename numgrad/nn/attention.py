@@ -15,6 +15,7 @@ from .. import creation, dtypes
 from ..ops.shape import cat
 from . import functional as F
 from . import init
+from .attention_fast_path import mha_fast_path, poison_rows, rows_without_keys
 from .functional_attention import scaled_dot_product_attention
 from .linear import Linear
 from .module import Module
@@ -109,6 +110,13 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         is_batched = _check_shapes(query, key, value, key_padding_mask, attn_mask, self.num_heads)
+        dead = None
+        if mha_fast_path(self, query, key, value, attn_mask, key_padding_mask):
+            # torch's fast path reads the mask it is given and ignores the is_causal hint (even
+            # without a mask), and its plain softmax leaves NaN in the rows without a key
+            dead = rows_without_keys(attn_mask, key_padding_mask, query.shape[0], self.num_heads,
+                                     query.shape[1])
+            is_causal = False
         if key_padding_mask is not None and attn_mask is not None \
                 and key_padding_mask.dtype != attn_mask.dtype:
             warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
@@ -137,7 +145,7 @@ class MultiheadAttention(Module):
         if not is_batched:
             return output.squeeze(1), None if weights is None else weights.squeeze(0)
         if self.batch_first:
-            output = output.transpose(0, 1)
+            output = poison_rows(output.transpose(0, 1), dead)
         return output, weights
 
     def _attend(self, query, key, value, key_padding_mask, need_weights, attn_mask, is_causal):
