@@ -144,3 +144,48 @@ def test_fma_at_infinities_zeros_and_huge_factors():
     c = np.array([1e-17, -3.0000000000000013e5, 0.1, 3e9])
     expected = [_exact_fma(*v, np.float64) for v in zip(a, b, c)]
     np.testing.assert_array_equal(fma(a, b, c), expected)
+
+
+def _names(node, depth=3):
+    """node's name and its next_functions' names, nested as torch prints them."""
+    if node is None:
+        return None
+    if depth == 0:
+        return node.name()
+    return node.name(), [_names(n, depth - 1) for n, _ in node.next_functions]
+
+
+@pytest.mark.parametrize("write", ["copy_", "setitem_all", "fill_", "copy_view"])
+def test_writes_across_dtypes_convert_inside_their_node(write):
+    # torch 2.13: float32 x.copy_(float64 y) is CopyBackwards -> y's node, with no ToCopyBackward0;
+    # the gradient reaches y in float64
+    src = ng.tensor([1.5, 2.25, -3.0], dtype=ng.float64, requires_grad=True)
+    leaf = ng.tensor([0.0, 1.0, 2.0], requires_grad=True)
+    x = leaf * 1
+    value = src * 2
+    if write == "copy_":
+        x.copy_(value)
+    elif write == "setitem_all":
+        x[...] = value
+    elif write == "fill_":
+        x.fill_(value[1])
+    else:
+        x[:2].copy_(value[:2])
+    expected = {
+        "copy_": ("torch::autograd::CopyBackwards", [
+            ("MulBackward0", [("torch::autograd::AccumulateGrad", []), None]),
+            ("MulBackward0", [("torch::autograd::AccumulateGrad", []), None])]),
+        "fill_": ("FillBackward3", [
+            ("MulBackward0", [("torch::autograd::AccumulateGrad", []), None]),
+            ("SelectBackward0", [("MulBackward0", ["torch::autograd::AccumulateGrad", None])])]),
+        "copy_view": ("torch::autograd::CopySlices", [
+            ("MulBackward0", [("torch::autograd::AccumulateGrad", []), None]),
+            ("SliceBackward0", [("MulBackward0", ["torch::autograd::AccumulateGrad", None])])]),
+    }
+    expected["setitem_all"] = expected["copy_"]
+    assert _names(x.grad_fn) == expected[write]
+    (x * ng.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert src.grad.dtype == ng.float64
+    grads = {"copy_": [2.0, 4.0, 6.0], "setitem_all": [2.0, 4.0, 6.0], "fill_": [0.0, 12.0, 0.0],
+             "copy_view": [2.0, 4.0, 0.0]}
+    assert src.grad.tolist() == grads[write]

@@ -276,8 +276,9 @@ def _check_broadcast_into(shape, src_shape):
 
 
 def _as_dtype(t, dtype):
-    from . import elementwise as E
-    return E.cast(t, dtype) if t._data.dtype != dtype else t
+    """t in the written tensor's dtype: torch's copy_ and fill_ convert inside their node (whose
+    gradient reaches t in t's own dtype), with no ToCopyBackward0 of their own."""
+    return cast(t, dtype, op=PROMOTE)
 
 
 def copy_(self, src):
@@ -413,9 +414,8 @@ def setitem(self, index, value):
     if isinstance(value, Tensor):
         value = _value_as_written(value, positions.shape, basic)
     given = value       # torch's node lists it, whatever casting it gets here
-    if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
-        from . import elementwise as E
-        value = E.cast(value, self._data.dtype)
+    if isinstance(value, Tensor):
+        value = _as_dtype(value, self._data.dtype)
     if not isinstance(value, Tensor):
         value = _on_device_of(self, value)
     if basic and not steps:
