@@ -228,3 +228,17 @@ def test_weight_norm_ends_in_torchs_fused_node_along_the_first_or_last_dim(shape
             "torch::autograd::AccumulateGrad"] * 2
     weight.sum().backward()
     assert layer.weight_v.grad.shape == shape
+
+
+@pytest.mark.parametrize("register, change", [
+    ("register_full_backward_hook", lambda module, grads, _: (grads[0][0].float(),)),
+    ("register_full_backward_pre_hook", lambda module, grads: (grads[0][0].float(),))])
+def test_a_module_hook_changing_a_gradients_type_is_refused_naming_both_types(register, change):
+    # torch 2.13 checks the type before the size: "... (was torch.DoubleTensor got
+    # torch.FloatTensor)"
+    m = nn.Tanh()
+    getattr(m, register)(change)
+    x = ng.tensor([[0.5, -1.0]], dtype=ng.float64, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"^hook 'hook' has changed the type of value \(was "
+                                           r"numgrad.DoubleTensor got numgrad.FloatTensor\)$"):
+        m(x).sum().backward()
