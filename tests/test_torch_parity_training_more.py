@@ -242,3 +242,11 @@ def test_a_module_hook_changing_a_gradients_type_is_refused_naming_both_types(re
     with pytest.raises(RuntimeError, match=r"^hook 'hook' has changed the type of value \(was "
                                            r"numgrad.DoubleTensor got numgrad.FloatTensor\)$"):
         m(x).sum().backward()
+
+
+def test_init_keeps_torchs_private_fan_helper_that_libraries_import():
+    from numgrad.nn.init import _calculate_correct_fan
+    assert _calculate_correct_fan(ng.empty(3, 4, 5), "fan_out") == 15      # torch 2.13 gives 15
+    with pytest.raises(ValueError, match=r"^Mode fan_x not supported, please use one of "
+                                         r"\['fan_in', 'fan_out'\]$"):
+        _calculate_correct_fan(ng.empty(3, 4, 5), "fan_x")
