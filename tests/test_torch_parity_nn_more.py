@@ -267,3 +267,42 @@ def test_encoder_layer_fast_path_reads_float_masks_as_booleans():
     # torch 2.13: its fused layer masks every position whose value is not 0
     np.testing.assert_allclose(fused.numpy(), as_bool.numpy(), atol=1e-6)
     assert not np.allclose(fused.numpy(), ordinary.numpy(), atol=1e-3)
+
+
+# ---- ctc_loss's backward ------------------------------------------------------------------------
+def _ctc_setup():
+    logits = ng.tensor(np.sin(np.arange(4 * 3 * 3) * 0.7).reshape(4, 3, 3), requires_grad=True)
+    log_probs = logits.log_softmax(-1)
+    targets = ng.tensor([[1, 2, 1], [1, 1, 1], [2, 2, 2]])
+    return logits, log_probs, targets
+
+
+def test_ctc_loss_gradient_has_no_derivative():
+    logits, log_probs, targets = _ctc_setup()
+    loss = F.ctc_loss(log_probs, targets, ng.tensor([4, 4, 4]), ng.tensor([1, 1, 2]))
+    (grad,) = ng.autograd.grad(loss, logits, create_graph=True)
+    assert grad.requires_grad
+    # torch 2.13 records the gradient on a NotImplemented node, and refuses to go through it
+    assert grad.grad_fn.next_functions[0][0].name() == "torch::autograd::NotImplemented"
+    _raises(RuntimeError, "derivative for aten::_ctc_loss_backward is not implemented",
+            ng.autograd.grad, grad.sum(), logits)
+
+
+def test_ctc_loss_impossible_samples_get_nan_gradients():
+    _, log_probs, targets = _ctc_setup()
+    log_probs.retain_grad()
+    loss = F.ctc_loss(log_probs, targets, ng.tensor([4, 2, 4]), ng.tensor([1, 2, 3]),
+                      reduction="none")
+    assert np.isinf(loss.detach().numpy()[1:]).all()
+    loss.backward(ng.tensor([1.0, 0.0, 1.0]))
+    grad = log_probs.grad.numpy()
+    # torch 2.13: NaN on every frame within an impossible sample's input length, whatever
+    # gradient its loss got, zeros after it
+    assert np.isnan(grad[:2, 1]).all() and (grad[2:, 1] == 0).all()
+    assert np.isnan(grad[:, 2]).all() and np.isfinite(grad[:, 0]).all()
+    # zero_infinity gives those samples zeros instead
+    _, log_probs, targets = _ctc_setup()
+    log_probs.retain_grad()
+    F.ctc_loss(log_probs, targets, ng.tensor([4, 2, 4]), ng.tensor([1, 2, 3]),
+               zero_infinity=True).backward()
+    assert (log_probs.grad.numpy()[:, 1:] == 0).all()
