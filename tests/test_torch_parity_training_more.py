@@ -250,3 +250,8 @@ def test_init_keeps_torchs_private_fan_helper_that_libraries_import():
     with pytest.raises(ValueError, match=r"^Mode fan_x not supported, please use one of "
                                          r"\['fan_in', 'fan_out'\]$"):
         _calculate_correct_fan(ng.empty(3, 4, 5), "fan_x")
+
+
+def test_share_memory_returns_the_module_as_torch():
+    lin = nn.Linear(2, 3)
+    assert lin.share_memory() is lin

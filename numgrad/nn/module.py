@@ -485,6 +485,13 @@ class Module:
                     t._data = empty_like(t, device=target)._data
         return self
 
+    def share_memory(self):
+        """Tensor.share_memory_ on every parameter and buffer, as torch's: a no-op here, where
+        tensors are NumPy memory that numgrad does not move to shared memory."""
+        for tensor in [*self.parameters(), *self.buffers()]:
+            tensor.share_memory_()
+        return self
+
     def cuda(self, device=None):
         """Move every parameter and buffer to the GPU (see to); cuda(0) and cuda("cuda:0") too."""
         return self.to(f"cuda:{device}" if isinstance(device, int) else device or "cuda")
