@@ -255,3 +255,21 @@ def test_init_keeps_torchs_private_fan_helper_that_libraries_import():
 def test_share_memory_returns_the_module_as_torch():
     lin = nn.Linear(2, 3)
     assert lin.share_memory() is lin
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+@pytest.mark.parametrize("zero_grad", [
+    lambda p: optim.SGD([p], lr=0.1).zero_grad(set_to_none=False),
+    lambda p: nn.ParameterList([p]).zero_grad(set_to_none=False)])
+def test_zero_grad_in_place_zeroes_a_gradient_that_is_a_view(zero_grad):
+    # torch 2.13: a .grad without history is zeroed where it is, view or not (only one with
+    # history is detached in place, which a view would refuse)
+    p = nn.Parameter(ng.tensor([1.0, 2.0]))
+    base = ng.ones(4)
+    p.grad = base[:2]
+    zero_grad(p)
+    assert base.tolist() == [0.0, 0.0, 1.0, 1.0]
+    (p ** 3).sum().backward(create_graph=True)     # a gradient with history: cut from it
+    assert p.grad.grad_fn is not None
+    zero_grad(p)
+    assert p.grad.grad_fn is None and p.grad.tolist() == [0.0, 0.0]

@@ -412,7 +412,12 @@ class Module:
             if set_to_none:
                 param._grad = None
             else:
-                param._grad.detach_()
+                # as torch: a gradient with history is cut from it, another (a view, say) keeps
+                # its place and only stops requiring grad
+                if param._grad.grad_fn is not None:
+                    param._grad.detach_()
+                else:
+                    param._grad.requires_grad_(False)
                 param._grad.zero_()
 
     def apply(self, fn):

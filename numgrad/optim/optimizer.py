@@ -129,7 +129,12 @@ class Optimizer:
                 if set_to_none:
                     p._grad = None
                 else:
-                    p._grad.detach_()
+                    # as torch (and Module.zero_grad): a gradient with history is cut from it,
+                    # another (a view, say) keeps its place and only stops requiring grad
+                    if p._grad.grad_fn is not None:
+                        p._grad.detach_()
+                    else:
+                        p._grad.requires_grad_(False)
                     p._grad.zero_()
 
     def step(self, closure=None):
