@@ -306,3 +306,48 @@ def test_ctc_loss_impossible_samples_get_nan_gradients():
     F.ctc_loss(log_probs, targets, ng.tensor([4, 2, 4]), ng.tensor([1, 2, 3]),
                zero_infinity=True).backward()
     assert (log_probs.grad.numpy()[:, 1:] == 0).all()
+
+
+# ---- interpolate ----------------------------------------------------------------------------------
+def test_antialiased_resize_to_one_column_repeats_the_first_row():
+    x = ng.tensor(np.arange(15.0).reshape(1, 1, 5, 3) ** 1.5, requires_grad=True)
+    y = F.interpolate(x, size=(3, 1), mode="bilinear", antialias=True)
+    # torch 2.13: every row holds the first one's value, and the gradient is the true one
+    np.testing.assert_allclose(y.detach().numpy().ravel(), [4.181354507330675] * 3, rtol=1e-12)
+    assert y.grad_fn.name() == "UpsampleBilinear2DAaBackward0"
+    y.backward(ng.tensor([[[[1.0], [2.0], [3.0]]]]))
+    np.testing.assert_allclose(
+        x.grad.numpy().ravel(),
+        [0.16326530612244897, 0.2448979591836734, 0.16326530612244897, 0.2494331065759638,
+         0.37414965986394555, 0.2494331065759638, 0.3174603174603175, 0.4761904761904762,
+         0.3174603174603175, 0.49433106575963726, 0.7414965986394557, 0.49433106575963726,
+         0.48979591836734715, 0.7346938775510207, 0.48979591836734715], rtol=1e-12)
+    # not when the height stays: torch 2.13 gives the true values
+    same_height = F.interpolate(x.detach(), size=(5, 1), mode="bicubic", antialias=True)
+    np.testing.assert_allclose(same_height.numpy().ravel(),
+                               [1.2521299944879711, 8.114584616149525, 18.606644381728234,
+                                31.695004272718258, 46.9354982089002], rtol=1e-12)
+
+
+def test_interpolate_refuses_empty_sizes_in_torchs_words():
+    _raises(RuntimeError, "Input and output sizes should be greater than 0, but got input (W: 3) "
+            "and output (W: 0)", F.interpolate, ng.ones(2, 3, 3), size=0)
+    _raises(RuntimeError, "Input and output sizes should be greater than 0, but got input (H: 3, "
+            "W: 4) output (H: 0, W: 0)", F.interpolate, ng.ones(2, 3, 3, 4), scale_factor=0.1)
+    _raises(RuntimeError, "Input and output sizes should be greater than 0, but got input (H: 3, "
+            "W: 0) output (H: 3, W: 4)", F.interpolate, ng.ones(2, 3, 3, 0), size=(3, 4),
+            mode="bicubic", antialias=True)
+    _raises(RuntimeError, "Input and output sizes should be greater than 0, but got input (D: 3, "
+            "H: 4, W: 5) output (D: 3, H: 0, W: 5)", F.interpolate, ng.ones(2, 3, 3, 4, 5),
+            size=(3, 0, 5), mode="trilinear")
+    _raises(RuntimeError, "Non-empty 4D data tensor expected but got a tensor with sizes "
+            "[2, 0, 3, 4]", F.interpolate, ng.ones(2, 0, 3, 4), size=(3, 4), mode="bilinear")
+    # an empty batch is fine (torch 2.13)
+    assert F.interpolate(ng.ones(0, 3, 3, 4, 5), size=(3, 4, 5)).shape == (0, 3, 3, 4, 5)
+    _raises(RuntimeError, "adaptive_avg_pool3d(): Expected input to have non-zero size for "
+            "non-batch dimensions, but input has sizes [2, 3, 0, 4, 5] with dimension 2 being "
+            "empty", F.interpolate, ng.ones(2, 3, 0, 4, 5), size=(3, 4, 5), mode="area")
+    _raises(RuntimeError, "adaptive_max_pool3d(): Expected input to have non-zero size for "
+            "non-batch dimensions, but input has sizes [2, 0, 3, 4, 5] with dimension 1 being "
+            "empty", F.adaptive_max_pool3d, ng.ones(2, 0, 3, 4, 5), 2)
+    assert F.adaptive_max_pool3d(ng.ones(0, 3, 2, 4, 5), 2).shape == (0, 3, 2, 2, 2)

@@ -174,8 +174,25 @@ def _along_spatial_axes(input, matrices):
     if len(matrices) == 3:
         n, c, depth, h, w = out.shape
         out = (as_tensor(matrices[0], device=device) @ out.reshape(n, c, depth, h * w)).reshape(
-            n, c, -1, h, w)
+            n, c, matrices[0].shape[0], h, w)
     return out
+
+
+def _check_sizes(input, outs):
+    """torch's upsample_{1,2,3}d_common_check: positive input and output sizes, and channels."""
+    dims = len(outs)
+    names = "DHW"[3 - dims:]
+    if min(input.shape[2:]) <= 0 or min(outs) <= 0:
+        given = ", ".join(f"{n}: {s}" for n, s in zip(names, input.shape[2:]))
+        wanted = ", ".join(f"{n}: {s}" for n, s in zip(names, outs))
+        # sic: the 1-D check alone says "and output"
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({given}){' and' if dims == 1 else ''} output ({wanted})")
+    if input.shape[1] == 0:
+        raise RuntimeError(f"Non-empty {dims + 2}D data tensor expected but got a tensor with "
+                           f"sizes {list(input.shape)}")
+
+
 def _kernel_name(mode, dims, antialias):
     """The torch CPU kernel that refuses a non-floating input to this mode, as it names itself."""
     if antialias:
@@ -251,6 +268,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
+    _check_sizes(input, outs)
     check_kernel_dtype(input, _kernel_name(mode, dims, antialias))
     sizes, dtype = input.shape[2:], input.dtype
     axes = list(zip(sizes, outs, scales))
@@ -265,6 +283,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         make = _cubic_matrix if mode == "bicubic" else _linear_matrix
         matrices = [make(n, o, s, align_corners, dtype) for n, o, s in axes]
         name = _INTERPOLATING[mode][1]
+    result = _along_spatial_axes(input, matrices)
+    if antialias and mode in ("bilinear", "bicubic") and outs[1] == 1 and outs[0] != sizes[0]:
+        # torch's separable kernel, resizing the height of an image one column wide, writes
+        # its first row into every row; its backward is the true one
+        first_row = result[:, :, :1].expand_as(result)
+        result = result + (first_row - result).detach()
     # the 3-D product ends in a reshape: a view of an intermediate nobody else holds
-    return named(_along_spatial_axes(input, matrices), name, inputs=(input,),
-                 view_of_intermediate=True)
+    return named(result, name, inputs=(input,), view_of_intermediate=True)
