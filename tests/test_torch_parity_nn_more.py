@@ -351,3 +351,48 @@ def test_interpolate_refuses_empty_sizes_in_torchs_words():
             "non-batch dimensions, but input has sizes [2, 0, 3, 4, 5] with dimension 1 being "
             "empty", F.adaptive_max_pool3d, ng.ones(2, 0, 3, 4, 5), 2)
     assert F.adaptive_max_pool3d(ng.ones(0, 3, 2, 4, 5), 2).shape == (0, 3, 2, 2, 2)
+
+
+# ---- shuffles, unfold and fold ------------------------------------------------------------------
+def test_pixel_shuffles_return_new_memory_and_refuse_factors_below_one():
+    x = ng.ones(2, 2, 3, 2, requires_grad=True)
+    # torch 2.13: factor 1 (or one-pixel planes) still gives its own node and memory, no view
+    for y in (F.pixel_shuffle(x, 1), F.pixel_unshuffle(x, 1),
+              F.pixel_shuffle(ng.ones(1, 4, 1, 1, requires_grad=True), 2)):
+        assert y.grad_fn.name() in ("PixelShuffleBackward0", "PixelUnshuffleBackward0")
+        assert y._base is None
+    _raises(RuntimeError, "pixel_shuffle expects a positive upscale_factor, but got 0",
+            F.pixel_shuffle, x, 0)
+    _raises(RuntimeError, "pixel_unshuffle expects a positive downscale_factor, but got -1",
+            F.pixel_unshuffle, x, -1)
+    _raises(TypeError, "pixel_shuffle(): argument 'upscale_factor' (position 2) must be int, not "
+            "float", F.pixel_shuffle, x, 2.0)
+
+
+def test_unfold_and_fold_refusals_in_torchs_order():
+    x = ng.ones(1, 2, 4, 4)
+    columns = ng.ones(1, 8, 4)
+    # torch 2.13: unfold checks kernel, dilation, padding, stride; fold kernel, stride,
+    # dilation, padding; both before the input
+    _raises(RuntimeError, "dilation should be greater than zero, but got dilation_height: 0 "
+            "dilation_width: 0", F.unfold, x, 2, 0, -1, 0)
+    _raises(RuntimeError, "padding should be non-negative, but got pad_height: -1 pad_width: -1",
+            F.unfold, x, 2, 1, -1, 0)
+    _raises(RuntimeError, "kernel size should be greater than zero, but got kernel_height: 2 "
+            "kernel_width: 0", F.unfold, ng.ones(1, 1, 2, 4, 4), (2, 0))
+    _raises(RuntimeError, "stride should be greater than zero, but got stride_height: 0 "
+            "stride_width: 0", F.fold, columns, (3, 3), 2, 0, -1, 0)
+    _raises(RuntimeError, "padding should be non-negative, but got pad_height: -1 pad_width: -1",
+            F.fold, columns, (3, 3), 2, 1, -1, 1)
+    _raises(RuntimeError, "It is expected kernel_size equals to 2, but got size 1", F.unfold, x,
+            [2])
+    _raises(RuntimeError, "It is expected output_size equals to 2, but got size 3", F.fold,
+            columns, (3, 3, 3), 2)
+    _raises(RuntimeError, "Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
+            "other non-zero dimensions for input, but got: [1, 2, 0, 4]", F.unfold,
+            ng.ones(1, 2, 0, 4), 2)
+    _raises(RuntimeError, "Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch "
+            "size and non-zero dimensions for input, but got: [1, 0, 4]", F.fold,
+            ng.ones(1, 0, 4), (3, 3), 2)
+    assert F.unfold(ng.ones(0, 2, 4, 4), 2).shape == (0, 8, 9)
+    assert F.fold(ng.ones(0, 8, 4), (3, 3), 2).shape == (0, 2, 3, 3)

@@ -39,7 +39,7 @@ def pixel_shuffle(input, upscale_factor):
     if input.ndim < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
                            f"input with {input.ndim} dimension(s)")
-    r = int(upscale_factor)
+    r = _factor(upscale_factor, "pixel_shuffle", "upscale_factor")
     *lead, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible "
@@ -48,8 +48,9 @@ def pixel_shuffle(input, upscale_factor):
     k = len(lead)
     blocks = input.reshape(*lead, c // (r * r), r, r, h, w)
     order = list(range(k)) + [k, k + 3, k + 1, k + 4, k + 2]
-    return named(blocks.permute(order).reshape(*lead, c // (r * r), h * r, w * r),
-                 "PixelShuffleBackward0", inputs=(input,))
+    return named(_own_copy(blocks.permute(order).reshape(*lead, c // (r * r), h * r, w * r),
+                           input), "PixelShuffleBackward0", inputs=(input,),
+                 view_of_intermediate=True)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -61,7 +62,7 @@ def pixel_unshuffle(input, downscale_factor):
     if input.ndim < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got "
                            f"input with {input.ndim} dimension(s)")
-    r = int(downscale_factor)
+    r = _factor(downscale_factor, "pixel_unshuffle", "downscale_factor")
     *lead, c, h, w = input.shape
     for name, size, dim in (("height", h, -2), ("width", w, -1)):
         if size % r:
@@ -71,8 +72,26 @@ def pixel_unshuffle(input, downscale_factor):
     k = len(lead)
     blocks = input.reshape(*lead, c, h // r, r, w // r, r)
     order = list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3]
-    return named(blocks.permute(order).reshape(*lead, c * r * r, h // r, w // r),
-                 "PixelUnshuffleBackward0", inputs=(input,))
+    return named(_own_copy(blocks.permute(order).reshape(*lead, c * r * r, h // r, w // r),
+                           input), "PixelUnshuffleBackward0", inputs=(input,),
+                 view_of_intermediate=True)
+
+
+def _factor(value, op, name):
+    """torch's int argument, refused when it is not positive."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{op}(): argument '{name}' (position 2) must be int, not "
+                        f"{type(value).__name__}")
+    if value <= 0:
+        raise RuntimeError(f"{op} expects a positive {name}, but got {value}")
+    return int(value)
+
+
+def _own_copy(result, input):
+    """result, copied when the reshapes left it a view of input (factor 1, or planes of one
+    pixel): torch's shuffles always return new memory."""
+    root = input if input._base is None else input._base
+    return result.clone() if result._base is root else result
 
 
 def _source_scale(size, out, scale, align_corners=False):
