@@ -273,3 +273,55 @@ def test_zero_grad_in_place_zeroes_a_gradient_that_is_a_view(zero_grad):
     assert p.grad.grad_fn is not None
     zero_grad(p)
     assert p.grad.grad_fn is None and p.grad.tolist() == [0.0, 0.0]
+
+
+def _nested():
+    return nn.Sequential(nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 1), nn.BatchNorm1d(1)),
+                         nn.Linear(1, 1))
+
+
+def test_load_state_dict_lists_unexpected_keys_module_by_module_as_torch():
+    net = _nested()
+    saved = net.state_dict()
+    for key in ("0.bias", "1.0.weight", "2.weight"):
+        del saved[key]
+    for key in ("1.zzz", "aaa", "1.1.q", "0.weight.x"):
+        saved[key] = ng.ones(1)
+    result = net.load_state_dict(saved, strict=False)
+    # torch 2.13: each module reports the keys under its prefix, parents before children
+    assert result.missing_keys == ["0.bias", "1.0.weight", "2.weight"]
+    assert result.unexpected_keys == ["aaa", "0.weight.x", "1.zzz", "1.1.q"]
+
+
+def test_load_state_dict_hooks_run_module_by_module_on_each_modules_keys():
+    net = _nested()
+    saved = net.state_dict()
+    del saved["1.0.weight"]
+    log = []
+    for name, module in net.named_modules():
+        module.register_load_state_dict_pre_hook(
+            lambda m, state_dict, prefix, *rest, name=name: log.append((name, len(state_dict))))
+        module.register_load_state_dict_post_hook(
+            lambda m, incompatible, name=name: log.append((name, "post")))
+    net.load_state_dict(saved, strict=False)
+    # torch 2.13: a module's pre-hook sees the keys under its prefix; its post-hook runs once
+    # its children are loaded
+    assert log == [("", 10), ("0", 2), ("0", "post"), ("1", 6), ("1.0", 1), ("1.0", "post"),
+                   ("1.1", 5), ("1.1", "post"), ("1", "post"), ("2", 2), ("2", "post"),
+                   ("", "post")]
+
+
+def test_a_modules_own_load_from_state_dict_reads_older_checkpoints():
+    class Renamed(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(ng.zeros(2))
+
+        def _load_from_state_dict(self, state_dict, prefix, *rest):
+            if prefix + "old_w" in state_dict:
+                state_dict[prefix + "w"] = state_dict.pop(prefix + "old_w")
+            super()._load_from_state_dict(state_dict, prefix, *rest)
+
+    net = nn.Sequential(Renamed())
+    assert repr(net.load_state_dict({"0.old_w": ng.ones(2)})) == "<All keys matched successfully>"
+    assert net[0].w.tolist() == [1.0, 1.0]

@@ -556,74 +556,47 @@ class Module:
         """Copy values from state_dict into the parameters and buffers (in place, under no_grad).
 
         strict: every key must match. Shapes must match in any case. Returns the
-        (missing_keys, unexpected_keys) named tuple.
+        (missing_keys, unexpected_keys) named tuple. As torch's, each module (a shared one under
+        each of its names) loads its own keys through _load_from_state_dict, which a subclass may
+        override, from a dict of the keys under its prefix; its load_state_dict post-hooks run
+        once its children are loaded.
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)   # the hooks and upgrades must not touch the caller's
-        # every module under each of its names, as state_dict lists a shared one
-        modules = [(prefix + "." if prefix else "", module)
-                   for prefix, module in self.named_modules(remove_duplicate=False)]
-        missing, unexpected, errors = [], [], []
-        for prefix, module in modules:
-            # what state_dict recorded of the module (its version), nothing for a plain dict
+        if metadata is not None:
+            state_dict._metadata = metadata
+        # explicit stack, no recursion: (module, its dict, its prefix, children loaded yet)
+        stack = [(self, state_dict, "", False)]
+        while stack:
+            module, local_state_dict, prefix, children_loaded = stack.pop()
+            if children_loaded:
+                # the hooks may change the key lists in place, before strict reads them
+                incompatible = _IncompatibleKeys(missing, unexpected)
+                for hook in list(module._load_state_dict_post_hooks.values()):
+                    if hook(module, incompatible) is not None:
+                        raise AssertionError("Hooks registered with "
+                                             "``register_load_state_dict_post_hook`` are not "
+                                             "expected to return new values, if "
+                                             "incompatible_keys need to be modified, it should "
+                                             "be done inplace.")
+                continue
+            # what state_dict recorded of the module (its version), nothing for a plain dict;
+            # torch marks assign in the recorded dict itself
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-            for hook in list(module._load_state_dict_pre_hooks.values()):
-                hook(module, state_dict, prefix, local_metadata, strict, missing, unexpected,
-                     errors)
-            module._upgrade_state_dict(state_dict, prefix, local_metadata)
-        own = OrderedDict()   # without the state_dict hooks, which may rename keys for saving
-        for prefix, module in modules:
-            module._save_to_state_dict(own, prefix, True)
-        extra = {prefix + _EXTRA_STATE: module for prefix, module in modules
-                 if type(module).set_extra_state is not Module.set_extra_state}
-        owners = {prefix[:-1]: module for prefix, module in modules}
-        missing += [k for k in own if k not in state_dict]
-        unexpected += [k for k in state_dict if k not in own]
-        with grad_mode.no_grad():
-            for key, target in own.items():
-                if key not in state_dict:
-                    continue
-                value = state_dict[key]
-                if key in extra:
-                    extra[key].set_extra_state(value)
-                    continue
-                if not isinstance(value, Tensor):
-                    errors.append(f'While copying the parameter named "{key}", expected '
-                                  f'numgrad.Tensor or Tensor-like object from checkpoint but '
-                                  f'received {type(value)}')
-                    continue
-                if target.ndim == 0 and value.shape == (1,):
-                    value = value[0]    # torch's backward compatibility: once 0-d were 1-d
-                array = value._data
-                if array.shape != target._data.shape:
-                    errors.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{_size(array.shape)} from checkpoint, the shape in current "
-                                  f"model is {_size(target._data.shape)}.")
-                    continue
-                if assign:
-                    # torch's assign: the checkpoint's tensor (its dtype, its memory) takes the
-                    # place of the module's, as a Parameter where it replaces one
-                    if isinstance(target, Parameter):
-                        if not isinstance(value, Parameter):
-                            value = Parameter(value, requires_grad=target.requires_grad)
-                        value.requires_grad_(target.requires_grad)
-                    path, _, name = key.rpartition(".")
-                    setattr(owners[path], name, value)
-                    continue
-                # across devices too: a CPU checkpoint into a module on the GPU
-                np.copyto(target._data, array, casting="unsafe")
-                target._bump_version()
-        # the hooks may change the key lists in place, before strict reads them (torch's order)
-        incompatible = _IncompatibleKeys(missing, unexpected)
-        for _, module in self.named_modules():
-            for hook in list(module._load_state_dict_post_hooks.values()):
-                if hook(module, incompatible) is not None:
-                    raise AssertionError("Hooks registered with "
-                                         "``register_load_state_dict_post_hook`` are not "
-                                         "expected to return new values, if incompatible_keys "
-                                         "need to be modified, it should be done inplace.")
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing, unexpected, errors)
+            stack.append((module, None, prefix, True))
+            for name, child in reversed(list(module._modules.items())):
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state_dict = {k: v for k, v in local_state_dict.items()
+                                        if k.startswith(child_prefix)}
+                    stack.append((child, child_state_dict, child_prefix, False))
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -634,7 +607,69 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
                                + "\n\t".join(errors))
-        return incompatible
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Load this module's own entries (not its children's) from state_dict, whose keys
+        start with prefix, as torch's: the version upgrades and load_state_dict pre-hooks first
+        (they may edit state_dict), then each parameter and persistent buffer, the extra state,
+        and (strict) the keys of state_dict that name nothing here. Problems go into the three
+        lists. Subclasses override it to read older checkpoints (call this one after)."""
+        self._upgrade_state_dict(state_dict, prefix, local_metadata)
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        local_state = {k: v for k, v in self._parameters.items() if v is not None}
+        local_state.update((k, v) for k, v in self._buffers.items()
+                           if v is not None and k not in self._non_persistent_buffers_set)
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, target in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                  f'numgrad.Tensor or Tensor-like object from checkpoint but '
+                                  f'received {type(value)}')
+                continue
+            if target.ndim == 0 and value.shape == (1,):
+                value = value[0]    # torch's backward compatibility: once 0-d were 1-d
+            if value._data.shape != target._data.shape:
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{_size(value._data.shape)} from checkpoint, the shape in "
+                                  f"current model is {_size(target._data.shape)}.")
+                continue
+            with grad_mode.no_grad():
+                if assign:
+                    # torch's assign: the checkpoint's tensor (its dtype, its memory) takes the
+                    # place of the module's, as a Parameter where it replaces one
+                    if isinstance(target, Parameter):
+                        if not isinstance(value, Parameter):
+                            value = Parameter(value, requires_grad=target.requires_grad)
+                        value.requires_grad_(target.requires_grad)
+                    setattr(self, name, value)
+                else:
+                    # across devices too: a CPU checkpoint into a module on the GPU
+                    np.copyto(target._data, value._data, casting="unsafe")
+                    target._bump_version()
+        extra_key = prefix + _EXTRA_STATE
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    first, dot, _ = key[len(prefix):].partition(".")
+                    if (first not in self._modules) if dot else (first not in local_state):
+                        unexpected_keys.append(key)
 
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys) runs after load_state_dict (of this module or one
