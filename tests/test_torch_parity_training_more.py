@@ -325,3 +325,19 @@ def test_a_modules_own_load_from_state_dict_reads_older_checkpoints():
     net = nn.Sequential(Renamed())
     assert repr(net.load_state_dict({"0.old_w": ng.ones(2)})) == "<All keys matched successfully>"
     assert net[0].w.tolist() == [1.0, 1.0]
+
+
+def test_apply_converts_parameters_in_place_and_replaces_buffers_as_torch():
+    net = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    weight, running_mean = net[0].weight, net[1].running_mean
+    weight.grad = ng.ones(2, 2)
+    assert net._apply(lambda t: t.double()) is net
+    # torch 2.13: the same Parameter (and .grad) in float64, a new float64 buffer (the
+    # integer count too: fn decides)
+    assert net[0].weight is weight and weight.dtype == ng.float64
+    assert weight.grad.dtype == ng.float64 and weight.requires_grad
+    assert net[1].running_mean is not running_mean
+    assert net[1].running_mean.dtype == ng.float64
+    assert net[1].num_batches_tracked.dtype == ng.float64
+    net._apply(lambda t: t.float(), recurse=False)       # the Sequential has none of its own
+    assert weight.dtype == ng.float64

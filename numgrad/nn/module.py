@@ -452,6 +452,24 @@ class Module:
                 _move(tensor._grad, device, dtype)
         return self
 
+    def _apply(self, fn, recurse=True):
+        """fn(tensor) -> tensor on every parameter, its .grad and every buffer (recurse=False:
+        this module's own), under no_grad, as torch's _apply, which libraries call with their own
+        conversions: a parameter (and its .grad) stays the same object and takes the data of fn's
+        result; a buffer is replaced by fn's result. Returns self."""
+        for module in self.modules() if recurse else [self]:
+            with grad_mode.no_grad():
+                for param in module._parameters.values():
+                    if param is None:
+                        continue
+                    param._data = fn(param)._data
+                    if param._grad is not None:
+                        param._grad._data = fn(param._grad)._data
+                for name, buf in module._buffers.items():
+                    if buf is not None:
+                        module._buffers[name] = fn(buf)
+        return self
+
     def type(self, dst_type):
         """Cast every parameter and buffer, integer buffers too (unlike to), to dst_type."""
         for tensor in list(self.parameters()) + list(self.buffers()):
