@@ -396,3 +396,15 @@ def test_unfold_and_fold_refusals_in_torchs_order():
             ng.ones(1, 0, 4), (3, 3), 2)
     assert F.unfold(ng.ones(0, 2, 4, 4), 2).shape == (0, 8, 9)
     assert F.fold(ng.ones(0, 8, 4), (3, 3), 2).shape == (0, 2, 3, 3)
+
+
+# ---- normalisation ------------------------------------------------------------------------------
+def test_group_and_instance_norm_refusals():
+    # torch 2.13: group_norm checks the values per group, in training or not
+    _raises(ValueError, "Expected more than 1 value per channel when training, got input size "
+            "[1, 4]", ng.nn.GroupNorm(4, 4), ng.ones(1, 4))
+    _raises(ValueError, "Expected more than 1 value per channel when training, got input size "
+            "[1, 2, 1, 1]", F.group_norm, ng.ones(1, 2, 1, 1), 2)
+    assert F.group_norm(ng.ones(1, 4), 2).shape == (1, 4)
+    _raises(RuntimeError, "Expected running_mean and running_var to be defined when "
+            "use_input_stats is false", F.instance_norm, ng.ones(2, 3, 4), use_input_stats=False)

@@ -212,6 +212,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if use_input_stats and math.prod(input.shape[2:]) <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
                          f"{input.shape}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
     n, c = input.shape[:2]
     weight, bias = (None if t is None else t.repeat(n) for t in (weight, bias))
     # torch takes running statistics of another float type here, where batch_norm refuses them
@@ -236,6 +239,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
+    # torch's _verify_batch_size of the groups, in training or not
+    sizes = [input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]]
+    if sizes[0] * math.prod(sizes[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{sizes}")
     if input.shape[1] % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and "
