@@ -341,3 +341,18 @@ def test_apply_converts_parameters_in_place_and_replaces_buffers_as_torch():
     assert net[1].num_batches_tracked.dtype == ng.float64
     net._apply(lambda t: t.float(), recurse=False)       # the Sequential has none of its own
     assert weight.dtype == ng.float64
+
+
+@pytest.mark.parametrize("make", [optim.Adam, optim.AdamW])
+def test_adam_refuses_the_hyperparameters_torchs_adam_refuses(make):
+    w = nn.Parameter(ng.ones(2))
+    for options, message in [
+            ({"betas": (0, 0.99)}, "betas must be either both floats or both Tensors"),
+            ({"betas": (ng.tensor(0.9), 0.99)}, "betas must be either both floats or both Tensors"),
+            ({"betas": (ng.tensor(0.9), ng.tensor(0.99)), "foreach": True},
+             r"betas\[0\] as a Tensor is not supported for capturable=False and foreach=True"),
+            ({"lr": ng.tensor(0.1), "foreach": True},
+             "lr as a Tensor is not supported for capturable=False and foreach=True")]:
+        with pytest.raises(ValueError, match=f"^{message}$"):
+            make([w], **options)
+    make([w], lr=ng.tensor(0.1), foreach=True, capturable=True)     # as torch: accepted
