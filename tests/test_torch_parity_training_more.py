@@ -356,3 +356,13 @@ def test_adam_refuses_the_hyperparameters_torchs_adam_refuses(make):
         with pytest.raises(ValueError, match=f"^{message}$"):
             make([w], **options)
     make([w], lr=ng.tensor(0.1), foreach=True, capturable=True)     # as torch: accepted
+
+
+def test_clip_grad_value_of_parameters_without_gradients_raises_as_torch():
+    # torch 2.13 groups the gradients by device and dtype first, which refuses an empty list
+    w = nn.Parameter(ng.ones(2))
+    for parameters in ([w], []):
+        with pytest.raises(RuntimeError, match=r"^Expected !nested_tensorlist\[0\]\.empty\(\) to "
+                                               r"be true, but got false\."):
+            nn.utils.clip_grad_value_(parameters, 0.1)
+    assert float(nn.utils.clip_grad_norm_([w], 0.1)) == 0.0     # the norm's clipping returns 0
