@@ -408,3 +408,36 @@ def test_group_and_instance_norm_refusals():
     assert F.group_norm(ng.ones(1, 4), 2).shape == (1, 4)
     _raises(RuntimeError, "Expected running_mean and running_var to be defined when "
             "use_input_stats is false", F.instance_norm, ng.ones(2, 3, 4), use_input_stats=False)
+
+
+# ---- embedding_bag ------------------------------------------------------------------------------
+def test_embedding_bag_checks_in_torchs_order_and_words():
+    w = ng.ones(10, 3)
+    bag = F.embedding_bag
+    # torch 2.13's Python checks, then its kernel's
+    _raises(ValueError, "embedding_bag: If per_sample_weights (numgrad.Size([3])) is not None, "
+            "then it must have the same shape as the input (numgrad.Size([2]))", bag,
+            ng.tensor([1, 2]), w, ng.tensor([0]), mode="mean", per_sample_weights=ng.ones(3))
+    _raises(ValueError, "weight has to be a 2D Tensor, but got Tensor of dimension 1", bag,
+            ng.tensor([[1, 2]]), ng.ones(10))
+    _raises(ValueError, "offsets has to be a 1D Tensor", bag, ng.tensor([1, 2]), w,
+            ng.tensor([[0]]))
+    _raises(ValueError, "max mode does not support scaling the gradient by the frequency", bag,
+            ng.tensor([1, 2]), w, ng.tensor([0]), mode="max", scale_grad_by_freq=True)
+    _raises(RuntimeError, "Expected tensor for argument #1 'indices' to have one of the "
+            "following scalar types: Long, Int; but got numgrad.FloatTensor instead (while "
+            "checking arguments for embedding_bag)", bag, ng.tensor([1, 2]), w, ng.tensor([0.0]))
+    _raises(RuntimeError, "Expected tensor for argument #1 'weight' to have the same type as "
+            "tensor for argument #1 'per_sample_weights'; but type numgrad.FloatTensor does not "
+            "equal numgrad.DoubleTensor (while checking arguments for embedding_bag)", bag,
+            ng.tensor([1, 2]), w, ng.tensor([0]), mode="sum",
+            per_sample_weights=ng.ones(2, dtype=ng.float64))
+    _raises(RuntimeError, "include_last_offset: number of offset should be at least 1", bag,
+            ng.tensor([1, 2]), w, ng.tensor([], dtype=ng.int64), include_last_offset=True)
+    _raises(RuntimeError, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
+            "has to start from position 0. However, got 1\n[ numgrad.LongTensor{} ]", bag,
+            ng.tensor([1, 20]), w, ng.tensor([1, 5]))
+    _raises(RuntimeError, "offsets[-1] can not be greater than input's length 2 but got "
+            "offsets[-1] of 5", bag, ng.tensor([1, 20]), w, ng.tensor([0, 5]))
+    # no offsets, no bags: the indices are not read
+    assert bag(ng.tensor([1, 2]), w, ng.tensor([], dtype=ng.int64)).shape == (0, 3)
