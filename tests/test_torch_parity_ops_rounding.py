@@ -189,3 +189,51 @@ def test_writes_across_dtypes_convert_inside_their_node(write):
     grads = {"copy_": [2.0, 4.0, 6.0], "setitem_all": [2.0, 4.0, 6.0], "fill_": [0.0, 12.0, 0.0],
              "copy_view": [2.0, 4.0, 0.0]}
     assert src.grad.tolist() == grads[write]
+
+
+# torch 2.13: the first gradient of op(x).sum() under create_graph, two levels down
+DOUBLE_BACKWARD = {
+    "cos": ("MulBackward0", [None, ("NegBackward0", ["SinBackward0"])]),
+    "sqrt": ("DivBackward0", [None, ("MulBackward1", ["SqrtBackward0"])]),
+    "rsqrt": ("MulBackward0", [None, ("PowBackward0", ["RsqrtBackward0"])]),
+    "square": ("MulBackward0", [None, ("MulBackward1", ["PowBackward0"])]),
+    "exp2": ("MulBackward1", [("MulBackward0", [None, "Exp2Backward0"])]),
+    "log2": ("DivBackward0", [None, ("MulBackward1", ["torch::autograd::AccumulateGrad"])]),
+    "log10": ("DivBackward0", [None, ("MulBackward1", ["torch::autograd::AccumulateGrad"])]),
+    "erf": ("MulBackward0", [("MulBackward1", ["ExpBackward0"]), None]),
+    "erfc": ("MulBackward0", [("MulBackward1", ["ExpBackward0"]), None]),
+    "sinc": ("WhereBackward0", [None, ("MulBackward0", [None, "DivBackward0"])]),
+}
+
+
+@pytest.mark.parametrize("op", sorted(DOUBLE_BACKWARD))
+def test_double_backward_nodes_are_torchs(op):
+    x = ng.tensor([0.5, 1.25, 2.0], dtype=ng.float64, requires_grad=True)
+    g, = ng.autograd.grad(getattr(ng, op)(x).sum(), x, create_graph=True)
+    assert _names(g.grad_fn, 2) == DOUBLE_BACKWARD[op]
+
+
+# torch 2.13's gradients for gradient [1.5, -0.75, 2.25, 0.3, -1.1, 0.6] at these points
+POINTS = [0.3, 0.7, 1.9, 2.6, -0.45, 3.3]
+UPSTREAM = [1.5, -0.75, 2.25, 0.3, -1.1, 0.6]
+GRADIENTS = {
+    (np.float32, "erfc"): [-1.546891450881958, 0.518456220626831, -0.06868067383766174,
+                           -0.00039241532795131207, 1.0136853456497192, -1.2622334907064214e-05],
+    (np.float32, "sinc"): [-1.3530426025390625, 1.0239301919937134, 1.1875578165054321,
+                           -0.04909055307507515, -1.3254075050354004, -0.09268166869878769],
+    (np.float64, "erfc"): [-1.5468913644284448, 0.518456145307904, -0.06868066597975762,
+                           -0.00039241501491698417, 1.0136852143134423, -1.26223262661482e-05],
+    (np.float64, "sinc"): [-1.3530421952083334, 1.0239302816402651, 1.1875578190735627,
+                           -0.04909060104280142, -1.3254074045084967, -0.09268172039476148],
+    # torch's ln 10 is 2.3025850929940456 as written in derivatives.yaml
+    (np.float64, "log10"): [2.1714724095162596, -0.46531551632491275, 0.514296096990693,
+                            0.05011090175806752, 1.0616087335412825, 0.07896263307331852],
+}
+
+
+@pytest.mark.parametrize("dtype, op", sorted(GRADIENTS, key=str))
+def test_derivative_formulas_round_as_torchs(dtype, op):
+    x = ng.tensor(np.array(POINTS, dtype), requires_grad=True)
+    y = ng.log10(x.abs()) if op == "log10" else getattr(ng, op)(x)
+    y.backward(ng.tensor(np.array(UPSTREAM, dtype)))
+    np.testing.assert_array_equal(x.grad.numpy(), np.array(GRADIENTS[dtype, op], dtype))

@@ -66,11 +66,11 @@ def d_exp(g, out): return g * out
 def d_expm1(g, out): return g * (out + 1.0)
 def d_log(g, x): return g / x
 def d_log1p(g, x): return g / (x + 1.0)
-def d_log2(g, x): return g / (x * _LN2)
-def d_sqrt(g, out): return g / (2.0 * out)
-def d_rsqrt(g, out): return -0.5 * g * (out * out * out)
+def d_log2(g, x): return g / F.mul_scalar(x, _LN2)
+def d_sqrt(g, out): return g / F.mul_scalar(out, 2.0)
+def d_rsqrt(g, out): return -0.5 * g * F.pow_scalar(out, 3.0)
 def d_sin(g, x): return g * F.cos(x)
-def d_cos(g, x): return -g * F.sin(x)
+def d_cos(g, x): return g * -F.sin(x)
 def d_tan(g, out): return g * (1.0 + out * out)
 def d_tanh(g, out): return g * (1.0 - out * out)
 def d_sigmoid(g, out): return g * (1.0 - out) * out
@@ -86,9 +86,11 @@ def d_atan2_x(g, x, y):
 
 def d_atan2_y(g, x, y):
     return -g * x * F.select(1.0 / (x * x + y * y) == _INF, 0.0, 1.0 / (x * x + y * y))
-def d_erf(g, x): return _TWO_OVER_SQRT_PI * F.exp(-(x * x)) * g
+# torch squares by pow(x, 2) where these square by x * x (the same value): fmath.pow_scalar would
+# compute the exp of a float32 kernel in float64
+def d_erf(g, x): return F.mul_scalar(F.exp(-(x * x)), _TWO_OVER_SQRT_PI) * g
 def d_reciprocal(g, out): return -g * (out * out)
-def d_square(g, x): return 2.0 * g * x
+def d_square(g, x): return g * F.mul_scalar(F.pow_scalar(x, 1.0), 2.0)   # pow(x, 2)'s
 # torch's rule: ties share g, and only the side that is strictly beaten gets 0, so where a NaN
 # is involved (every comparison false) both sides get the whole g
 def d_max_x(g, x, y): return F.select(x < y, 0.0, F.select(x == y, g * 0.5, g))

@@ -24,14 +24,14 @@ from .registry import OpDef
 from .untracked import untracked
 
 _LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
 _NAN = math.nan
 _INF = math.inf
 
 
 # ---- formulas -----------------------------------------------------------------------------------
-def d_log10(g, x): return g / (x * _LN10)
-def d_exp2(g, out): return g * out * _LN2
+# torch's constant for ln 10 is one ulp below math.log(10) in float64
+def d_log10(g, x): return g / F.mul_scalar(x, 2.3025850929940456)
+def d_exp2(g, out): return F.mul_scalar(g * out, _LN2)
 def d_sinh(g, x): return g * F.cosh(x)
 def d_cosh(g, x): return g * F.sinh(x)
 # torch multiplies by rsqrt (1 / sqrt, rounded) where these divide by the root

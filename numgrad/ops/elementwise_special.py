@@ -35,8 +35,9 @@ _SQRT_2PI = math.sqrt(2.0 * math.pi)
 # ---- formulas -----------------------------------------------------------------------------------
 # torch's sinc_backward: zero where x * x * pi is 0 (the limit at 0, and where x * x underflows)
 def d_sinc(g, x):
+    x_pi = F.mul_scalar(x, _PI)
     return F.select(x * x == 0.0, 0.0,
-                    g * (_PI * x * F.cos(_PI * x) - F.sin(_PI * x)) / (_PI * x * x))
+                    g * ((x_pi * F.cos(x_pi) - F.sin(x_pi)) / F.mul_scalar(x * x, _PI)))
 
 
 # torch's: xlogy(g, y) (0 where g is 0, unless y is NaN), masked to 0 where x == 0 and y <= 0
@@ -58,8 +59,9 @@ def d_fmin_x(g, x, y): return F.select((x <= y) | (y != y), g, 0.0)
 def d_fmin_y(g, x, y): return F.select((x <= y) | (y != y), 0.0, g)
 def d_deg2rad(g): return g * _DEG_TO_RAD
 def d_rad2deg(g): return g * _RAD_TO_DEG
-def d_erfc(g, x): return -g * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
-def d_erfinv(g, out): return g * _HALF_SQRT_PI * F.exp(out * out)
+# grouped as torch's (erf's note on x * x in elementwise.py)
+def d_erfc(g, x): return F.mul_scalar(F.exp(-(x * x)), -_TWO_OVER_SQRT_PI) * g
+def d_erfinv(g, out): return F.mul_scalar(F.exp(out * out), _HALF_SQRT_PI) * g
 # torch.special's entr, log_ndtr and ndtri, term for term: entr's is NaN below 0 and inf at 0
 def d_entr(g, x): return g * -(1.0 + F.log(x))
 def d_log_ndtr(g, x, out): return g / _SQRT_2PI * F.exp(-(out + x * x / 2.0))
