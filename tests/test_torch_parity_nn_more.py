@@ -441,3 +441,10 @@ def test_embedding_bag_checks_in_torchs_order_and_words():
             "offsets[-1] of 5", bag, ng.tensor([1, 20]), w, ng.tensor([0, 5]))
     # no offsets, no bags: the indices are not read
     assert bag(ng.tensor([1, 2]), w, ng.tensor([], dtype=ng.int64)).shape == (0, 3)
+
+
+def test_multihead_attention_checks_separate_projection_shapes():
+    mha = ng.nn.MultiheadAttention(4, 2, kdim=3, vdim=5)
+    # torch 2.13's _in_projection words (the key's features do not fit k_proj_weight)
+    _raises(AssertionError, "expecting key weights shape of (4, 4), but got numgrad.Size([4, 3])",
+            mha, ng.ones(3, 2, 4), ng.ones(6, 2, 4), ng.ones(6, 2, 5))

@@ -233,6 +233,11 @@ class MultiheadAttention(Module):
             weights = self.in_proj_weight.chunk(3)
         else:
             weights = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
+            embed = query.shape[-1]
+            for name, x, w in zip(("query", "key", "value"), (query, key, value), weights):
+                if tuple(w.shape) != (embed, x.shape[-1]):
+                    raise AssertionError(f"expecting {name} weights shape of "
+                                         f"{(embed, x.shape[-1])}, but got {w.shape}")
         return tuple(F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
 
 
