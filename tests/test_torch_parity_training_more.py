@@ -366,3 +366,28 @@ def test_clip_grad_value_of_parameters_without_gradients_raises_as_torch():
                                                r"be true, but got false\."):
             nn.utils.clip_grad_value_(parameters, 0.1)
     assert float(nn.utils.clip_grad_norm_([w], 0.1)) == 0.0     # the norm's clipping returns 0
+
+
+@pytest.mark.parametrize("make, foreach, message", [
+    (optim.Adam, None, "params and state_steps must be on supported devices: ['cuda', 'xpu', "
+                       "'hpu', 'privateuseone', 'xla']."),
+    (optim.Adam, True, "params and state_steps must be on supported devices: ['cuda', 'xpu', "
+                       "'hpu', 'privateuseone']."),
+    (optim.NAdam, True, "params, mu_products, and state_steps must be on supported devices: "
+                        "['cuda', 'xpu', 'hpu', 'privateuseone']."),
+    (optim.ASGD, None, "params, mus, etas, and state_steps must be on supported devices: "
+                       "['cuda', 'xpu', 'hpu', 'privateuseone', 'xla']."),
+    (optim.Adadelta, None, "params and state_steps must be on supported devices: ['cuda', "
+                           "'xpu', 'hpu', 'privateuseone']."),
+    (optim.RMSprop, True, "params and state_steps must be on supported devices: ['cuda', 'xpu', "
+                          "'hpu', 'privateuseone', 'xla'].")])
+def test_a_capturable_update_refuses_host_parameters_in_torchs_words(make, foreach, message):
+    first, second = nn.Parameter(ng.ones(2)), nn.Parameter(ng.ones(2))
+    opt = make([{"params": [first], "capturable": False}, {"params": [second]}], lr=0.1,
+               capturable=True, foreach=foreach)
+    first.grad, second.grad = ng.ones(2), ng.ones(2)
+    with pytest.raises(AssertionError) as error:
+        opt.step()
+    assert str(error.value) == "If capturable=True, " + message
+    # torch 2.13: the groups before it were updated, this one not
+    assert first.tolist() != [1.0, 1.0] and second.tolist() == [1.0, 1.0]

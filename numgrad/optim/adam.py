@@ -78,7 +78,7 @@ def _check(lr, betas, eps, weight_decay, foreach, capturable):
 class Adam(Optimizer):
     """Adam (Kingma & Ba), torch's update rule; weight_decay is an L2 term added to the gradient,
     or with decoupled_weight_decay=True shrinks the weights as AdamW does. foreach, fused and
-    capturable are accepted and ignored.
+    capturable are accepted (see check_flags).
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))

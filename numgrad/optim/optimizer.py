@@ -145,6 +145,8 @@ class Optimizer:
                 loss = closure()
         with grad_mode.no_grad():
             for group in self.param_groups:
+                if group.get("capturable"):
+                    self._check_capturable(group)
                 for p in group["params"]:
                     if p._grad is None:
                         continue
@@ -153,6 +155,23 @@ class Optimizer:
                     for _ in range(self._step_parameter(p, state, group)):
                         p._bump_version()
         return loss
+
+    # torch's capturable update refuses host tensors in its own words: what it names and whether
+    # its device list names xla, for its single-tensor and its foreach update (indexed by
+    # foreach); subclasses whose torch update says otherwise set theirs
+    _capturable_checked = ("params and state_steps", "params and state_steps")
+    _capturable_on_xla = (True, False)
+
+    def _check_capturable(self, group):
+        """torch's capturable updates run on accelerators only: a group with a gradient on the
+        host is refused before it is updated (the groups before it were), in the words of the
+        class's update (single-tensor, or foreach's)."""
+        if any(p._grad is not None and not p.is_cuda for p in group["params"]):
+            foreach = bool(group.get("foreach"))
+            devices = ["cuda", "xpu", "hpu", "privateuseone"]
+            devices += ["xla"] if self._capturable_on_xla[foreach] else []
+            raise AssertionError(f"If capturable=True, {self._capturable_checked[foreach]} must "
+                                 f"be on supported devices: {devices}.")
 
     def _param_writes(self, group):
         """How many in-place ops torch's update makes on each parameter of group, for the
@@ -458,8 +477,9 @@ def check_betas(eps, betas, weight_decay):
 
 def check_flags(differentiable, foreach=None, fused=None):
     """foreach, fused and capturable change only how torch schedules the same arithmetic, so they
-    are accepted and ignored (after torch's checks of their combinations); differentiable=True
-    (autograd through step) is not available."""
+    are accepted and ignored (after torch's checks of their combinations), except that a
+    capturable update refuses parameters on the host as torch's does (Optimizer.
+    _check_capturable); differentiable=True (autograd through step) is not available."""
     if fused and foreach:
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if fused and differentiable:
