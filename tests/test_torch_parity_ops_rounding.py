@@ -237,3 +237,74 @@ def test_derivative_formulas_round_as_torchs(dtype, op):
     y = ng.log10(x.abs()) if op == "log10" else getattr(ng, op)(x)
     y.backward(ng.tensor(np.array(UPSTREAM, dtype)))
     np.testing.assert_array_equal(x.grad.numpy(), np.array(GRADIENTS[dtype, op], dtype))
+
+
+# torch 2.13: the gradient of (view * view).sum() under create_graph (leaf * 1's MulBackward0), its
+# first input two levels down: views
+# are undone by torch's backward ops (select_backward, ...), t and transpose by themselves,
+# unsqueeze by squeeze(dim), squeeze by unsqueeze, mm through t()
+VIEW_DOUBLE_BACKWARD = {
+    "select": ("x[1]",
+        ('SelectBackwardBackward0', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
+    "slice": ("x[::2]",
+        ('SliceBackwardBackward0', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
+    "diagonal": ("x.diagonal()",
+        ('DiagonalBackwardBackward0', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
+    "unfold": ("x.unfold(0, 2, 1)",
+        ('UnfoldBackwardBackward0', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
+    "alias": ("x[...]",
+        ('AddBackward0',
+         [('MulBackward0', [None, 'AliasBackward0']),
+          ('MulBackward0', [None, 'AliasBackward0'])])),
+    "diag": ("x.diag()",
+        ('DiagonalBackwardBackward0', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
+    "t": ("x.t()",
+        ('TBackward0', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
+    "transpose": ("x.transpose(0, 1)",
+        ('TransposeBackward0', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
+    "mm": ("x.mm(x * 2)",
+        ('AddBackward0',
+         [('MmBackward0', ['AddBackward0', 'TBackward0']),
+          ('MulBackward0', ['MmBackward0', None])])),
+    "bmm": ("x[None].bmm(x[None] * 2)",
+        ('AddBackward0',
+         [('SqueezeBackward1', ['MulBackward0']), ('SqueezeBackward1', ['BmmBackward0'])])),
+    "squeeze": ("x[None].squeeze(0)",
+        ('SqueezeBackward1', [('UnsqueezeBackward0', ['AddBackward0'])])),
+    "unsqueeze": ("x.unsqueeze(1)",
+        ('SqueezeBackward1', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
+    "squeeze_all": ("x[None, :, None].squeeze()",
+        ('SqueezeBackward1', [('SqueezeBackward1', ['UnsqueezeBackward0'])])),
+}
+
+
+@pytest.mark.parametrize("view", sorted(VIEW_DOUBLE_BACKWARD))
+def test_views_are_undone_by_torchs_backward_ops(view):
+    expression, expected = VIEW_DOUBLE_BACKWARD[view]
+    leaf = ng.tensor(np.arange(9.0).reshape(3, 3) / 7, requires_grad=True)
+    x = leaf * 1
+    y = eval(expression, {"x": x})
+    g, = ng.autograd.grad((y * y).sum(), leaf, create_graph=True)
+    assert _names(g.grad_fn, 3) == ("MulBackward0", [expected, None])
+
+
+# torch 2.13: d/dleaf of (g * g).sum() for the gradients above
+SECOND = {
+    "select": [[0.0, 0.0, 0.0], [3.4285714285714284, 4.571428571428571, 5.714285714285714],
+               [0.0, 0.0, 0.0]],
+    "unfold": [[0.0, 1.1428571428571428, 2.2857142857142856],
+               [13.714285714285714, 18.285714285714285, 22.857142857142858],
+               [6.857142857142857, 8.0, 9.142857142857142]],
+    "mm": [[4496.412209198547, 7618.676979829832, 10740.941750461117],
+           [7414.693401558874, 13234.805497709287, 19054.917593859704],
+           [10332.9745939192, 18850.93401558874, 27368.893437258284]],
+}
+
+
+@pytest.mark.parametrize("view", sorted(SECOND))
+def test_second_derivatives_through_views(view):
+    leaf = ng.tensor(np.arange(9.0).reshape(3, 3) / 7, requires_grad=True)
+    y = eval(VIEW_DOUBLE_BACKWARD[view][0], {"x": leaf * 1})
+    g, = ng.autograd.grad((y * y).sum(), leaf, create_graph=True)
+    second, = ng.autograd.grad((g * g).sum(), leaf)
+    np.testing.assert_allclose(second.numpy(), SECOND[view], rtol=1e-13)

@@ -22,12 +22,40 @@ def _reshape_forward(x, shape):
     return x.reshape(shape)
 
 
+# torch undoes unsqueeze with squeeze(dim) and squeeze with unsqueeze_to (an unsqueeze per dim of
+# size 1 that went): under create_graph their nodes are SqueezeBackward1 and UnsqueezeBackward0
+def _unsqueeze_vjp(ctx, g):
+    in_shape, out_shape = tuple(ctx.in_shapes[0]), g._data.shape
+    dim = next(d for d in range(len(out_shape))
+               if out_shape[:d] + out_shape[d + 1:] == in_shape)
+    return (squeeze(g, dim),)
+
+
+def _squeeze_vjp(ctx, g):
+    in_shape, out_shape = tuple(ctx.in_shapes[0]), g._data.shape
+    kept = 0
+    removed = []        # the dims of size 1 that went (which of equal neighbours: the same shape)
+    for d, size in enumerate(in_shape):
+        if kept < len(out_shape) and out_shape[kept] == size:
+            kept += 1
+        else:
+            removed.append(d)
+    for d in removed:
+        g = unsqueeze(g, d)
+    return (g,)
+
+
 _COPY = dict(kernel="copy_bwd", vjp=_reshape_vjp)
+_UNSQUEEZE = dict(_COPY, vjp=_unsqueeze_vjp)
+_SQUEEZE = dict(_COPY, vjp=_squeeze_vjp)
 VIEW = OpDef("view", _reshape_forward, node_name="ViewBackward0", view=True, **_COPY)
-UNSQUEEZE = OpDef("unsqueeze", _reshape_forward, node_name="UnsqueezeBackward0", view=True, **_COPY)
-SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", view=True, **_COPY)
-SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", view=True, **_COPY)
-SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", view=True, **_COPY)
+UNSQUEEZE = OpDef("unsqueeze", _reshape_forward, node_name="UnsqueezeBackward0", view=True,
+                  **_UNSQUEEZE)
+SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", view=True, **_SQUEEZE)
+SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", view=True,
+                    **_SQUEEZE)
+SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", view=True,
+                     **_SQUEEZE)
 def keeps_layout(a):
     """torch's preserve_format: a copy of a tensor whose elements are dense and do not overlap
     keeps its strides (x.t().clone() is transposed too); any other comes out contiguous."""
@@ -52,13 +80,13 @@ RESHAPE_ALIAS = OpDef("reshape_alias", _reshape_forward, node_name="ReshapeAlias
 # torch's _unsafe_view: the reshape of a fresh copy, which is not a view of anything
 UNSAFE_VIEW = OpDef("unsafe_view", _reshape_forward, node_name="UnsafeViewBackward0", **_COPY)
 # the in-place view ops squeeze_ and unsqueeze_: the same derivative, under torch's names for them
-SQUEEZE_ = OpDef("squeeze_", _reshape_forward, node_name="SqueezeBackward3", view=True, **_COPY)
+SQUEEZE_ = OpDef("squeeze_", _reshape_forward, node_name="SqueezeBackward3", view=True, **_SQUEEZE)
 SQUEEZE_DIM_ = OpDef("squeeze_dim_", _reshape_forward, node_name="SqueezeBackward4", view=True,
-                     **_COPY)
+                     **_SQUEEZE)
 SQUEEZE_DIMS_ = OpDef("squeeze_dims_", _reshape_forward, node_name="SqueezeBackward5", view=True,
-                      **_COPY)
+                      **_SQUEEZE)
 UNSQUEEZE_ = OpDef("unsqueeze_", _reshape_forward, node_name="UnsqueezeBackward1", view=True,
-                   **_COPY)
+                   **_UNSQUEEZE)
 
 
 def _infer_shape(shape, numel):
@@ -183,15 +211,27 @@ def _permute_vjp(ctx, g):
     return (permute(g, inverse),)
 
 
+# torch undoes t and transpose with themselves (TBackward0, TransposeBackward0 under create_graph)
+def _t_vjp(ctx, g):
+    return (t(g),)
+
+
+def _transpose_vjp(ctx, g):
+    swapped = [d for d, p in enumerate(ctx.ints) if int(p) != d] or [0, 0]
+    return (transpose(g, *swapped) if g._data.ndim else t(g),)
+
+
 _PERMUTE = dict(kernel="permute_bwd", vjp=_permute_vjp, meta=lambda perm: (perm, ()), view=True)
+_T = dict(_PERMUTE, vjp=_t_vjp)
+_TRANSPOSE = dict(_PERMUTE, vjp=_transpose_vjp)
 PERMUTE = OpDef("permute", lambda x, perm: x.transpose(perm), node_name="PermuteBackward0", **_PERMUTE)
 TRANSPOSE = OpDef("transpose", lambda x, perm: x.transpose(perm), node_name="TransposeBackward0",
-                  **_PERMUTE)
-T = OpDef("t", lambda x, perm: x.transpose(perm), node_name="TBackward0", **_PERMUTE)
+                  **_TRANSPOSE)
+T = OpDef("t", lambda x, perm: x.transpose(perm), node_name="TBackward0", **_T)
 # the in-place view ops: the same derivative, under torch's names for them
-T_ = OpDef("t_", lambda x, perm: x.transpose(perm), node_name="TBackward1", **_PERMUTE)
+T_ = OpDef("t_", lambda x, perm: x.transpose(perm), node_name="TBackward1", **_T)
 TRANSPOSE_ = OpDef("transpose_", lambda x, perm: x.transpose(perm),
-                   node_name="TransposeBackward1", **_PERMUTE)
+                   node_name="TransposeBackward1", **_TRANSPOSE)
 
 
 def permute(x, *dims, op=PERMUTE, **shown):
@@ -238,6 +278,19 @@ def _strided_meta(offset, strides, in_shape):
 
 def _strided_vjp(ctx, g):
     return (apply(STRIDED_SCATTER, (g,), _strided_attrs(ctx.ints, ctx.in_shapes[0])),)
+
+
+def _scatter_named(node_name):
+    """A strided view's VJP whose node is named as torch's backward op of that view
+    (select_backward: SelectBackwardBackward0, ...)."""
+    def vjp(ctx, g):
+        from .named import rename
+        return (rename(_strided_vjp(ctx, g)[0], node_name),)
+    return vjp
+
+
+def _alias_vjp(ctx, g):
+    return (g,)         # torch's alias passes its gradient on as it is
 
 
 def _strided_attrs(ints, in_shape):
@@ -327,18 +380,23 @@ def _scatter_forward(g, offset, strides, in_shape):
 _STRIDED = dict(kernel="strided_bwd", vjp=_strided_vjp, view=True,
                 meta=lambda offset, strides, in_shape, out_shape, index=None:
                 _strided_meta(offset, strides, in_shape))
-STRIDED = OpDef("strided", _strided_forward, node_name="SliceBackward0", **_STRIDED)
-SELECT = OpDef("select", _strided_forward, node_name="SelectBackward0", **_STRIDED)
+STRIDED = OpDef("strided", _strided_forward, node_name="SliceBackward0",
+                **dict(_STRIDED, vjp=_scatter_named("SliceBackwardBackward0")))
+SELECT = OpDef("select", _strided_forward, node_name="SelectBackward0",
+               **dict(_STRIDED, vjp=_scatter_named("SelectBackwardBackward0")))
 # torch's general strided view; also the history of a view regenerated after an in-place op
 AS_STRIDED = OpDef("as_strided", _strided_forward, node_name="AsStridedBackward0", **_STRIDED)
 # strided views torch names for their own op: diagonal, unfold, and an index that applies nothing
 # (x[...], x[:, :]: torch's alias)
-DIAGONAL = OpDef("diagonal", _strided_forward, node_name="DiagonalBackward0", **_STRIDED)
-UNFOLD = OpDef("unfold", _strided_forward, node_name="UnfoldBackward0", **_STRIDED)
-ALIAS = OpDef("alias", _strided_forward, node_name="AliasBackward0", **_STRIDED)
+DIAGONAL = OpDef("diagonal", _strided_forward, node_name="DiagonalBackward0",
+                 **dict(_STRIDED, vjp=_scatter_named("DiagonalBackwardBackward0")))
+UNFOLD = OpDef("unfold", _strided_forward, node_name="UnfoldBackward0",
+               **dict(_STRIDED, vjp=_scatter_named("UnfoldBackwardBackward0")))
+ALIAS = OpDef("alias", _strided_forward, node_name="AliasBackward0", **dict(_STRIDED, vjp=_alias_vjp))
 # diag of a matrix: its diagonal as a new tensor (torch's diagonal_copy), not a view
 DIAGONAL_COPY = OpDef("diagonal_copy", lambda x, **attrs: _strided_forward(x, **attrs).copy(),
-                      node_name="DiagonalBackward0_copy", **dict(_STRIDED, view=False))
+                      node_name="DiagonalBackward0_copy",
+                      **dict(_STRIDED, view=False, vjp=_scatter_named("DiagonalBackwardBackward0")))
 
 
 def as_strided(x, size, stride, storage_offset=None):
