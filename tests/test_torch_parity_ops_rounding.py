@@ -242,7 +242,8 @@ def test_derivative_formulas_round_as_torchs(dtype, op):
 # torch 2.13: the gradient of (view * view).sum() under create_graph (leaf * 1's MulBackward0), its
 # first input two levels down: views
 # are undone by torch's backward ops (select_backward, ...), t and transpose by themselves,
-# unsqueeze by squeeze(dim), squeeze by unsqueeze, mm through t()
+# unsqueeze by squeeze(dim), squeeze by unsqueeze, mm through t(), sum and mean by unsqueezing and
+# expanding (a mean then divided by its count)
 VIEW_DOUBLE_BACKWARD = {
     "select": ("x[1]",
         ('SelectBackwardBackward0', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
@@ -275,6 +276,13 @@ VIEW_DOUBLE_BACKWARD = {
         ('SqueezeBackward1', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
     "squeeze_all": ("x[None, :, None].squeeze()",
         ('SqueezeBackward1', [('SqueezeBackward1', ['UnsqueezeBackward0'])])),
+    "sum_dim": ("x.sum(0)", ('ExpandBackward0', [('UnsqueezeBackward0', ['AddBackward0'])])),
+    "sum_dims": ("x[None].sum((0, 2))",
+        ('SqueezeBackward1', [('ExpandBackward0', ['UnsqueezeBackward0'])])),
+    "sum_keepdim": ("x.sum(0, keepdim=True)",
+        ('ExpandBackward0', [('AddBackward0', ['MulBackward0', 'MulBackward0'])])),
+    "mean_dim": ("x.mean(1)", ('DivBackward1', [('ExpandBackward0', ['UnsqueezeBackward0'])])),
+    "mean": ("x.mean()", ('DivBackward1', [('ExpandBackward0', ['AddBackward0'])])),
 }
 
 

@@ -25,11 +25,15 @@ def _reduce_meta(kshape, scale):
 
 
 def _reduce_vjp(ctx, g):
+    """torch's sum_backward: the reduced dims unsqueezed back (UnsqueezeBackward0; a 0-d g is
+    expanded as it is), expanded; a mean's then divided by the count (DivBackward1)."""
+    from .elementwise import div_scalar
+    from .shape import unsqueeze_to
     ndim = int(ctx.ints[0])
     kshape = tuple(int(d) for d in ctx.ints[1:1 + ndim])
-    grad = expand(g.reshape(kshape), ctx.in_shapes[0])
+    grad = expand(unsqueeze_to(g, kshape) if g._data.ndim else g, ctx.in_shapes[0])
     scale = float(ctx.floats[0])
-    return (grad if scale == 1.0 else grad * scale,)
+    return (grad if scale == 1.0 else div_scalar(grad, round(1.0 / scale)),)
 
 
 def _sum_forward(x, dims, keepdim, kshape, scale):

@@ -32,17 +32,24 @@ def _unsqueeze_vjp(ctx, g):
 
 
 def _squeeze_vjp(ctx, g):
-    in_shape, out_shape = tuple(ctx.in_shapes[0]), g._data.shape
+    return (unsqueeze_to(g, ctx.in_shapes[0]),)
+
+
+def unsqueeze_to(g, shape):
+    """g with the dims of size 1 that `shape` has and g lacks put back, one unsqueeze each in
+    increasing order, as torch's unsqueeze_to and unsqueeze_multiple (of equal neighbours, which
+    one went makes the same shape)."""
+    shape, have = tuple(shape), g._data.shape
     kept = 0
-    removed = []        # the dims of size 1 that went (which of equal neighbours: the same shape)
-    for d, size in enumerate(in_shape):
-        if kept < len(out_shape) and out_shape[kept] == size:
+    missing = []
+    for d, size in enumerate(shape):
+        if kept < len(have) and have[kept] == size:
             kept += 1
         else:
-            removed.append(d)
-    for d in removed:
+            missing.append(d)
+    for d in missing:
         g = unsqueeze(g, d)
-    return (g,)
+    return g
 
 
 _COPY = dict(kernel="copy_bwd", vjp=_reshape_vjp)
