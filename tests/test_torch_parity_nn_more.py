@@ -448,3 +448,46 @@ def test_multihead_attention_checks_separate_projection_shapes():
     # torch 2.13's _in_projection words (the key's features do not fit k_proj_weight)
     _raises(AssertionError, "expecting key weights shape of (4, 4), but got numgrad.Size([4, 3])",
             mha, ng.ones(3, 2, 4), ng.ones(6, 2, 4), ng.ones(6, 2, 5))
+
+
+# ---- pooling settings and unpooling -------------------------------------------------------------
+def test_pooling_settings_of_one_or_the_wrong_count():
+    x3, x4 = ng.ones(2, 3, 8), ng.ones(2, 3, 8, 8)
+    # torch 2.13: one value stands for both dims (IntArrayRef's rule)
+    assert F.max_pool2d(x4, (2,), (1,)).shape == (2, 3, 7, 7)
+    assert F.avg_pool2d(x4, [2], padding=(1,)).shape == (2, 3, 5, 5)
+    assert F.max_pool1d(x3, (2,), []).shape == (2, 3, 4)
+    _raises(RuntimeError, "max_pool2d: kernel_size must either be a single int, or a tuple of two "
+            "ints", F.max_pool2d, x4, (2, 2, 2))
+    _raises(RuntimeError, "avg_pool2d: stride must either be omitted, a single int, or a tuple of "
+            "two ints", F.avg_pool2d, x4, 2, (1, 1, 1))
+    _raises(RuntimeError, "max_pool2d: dilation must be either a single int, or a tuple of two "
+            "ints", F.max_pool2d, x4, 2, 1, 0, [])
+    _raises(RuntimeError, "max_pool1d() stride must be None, an int, list of ints, or tuple of "
+            "ints of size 1 but got size 5", F.max_pool1d, x3, 2, (1,) * 5)
+    _raises(RuntimeError, "max_pool1d() argument 'kernel_size' should contain one int (got 0)",
+            F.max_pool1d, x3, [], return_indices=True)
+    _raises(RuntimeError, "avg_pool1d() argument 'padding' should contain one int (got 3)",
+            F.avg_pool1d, x3, 2, 1, (0, 0, 0))
+    _raises(RuntimeError, "adaptive_avg_pool3d: elements of output_size must be greater than or "
+            "equal to 0 but received {2, -2,3}", F.adaptive_avg_pool3d, ng.ones(2, 3, 6, 6, 6),
+            (2, -2, 3))
+    _raises(RuntimeError, "Trying to create tensor with negative dimension -1: [2, 3, -1, 2, -3]",
+            F.adaptive_max_pool3d, ng.ones(2, 3, 6, 6, 6), (-1, 2, -3))
+
+
+def test_max_unpool_refusals():
+    _raises(RuntimeError, "elements in indices should be type int64 but got: Int", F.max_unpool2d,
+            ng.ones(1, 1, 2, 2), ng.zeros(1, 1, 2, 2, dtype=ng.int32), 2)
+    _raises(RuntimeError, "elements in indices should be type int64", F.max_unpool3d,
+            ng.ones(1, 1, 2, 2, 2), ng.zeros(1, 1, 2, 2, 2), 2)
+    _raises(RuntimeError, "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor "
+            "with 2 dimensions.", F.max_unpool2d, ng.ones(2, 2), ng.zeros(2, 2, dtype=ng.int64), 2)
+    _raises(RuntimeError, "Expected shape of indices to be same as that of the input tensor "
+            "([1, 1, 2, 1]) but got indices tensor with shape: [1, 1, 3, 1]", F.max_unpool1d,
+            ng.ones(1, 1, 2), ng.zeros(1, 1, 3, dtype=ng.int64), 2)
+    _raises(RuntimeError, "max_unpooling3d_forward_out_cpu(): Expected input to have non-zero "
+            "size for non-batch dimensions, but got [1, 0, 2, 2, 2] with dimension 1 being empty.",
+            F.max_unpool3d, ng.ones(1, 0, 2, 2, 2), ng.zeros(1, 0, 2, 2, 2, dtype=ng.int64), 2)
+    assert F.max_unpool2d(ng.ones(0, 1, 2, 2), ng.zeros(0, 1, 2, 2, dtype=ng.int64),
+                          2).shape == (0, 1, 4, 4)

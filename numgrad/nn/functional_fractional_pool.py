@@ -119,7 +119,8 @@ def _fractional_max_pool(input, kernel_size, output_size, output_ratio, samples,
                                f"{size}")
     _check_samples(input, samples, dims)
     if min(out) < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(out)}: "
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(o for o in out if o < 0)}: "
                            f"{list(input.shape[:-dims]) + list(out)}")
     lead = input.shape[:-dims]
     planes = int(np.prod(lead))

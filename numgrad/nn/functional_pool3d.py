@@ -216,6 +216,10 @@ def adaptive_avg_pool3d(input, output_size):
     od, oh, ow = _output_size(output_size, (d, h, w),
                               "adaptive_avg_pool3d: output_size must be 3")
     _check_non_empty(input, "adaptive_avg_pool3d")
+    if min(od, oh, ow) < 0:
+        # sic: torch's braces and spacing
+        raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or "
+                           f"equal to 0 but received {{{od}, {oh},{ow}}}")
     if (od, oh, ow) == (1, 1, 1):
         return input.mean((-3, -2, -1), keepdim=True)         # torch's node too: MeanBackward1
     check_kernel_dtype(input, "adaptive_avg_pool3d_cpu")
@@ -257,6 +261,10 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     out = _output_size(output_size, (d, h, w),
                        "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
     check_kernel_dtype(input, "adaptive_max_pool3d_cpu")
+    if min(out) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(o for o in out if o < 0)}: "
+                           f"{list(input.shape[:-3]) + list(out)}")
     lead = input.shape[:-3]
     data = np.ascontiguousarray(to_host(input.detach()._data)).reshape(-1, d, h, w)
     positions = _adaptive_max_positions(data, out) if data.size else \
