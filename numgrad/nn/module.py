@@ -889,7 +889,8 @@ def _missed_by_node_hooks(inputs, result, grad_fn):
                 "Nodes is deprecated and will be removed in future versions. This hook will be "
                 "missing some grad_output. Please use register_full_backward_hook to get the "
                 "documented behavior.")
-    if {i.grad_fn for i in inputs if i.grad_fn is not None} != {n for n, _ in grad_fn.next_functions}:
+    input_nodes = {i.grad_fn for i in inputs if i.grad_fn is not None}
+    if input_nodes != {n for n, _ in grad_fn.next_functions}:
         return ("Using a non-full backward hook when the forward contains multiple autograd Nodes "
                 "is deprecated and will be removed in future versions. This hook will be missing "
                 "some grad_input. Please use register_full_backward_hook to get the documented "

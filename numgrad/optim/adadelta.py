@@ -17,7 +17,7 @@ class Adadelta(Optimizer):
     """
 
     _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                             "capturable": False}
+                              "capturable": False}
 
     _capturable_on_xla = (False, False)
 

@@ -90,9 +90,9 @@ class Adam(Optimizer):
     tensor([0.9000], requires_grad=True)
     """
 
-    _loaded_group_defaults = {"amsgrad": False, "maximize": False, "foreach": None, "capturable": False,
-                             "differentiable": False, "decoupled_weight_decay": False,
-                             "fused": None}
+    _loaded_group_defaults = {"amsgrad": False, "maximize": False, "foreach": None,
+                              "capturable": False, "differentiable": False,
+                              "decoupled_weight_decay": False, "fused": None}
 
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,

@@ -18,7 +18,7 @@ class Adamax(Optimizer):
     """
 
     _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                             "capturable": False}
+                              "capturable": False}
 
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):

@@ -19,7 +19,7 @@ class ASGD(Optimizer):
     """
 
     _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                             "capturable": False}
+                              "capturable": False}
 
     _capturable_checked = ("params, mus, etas, and state_steps",) * 2
 

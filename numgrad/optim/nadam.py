@@ -19,7 +19,7 @@ class NAdam(Optimizer):
     """
 
     _loaded_group_defaults = {"maximize": False, "foreach": None, "capturable": False,
-                             "differentiable": False, "decoupled_weight_decay": False}
+                              "differentiable": False, "decoupled_weight_decay": False}
 
     _capturable_checked = ("params, mu_products and state_steps",
                            "params, mu_products, and state_steps")

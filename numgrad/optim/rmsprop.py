@@ -56,7 +56,7 @@ class RMSprop(Optimizer):
     """
 
     _loaded_group_defaults = {"momentum": 0, "centered": False, "foreach": None, "maximize": False,
-                             "differentiable": False, "capturable": False}
+                              "differentiable": False, "capturable": False}
 
     _capturable_on_xla = (True, True)
 

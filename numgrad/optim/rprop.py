@@ -20,7 +20,7 @@ class Rprop(Optimizer):
     """
 
     _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
-                             "capturable": False}
+                              "capturable": False}
 
     _capturable_on_xla = (True, True)
 
