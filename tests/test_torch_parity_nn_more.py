@@ -491,3 +491,15 @@ def test_max_unpool_refusals():
             F.max_unpool3d, ng.ones(1, 0, 2, 2, 2), ng.zeros(1, 0, 2, 2, 2, dtype=ng.int64), 2)
     assert F.max_unpool2d(ng.ones(0, 1, 2, 2), ng.zeros(0, 1, 2, 2, dtype=ng.int64),
                           2).shape == (0, 1, 4, 4)
+
+
+# ---- losses ---------------------------------------------------------------------------------------
+def test_cross_entropy_with_double_probabilities_promotes():
+    logits = ng.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+    target = ng.tensor([[0.25, 0.25, 0.5]], dtype=ng.float64)
+    loss = F.cross_entropy(logits, target)
+    # torch 2.13: log_softmax(float32) * target(float64) is float64
+    assert loss.dtype == ng.float64 and loss.grad_fn.name() == "DivBackward1"
+    np.testing.assert_allclose(loss.item(), 1.3663113191723824, rtol=1e-6)
+    loss.backward()
+    assert logits.grad.dtype == ng.float32

@@ -247,7 +247,7 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
     class_dim = 0 if input.ndim == 1 else 1
     classes = input.shape[class_dim]
     logp = _N.log_softmax(input, class_dim)
-    target = _as_tensor(target, input)
+    # (a target of another float type promotes the products, as torch's)
     if label_smoothing > 0.0:
         target = target * (1.0 - label_smoothing) + label_smoothing / classes
     terms = logp * target
