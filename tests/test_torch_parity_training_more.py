@@ -391,3 +391,14 @@ def test_a_capturable_update_refuses_host_parameters_in_torchs_words(make, forea
     assert str(error.value) == "If capturable=True, " + message
     # torch 2.13: the groups before it were updated, this one not
     assert first.tolist() != [1.0, 1.0] and second.tolist() == [1.0, 1.0]
+
+
+def test_module_to_a_dtype_numgrad_lacks_is_refused_naming_it():
+    lin = nn.Linear(2, 3)
+    with pytest.raises(TypeError, match="^nn.Module.to: numgrad has no float16 dtype"):
+        lin.to(np.float16)
+    # torch 2.13's words for a dtype that is not floating
+    with pytest.raises(TypeError, match="^nn.Module.to only accepts floating point dtypes, but "
+                                        "got desired dtype=numgrad.int8$"):
+        lin.to(np.int8)
+    assert lin.weight.dtype == ng.float32

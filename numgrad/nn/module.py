@@ -41,6 +41,9 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+# torch casts modules to dtypes numgrad lacks (float16, bfloat16, complex, ...): refused, rather
+# than leave the module in a dtype it did not ask for
+_NO_SUCH_DTYPE = "{}: numgrad has no {} dtype; its floating dtypes are float32 and float64"
 _EXTRA_STATE = "_extra_state"   # torch's key for get_extra_state's value in a state dict
 
 
@@ -443,9 +446,11 @@ class Module:
         device, dtype = _parse_to(args, kwargs)
         if dtype is not None:
             dtype = np.dtype(dtype)
-            if not dtypes.is_floating(dtype):
+            if dtype.kind not in "fc":
                 raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
-                                f"dtype={dtypes.name(dtype)}")
+                                f"dtype={dtypes.qualified_name(dtype)}")
+            if dtype not in dtypes.SUPPORTED:
+                raise TypeError(_NO_SUCH_DTYPE.format("nn.Module.to", dtype.name))
         for tensor in list(self.parameters()) + list(self.buffers()):
             _move(tensor, device, dtype)
             if tensor._grad is not None:
@@ -488,13 +493,11 @@ class Module:
     def half(self):
         """torch casts to float16 here; numgrad has no float16, so this refuses rather than
         leave the module in a dtype it did not ask for."""
-        raise TypeError("Module.half: numgrad has no float16 dtype; its floating dtypes are "
-                        "float32 and float64")
+        raise TypeError(_NO_SUCH_DTYPE.format("Module.half", "float16"))
 
     def bfloat16(self):
         """As half: numgrad has no bfloat16."""
-        raise TypeError("Module.bfloat16: numgrad has no bfloat16 dtype; its floating dtypes are "
-                        "float32 and float64")
+        raise TypeError(_NO_SUCH_DTYPE.format("Module.bfloat16", "bfloat16"))
 
     def to_empty(self, *, device, recurse=True):
         """Replace every parameter and buffer (and any .grad) with uninitialised memory of its
