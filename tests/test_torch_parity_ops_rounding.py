@@ -316,3 +316,52 @@ def test_second_derivatives_through_views(view):
     g, = ng.autograd.grad((y * y).sum(), leaf, create_graph=True)
     second, = ng.autograd.grad((g * g).sum(), leaf)
     np.testing.assert_allclose(second.numpy(), SECOND[view], rtol=1e-13)
+
+
+NORM_INPUT = [[0.3, -1.7, 2.25, 0.0, 4.5], [1.1, -0.2, 0.9, -3.3, 0.05]]
+# torch 2.13: vector_norm(x, 3), its rows' (dim=1), x.norm(0.5): |x| ** p added one element after
+# another in the input's type, with C's pow
+P_NORMS = {
+    np.float32: (5.259146690368652, [4.754188537597656, 3.3621268272399902], 99.15751647949219),
+    np.float64: (5.259146565022369, [4.754188364872711, 3.3621265414429806], 99.15750469116851),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_p_norms_accumulate_as_torch(dtype):
+    x = ng.tensor(np.array(NORM_INPUT, dtype))
+    whole, rows, half = P_NORMS[dtype]
+    assert ng.linalg.vector_norm(x, 3).item() == whole
+    assert ng.linalg.vector_norm(x, 3, dim=1).tolist() == rows
+    assert x.norm(0.5).item() == half
+    # one element is its magnitude, however p would round it
+    assert ng.linalg.vector_norm(x[:, :1], 0.5, dim=1).tolist() == [abs(v) for v in
+                                                                    np.array([0.3, 1.1], dtype)]
+
+
+def test_long_p_norm_splits_between_torchs_threads():
+    # torch 2.13 with 2 threads: 39.80500030517578 (one sequential sum gives 39.804931640625)
+    big = np.random.default_rng(7).standard_normal(40000).astype(np.float32)
+    threads = ng.get_num_threads()
+    ng.set_num_threads(2)
+    try:
+        assert ng.linalg.vector_norm(ng.tensor(big), 3).item() == 39.80500030517578
+    finally:
+        ng.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("p, dim, message", [
+    (-1.0, 0, "linalg.vector_norm cannot compute the -1 norm on the dimension 0because this "
+              "dimension is empty and the operation does not have an identity"),
+    (float("inf"), (1, 0), "linalg.vector_norm cannot compute the inf norm on the dimension "
+                           "0because this dimension is empty and the operation does not have an "
+                           "identity"),
+    (-0.5, None, "linalg.vector_norm cannot compute the -0.5 norm on an empty tensor because the "
+                 "operation does not have an identity"),
+])
+def test_norms_without_identity_refuse_empty_dims(p, dim, message):
+    x = ng.zeros(0, 3, requires_grad=True)
+    with pytest.raises(RuntimeError) as error:
+        ng.linalg.vector_norm(x, p, dim=dim)
+    assert str(error.value) == message
+    assert ng.linalg.vector_norm(x, p, dim=1).shape == (0,)     # dim 1 has elements
