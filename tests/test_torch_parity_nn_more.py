@@ -503,3 +503,28 @@ def test_cross_entropy_with_double_probabilities_promotes():
     np.testing.assert_allclose(loss.item(), 1.3663113191723824, rtol=1e-6)
     loss.backward()
     assert logits.grad.dtype == ng.float32
+
+
+def test_losses_with_targets_of_another_dtype():
+    x32 = ng.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+    t64 = ng.tensor([[1.0, 0.0], [0.0, 1.0]], dtype=ng.float64)
+    # torch 2.13: these composites promote to the target's float64
+    for loss in (F.kl_div(x32, t64, reduction="sum"), F.poisson_nll_loss(x32, t64),
+                 F.multilabel_soft_margin_loss(x32, t64),
+                 F.binary_cross_entropy_with_logits(x32, t64)):
+        assert loss.dtype == ng.float64
+    # its BCE with logits computes in place in (1 - target): the target's type, even narrower
+    narrow = F.binary_cross_entropy_with_logits(x32.double(), t64.float())
+    assert narrow.dtype == ng.float32
+    assert narrow.grad_fn.name() == "BinaryCrossEntropyWithLogitsBackward0"
+    _raises(RuntimeError, "result type Float can't be cast to the desired output type Long",
+            F.binary_cross_entropy_with_logits, x32, t64.long())
+    # huber's kernel computes in the input's dtype, and its backward refuses the target's;
+    # binary_cross_entropy checks the shape first
+    huber = F.huber_loss(x32, t64)
+    assert huber.dtype == ng.float32 and huber.grad_fn.name() == "HuberLossBackward0"
+    np.testing.assert_allclose(huber.item(), 0.6015625)
+    _raises(RuntimeError, "Found dtype Double but expected Float", huber.backward)
+    _raises(ValueError, "Using a target size (numgrad.Size([1, 2])) that is different to the "
+            "input size (numgrad.Size([2, 2])) is deprecated. Please ensure they have the same "
+            "size.", F.binary_cross_entropy, x32.sigmoid(), t64[:1])

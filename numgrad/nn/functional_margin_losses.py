@@ -184,10 +184,12 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     """
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
-    target = _as_tensor(target, input)
+    # torch's composite: tensors of other types promote
+    if not isinstance(target, Tensor):
+        target = _as_tensor(target, input)
     loss = -(target * logsigmoid(input) + (1.0 - target) * logsigmoid(-input))
     if weight is not None:
-        loss = loss * _as_tensor(weight, input)
+        loss = loss * (weight if isinstance(weight, Tensor) else _as_tensor(weight, input))
     loss = loss.sum(input.ndim - 1) / input.shape[-1]   # torch's DivBackward0
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not valid")
