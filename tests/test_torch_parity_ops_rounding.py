@@ -365,3 +365,16 @@ def test_norms_without_identity_refuse_empty_dims(p, dim, message):
         ng.linalg.vector_norm(x, p, dim=dim)
     assert str(error.value) == message
     assert ng.linalg.vector_norm(x, p, dim=1).shape == (0,)     # dim 1 has elements
+
+
+def test_one_norm_adds_magnitudes_in_order():
+    # torch 2.13's NormOneOps: |x| added one element after another (NumPy's sum is pairwise)
+    x = np.random.default_rng(5).standard_normal((4, 40))
+    expected = {
+        np.float32: [29.214906692504883, 30.71729278564453, 28.102079391479492,
+                     31.059120178222656],
+        np.float64: [29.2149028741647, 30.717291732009382, 28.10207616053502,
+                     31.059120927432023],
+    }
+    for dtype, rows in expected.items():
+        assert ng.linalg.vector_norm(ng.tensor(x.astype(dtype)), 1, dim=1).tolist() == rows

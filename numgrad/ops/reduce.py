@@ -504,8 +504,6 @@ def _norm_forward(x, dims, keepdim, kshape, p):
         out = np.amin(a, axis=dims, keepdims=keepdim, initial=math.inf)
     elif p == 0:
         out = np.sum(a != 0, axis=dims, keepdims=keepdim)
-    elif p == 1:
-        out = np.sum(a, axis=dims, keepdims=keepdim)
     elif p == 2:
         out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
     else:
@@ -514,7 +512,8 @@ def _norm_forward(x, dims, keepdim, kshape, p):
 
 
 # Note [p-norms as torch's NormOps]
-# torch's vector norm for any other p adds |x| ** p one element after another in the input's type
+# torch's vector norm for p = 1 adds |x| one element after another; for any p but 0, 2 and inf it
+# adds |x| ** p one element after another in the input's type
 # (binary_kernel_reduce), then raises the sum to 1 / p (that quotient in the input's type too),
 # with C's pow. So: a sequential accumulate, not NumPy's pairwise sum; and C's pow, which NumPy's
 # power is not (its SIMD power differs in the last bit): float32 takes the float64 power rounded
@@ -568,10 +567,13 @@ def _p_norm(a, dims, keepdim, p):
         [a.shape[d] for d in kept] + [count])
     if count == 1:          # torch's reduction of one element is that element: |x|
         out = rows[..., 0]
+    elif count == 0:
+        out = np.zeros(rows.shape[:-1], dtype)
+    elif p == 1:            # torch's NormOneOps: the magnitudes added in the same way
+        out = _sequential_sum(rows, dtype)
     else:
-        total = (_sequential_sum(_c_pow(rows, p), dtype) if count
-                 else np.zeros(rows.shape[:-1], dtype))
-        out = _c_pow(np.asarray(total, dtype), dtype.type(1) / dtype.type(p))
+        total = np.asarray(_sequential_sum(_c_pow(rows, p), dtype))
+        out = _c_pow(total, dtype.type(1) / dtype.type(p))
     if keepdim:
         out = out.reshape([1 if d in reduced else n for d, n in enumerate(a.shape)])
     return out
