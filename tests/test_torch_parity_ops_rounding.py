@@ -378,3 +378,18 @@ def test_one_norm_adds_magnitudes_in_order():
     }
     for dtype, rows in expected.items():
         assert ng.linalg.vector_norm(ng.tensor(x.astype(dtype)), 1, dim=1).tolist() == rows
+
+
+def test_adafactor_mean_squares_are_torchs_squared_norms():
+    # torch's _single_tensor_adafactor: row_mean = norm(grad, dim=-1).square_().div_(size), not
+    # (grad * grad).mean(-1); at step 1 (1 - beta2_t = 1) the factor is that mean itself
+    grad = np.random.default_rng(3).standard_normal((6, 33)).astype(np.float32)
+    w = ng.nn.Parameter(ng.zeros(6, 33))
+    w.grad = ng.tensor(grad)
+    opt = ng.optim.Adafactor([w])
+    opt.step()
+    g = ng.tensor(grad)
+    np.testing.assert_array_equal(opt.state[w]["row_var"].numpy(),
+                                  (g.norm(dim=-1, keepdim=True) ** 2 / 33).numpy())
+    np.testing.assert_array_equal(opt.state[w]["col_var"].numpy(),
+                                  (g.norm(dim=-2, keepdim=True) ** 2 / 6).numpy())
