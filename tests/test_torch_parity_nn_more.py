@@ -528,3 +528,18 @@ def test_losses_with_targets_of_another_dtype():
     _raises(ValueError, "Using a target size (numgrad.Size([1, 2])) that is different to the "
             "input size (numgrad.Size([2, 2])) is deprecated. Please ensure they have the same "
             "size.", F.binary_cross_entropy, x32.sigmoid(), t64[:1])
+
+
+def test_ctc_and_multi_margin_refusals():
+    target, lengths = ng.tensor([[1]]), (ng.tensor([3]), ng.tensor([1]))
+    # torch 2.13 adds a batch dim to log_probs that are not 3-D before it checks them
+    _raises(RuntimeError, "Expected 3-dimensional tensor, but got 5-dimensional tensor for "
+            "argument #1 'log_probs' (while checking arguments for ctc_loss_allocate_outputs)",
+            F.ctc_loss, ng.ones(3, 1, 2, 1), target, *lengths)
+    _raises(RuntimeError, "Expected 1 to 2 dimensions, but got 3-dimensional tensor for argument "
+            "#2 'targets' (while checking arguments for ctc_loss_allocate_outputs)", F.ctc_loss,
+            ng.ones(3, 1, 2), ng.tensor([[[1]]]), *lengths, blank=5)
+    _raises(RuntimeError, "blank must be in label range", F.ctc_loss, ng.ones(3, 1, 2), target,
+            ng.tensor([3]), ng.tensor([-1]), blank=5)
+    _raises(RuntimeError, "Expected non-empty vector or matrix with optional 0-dim batch size, "
+            "but got: [2, 3, 1]", F.multi_margin_loss, ng.ones(2, 3, 1), ng.tensor([0, 1]))

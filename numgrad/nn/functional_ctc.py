@@ -115,9 +115,20 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     reduction = _reduction(None, None, reduction)
     unbatched = log_probs.ndim == 2
     if unbatched:
-        log_probs = log_probs.unsqueeze(1)
         targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
-    frames, batch, _ = log_probs.shape
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if log_probs.ndim != 3:
+        # torch adds the batch dim to any log_probs that is not 3-D before it checks
+        if not unbatched:
+            raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.ndim + 1}-"
+                               f"dimensional tensor for argument #1 'log_probs' {where}")
+        log_probs = log_probs.unsqueeze(1)
+    if targets.ndim not in (1, 2):
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.ndim}-dimensional "
+                           f"tensor for argument #2 'targets' {where}")
+    frames, batch, classes = log_probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
     lengths = _integers(input_lengths)
     target_lengths = _integers(target_lengths)
     _check_lengths(targets, lengths, target_lengths, frames, batch)

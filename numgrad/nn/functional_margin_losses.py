@@ -144,6 +144,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
+    if not (input.ndim == 0 or (input.ndim in (1, 2) and input.shape[-1] != 0)):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
     rows = input.reshape(1, -1) if input.ndim <= 1 else input
     count, classes = rows.shape
     index = np.asarray(target._data if isinstance(target, Tensor) else target).reshape(-1)
