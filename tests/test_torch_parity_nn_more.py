@@ -543,3 +543,20 @@ def test_ctc_and_multi_margin_refusals():
             ng.tensor([3]), ng.tensor([-1]), blank=5)
     _raises(RuntimeError, "Expected non-empty vector or matrix with optional 0-dim batch size, "
             "but got: [2, 3, 1]", F.multi_margin_loss, ng.ones(2, 3, 1), ng.tensor([0, 1]))
+
+
+# ---- activations ----------------------------------------------------------------------------------
+def test_hard_activations_at_infinities_and_nan():
+    x = ng.tensor([float("inf"), float("-inf"), float("nan"), -3.0, 3.0, -1.0],
+                  requires_grad=True)
+    # torch 2.13: NaN takes its kernels' else branch; no 0 * inf in the gradients
+    y = F.hardswish(x)
+    np.testing.assert_allclose(y.detach().numpy(), [np.inf, np.nan, np.nan, -0.0, 3.0,
+                                                    -1.0 / 3.0], rtol=1e-6)
+    assert np.signbit(y.detach().numpy()[3])
+    (g,) = ng.autograd.grad(y.sum(), x)
+    np.testing.assert_allclose(g.numpy(), [1.0, 0.0, 1.0, 0.0, 1.0, 1.0 / 6.0], rtol=1e-6)
+    y = F.hardsigmoid(x)
+    np.testing.assert_array_equal(y.detach().numpy()[:5], [1.0, 0.0, np.nan, 0.0, 1.0])
+    (g,) = ng.autograd.grad(y.sum(), x)
+    np.testing.assert_allclose(g.numpy(), [0.0, 0.0, 0.0, 0.0, 0.0, 1.0 / 6.0], rtol=1e-6)
