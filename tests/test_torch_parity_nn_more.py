@@ -560,3 +560,24 @@ def test_hard_activations_at_infinities_and_nan():
     np.testing.assert_array_equal(y.detach().numpy()[:5], [1.0, 0.0, np.nan, 0.0, 1.0])
     (g,) = ng.autograd.grad(y.sum(), x)
     np.testing.assert_allclose(g.numpy(), [0.0, 0.0, 0.0, 0.0, 0.0, 1.0 / 6.0], rtol=1e-6)
+
+
+# ---- padding --------------------------------------------------------------------------------------
+def test_reflection_and_replication_padding_refusals():
+    _raises(RuntimeError, "Expected 2D or 3D (batch mode) tensor with possibly 0 batch size and "
+            "other non-zero dimensions for input, but got: [2, 0, 4]", F.pad, ng.ones(2, 0, 4),
+            (1, 1), mode="reflect")
+    _raises(RuntimeError, "Expected 4D or 5D (batch mode) tensor with possibly 0 batch size and "
+            "other non-zero dimensions for input, but got: [1, 0, 3, 4]", F.pad,
+            ng.ones(1, 0, 3, 4), (1, 1, 1, 1, 1, 1), mode="replicate")
+    assert F.pad(ng.ones(0, 2, 3, 4), (1, 1, 1, 1), mode="reflect").shape == (0, 2, 5, 6)
+    # torch 2.13: 1-D outputs must keep an element; 2-D and 3-D ones may be empty, not negative
+    _raises(RuntimeError, "input (W: 4) is too small. Calculated output W: 0", F.pad,
+            ng.ones(2, 3, 4), (-2, -2), mode="replicate")
+    assert F.pad(ng.ones(2, 3, 4), (-2, -2, 0, 0), mode="reflect").shape == (2, 3, 0)
+    _raises(RuntimeError, "Trying to create tensor with negative dimension -1: [2, 3, -1]",
+            F.pad, ng.ones(2, 3, 4), (-3, -2, 0, 0), mode="replicate")
+    _raises(RuntimeError, "numel: integer multiplication overflow", F.pad, ng.ones(2, 3, 4),
+            (-3, -2, 0, 0), mode="reflect")
+    _raises(TypeError, "pad(): argument 'pad' (position 2) must be tuple of ints, but found "
+            "element of type float at pos 0", F.pad, ng.ones(2, 3, 4), (1.5, 1))
