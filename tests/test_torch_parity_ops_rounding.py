@@ -393,3 +393,46 @@ def test_adafactor_mean_squares_are_torchs_squared_norms():
                                   (g.norm(dim=-1, keepdim=True) ** 2 / 33).numpy())
     np.testing.assert_array_equal(opt.state[w]["col_var"].numpy(),
                                   (g.norm(dim=-2, keepdim=True) ** 2 / 6).numpy())
+
+
+# torch 2.13: ops without a Scalar overload refuse a number, naming the argument's position (the
+# method's self not counted)
+NUMBER_REFUSALS = [
+    ("maximum", "other"), ("minimum", "other"), ("atan2", "other"), ("arctan2", "other"),
+    ("hypot", "other"), ("logaddexp", "other"), ("logaddexp2", "other"), ("ldexp", "other"),
+    ("nextafter", "other"), ("fmax", "other"), ("fmin", "other"), ("heaviside", "values"),
+    ("logical_and", "other"), ("logical_xor", "other"), ("dist", "other"), ("gcd", "other"),
+    ("isclose", "other"), ("allclose", "other"), ("equal", "other"), ("dot", "tensor"),
+    ("outer", "vec2"), ("kron", "other"), ("cross", "other"),
+]
+
+
+@pytest.mark.parametrize("op, argument", NUMBER_REFUSALS)
+def test_ops_without_scalar_overloads_refuse_numbers(op, argument):
+    x = ng.tensor([1.5, 2.0])
+    with pytest.raises(TypeError) as error:
+        getattr(ng, op)(x, 2)
+    assert str(error.value) == f"{op}(): argument '{argument}' (position 2) must be Tensor, not int"
+    with pytest.raises(TypeError) as error:
+        getattr(x, op)(2.5)
+    assert str(error.value) == (f"{op}(): argument '{argument}' (position 1) must be Tensor, not "
+                                f"float")
+
+
+def test_addcmul_names_the_operand_that_is_no_tensor():
+    x = ng.ones(2)
+    with pytest.raises(TypeError) as error:
+        x.addcmul(x, 2)
+    assert str(error.value) == "addcmul(): argument 'tensor2' (position 2) must be Tensor, not int"
+    with pytest.raises(TypeError) as error:
+        ng.addcdiv(x, 2, x)
+    assert str(error.value) == "addcdiv(): argument 'tensor1' (position 2) must be Tensor, not int"
+    # the operators of bool tensors still take numbers, as torch's
+    assert (ng.tensor([True, False]) & True).tolist() == [True, False]
+
+
+def test_ldexp_promotes_as_torchs_product():
+    # torch 2.13: input * pow(2.0, other), an int32 input times a 0-d float64 power is float64
+    out = ng.ldexp(ng.tensor([3, -2], dtype=ng.int32), ng.tensor(0.5, dtype=ng.float64))
+    assert out.dtype == ng.float64
+    assert out.tolist() == [4.242640687119286, -2.8284271247461903]

@@ -19,6 +19,7 @@ from . import fmath as F
 from .fused import fma
 from .registry import OpDef
 from .shape import keeps_layout
+from .tensor_operands import tensor_operand
 from .untracked import untracked
 
 _LN2 = math.log(2.0)
@@ -654,16 +655,19 @@ def rpow(x, base):
     return _int_or_float_power(b, a)
 
 
-def atan2(x, y):
-    return apply(ATAN2, _float_operands(x, y))
+@tensor_operand()
+def atan2(input, other):
+    return apply(ATAN2, _float_operands(input, other))
 
 
-def maximum(x, y):
-    return apply(MAXIMUM, operands(x, y))
+@tensor_operand()
+def maximum(input, other):
+    return apply(MAXIMUM, operands(input, other))
 
 
-def minimum(x, y):
-    return apply(MINIMUM, operands(x, y))
+@tensor_operand()
+def minimum(input, other):
+    return apply(MINIMUM, operands(input, other))
 
 
 def clamp(x, min=None, max=None):
@@ -861,7 +865,12 @@ def _compare(op):
 
 
 eq, ne, lt, le, gt, ge = (_compare(op) for op in (EQ, NE, LT, LE, GT, GE))
-logical_and, logical_or, logical_xor = (_compare(op) for op in (LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR))
+# the operators & | ^ of bool tensors take numbers too (bitwise_and's Scalar overload); the
+# public logical_* do not
+_logical_and, _logical_or, _logical_xor = (_compare(op)
+                                           for op in (LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR))
+logical_and, logical_or, logical_xor = (tensor_operand()(op)
+                                        for op in (_logical_and, _logical_or, _logical_xor))
 greater, less, greater_equal, less_equal, equal_ = gt, lt, ge, le, eq
 
 
@@ -885,9 +894,9 @@ def _bitwise(logical, numpy_fn, kernel):
     return fn
 
 
-bitwise_and = _bitwise(logical_and, np.bitwise_and, "bitwise_and_cpu")
-bitwise_or = _bitwise(logical_or, np.bitwise_or, "bitwise_or_cpu")
-bitwise_xor = _bitwise(logical_xor, np.bitwise_xor, "bitwise_xor_cpu")
+bitwise_and = _bitwise(_logical_and, np.bitwise_and, "bitwise_and_cpu")
+bitwise_or = _bitwise(_logical_or, np.bitwise_or, "bitwise_or_cpu")
+bitwise_xor = _bitwise(_logical_xor, np.bitwise_xor, "bitwise_xor_cpu")
 
 
 def bitwise_not(x):

@@ -21,6 +21,7 @@ from .elementwise import (_binary, _float_input, _promoted, _quiet, _tensor_resu
                           _unary_fn, constant, d_identity, d_zero, operands, refuse_bool_clamp,
                           torch_maximum, torch_minimum, torch_sign)
 from .registry import OpDef
+from .tensor_operands import tensor_operand
 from .untracked import untracked
 
 _LN2 = math.log(2.0)
@@ -253,14 +254,16 @@ def _floating_only(x, y, kernel):
     return a, b
 
 
-def hypot(x, y):
-    """sqrt(x**2 + y**2) without overflow."""
-    return apply(HYPOT, _floating_only(x, y, "hypot_cpu"))
+@tensor_operand()
+def hypot(input, other):
+    """sqrt(input**2 + other**2) without overflow."""
+    return apply(HYPOT, _floating_only(input, other, "hypot_cpu"))
 
 
-def logaddexp(x, y):
-    """log(exp(x) + exp(y)) without overflow."""
-    return apply(LOGADDEXP, _floating_only(x, y, "logaddexp_cpu"))
+@tensor_operand()
+def logaddexp(input, other):
+    """log(exp(input) + exp(other)) without overflow."""
+    return apply(LOGADDEXP, _floating_only(input, other, "logaddexp_cpu"))
 
 
 # dtypes as torch's messages from C++ name them (caffe2::TypeMeta)
@@ -327,6 +330,7 @@ def lerp(start, end, weight):
     return out
 
 
+@tensor_operand("tensor1", "tensor2")
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2."""
     x, y, z = _three(input, tensor1, tensor2)
@@ -340,6 +344,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return out
 
 
+@tensor_operand("tensor1", "tensor2")
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2 (floating tensors only, as torch)."""
     x, y, z = _three(input, tensor1, tensor2)

@@ -21,6 +21,7 @@ from .elementwise import (_binary, _float_operands, _quiet, _unary, _unary_fn, c
                           ge, mul, ne, neg, operands, pow, rpow, special_fn, sub)
 from .elementwise import where as _where
 from .inplace import apply_inplace
+from .tensor_operands import tensor_operand
 from .untracked import untracked
 
 _PI = math.pi
@@ -125,13 +126,6 @@ def _dtype_of(v):
     return (v if isinstance(v, np.ndarray) else v._data).dtype
 
 
-def _tensor_other(fn_name, other, argument="other"):
-    """torch's TypeError for ops whose second operand must be a Tensor."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"{fn_name}(): argument '{argument}' (position 2) must be Tensor, not "
-                        f"{type(other).__name__}")
-
-
 def _float_only(fn_name, a):
     """torch's refusal of integer and bool operands (the op has no such kernel)."""
     dtype = _dtype_of(a)
@@ -161,9 +155,9 @@ def xlogy(input, other):
     return apply(XLOGY, (a, b))
 
 
+@tensor_operand()
 def logaddexp2(input, other):
     """log2(2**input + 2**other) without overflow; floating tensors only, as torch."""
-    _tensor_other("logaddexp2", other)
     a, b = operands(input, other)
     _float_only("logaddexp2", a)
     return apply(LOGADDEXP2, (a, b))
@@ -180,7 +174,6 @@ def copysign(input, other):
 
 def _nan_ignoring(op, np_fn):
     def fn(input, other):
-        _tensor_other(op.name, other)
         a, b = operands(input, other)
         if not dtypes.is_floating(_dtype_of(a)):
             return untracked(np_fn, a._data, b._data)      # integers and bools keep their dtype
@@ -188,17 +181,17 @@ def _nan_ignoring(op, np_fn):
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise {op.name[1:]}imum that ignores NaN (NaN only where both are); "
                   f"the gradient goes to the side that is the result ({op.node_name}).")
-    return fn
+    return tensor_operand()(fn)
 
 
 fmax = _nan_ignoring(FMAX, np.fmax)
 fmin = _nan_ignoring(FMIN, np.fmin)
 
 
+@tensor_operand()
 def nextafter(input, other):
     """The next floating value after input toward other (other itself where they are equal).
     As torch, input's gradient is g, zero where input == other; other's is zero."""
-    _tensor_other("nextafter", other)
     a, b = operands(input, other)
     _float_only("nextafter", a)
     return apply(NEXTAFTER, (a, b))
@@ -221,11 +214,11 @@ def signbit(input):
     return untracked(np.signbit, input._data)
 
 
+@tensor_operand("values")
 def heaviside(input, values):
     """0 where input < 0, values where input == 0, 1 where input > 0 (NaN gives 0); the operands
     must have one dtype. torch records it without a derivative: a backward through it raises."""
     from .not_implemented import without_derivative
-    _tensor_other("heaviside", values, "values")
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return without_derivative("heaviside", lambda x, v: untracked(_heaviside, x._data, v._data),

@@ -8,6 +8,7 @@ from .named import named
 from .registry import OpDef
 from .untracked import untracked
 from .shape import UNSAFE_VIEW
+from .tensor_operands import tensor_operand
 
 
 def _mm_vjp(ctx, g):
@@ -263,6 +264,7 @@ def _mv_error(rows, cols, n):
     raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({n})")
 
 
+@tensor_operand("tensor")
 def dot(x, y):
     if x._data.ndim != 1 or y._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {x._data.ndim}D and {y._data.ndim}D tensors")
@@ -276,6 +278,7 @@ def mv(x, y):
     return matmul(x, y)
 
 
+@tensor_operand("vec2")
 def outer(x, y):
     for name, t in (("self", x), ("vec2", y)):
         if t._data.ndim != 1:
