@@ -581,3 +581,18 @@ def test_reflection_and_replication_padding_refusals():
             (-3, -2, 0, 0), mode="reflect")
     _raises(TypeError, "pad(): argument 'pad' (position 2) must be tuple of ints, but found "
             "element of type float at pos 0", F.pad, ng.ones(2, 3, 4), (1.5, 1))
+
+
+# ---- convolutions of one sample --------------------------------------------------------------------
+@pytest.mark.parametrize("conv, x, w", [(F.conv3d, (2, 3, 3, 3), (3, 2, 2, 2, 2)),
+                                        (F.conv_transpose1d, (2, 5), (2, 3, 2)),
+                                        (F.conv_transpose3d, (2, 3, 3, 3), (2, 3, 2, 2, 2))])
+def test_unbatched_convolutions_squeeze_torchs_node(conv, x, w):
+    y = conv(ng.ones(*x, requires_grad=True), ng.ones(*w, requires_grad=True),
+             ng.ones(3, requires_grad=True))
+    # torch 2.13: SqueezeBackward1 -> ConvolutionBackward0 -> (UnsqueezeBackward0, weight, bias)
+    assert y.grad_fn.name() == "SqueezeBackward1"
+    node = y.grad_fn.next_functions[0][0]
+    assert node.name() == "ConvolutionBackward0"
+    assert [f.name() for f, _ in node.next_functions] == [
+        "UnsqueezeBackward0", "torch::autograd::AccumulateGrad", "torch::autograd::AccumulateGrad"]
