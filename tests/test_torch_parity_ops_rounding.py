@@ -436,3 +436,12 @@ def test_ldexp_promotes_as_torchs_product():
     out = ng.ldexp(ng.tensor([3, -2], dtype=ng.int32), ng.tensor(0.5, dtype=ng.float64))
     assert out.dtype == ng.float64
     assert out.tolist() == [4.242640687119286, -2.8284271247461903]
+
+
+def test_xlogy_of_a_number_takes_its_correctly_rounded_log():
+    # torch 2.13: log(7) in float32 is 1.9459101 (C's logf; NumPy's float32 log gives 1.9459102)
+    x = ng.tensor([0.75, -2.5, 3.125, 1.0, 0.0, -0.3])
+    expected = [1.459432601928711, -4.86477518081665, 6.080968856811523, 1.945910096168518, 0.0,
+                -0.5837730765342712]
+    assert x.xlogy(7).tolist() == expected
+    assert x.xlogy(ng.tensor(7.0)).tolist() == expected

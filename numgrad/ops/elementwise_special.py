@@ -80,8 +80,10 @@ def _sinc(x):
 
 @_quiet
 def _xlogy(x, y):
-    # 0 where x is 0 (even where log(y) is infinite), unless y is NaN
-    return np.where((x == 0) & (y == y), x.dtype.type(0), x * np.log(y))
+    # 0 where x is 0 (even where log(y) is infinite), unless y is NaN. torch takes a single y
+    # (a number, a 0-d tensor) through C's log, rounded once; NumPy's float32 log is not
+    log_y = np.log(y.astype(np.float64)).astype(y.dtype) if y.size == 1 else np.log(y)
+    return np.where((x == 0) & (y == y), x.dtype.type(0), x * log_y)
 
 
 def _scaled(factor):
