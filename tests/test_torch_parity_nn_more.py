@@ -596,3 +596,25 @@ def test_unbatched_convolutions_squeeze_torchs_node(conv, x, w):
     assert node.name() == "ConvolutionBackward0"
     assert [f.name() for f, _ in node.next_functions] == [
         "UnsqueezeBackward0", "torch::autograd::AccumulateGrad", "torch::autograd::AccumulateGrad"]
+
+
+def test_sdpa_names_torchs_cpu_flash_node():
+    q = ng.ones(2, 2, 3, 4, requires_grad=True)
+    kv = ng.ones(2, 2, 5, 4, requires_grad=True)
+    # torch 2.13 on the CPU: 4-D inputs of one batch and head size, no dropout, take its flash
+    # kernel (one node over query, key and value), masks and is_causal included
+    for kwargs in ({}, {"is_causal": True}, {"attn_mask": ng.ones(3, 5, dtype=ng.bool)}):
+        y = F.scaled_dot_product_attention(q, kv, kv, **kwargs)
+        assert y.grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+        assert len(y.grad_fn.next_functions) == 3
+    # the others take the composite
+    assert F.scaled_dot_product_attention(q[0], kv[0], kv[0]).grad_fn.name() == \
+        "UnsafeViewBackward0"
+    assert F.scaled_dot_product_attention(q, kv[:1], kv[:1]).grad_fn.name() == \
+        "UnsafeViewBackward0"
+    _raises(RuntimeError, "The size of tensor a (4) must match the size of tensor b (2) at "
+            "non-singleton dimension 1", F.scaled_dot_product_attention, ng.ones(2, 4, 3, 4),
+            ng.ones(2, 2, 5, 4), ng.ones(2, 2, 5, 4))
+    lp = ng.ones(3, 2, 3).log_softmax(2)
+    _raises(RuntimeError, "input_lengths must be of size batch_size", F.ctc_loss, lp,
+            ng.tensor([[1], [1]]), ng.tensor([3, 3, 3]), ng.tensor([1, 1]))

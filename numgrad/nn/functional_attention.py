@@ -13,6 +13,8 @@ import numpy as np
 
 from .. import dtypes
 from ..ops import elementwise as _E
+from ..ops.linalg import infer_size_error
+from ..ops.named import named
 from ..tensor import Tensor
 from . import functional as F
 
@@ -114,9 +116,16 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     tensor([[2.]])
     """
     _check_inputs(query, key, value, attn_mask, is_causal)
+    flash = _flash_on_cpu(query, key, value, dropout_p, enable_gqa)
+    given = (query, key, value)
     if enable_gqa:
         key, value = _repeat_heads(query, key), _repeat_heads(query, value)
     length, source = query.shape[-2], key.shape[-2]
+    for other in (key, value):
+        try:
+            np.broadcast_shapes(query.shape[:-2], other.shape[:-2])
+        except ValueError:
+            infer_size_error(query.shape[:-2], other.shape[:-2])     # torch's words
     batch_shape = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     _check_bmm(batch_shape, query.shape[-1], key.shape[-1])
     _check_bmm(batch_shape, source, value.shape[-2])
@@ -137,4 +146,21 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             raise RuntimeError(f"dropout probability has to be between 0 and 1, but got "
                                f"{dropout_p}")
         weights = F.dropout(weights, dropout_p)
-    return weights.matmul(value)
+    out = weights.matmul(value)
+    if flash:
+        # torch's one node for its CPU flash kernel, over the tensors given
+        out = named(out, "ScaledDotProductFlashAttentionForCpuBackward0", given[0], given[1],
+                    inputs=given, view_of_intermediate=True)
+    return out
+
+
+def _flash_on_cpu(query, key, value, dropout_p, enable_gqa):
+    """Whether torch's CPU dispatch picks its flash kernel: 4-D inputs of one batch and one head
+    size (heads may differ only under enable_gqa), no dropout."""
+    if not (query.ndim == key.ndim == value.ndim == 4) or dropout_p > 0.0:
+        return False
+    if not query.shape[-1] == key.shape[-1] == value.shape[-1]:
+        return False
+    if not query.shape[0] == key.shape[0] == value.shape[0]:
+        return False
+    return enable_gqa or query.shape[1] == key.shape[1] == value.shape[1]

@@ -79,6 +79,10 @@ def _padded_targets(targets, target_lengths, batch):
 def _check_lengths(targets, lengths, target_lengths, frames, batch):
     """torch's ctc_loss_allocate_outputs checks, in its order and words."""
     where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if lengths.size != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if target_lengths.size != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
     for length in target_lengths:
         if length < 0:
             raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value "
