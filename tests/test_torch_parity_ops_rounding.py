@@ -445,3 +445,11 @@ def test_xlogy_of_a_number_takes_its_correctly_rounded_log():
                 -0.5837730765342712]
     assert x.xlogy(7).tolist() == expected
     assert x.xlogy(ng.tensor(7.0)).tolist() == expected
+
+
+def test_addcmul_double_backward_scales_through_the_scalar_overload():
+    # torch 2.13: grad * (tensor2 * value), the scaling a MulBackward1
+    x, y, z = (ng.tensor(v, requires_grad=True) for v in ([0.5, 1.5], [2.0, -1.0], [1.0, 3.0]))
+    g, = ng.autograd.grad(ng.addcmul(x, y, z, value=0.3).sum(), y, create_graph=True)
+    assert _names(g.grad_fn, 2) == ("MulBackward0", [None, ("MulBackward1",
+                                                            ["torch::autograd::AccumulateGrad"])])

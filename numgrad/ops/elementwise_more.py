@@ -64,8 +64,8 @@ def d_lerp_tensor_weight(g, x, y): return g * (y - x)
 # op's formulas from the module of its first one
 def d_input(g): return g
 # grouped as torch's derivatives.yaml groups them: float32 gradients round as there
-def d_addcmul_y(g, z, value): return g * (z * value)
-def d_addcmul_z(g, y, value): return g * (y * value)
+def d_addcmul_y(g, z, value): return g * F.mul_scalar(z, value)
+def d_addcmul_z(g, y, value): return g * F.mul_scalar(y, value)
 def d_addcdiv_y(g, z, value): return g * (value / z)
 def d_addcdiv_z(g, y, z, value): return -g * (value * y / (z * z))
 def d_clamp_min(g, x, lo): return F.select(x >= lo, g, 0.0)
