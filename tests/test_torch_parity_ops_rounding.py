@@ -453,3 +453,31 @@ def test_addcmul_double_backward_scales_through_the_scalar_overload():
     g, = ng.autograd.grad(ng.addcmul(x, y, z, value=0.3).sum(), y, create_graph=True)
     assert _names(g.grad_fn, 2) == ("MulBackward0", [None, ("MulBackward1",
                                                             ["torch::autograd::AccumulateGrad"])])
+
+
+@pytest.mark.parametrize("op, shapes, dim, names", [
+    ("cat", [(2, 3), (4, 3)], 0, ["SliceBackward0", "SliceBackward0"]),
+    ("cat", [(2, 3), (0,), (1, 3)], 0, ["SliceBackward0", None, "SliceBackward0"]),
+    ("stack", [(2, 3), (2, 3)], 1, ["SelectBackward0", "SelectBackward0"]),
+])
+def test_cat_and_stack_are_undone_by_slices_and_selects(op, shapes, dim, names):
+    # torch 2.13 under create_graph: each input's gradient is g.slice (cat) or g.select (stack)
+    # along dim; an empty (0,) input's is zeros with no history
+    xs = [ng.tensor(np.arange(np.prod(s), dtype=float).reshape(s) + k, requires_grad=True)
+          for k, s in enumerate(shapes)]
+    y = getattr(ng, op)(xs, dim)
+    weights = ng.tensor(np.arange(y.numel(), dtype=float).reshape(y.shape))
+    grads = ng.autograd.grad((y * y * weights).sum(), xs, create_graph=True)
+    assert [None if g.grad_fn is None else g.grad_fn.name() for g in grads] == names
+    for x, g in zip(xs, grads):
+        assert g.shape == x.shape
+
+
+def test_stack_gradient_along_an_inner_dim():
+    a, b = (ng.tensor(np.arange(6.0).reshape(2, 3) + k, requires_grad=True) for k in (0, 10))
+    y = ng.stack([a, b], 1)
+    weights = ng.tensor(np.arange(12.0).reshape(2, 2, 3))
+    ga, gb = ng.autograd.grad((y * weights).sum(), (a, b), create_graph=True)
+    # torch 2.13: a's is weights[:, 0], b's weights[:, 1]
+    assert ga.tolist() == [[0.0, 1.0, 2.0], [6.0, 7.0, 8.0]]
+    assert gb.tolist() == [[3.0, 4.0, 5.0], [9.0, 10.0, 11.0]]

@@ -4,6 +4,7 @@ repeat and constant padding.
 Views share their base's version counter, as in torch: an in-place change through one is seen
 by the saved-value checks of the other.
 """
+import math
 import operator
 
 import numpy as np
@@ -621,12 +622,37 @@ def _blocks_vjp(ctx, g):
     return grads
 
 
+def _stack_vjp(ctx, g):
+    """torch's stack backward: input k's gradient is g.select(dim, k) (SelectBackward0)."""
+    shape, n, outer = g._data.shape, len(ctx.in_shapes), int(ctx.ints[0])
+    dim = next(d for d in range(len(shape)) if shape[d] == n and math.prod(shape[:d]) == outer
+               and shape[:d] + shape[d + 1:] == tuple(ctx.in_shapes[0]))
+    return [select_along(g, dim, k) if ctx.needs_input_grad[k] else None for k in range(n)]
+
+
+def _cat_vjp(ctx, g):
+    """torch's cat backward: input k's gradient is its slice of g along dim (SliceBackward0); an
+    empty (0,) input gets zeros with no history."""
+    shape = g._data.shape
+    joined = [tuple(s) for s in ctx.in_shapes if tuple(s) != (0,)]
+    dim = next((d for s in joined for d in range(len(shape)) if s[d] != shape[d]), 0)
+    grads, start = [], 0
+    for k, s in enumerate(ctx.in_shapes):
+        if tuple(s) == (0,):
+            grads.append(Tensor._make(np.zeros(0, g._data.dtype), False))
+            continue
+        grads.append(slice_along(g, dim, start, start + s[dim]) if ctx.needs_input_grad[k]
+                     else None)
+        start += s[dim]
+    return grads
+
+
 def _blocks_meta(dim, outer, widths):
     return (outer, sum(widths), *widths), ()
 
 
 STACK = OpDef("stack", lambda *xs, dim, outer, widths: np.stack(xs, axis=dim), n_in=None,
-              node_name="StackBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta,
+              node_name="StackBackward0", kernel="stack_bwd", vjp=_stack_vjp, meta=_blocks_meta,
               list_input=True)
 def _cat_forward(*xs, dim, outer, widths):
     # legacy empty (0,) inputs take no part (cat below)
@@ -634,7 +660,7 @@ def _cat_forward(*xs, dim, outer, widths):
 
 
 CAT = OpDef("cat", _cat_forward, n_in=None,
-            node_name="CatBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta,
+            node_name="CatBackward0", kernel="stack_bwd", vjp=_cat_vjp, meta=_blocks_meta,
             list_input=True)
 
 
