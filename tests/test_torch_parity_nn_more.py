@@ -618,3 +618,35 @@ def test_sdpa_names_torchs_cpu_flash_node():
     lp = ng.ones(3, 2, 3).log_softmax(2)
     _raises(RuntimeError, "input_lengths must be of size batch_size", F.ctc_loss, lp,
             ng.tensor([[1], [1]]), ng.tensor([3, 3, 3]), ng.tensor([1, 1]))
+
+
+def _names(node):
+    """Every node name in the graph below node."""
+    todo, names = [(node, 0)], set()
+    while todo:
+        node, depth = todo.pop()
+        if node is None or depth > 12:
+            continue
+        names.add(node.name())
+        todo.extend((f, depth + 1) for f, _ in node.next_functions)
+    return names
+
+
+def test_composites_have_torchs_inner_nodes():
+    x = ng.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=ng.float32, requires_grad=True)
+    # torch 2.13: each norm cloned, then clamped in place outside the graph; no expand of
+    # inputs of one shape
+    names = _names(F.cosine_similarity(x, x * 2).grad_fn)
+    assert "CloneBackward0" in names and not names & {"AddBackward0", "ExpandBackward0"}
+    # the math attention's softmax is _safe_softmax's node
+    assert "SafeSoftmaxBackward0" in _names(F.scaled_dot_product_attention(x[None], x[None],
+                                                                           x[None]).grad_fn)
+    # (input - target) ** 2
+    assert "PowBackward0" in _names(F.gaussian_nll_loss(x, ng.ones(3, 4), ng.ones(3, 4)).grad_fn)
+    # local_response_norm pools the squares with avg_pool3d and views them back
+    names = _names(F.local_response_norm(x.reshape(1, 3, 2, 2), 2).grad_fn)
+    assert {"AvgPool3DBackward0", "ConstantPadNdBackward0", "ViewBackward0"} <= names
+    assert "PermuteBackward0" not in names
+    # circular padding copies the input sliced once per padded dim (no alias)
+    names = _names(F.pad(x.reshape(1, 3, 4), (1, 2), mode="circular").grad_fn)
+    assert "SliceBackward0" in names and "AliasBackward0" not in names

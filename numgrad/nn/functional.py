@@ -224,11 +224,14 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if not dtypes.is_floating(common):
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{dtypes.scalar_type_name(common)}")
-    # both in the common dtype, as torch's
-    x1, x2 = x1.to(common).broadcast_to(shape), x2.to(common).broadcast_to(shape)
-    n1, n2 = x1.norm(2, dim, keepdim=True), x2.norm(2, dim, keepdim=True)
-    n1 = n1 + (n1.detach().clamp(min=eps) - n1.detach())
-    n2 = n2 + (n2.detach().clamp(min=eps) - n2.detach())
+    # both in the common dtype and shape (expanded only where it differs), as torch's
+    x1, x2 = (x if tuple(x.shape) == shape else x.broadcast_to(shape)
+              for x in (x1.to(common), x2.to(common)))
+    # torch's graph: each norm cloned, then clamped in place outside the graph
+    n1, n2 = x1.norm(2, dim, keepdim=True).clone(), x2.norm(2, dim, keepdim=True).clone()
+    with grad_mode.no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
@@ -404,7 +407,7 @@ def pad(input, pad, mode="constant", value=None):
         if mode == "circular" and input.shape[dim] + left + right < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
     if mode == "circular":
-        return pad_circular(input, widths)
+        return pad_circular(input, widths, dims)
     _check_padded_size(input, widths, dims, mode)
     # negative amounts crop, as torch: the input padded whole, then cropped
     grow = [(max(left, 0), max(right, 0)) for left, right in widths]

@@ -95,8 +95,11 @@ def _safe_softmax(scores):
     backward (0 * nan would still be nan)."""
     dead = (scores.detach() == -math.inf).all(-1, keepdim=True)
     if not bool(dead.any()):
-        return F.softmax(scores, -1)
-    return _E.where(dead, 0.0, F.softmax(_E.where(dead, 0.0, scores), -1))
+        weights = F.softmax(scores, -1)
+    else:
+        weights = _E.where(dead, 0.0, F.softmax(_E.where(dead, 0.0, scores), -1))
+    # torch's one node, _safe_softmax's
+    return named(weights, "SafeSoftmaxBackward0", inputs=(scores,))
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,

@@ -591,7 +591,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     held = var.detach()
     var = var + (held.clamp(min=eps) - held)
     diff = input - _as_tensor(target, input)
-    loss = (_E.log(var) + diff * diff / var) * 0.5
+    loss = (_E.log(var) + diff ** 2 / var) * 0.5
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)

@@ -20,6 +20,8 @@ from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 from ..tensor import Tensor
 from .functional_activation import float_kernel
+from .functional_conv import avg_pool2d
+from .functional_pool3d import avg_pool3d
 from .kernel_dtypes import check_kernel_dtype
 
 
@@ -277,18 +279,15 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"{input.ndim} dimensions)")
     if input.numel() == 0:
         return input
-    # torch averages the squares with avg_pool2d (3-D input) or avg_pool3d: their dtypes
-    check_kernel_dtype(input, "avg_pool2d" if input.ndim == 3 else "avg_pool3d_out_frame",
-                       ("Long",))
-    channels = input.shape[1]
-    squares = (input * input).movedim(1, -1)
-    padded = _constant_pad(squares, (size // 2, (size - 1) // 2))
-    window = padded[..., 0:channels]
-    for offset in range(1, size):
-        window = window + padded[..., offset:offset + channels]
-    if input.dtype == dtypes.int64:
-        # torch's integer average pooling truncates the mean before alpha scales it
-        scale = ((window // size).movedim(-1, 1) * alpha + k) ** beta
+    # torch's composite, node for node: the squares averaged over channel windows by
+    # avg_pool2d (3-D input) or avg_pool3d, whose kernels refuse the dtypes they refuse
+    div = input.mul(input)
+    if input.ndim == 3:
+        div = _constant_pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
     else:
-        scale = (window.movedim(-1, 1) * (alpha / size) + k) ** beta
-    return input / scale
+        sizes = input.shape
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = _constant_pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    return input / div.mul(alpha).add(k).pow(beta)
