@@ -481,3 +481,18 @@ def test_stack_gradient_along_an_inner_dim():
     # torch 2.13: a's is weights[:, 0], b's weights[:, 1]
     assert ga.tolist() == [[0.0, 1.0, 2.0], [6.0, 7.0, 8.0]]
     assert gb.tolist() == [[3.0, 4.0, 5.0], [9.0, 10.0, 11.0]]
+
+
+@pytest.mark.parametrize("repeats, names", [
+    ((2, 1), ("SumBackward1", [("ViewBackward0", ["AddBackward0"])])),
+    ((2, 2, 3), ("SumBackward1", [("ViewBackward0", ["SumBackward1"])])),
+    ((2, 0), None),
+])
+def test_repeat_gradient_is_torchs_repeat_backward(repeats, names):
+    # torch 2.13: new leading dims summed one at a time, then one reshape and one sum over the
+    # copies; a zero count gives zeros with no history
+    x = ng.tensor(np.arange(6.0).reshape(2, 3) / 7, requires_grad=True)
+    y = x.repeat(*repeats)
+    g, = ng.autograd.grad((y * y).sum(), x, create_graph=True)
+    assert (None if g.grad_fn is None else _names(g.grad_fn, 2)) == names
+    assert g.shape == (2, 3)

@@ -782,14 +782,25 @@ def flip(x, *dims):
 
 
 def _repeat_vjp(ctx, g):
+    """torch's repeat_backward: the leading new dims summed away one at a time, then one reshape
+    to (copies, size) pairs where copies > 1 and one sum over the copies (zeros for a zero
+    count)."""
+    from ..creation import zeros
     from .reduce import sum as sum_
     padded = [int(s) for s in ctx.ints]
-    out = ctx.out_shapes[0]
-    tiles = []
-    for copies, size in zip([o // s if s else 0 for o, s in zip(out, padded)], padded):
-        tiles += [copies, size]
-    summed = sum_(g.reshape(tiles), tuple(range(0, len(tiles), 2))) if tiles else g
-    return (summed.reshape(ctx.in_shapes[0]),)
+    in_shape = tuple(ctx.in_shapes[0])
+    copies = [o // s if s else 0 for o, s in zip(ctx.out_shapes[0], padded)]
+    if 0 in copies:
+        return (zeros(in_shape, dtype=g.dtype),)
+    for _ in range(len(padded) - len(in_shape)):
+        g = sum_(g, 0)
+    grouped, summed = [], []
+    for count, size in zip(copies[len(padded) - len(in_shape):], in_shape):
+        if count != 1:
+            grouped.append(count)
+            summed.append(len(grouped) - 1)
+        grouped.append(size)
+    return (sum_(g.reshape(grouped), tuple(summed)) if summed else g,)
 
 
 REPEAT = OpDef("repeat", lambda x, sizes, padded: np.tile(x, sizes), node_name="RepeatBackward0",
