@@ -496,3 +496,18 @@ def test_repeat_gradient_is_torchs_repeat_backward(repeats, names):
     g, = ng.autograd.grad((y * y).sum(), x, create_graph=True)
     assert (None if g.grad_fn is None else _names(g.grad_fn, 2)) == names
     assert g.shape == (2, 3)
+
+
+def test_in_place_forms_refuse_numbers_under_their_own_names():
+    x = ng.ones(2)
+    for call, message in [
+            (lambda: x.addcmul_(x, 2), "addcmul_(): argument 'tensor2' (position 2) must be "
+                                       "Tensor, not int"),
+            (lambda: x.atan2_(2), "atan2_(): argument 'other' (position 1) must be Tensor, not "
+                                  "int"),
+            (lambda: x.hypot_(2.0), "hypot_(): argument 'other' (position 1) must be Tensor, not "
+                                    "float")]:
+        with pytest.raises(TypeError) as error:
+            call()
+        assert str(error.value) == message
+    assert x._version == 0 and x.tolist() == [1.0, 1.0]

@@ -15,6 +15,7 @@ from . import views
 from .apply import apply, show_attributes
 from .elementwise import PROMOTE, cast, check_fits, d_identity, d_zero
 from .registry import OpDef
+from .tensor_operands import check_operands
 
 _LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 
@@ -197,7 +198,11 @@ def _check_castable(result_dtype, dtype):
 def _method(fn, saves_self=True):
     ufunc = _DIRECT_UFUNCS.get(fn.__name__) if fn.__module__ == f"{__package__}.elementwise" else None
 
+    tensor_arguments = getattr(fn, "tensor_arguments", None)
+
     def method(self, *args, **kwargs):
+        if tensor_arguments is not None:
+            check_operands(fn.__name__ + "_", tensor_arguments, (self, *args), kwargs, 1)
         if ufunc is not None and len(args) == 1 and not kwargs:
             done = _direct_update(self, ufunc, args[0])
             if done is not None:

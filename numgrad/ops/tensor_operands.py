@@ -4,7 +4,8 @@ hypot, logical_and, ...: ops with no Scalar overload).
 torch's Python binding raises a TypeError naming the argument and its position: 2 in
 torch.atan2(x, 2), 1 in x.atan2(2), whose self is not counted. So an op decorated here is the
 public function, checking position 2, and carries its Tensor method as `.method`, checking
-position 1 (ops/__init__.py's install_methods installs that one).
+position 1 (ops/__init__.py's install_methods installs that one); its in-place method (atan2_,
+addcmul_) checks through `.tensor_arguments`, under its own name.
 """
 import functools
 
@@ -21,20 +22,22 @@ def tensor_operand(*arguments):
 
         @functools.wraps(op)
         def function(*args, **kwargs):
-            _check(name, arguments, args, kwargs, first_position=2)
+            check_operands(name, arguments, args, kwargs, first_position=2)
             return op(*args, **kwargs)
 
         @functools.wraps(op)
         def method(*args, **kwargs):
-            _check(name, arguments, args, kwargs, first_position=1)
+            check_operands(name, arguments, args, kwargs, first_position=1)
             return op(*args, **kwargs)
 
         function.method = method
+        function.tensor_arguments = arguments
         return function
     return decorate
 
 
-def _check(name, arguments, args, kwargs, first_position):
+def check_operands(name, arguments, args, kwargs, first_position):
+    """torch's TypeError where one of `arguments` (after the first of args) is no Tensor."""
     for k, argument in enumerate(arguments):
         if len(args) > k + 1:
             value = args[k + 1]
