@@ -650,3 +650,13 @@ def test_composites_have_torchs_inner_nodes():
     # circular padding copies the input sliced once per padded dim (no alias)
     names = _names(F.pad(x.reshape(1, 3, 4), (1, 2), mode="circular").grad_fn)
     assert "SliceBackward0" in names and "AliasBackward0" not in names
+
+
+def test_math_attention_scales_both_sides_and_adds_its_mask():
+    x = ng.tensor(np.linspace(-1, 1, 12).reshape(1, 3, 4), dtype=ng.float32, requires_grad=True)
+    # torch 2.13's math kernel: query and key each times sqrt(scale) (MulBackward1), a bool
+    # mask made additive (AddBackward0)
+    names = _names(F.scaled_dot_product_attention(x, x, x,
+                                                  attn_mask=ng.ones(3, 3, dtype=ng.bool)).grad_fn)
+    assert {"MulBackward1", "AddBackward0", "SafeSoftmaxBackward0"} <= names
+    assert "WhereBackward0" not in names

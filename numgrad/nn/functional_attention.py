@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .. import dtypes
+from .. import creation, dtypes
 from ..ops import elementwise as _E
 from ..ops.linalg import infer_size_error
 from ..ops.named import named
@@ -134,15 +134,19 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     _check_bmm(batch_shape, source, value.shape[-2])
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
-    scores = query.matmul(key.transpose(-2, -1)) * scale
+    # torch's math kernel scales query and key by sqrt(scale) each (its rounding, its nodes)
+    root = math.sqrt(scale)
+    scores = _E.mul_scalar(query, root).matmul(_E.mul_scalar(key.transpose(-2, -1), root))
     if is_causal:
         attn_mask = _host_mask(np.tril(np.ones((length, source), bool)), query.device)
     if attn_mask is not None:
         _check_mask_shape(tuple(scores.shape), tuple(attn_mask.shape))
         if attn_mask.dtype == dtypes.bool:
-            scores = _E.where(attn_mask, scores, -math.inf)
-        else:
-            scores = scores + attn_mask
+            # torch turns a bool mask into an additive one (-inf where not attended)
+            attn_mask = creation.zeros(*attn_mask.shape, dtype=scores.dtype,
+                                       device=scores.device).masked_fill(
+                                           attn_mask.logical_not(), -math.inf)
+        scores = scores + attn_mask
     weights = _safe_softmax(scores)
     if dropout_p > 0.0:
         if dropout_p > 1.0:     # torch's check, a RuntimeError here (F.dropout's is a ValueError)
