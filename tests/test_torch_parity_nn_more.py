@@ -660,3 +660,21 @@ def test_math_attention_scales_both_sides_and_adds_its_mask():
                                                   attn_mask=ng.ones(3, 3, dtype=ng.bool)).grad_fn)
     assert {"MulBackward1", "AddBackward0", "SafeSoftmaxBackward0"} <= names
     assert "WhereBackward0" not in names
+
+
+def test_recurrent_cells_add_the_input_share_to_the_hidden_one():
+    x, h = ng.ones(2, 4, requires_grad=True), ng.ones(2, 3, requires_grad=True)
+    w_ih, w_hh = ng.ones(12, 4, requires_grad=True), ng.ones(12, 3, requires_grad=True)
+    # torch 2.13: linear_hh(h).add_(linear_ih(x)): the hidden state's product listed first
+    y = ng.nn.RNNCell(4, 3)(x, h)
+    add = y.grad_fn.next_functions[0][0]
+    assert add.name() == "AddBackward0"
+    assert add.next_functions[0][0].next_functions[1][0].name() == \
+        "torch::autograd::AccumulateGrad"
+    assert add.next_functions[0][0].next_functions[1][0].variable is h
+    y = ng.lstm_cell(x, (h, h), w_ih, w_hh)[0]
+    names = _names(y.grad_fn)
+    assert "UnsafeSplitBackward0" in names and "SplitBackward0" not in names
+    y = ng.gru_cell(x, h, w_ih[:9], w_hh[:9])
+    assert y.grad_fn.name() == "AddBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "MulBackward0"
