@@ -678,3 +678,17 @@ def test_recurrent_cells_add_the_input_share_to_the_hidden_one():
     y = ng.gru_cell(x, h, w_ih[:9], w_hh[:9])
     assert y.grad_fn.name() == "AddBackward0"
     assert y.grad_fn.next_functions[0][0].name() == "MulBackward0"
+
+
+def test_attention_weights_path_uses_bmm_and_baddbmm():
+    x = ng.tensor(np.linspace(-1, 1, 24).reshape(3, 2, 4), dtype=ng.float32, requires_grad=True)
+    mha = ng.nn.MultiheadAttention(4, 2)
+    out, _ = mha(x, x, x)
+    # torch 2.13: ... UnsafeView <- Clone <- Transpose <- Bmm(Softmax, Transpose)
+    node = out.grad_fn.next_functions[0][0].next_functions[1][0]
+    for name in ("UnsafeViewBackward0", "CloneBackward0", "TransposeBackward0", "BmmBackward0"):
+        assert node.name() == name
+        node = node.next_functions[0][0]
+    assert node.name() == "SoftmaxBackward0"
+    out, _ = mha(x, x, x, attn_mask=ng.zeros(3, 3))
+    assert "BaddbmmBackward0" in _names(out.grad_fn)

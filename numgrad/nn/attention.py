@@ -12,6 +12,7 @@ import math
 import warnings
 
 from .. import creation, dtypes
+from ..ops.linalg import baddbmm, bmm
 from ..ops.shape import cat
 from . import functional as F
 from . import init
@@ -200,14 +201,15 @@ class MultiheadAttention(Module):
                 raise RuntimeError(f"Input dtypes must be the same, got: input "
                                    f"{name(attn_mask.dtype).lower()}, batch1: "
                                    f"{name(q.dtype).lower()}, batch2: {name(k.dtype).lower()}")
-            # plain softmax here, as torch: a row masked entirely gives nan weights
-            scores = (q * math.sqrt(1.0 / head_dim)).matmul(k.transpose(-2, -1))
-            if attn_mask is not None:
-                scores = scores + attn_mask
+            # plain softmax here, as torch: a row masked entirely gives nan weights; torch's
+            # bmm and baddbmm (the mask added in the product)
+            scaled = q * math.sqrt(1.0 / head_dim)
+            scores = bmm(scaled, k.transpose(-2, -1)) if attn_mask is None else \
+                baddbmm(attn_mask, scaled, k.transpose(-2, -1))
             weights = F.softmax(scores, -1)
             if dropout_p > 0.0:
                 weights = F.dropout(weights, dropout_p)
-            output = weights.matmul(v)
+            output = bmm(weights, v)
             weights = weights.reshape(batch, heads, length, source)
         else:
             if attn_mask is not None:
