@@ -692,3 +692,14 @@ def test_attention_weights_path_uses_bmm_and_baddbmm():
     assert node.name() == "SoftmaxBackward0"
     out, _ = mha(x, x, x, attn_mask=ng.zeros(3, 3))
     assert "BaddbmmBackward0" in _names(out.grad_fn)
+
+
+def test_adaptive_log_softmax_builds_its_output_in_place():
+    ng.manual_seed(0)
+    asm = ng.nn.AdaptiveLogSoftmaxWithLoss(4, 6, [2, 4])
+    out = asm(ng.ones(3, 4, requires_grad=True), ng.tensor([0, 3, 5]))
+    # torch 2.13: zeros, each cluster's rows index_copy_'d in, the head's added in place
+    assert out.output.grad_fn.name() == "AddBackward0"
+    first, second = (f for f, _ in out.output.grad_fn.next_functions)
+    assert first.name() == "IndexCopyBackward0" and second.name() == "SqueezeBackward0"
+    assert first.next_functions[0][0].name() == "IndexCopyBackward0"
