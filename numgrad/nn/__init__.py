@@ -39,6 +39,7 @@ from .module import Module
 from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, InstanceNorm1d,
                             InstanceNorm2d, LayerNorm, LocalResponseNorm, RMSNorm)
 from .buffer import Buffer
+from .cross_map_lrn import CrossMapLRN2d
 from .parameter import Parameter
 from .padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
                       ReplicationPad1d, ReplicationPad2d, ZeroPad2d)
@@ -46,7 +47,8 @@ from .padding_more import (CircularPad1d, CircularPad2d, CircularPad3d, Constant
                            ReflectionPad3d, ReplicationPad3d, ZeroPad1d, ZeroPad3d)
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d,
                       MaxPool1d, MaxPool2d)
-from .pooling_more import AdaptiveMaxPool1d, LPPool1d, LPPool2d, MaxUnpool1d, MaxUnpool2d
+from .pooling_more import (AdaptiveMaxPool1d, FractionalMaxPool2d, FractionalMaxPool3d, LPPool1d,
+                           LPPool2d, MaxUnpool1d, MaxUnpool2d)
 from .pooling_3d import (AdaptiveAvgPool3d, AdaptiveMaxPool3d, AvgPool3d, LPPool3d, MaxPool3d,
                          MaxUnpool3d)
 from .resample import PixelShuffle, PixelUnshuffle, Upsample

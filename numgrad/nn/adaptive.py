@@ -5,7 +5,6 @@ import collections
 
 import numpy as np
 
-from ..ops.index import index_add
 from ..ops.shape import cat
 from ..ops.untracked import to_host
 from ..tensor import Tensor
@@ -85,24 +84,23 @@ class AdaptiveLogSoftmaxWithLoss(Module):
         if labels.size and (labels.min() < 0 or labels.max() >= self.n_classes):
             raise RuntimeError(f"Target values should be in [0, {self.n_classes - 1}], but values "
                                f"in range [{labels.min()}, {labels.max()}] were found. ")
-        # the head entry each row reads: its class in the shortlist, else its cluster's entry
+        # the head entry each row reads: its class in the shortlist, else its cluster's entry;
+        # torch's graph: each cluster's log-probabilities copied into zeros in place, the
+        # head's added in place
         head_entry = labels.copy()
-        output = None
+        output = rows.new_zeros(labels.size)
         bounds = [0] + self.cutoffs
         for i in range(1, len(bounds) - 1):
             members = np.flatnonzero((labels >= bounds[i]) & (labels < bounds[i + 1]))
             if members.size == 0:
                 continue
             head_entry[members] = self.shortlist_size + i - 1
-            scores = self.tail[i - 1](rows[Tensor._make(members, False)])
+            index = Tensor._make(members, False)
+            scores = self.tail[i - 1](rows.index_select(0, index))
             within = Tensor._make((labels[members] - bounds[i])[:, None], False)
-            picked = F.log_softmax(scores, dim=1).gather(1, within).squeeze(1)
-            part = index_add(rows.new_zeros(labels.size), 0, Tensor._make(members, False),
-                             picked)
-            output = part if output is None else output + part
+            output.index_copy_(0, index, F.log_softmax(scores, dim=1).gather(1, within).squeeze(1))
         head_logprob = F.log_softmax(self.head(rows), dim=1)
-        head_part = head_logprob.gather(1, Tensor._make(head_entry[:, None], False)).squeeze(1)
-        output = head_part if output is None else output + head_part
+        output += head_logprob.gather(1, Tensor._make(head_entry[:, None], False)).squeeze()
         loss = (-output).mean()
         return _ASMoutput(output if batched else output.squeeze(0), loss)
 

@@ -12,9 +12,11 @@ import math
 import warnings
 
 from .. import creation, dtypes
+from ..ops.linalg import baddbmm, bmm
 from ..ops.shape import cat
 from . import functional as F
 from . import init
+from .attention_fast_path import mha_fast_path, poison_rows, rows_without_keys
 from .functional_attention import scaled_dot_product_attention
 from .linear import Linear
 from .module import Module
@@ -109,6 +111,13 @@ class MultiheadAttention(Module):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         is_batched = _check_shapes(query, key, value, key_padding_mask, attn_mask, self.num_heads)
+        dead = None
+        if mha_fast_path(self, query, key, value, attn_mask, key_padding_mask):
+            # torch's fast path reads the mask it is given and ignores the is_causal hint (even
+            # without a mask), and its plain softmax leaves NaN in the rows without a key
+            dead = rows_without_keys(attn_mask, key_padding_mask, query.shape[0], self.num_heads,
+                                     query.shape[1])
+            is_causal = False
         if key_padding_mask is not None and attn_mask is not None \
                 and key_padding_mask.dtype != attn_mask.dtype:
             warnings.warn("Support for mismatched key_padding_mask and attn_mask is deprecated. "
@@ -137,7 +146,7 @@ class MultiheadAttention(Module):
         if not is_batched:
             return output.squeeze(1), None if weights is None else weights.squeeze(0)
         if self.batch_first:
-            output = output.transpose(0, 1)
+            output = poison_rows(output.transpose(0, 1), dead)
         return output, weights
 
     def _attend(self, query, key, value, key_padding_mask, need_weights, attn_mask, is_causal):
@@ -192,14 +201,15 @@ class MultiheadAttention(Module):
                 raise RuntimeError(f"Input dtypes must be the same, got: input "
                                    f"{name(attn_mask.dtype).lower()}, batch1: "
                                    f"{name(q.dtype).lower()}, batch2: {name(k.dtype).lower()}")
-            # plain softmax here, as torch: a row masked entirely gives nan weights
-            scores = (q * math.sqrt(1.0 / head_dim)).matmul(k.transpose(-2, -1))
-            if attn_mask is not None:
-                scores = scores + attn_mask
+            # plain softmax here, as torch: a row masked entirely gives nan weights; torch's
+            # bmm and baddbmm (the mask added in the product)
+            scaled = q * math.sqrt(1.0 / head_dim)
+            scores = bmm(scaled, k.transpose(-2, -1)) if attn_mask is None else \
+                baddbmm(attn_mask, scaled, k.transpose(-2, -1))
             weights = F.softmax(scores, -1)
             if dropout_p > 0.0:
                 weights = F.dropout(weights, dropout_p)
-            output = weights.matmul(v)
+            output = bmm(weights, v)
             weights = weights.reshape(batch, heads, length, source)
         else:
             if attn_mask is not None:
@@ -225,6 +235,11 @@ class MultiheadAttention(Module):
             weights = self.in_proj_weight.chunk(3)
         else:
             weights = (self.q_proj_weight, self.k_proj_weight, self.v_proj_weight)
+            embed = query.shape[-1]
+            for name, x, w in zip(("query", "key", "value"), (query, key, value), weights):
+                if tuple(w.shape) != (embed, x.shape[-1]):
+                    raise AssertionError(f"expecting {name} weights shape of "
+                                         f"{(embed, x.shape[-1])}, but got {w.shape}")
         return tuple(F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
 
 

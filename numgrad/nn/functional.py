@@ -54,6 +54,10 @@ from .functional_forms import (adaptive_max_pool1d_with_indices, adaptive_max_po
                                max_pool1d_with_indices, max_pool2d_with_indices, relu_, rrelu_,
                                selu_, threshold_, upsample, upsample_bilinear, upsample_nearest)
 from .functional_grid_sample import affine_grid, grid_sample
+from .functional_fractional_pool import (fractional_max_pool2d,
+                                        fractional_max_pool2d_with_indices,
+                                        fractional_max_pool3d,
+                                        fractional_max_pool3d_with_indices)
 from .functional_gumbel import gumbel_softmax
 from .functional_mha import multi_head_attention_forward
 from .functional_pdist import pdist
@@ -91,7 +95,9 @@ __all__ = ["relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "
            "triplet_margin_with_distance_loss", "ctc_loss", "multi_head_attention_forward",
            "conv3d", "conv_transpose3d", "max_pool3d", "max_pool3d_with_indices", "avg_pool3d",
            "adaptive_avg_pool3d", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices",
-           "lp_pool3d", "max_unpool3d"]
+           "lp_pool3d", "max_unpool3d", "fractional_max_pool2d",
+           "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+           "fractional_max_pool3d_with_indices"]
 
 
 # ---- linear layers --------------------------------------------------------------------------------
@@ -218,11 +224,14 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     if not dtypes.is_floating(common):
         raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is "
                            f"{dtypes.scalar_type_name(common)}")
-    # both in the common dtype, as torch's
-    x1, x2 = x1.to(common).broadcast_to(shape), x2.to(common).broadcast_to(shape)
-    n1, n2 = x1.norm(2, dim, keepdim=True), x2.norm(2, dim, keepdim=True)
-    n1 = n1 + (n1.detach().clamp(min=eps) - n1.detach())
-    n2 = n2 + (n2.detach().clamp(min=eps) - n2.detach())
+    # both in the common dtype and shape (expanded only where it differs), as torch's
+    x1, x2 = (x if tuple(x.shape) == shape else x.broadcast_to(shape)
+              for x in (x1.to(common), x2.to(common)))
+    # torch's graph: each norm cloned, then clamped in place outside the graph
+    n1, n2 = x1.norm(2, dim, keepdim=True).clone(), x2.norm(2, dim, keepdim=True).clone()
+    with grad_mode.no_grad():
+        n1.clamp_min_(eps)
+        n2.clamp_min_(eps)
     return ((x1 / n1) * (x2 / n2)).sum(dim)
 
 
@@ -325,6 +334,22 @@ def _one_hot(index, num_classes):
 _INDEX_MODES = {"reflect": "reflect", "replicate": "edge", "circular": "wrap"}
 
 
+def _check_padded_size(input, widths, dims, mode):
+    """torch's refusals of the sizes that reflection and replication padding would give: in 1-D
+    an output below one; in 2-D and 3-D a negative one, where it allocates (the 2-D reflection
+    kernel overflows first)."""
+    out = [size + left + right for size, (left, right) in zip(input.shape, widths)]
+    if dims == 1 and out[-1] < 1:
+        raise RuntimeError(f"input (W: {input.shape[-1]}) is too small. Calculated output W: "
+                           f"{out[-1]}")
+    negative = [size for size in out if size < 0]
+    if negative and dims == 2 and mode == "reflect":
+        raise RuntimeError("numel: integer multiplication overflow")
+    if negative:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: "
+                           f"{out}")
+
+
 def pad(input, pad, mode="constant", value=None):
     """Pad the last len(pad) // 2 dims: pad = (last_left, last_right, prev_left, ...).
 
@@ -336,6 +361,10 @@ def pad(input, pad, mode="constant", value=None):
     >>> F.pad(ng.tensor([[1.0, 2.0, 3.0]]), (2, 0), mode="reflect")
     tensor([[3., 2., 1., 2., 3.]])
     """
+    for position, amount in enumerate(pad):
+        if isinstance(amount, (float, np.floating)):
+            raise TypeError(f"pad(): argument 'pad' (position 2) must be tuple of ints, but found "
+                            f"element of type {type(amount).__name__} at pos {position}")
     if mode == "constant":
         return _constant_pad(input, pad, value=value)
     if mode not in _INDEX_MODES:
@@ -356,8 +385,14 @@ def pad(input, pad, mode="constant", value=None):
             "  - 2D or 3D input: padding size = 2 (pads last dimension)\n"
             "  - 3D or 4D input: padding size = 4 (pads last 2 dimensions)\n"
             "  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)")
+    dims = len(pad) // 2
+    if mode != "circular" and 0 in input.shape[input.ndim - dims - 1:]:
+        # torch's reflection and replication kernels: a batch may be empty, nothing else
+        raise RuntimeError(f"Expected {dims + 1}D or {dims + 2}D (batch mode) tensor with possibly "
+                           f"0 batch size and other non-zero dimensions for input, but got: "
+                           f"{list(input.shape)}")
     widths = [(0, 0)] * input.ndim
-    for k in range(len(pad) // 2):
+    for k in range(dims):
         widths[input.ndim - 1 - k] = (int(pad[2 * k]), int(pad[2 * k + 1]))
     # the last dim first, as torch checks (its pad arguments #4, #6, ... in that order)
     for k, dim in enumerate(range(input.ndim - 1, -1, -1)):
@@ -372,7 +407,8 @@ def pad(input, pad, mode="constant", value=None):
         if mode == "circular" and input.shape[dim] + left + right < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
     if mode == "circular":
-        return pad_circular(input, widths)
+        return pad_circular(input, widths, dims)
+    _check_padded_size(input, widths, dims, mode)
     # negative amounts crop, as torch: the input padded whole, then cropped
     grow = [(max(left, 0), max(right, 0)) for left, right in widths]
     padded = np.pad(np.arange(input.numel(), dtype=np.int64).reshape(input.shape), grow,

@@ -124,11 +124,20 @@ def logsigmoid(input):
 
 
 def _piecewise(x, lo, hi, inner, below, above):
-    """inner(x) strictly between lo and hi, the constants below/above outside: torch's gradient
-    is zero at the bounds themselves, where clamp's would not be."""
+    """inner(x) strictly between lo and hi, below (x <= lo) and above (x >= hi) outside, each a
+    constant or a function of x: torch's gradient is zero at the bounds themselves, where
+    clamp's would not be. As torch's kernels, NaN takes the `above` branch (their else) and a
+    constant branch keeps it NaN; inner sees x only where it is chosen, so that its gradient
+    elsewhere stays zero at infinite x (not 0 * inf)."""
     with grad_mode.composite_masks():
-        inside = _E.where((x > lo) & (x < hi), inner(x), x.detach() * 0.0 + below)
-        return _E.where(x >= hi, above if not callable(above) else above(x), inside)
+        seen = x.detach()
+        nan = seen != seen
+
+        def branch(value):
+            return value(x) if callable(value) else _E.where(nan, seen, float(value))
+        middle = (x > lo) & (x < hi)
+        inside = inner(_E.where(middle, x, 0.5 * (lo + hi)))
+        return _E.where(x < hi, _E.where(middle, inside, branch(below)), branch(above))
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
@@ -182,9 +191,10 @@ def hardsigmoid(input, inplace=False):
 @float_kernel("hardswish_cpu")
 def hardswish(input, inplace=False):
     """x * min(max(x + 3, 0), 6) / 6 (gradient 1 from x = 3 on, as torch's)."""
-    return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: v * (v + 3.0) / 6.0, 0.0,
-                                               lambda v: v * 6.0 / 6.0), input, inplace,
-                          "HardswishBackward0")
+    # below -3 torch's x * 0 (-0.0, or NaN at -inf)
+    return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: v * (v + 3.0) / 6.0,
+                                               lambda v: v * 0.0, lambda v: v * 6.0 / 6.0),
+                          input, inplace, "HardswishBackward0")
 
 
 @float_kernel("glu_cpu")

@@ -11,8 +11,10 @@ import math
 
 import numpy as np
 
-from .. import dtypes
+from .. import creation, dtypes
 from ..ops import elementwise as _E
+from ..ops.linalg import infer_size_error
+from ..ops.named import named
 from ..tensor import Tensor
 from . import functional as F
 
@@ -93,8 +95,11 @@ def _safe_softmax(scores):
     backward (0 * nan would still be nan)."""
     dead = (scores.detach() == -math.inf).all(-1, keepdim=True)
     if not bool(dead.any()):
-        return F.softmax(scores, -1)
-    return _E.where(dead, 0.0, F.softmax(_E.where(dead, 0.0, scores), -1))
+        weights = F.softmax(scores, -1)
+    else:
+        weights = _E.where(dead, 0.0, F.softmax(_E.where(dead, 0.0, scores), -1))
+    # torch's one node, _safe_softmax's
+    return named(weights, "SafeSoftmaxBackward0", inputs=(scores,))
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False,
@@ -114,27 +119,55 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     tensor([[2.]])
     """
     _check_inputs(query, key, value, attn_mask, is_causal)
+    flash = _flash_on_cpu(query, key, value, dropout_p, enable_gqa)
+    given = (query, key, value)
     if enable_gqa:
         key, value = _repeat_heads(query, key), _repeat_heads(query, value)
     length, source = query.shape[-2], key.shape[-2]
+    for other in (key, value):
+        try:
+            np.broadcast_shapes(query.shape[:-2], other.shape[:-2])
+        except ValueError:
+            infer_size_error(query.shape[:-2], other.shape[:-2])     # torch's words
     batch_shape = np.broadcast_shapes(query.shape[:-2], key.shape[:-2], value.shape[:-2])
     _check_bmm(batch_shape, query.shape[-1], key.shape[-1])
     _check_bmm(batch_shape, source, value.shape[-2])
     if scale is None:
         scale = 1.0 / math.sqrt(query.shape[-1])
-    scores = query.matmul(key.transpose(-2, -1)) * scale
+    # torch's math kernel scales query and key by sqrt(scale) each (its rounding, its nodes)
+    root = math.sqrt(scale)
+    scores = _E.mul_scalar(query, root).matmul(_E.mul_scalar(key.transpose(-2, -1), root))
     if is_causal:
         attn_mask = _host_mask(np.tril(np.ones((length, source), bool)), query.device)
     if attn_mask is not None:
         _check_mask_shape(tuple(scores.shape), tuple(attn_mask.shape))
         if attn_mask.dtype == dtypes.bool:
-            scores = _E.where(attn_mask, scores, -math.inf)
-        else:
-            scores = scores + attn_mask
+            # torch turns a bool mask into an additive one (-inf where not attended)
+            attn_mask = creation.zeros(*attn_mask.shape, dtype=scores.dtype,
+                                       device=scores.device).masked_fill(
+                                           attn_mask.logical_not(), -math.inf)
+        scores = scores + attn_mask
     weights = _safe_softmax(scores)
     if dropout_p > 0.0:
         if dropout_p > 1.0:     # torch's check, a RuntimeError here (F.dropout's is a ValueError)
             raise RuntimeError(f"dropout probability has to be between 0 and 1, but got "
                                f"{dropout_p}")
         weights = F.dropout(weights, dropout_p)
-    return weights.matmul(value)
+    out = weights.matmul(value)
+    if flash:
+        # torch's one node for its CPU flash kernel, over the tensors given
+        out = named(out, "ScaledDotProductFlashAttentionForCpuBackward0", given[0], given[1],
+                    inputs=given, view_of_intermediate=True)
+    return out
+
+
+def _flash_on_cpu(query, key, value, dropout_p, enable_gqa):
+    """Whether torch's CPU dispatch picks its flash kernel: 4-D inputs of one batch and one head
+    size (heads may differ only under enable_gqa), no dropout."""
+    if not (query.ndim == key.ndim == value.ndim == 4) or dropout_p > 0.0:
+        return False
+    if not query.shape[-1] == key.shape[-1] == value.shape[-1]:
+        return False
+    if not query.shape[0] == key.shape[0] == value.shape[0]:
+        return False
+    return enable_gqa or query.shape[1] == key.shape[1] == value.shape[1]

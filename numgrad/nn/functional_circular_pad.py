@@ -4,16 +4,20 @@ right, the last dim first. The result's node is the last copy's CopySlices, as t
 from ..creation import zeros
 
 
-def pad_circular(input, widths):
-    """input padded circularly by widths[d] = (left, right) per dim (negative amounts crop);
-    the amounts are checked already."""
+def pad_circular(input, widths, padded):
+    """input padded circularly by widths[d] = (left, right) per dim (negative amounts crop) over
+    its last `padded` dims; the amounts are checked already."""
     shape = [size + left + right for size, (left, right) in zip(input.shape, widths)]
     out = zeros(*shape, dtype=input.dtype, device=input.device)
     inner = tuple(slice(max(left, 0), size - max(right, 0))
                   for (left, right), size in zip(widths, shape))
-    kept = tuple(slice(max(-left, 0), size - max(-right, 0))
-                 for (left, right), size in zip(widths, input.shape))
-    out[inner].copy_(input[kept])
+    # torch slices the input once per padded dim, the last first (a SliceBackward0 each)
+    kept = input
+    for dim in range(input.ndim - 1, input.ndim - 1 - padded, -1):
+        left, right = widths[dim]
+        start = max(-left, 0)
+        kept = kept.narrow(dim, start, input.shape[dim] - max(-right, 0) - start)
+    out[inner].copy_(kept)
     everything = slice(None)
     for dim in range(input.ndim - 1, -1, -1):
         left, right = widths[dim]

@@ -25,6 +25,41 @@ def _pair(value):
     return (int(value), int(value)) if isinstance(value, (int, np.integer)) else tuple(value)
 
 
+# torch's refusals of 2-D pooling settings that are neither an int nor one or two of them
+_POOL2D_REFUSALS = {
+    "kernel_size": "kernel_size must either be a single int, or a tuple of two ints",
+    "stride": "stride must either be omitted, a single int, or a tuple of two ints",
+    "padding": "padding must either be a single int, or a tuple of two ints",
+    "dilation": "dilation must be either a single int, or a tuple of two ints",
+}
+
+
+def _pool2d_pair(value, op, name):
+    """A 2-D pooling setting as (h, w): an int or a sequence of one or two (torch's IntArrayRef
+    rule), refused in `op`'s words otherwise."""
+    values = _int_tuple(value)
+    if len(values) not in (1, 2):
+        raise RuntimeError(f"{op}: {_POOL2D_REFUSALS[name]}")
+    return (int(values[0]), int(values[-1]))
+
+
+def _pool1d_single(value, op, name, words):
+    """A 1-D pooling setting: an int or a sequence of one, refused in torch's words otherwise
+    (max_pool1d's own checks, or the argument parser's for the other 1-D ops)."""
+    values = _int_tuple(value)
+    if len(values) != 1:
+        if words is None:
+            raise RuntimeError(f"{op}() argument '{name}' should contain one int (got "
+                               f"{len(values)})")
+        raise RuntimeError(f"{op}() {name} must be {words} of size 1 but got size {len(values)}")
+    return int(values[0])
+
+
+def _given(stride):
+    """Whether a pooling stride was given (None or an empty sequence mean the kernel size)."""
+    return stride is not None and not (isinstance(stride, (tuple, list)) and len(stride) == 0)
+
+
 def _int_tuple(value):
     return (int(value),) if isinstance(value, (int, np.integer)) else tuple(value)
 
@@ -259,10 +294,12 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     tensor([[[[ 5.,  7.],
               [13., 15.]]]])
     """
+    (kh, kw) = _pool2d_pair(kernel_size, "max_pool2d", "kernel_size")
+    sh, sw = _pool2d_pair(stride, "max_pool2d", "stride") if _given(stride) else (kh, kw)
+    (ph, pw) = _pool2d_pair(padding, "max_pool2d", "padding")
+    (dh, dw) = _pool2d_pair(dilation, "max_pool2d", "dilation")
     if input.ndim not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    (kh, kw), (ph, pw), (dh, dw) = _pair(kernel_size), _pair(padding), _pair(dilation)
-    sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
     out = (_pool_out(input.shape[-2], kh, sh, ph, dh, ceil_mode),
            _pool_out(input.shape[-1], kw, sw, pw, dw, ceil_mode))
     _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (dh, dw), out)
@@ -318,9 +355,10 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     tensor([[[[ 2.5000,  4.5000],
               [10.5000, 12.5000]]]])
     """
-    _wrap_dim(-3, input.ndim)     # torch reads input.size(-3) first: its IndexError below 3 dims
-    (kh, kw), (ph, pw) = _pair(kernel_size), _pair(padding)
-    sh, sw = _pair(stride) if stride not in (None, ()) else (kh, kw)
+    (kh, kw) = _pool2d_pair(kernel_size, "avg_pool2d", "kernel_size")
+    sh, sw = _pool2d_pair(stride, "avg_pool2d", "stride") if _given(stride) else (kh, kw)
+    (ph, pw) = _pool2d_pair(padding, "avg_pool2d", "padding")
+    _wrap_dim(-3, input.ndim)     # torch reads input.size(-3) next: its IndexError below 3 dims
     h, w = input.shape[-2:]
     oh, ow = _pool_out(h, kh, sh, ph, 1, ceil_mode), _pool_out(w, kw, sw, pw, 1, ceil_mode)
     _check_pool(input, (kh, kw), (sh, sw), (ph, pw), (1, 1), (oh, ow))
@@ -474,8 +512,23 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> F.max_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[3., 2.]]])
     """
-    kernel, padding, dilation = _single(kernel_size), _single(padding), _single(dilation)
-    stride = kernel if stride in (None, ()) else _single(stride)
+    if return_indices:
+        # torch's max_pool1d_with_indices takes them through its argument parser
+        kernel = _pool1d_single(kernel_size, "max_pool1d", "kernel_size", None)
+        stride = _pool1d_single(stride, "max_pool1d", "stride", None) if _given(stride) \
+            else kernel
+        padding = _pool1d_single(padding, "max_pool1d", "padding", None)
+        dilation = _pool1d_single(dilation, "max_pool1d", "dilation", None)
+    else:
+        kernel = _pool1d_single(kernel_size, "max_pool1d", "kernel_size",
+                                "an int, list of ints or tuple of ints")
+        stride = _pool1d_single(stride, "max_pool1d", "stride",
+                                "None, an int, list of ints, or tuple of ints") \
+            if _given(stride) else kernel
+        padding = _pool1d_single(padding, "max_pool1d", "padding",
+                                 "an int, list of ints, or tuple of ints")
+        dilation = _pool1d_single(dilation, "max_pool1d", "dilation",
+                                  "an int, list of ints or tuple of ints")
     if return_indices:
         # torch's max_pool1d_with_indices: max_pool2d's checks, of the plane of height 1
         _check_2_to_3_dims(input, "max_pool1d")
@@ -496,10 +549,12 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     >>> F.avg_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[2., 1.]]])
     """
+    kernel = _pool1d_single(kernel_size, "avg_pool1d", "kernel_size", None)
+    stride = _pool1d_single(stride, "avg_pool1d", "stride", None) if _given(stride) else kernel
+    padding = _pool1d_single(padding, "avg_pool1d", "padding", None)
     _check_2_to_3_dims(input, "avg_pool1d")
-    stride = _single(kernel_size if stride in (None, ()) else stride)
-    return avg_pool2d(input.unsqueeze(-2), (1, _single(kernel_size)), (1, stride),
-                      (0, _single(padding)), ceil_mode, count_include_pad).squeeze(-2)
+    return avg_pool2d(input.unsqueeze(-2), (1, kernel), (1, stride), (0, padding), ceil_mode,
+                      count_include_pad).squeeze(-2)
 
 
 def adaptive_avg_pool1d(input, output_size):

@@ -90,9 +90,9 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     _check_input_dims("conv3d", input, 3)
     _check_conv_dtypes(input, weight, bias)
     unbatched = input.ndim == 4
-    source = input
     if unbatched:
         input = input.unsqueeze(0)
+    batched = input
     per_group = weight.shape[1]
     kernel = tuple(weight.shape[2:])
     stride, dilation = _conv_triple("stride", stride), _conv_triple("dilation", dilation)
@@ -123,10 +123,13 @@ def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
                            f"got {input.shape[1]} channels instead")
     check_kernel_dtype(input, "compute_columns3d", ("Long", "Int"))
     out = _conv3d_groups(input, weight, bias, stride, padding, dilation, groups)
-    if unbatched:
-        return out.squeeze(0)          # torch's node here is SqueezeBackward1
-    return named(out, "ConvolutionBackward0", source, weight, inputs=(source, weight, bias),
-                 view_of_intermediate=True)
+    return _unbatched(named(out, "ConvolutionBackward0", batched, weight,
+                            inputs=(batched, weight, bias), view_of_intermediate=True), unbatched)
+
+
+def _unbatched(out, unbatched):
+    """torch's convolutions of one sample: the batch of one's node, then SqueezeBackward1."""
+    return out.squeeze(0) if unbatched else out
 
 
 def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
@@ -143,9 +146,9 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     _check_input_dims("conv_transpose3d", input, 3)
     _check_transposed_dtypes(input, weight, bias)
     unbatched = input.ndim == 4
-    source = input
     if unbatched:
         input = input.unsqueeze(0)
+    batched = input
     stride, padding = _triple(stride), _triple(padding)
     output_padding, dilation = _triple(output_padding), _triple(dilation)
     if any(s <= 0 for s in stride):
@@ -182,7 +185,5 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
     _check_kernel_fits(input.shape[2:], [dl * (k - 1) + 1 for k, dl in zip(kernel.shape[2:],
                                                                             dilation)])
     out = _conv3d_groups(input, kernel, bias, (1, 1, 1), (0, 0, 0), dilation, groups)
-    if unbatched:
-        return out.squeeze(0)
-    return named(out, "ConvolutionBackward0", source, weight, inputs=(source, weight, bias),
-                 view_of_intermediate=True)
+    return _unbatched(named(out, "ConvolutionBackward0", batched, weight,
+                            inputs=(batched, weight, bias), view_of_intermediate=True), unbatched)

@@ -6,19 +6,51 @@ where), batched over samples and the positions of the blank-extended targets, so
 the exact derivative of the loss: minus the alignment posteriors. torch's CTC backward returns
 exp(log_probs) minus the posteriors (the gradient of the logits behind a log_softmax, which
 removes the difference), so numgrad adds a term worth zero whose gradient is exp(log_probs) over
-each sample's frames: the gradients of log_probs are torch's.
+each sample's frames: the gradients of log_probs are torch's (_CtcGradient adds the rest of
+torch's backward: NaN for impossible samples, no second derivative).
 """
 import numpy as np
 
-from .. import creation
+from .. import creation, grad_mode
+from ..autograd.function import Function
 from ..ops import elementwise as _E
 from ..ops.index import gather
 from ..ops.named import named
+from ..ops.not_implemented import without_derivative
 from ..ops.reduce import logsumexp
 from ..ops.shape import cat, stack
 from ..ops.untracked import to_host
 from ..tensor import Tensor
 from .functional_losses import _reduction
+
+class _CtcGradient(Function):
+    """log_probs, passed through to the recursion, so that all of the loss's gradient reaches
+    log_probs through this node. There the frames of impossible samples (`frames`, a one-item
+    list the loss fills once it knows them; without zero_infinity) get torch's NaN gradient
+    (its exp(inf - inf)), whatever gradient their loss received; and under create_graph the node
+    records the gradient as torch's _ctc_loss_backward, which has no derivative (a backward
+    through it raises as torch's)."""
+
+    @staticmethod
+    def forward(ctx, log_probs, frames):
+        ctx.save_for_backward(log_probs)
+        ctx.frames = frames
+        return log_probs.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        def poisoned(g, _):
+            nan_frames = ctx.frames[0]
+            if nan_frames is None or not nan_frames.any():
+                return g
+            return _E.where(Tensor._make(nan_frames[:, :, None], False).to(g.device),
+                            float("nan"), g)
+        if not grad_mode.is_grad_enabled():
+            return poisoned(grad, None), None
+        (log_probs,) = ctx.saved_tensors
+        return without_derivative("_ctc_loss_backward", lambda g, x: poisoned(g, x).clone(),
+                                  grad, log_probs), None
+
 
 # unreachable alignments: a large finite log-probability instead of -inf, so that no gradient
 # meets inf - inf; a loss beyond _IMPOSSIBLE is an impossible alignment (inf, as torch's)
@@ -47,6 +79,10 @@ def _padded_targets(targets, target_lengths, batch):
 def _check_lengths(targets, lengths, target_lengths, frames, batch):
     """torch's ctc_loss_allocate_outputs checks, in its order and words."""
     where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if lengths.size != batch:
+        raise RuntimeError("input_lengths must be of size batch_size")
+    if target_lengths.size != batch:
+        raise RuntimeError("target_lengths must be of size batch_size")
     for length in target_lengths:
         if length < 0:
             raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value "
@@ -83,9 +119,20 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     reduction = _reduction(None, None, reduction)
     unbatched = log_probs.ndim == 2
     if unbatched:
-        log_probs = log_probs.unsqueeze(1)
         targets = targets.unsqueeze(0) if targets.ndim == 1 else targets
-    frames, batch, _ = log_probs.shape
+    where = "(while checking arguments for ctc_loss_allocate_outputs)"
+    if log_probs.ndim != 3:
+        # torch adds the batch dim to any log_probs that is not 3-D before it checks
+        if not unbatched:
+            raise RuntimeError(f"Expected 3-dimensional tensor, but got {log_probs.ndim + 1}-"
+                               f"dimensional tensor for argument #1 'log_probs' {where}")
+        log_probs = log_probs.unsqueeze(1)
+    if targets.ndim not in (1, 2):
+        raise RuntimeError(f"Expected 1 to 2 dimensions, but got {targets.ndim}-dimensional "
+                           f"tensor for argument #2 'targets' {where}")
+    frames, batch, classes = log_probs.shape
+    if not 0 <= blank < classes:
+        raise RuntimeError("blank must be in label range")
     lengths = _integers(input_lengths)
     target_lengths = _integers(target_lengths)
     _check_lengths(targets, lengths, target_lengths, frames, batch)
@@ -99,9 +146,12 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     skip[:, 2:] = (extended[:, 2:] != blank) & (extended[:, 2:] != extended[:, :-2])
     valid = np.arange(positions)[None, :] < (2 * target_lengths + 1)[:, None]
     gather_index = Tensor._make(extended, False).to(log_probs.device)
+    nan_frames = [None]
+    passed = _CtcGradient.apply(log_probs, nan_frames) \
+        if log_probs.requires_grad and grad_mode.is_grad_enabled() else log_probs
 
     def emissions(t):
-        return gather(log_probs[t], 1, gather_index)
+        return gather(passed[t], 1, gather_index)
 
     def constant(array):
         return Tensor._make(array, False).to(log_probs.device)
@@ -130,9 +180,11 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     impossible = to_host(losses.detach()._data) > _IMPOSSIBLE
     # torch's surplus gradient exp(log_probs), over each possible sample's frames
     frames_in = (np.arange(frames)[:, None] < lengths[None, :]) & ~impossible[None, :]
+    if not zero_infinity:
+        nan_frames[0] = (np.arange(frames)[:, None] < lengths[None, :]) & impossible[None, :]
     weights = log_probs.detach().exp() * constant(frames_in[:, :, None].astype(
         to_host(log_probs._data).dtype))
-    surplus = (log_probs * weights).sum((0, 2))
+    surplus = (passed * weights).sum((0, 2))
     losses = losses + (surplus - surplus.detach())
     if zero_infinity:
         losses = _E.where(constant(impossible), 0.0, named(losses, "CtcLossBackward0", log_probs))

@@ -3,7 +3,7 @@ making the (indices, dim) rows' intermediate per bag: one lookup, then one segme
 (index_add for sum and mean, scatter_reduce's amax for max)."""
 import numpy as np
 
-from .. import creation
+from .. import creation, dtypes
 from ..ops.index import index_add
 from ..ops.named import named
 from ..ops.scatter_reduce import scatter_reduce
@@ -11,30 +11,70 @@ from ..ops.untracked import to_host
 from ..tensor import Tensor
 
 
-def _bags(input, offsets, include_last_offset):
-    """The flat indices and the bag of each, and the number of bags."""
-    index = to_host(input._data)
-    if index.ndim == 2:
+def _check_python_arguments(input, weight, offsets, per_sample_weights):
+    """torch's F.embedding_bag checks, in its order, before the mode's."""
+    if per_sample_weights is not None and input.shape != per_sample_weights.shape:
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is "
+                         f"not None, then it must have the same shape as the input "
+                         f"({input.shape})")
+    if weight.ndim != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension "
+                         f"{weight.ndim}")
+    if input.ndim == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is "
                              "a mini-batch of fixed length sequences. However, found offsets of "
                              f"type {type(offsets)}")
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
+                         f"{input.ndim}")
+
+
+def _check_kernel_arguments(input, weight, offsets, per_sample_weights):
+    """The checks of torch's embedding_bag kernel: the dtypes."""
+    for tensor in (input,) if offsets is None else (input, offsets):
+        if tensor.dtype not in (dtypes.int64, dtypes.int32):
+            raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the "
+                               f"following scalar types: Long, Int; but got {tensor.type()} "
+                               f"instead (while checking arguments for embedding_bag)")
+    if not dtypes.is_floating(weight.dtype):
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have one of the "
+                           f"following scalar types: Half, BFloat16, Float, Double; but got "
+                           f"{weight.type()} instead (while checking arguments for embedding_bag)")
+    if per_sample_weights is not None and per_sample_weights.dtype != weight.dtype:
+        raise RuntimeError(f"Expected tensor for argument #1 'weight' to have the same type as "
+                           f"tensor for argument #1 'per_sample_weights'; but type "
+                           f"{weight.type()} does not equal {per_sample_weights.type()} (while "
+                           f"checking arguments for embedding_bag)")
+
+
+def _bags(input, offsets, include_last_offset):
+    """The flat indices and the bag of each, and the number of bags."""
+    index = to_host(input._data)
+    if index.ndim == 2:
         count, length = index.shape
         return index.reshape(-1), np.repeat(np.arange(count), length), count
-    if index.ndim != 1:
-        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension "
-                         f"{index.ndim}")
-    if offsets is None:
-        raise ValueError("offsets has to be a 1D Tensor but got None")
-    starts = np.asarray(to_host(offsets._data) if isinstance(offsets, Tensor) else offsets,
-                        np.int64).reshape(-1)
+    starts = np.asarray(to_host(offsets._data), np.int64).reshape(-1)
+    if include_last_offset and starts.size < 1:
+        raise RuntimeError("include_last_offset: number of offset should be at least 1")
     if starts.size and starts[0] != 0:
         raise RuntimeError(f"offsets[0] has to be 0, i.e., the first sequence in the mini-batch "
-                           f"has to start from position 0. However, got {starts[0]}")
+                           f"has to start from position 0. However, got {starts[0]}\n"
+                           f"[ {offsets.type()}{{}} ]")
+    if starts.size and starts[-1] > index.size:
+        raise RuntimeError(f"offsets[-1] can not be greater than input's length {index.size} but "
+                           f"got offsets[-1] of {starts[-1]}")
     if include_last_offset:
         starts, count = starts[:-1], starts.size - 1
     else:
         count = starts.size
+    if count == 0:          # no bags: the indices are not read
+        return index[:0], np.zeros(0, np.int64), 0
     # the bag of element k: the last start at or before k
     bag = np.searchsorted(starts, np.arange(index.size), side="right") - 1
     return index, bag, count
@@ -53,14 +93,20 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     tensor([[ 4.5000,  5.5000,  6.5000],
             [12.0000, 13.0000, 14.0000]])
     """
-    # torch looks at the input and offsets before the mode
-    index, bag, count = _bags(input, offsets, include_last_offset)
+    # torch looks at the input and offsets before the mode, and its kernel after
+    _check_python_arguments(input, weight, offsets, per_sample_weights)
     if mode not in ("sum", "mean", "max"):
         raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
     if per_sample_weights is not None and mode != "sum":
         raise NotImplementedError(f"embedding_bag: per_sample_weights was not None. "
                                   f"per_sample_weights is only supported for mode='sum' (got "
                                   f"mode='{mode}'). Please open a feature request on GitHub.")
+    _check_kernel_arguments(input, weight, offsets, per_sample_weights)
+    index, bag, count = _bags(input, offsets, include_last_offset)
     rows = weight.shape[0]
     bad = np.flatnonzero((index < 0) | (index >= rows))
     if bad.size:

@@ -1,11 +1,39 @@
 """unfold and fold: the sliding windows of an image as columns, and their sum back into an image
 (each the other's adjoint), on the im2col/col2im nodes the convolutions use."""
+import numpy as np
+
 from ..ops import nn_ops as _N
 from ..ops.apply import apply
 from ..ops.named import named
 from ..tensor import _wrap_dim
-from .functional_conv import _pair
 from .kernel_dtypes import check_kernel_dtype
+
+
+def _settings(**settings):
+    """Each setting as a pair (torch's _pair), in the order given, refused in torch's words when
+    a sequence is not of two."""
+    pairs = []
+    for name, value in settings.items():
+        pair = (int(value), int(value)) if isinstance(value, (int, np.integer)) else tuple(value)
+        if len(pair) != 2:
+            raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(pair)}")
+        pairs.append(pair)
+    return pairs
+
+
+_REFUSALS = {"kernel": ("kernel size should be greater than zero", "kernel"),
+             "stride": ("stride should be greater than zero", "stride"),
+             "dilation": ("dilation should be greater than zero", "dilation"),
+             "padding": ("padding should be non-negative", "pad")}
+
+
+def _check_settings(kernel, stride, dilation, padding, order):
+    """torch's im2col / col2im shape checks of the settings, in the op's order."""
+    values = {"kernel": kernel, "stride": stride, "dilation": dilation, "padding": padding}
+    for name in order:
+        (h, w), (words, short) = values[name], _REFUSALS[name]
+        if min(h, w) < (0 if name == "padding" else 1):
+            raise RuntimeError(f"{words}, but got {short}_height: {h} {short}_width: {w}")
 
 
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
@@ -17,16 +45,18 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     >>> F.unfold(ng.arange(4.0).reshape(1, 1, 2, 2), 1)
     tensor([[[0., 1., 2., 3.]]])
     """
-    _wrap_dim(2, input.ndim)     # torch reads input.size(2) first: its IndexError below 3 dims
-    if input.ndim not in (3, 4):
+    kernel, dilation, padding, stride = _settings(
+        kernel_size=kernel_size, dilation=dilation, padding=padding, stride=stride)
+    _check_settings(kernel, stride, dilation, padding, ("kernel", "dilation", "padding", "stride"))
+    _wrap_dim(2, input.ndim)     # torch reads input.size(2) next: its IndexError below 3 dims
+    if not (input.ndim == 3 and 0 not in input.shape) and \
+            not (input.ndim == 4 and 0 not in input.shape[1:]):
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and "
                            f"other non-zero dimensions for input, but got: {list(input.shape)}")
     source = input
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
-    kernel, stride, padding, dilation = (_pair(kernel_size), _pair(stride), _pair(padding),
-                                         _pair(dilation))
     blocks = [_N.out_size(size, k, s, p, d)
               for size, k, s, p, d in zip(input.shape[2:], kernel, stride, padding, dilation)]
     if min(blocks) < 1:
@@ -52,7 +82,12 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
               [2., 4., 2.],
               [1., 2., 1.]]]])
     """
-    if input.ndim not in (2, 3):
+    (height, width), kernel, dilation, padding, stride = _settings(
+        output_size=output_size, kernel_size=kernel_size, dilation=dilation, padding=padding,
+        stride=stride)
+    _check_settings(kernel, stride, dilation, padding, ("kernel", "stride", "dilation", "padding"))
+    if not (input.ndim == 2 and 0 not in input.shape) and \
+            not (input.ndim == 3 and 0 not in input.shape[1:]):
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 "
                            f"batch size and non-zero dimensions for input, but got: "
                            f"{list(input.shape)}")
@@ -60,9 +95,6 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     unbatched = input.ndim == 2
     if unbatched:
         input = input.unsqueeze(0)
-    kernel, stride, padding, dilation = (_pair(kernel_size), _pair(stride), _pair(padding),
-                                         _pair(dilation))
-    height, width = _pair(output_size)
     oh, ow = (_N.out_size(size, k, s, p, d)
               for size, k, s, p, d in zip((height, width), kernel, stride, padding, dilation))
     n, rows, length = input.shape
@@ -78,6 +110,12 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
                            f"expected size of input's dimension 2 to match the calculated number "
                            f"of sliding blocks {oh} * {ow} = {oh * ow}, but got input.size(2)="
                            f"{length}.")
+    if oh < 1 or ow < 1:
+        raise RuntimeError(f"Given output_size=({height}, {width}), kernel_size=({kernel[0]}, "
+                           f"{kernel[1]}), dilation=({dilation[0]}, {dilation[1]}), padding="
+                           f"({padding[0]}, {padding[1]}), stride=({stride[0]}, {stride[1]}), "
+                           f"calculated shape of the array of sliding blocks as ({oh}, {ow}), "
+                           f"which is too small (non-positive)")
     check_kernel_dtype(input, "col2im_out_cpu", ("Bool",))
     c = rows // per_channel
     windows = input.reshape(n, c, kernel[0], kernel[1], oh, ow).permute(0, 1, 4, 5, 2, 3)

@@ -152,9 +152,13 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
                            f"input{list(batched.shape)} to have {weight.shape[0]} channels, but "
                            f"got {batched.shape[1]} channels instead")
-    out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, _single(stride)),
-                           (0, _single(padding)), (0, _single(output_padding)), groups,
-                           (1, _single(dilation)))
+    # one sample: torch's node takes it as a batch of one, squeezed after (SqueezeBackward1)
+    unbatched = input.ndim == 2
+    batched = input.unsqueeze(0) if unbatched else input
+    out = conv_transpose2d(batched.unsqueeze(-2), weight.unsqueeze(-2), bias,
+                           (1, _single(stride)), (0, _single(padding)),
+                           (0, _single(output_padding)), groups, (1, _single(dilation)))
     # torch's one node (the squeeze views only the planes' result, an intermediate)
-    return named(out.squeeze(-2), "ConvolutionBackward0", input, weight,
-                 inputs=(input, weight, bias), view_of_intermediate=True)
+    out = named(out.squeeze(-2), "ConvolutionBackward0", batched, weight,
+                inputs=(batched, weight, bias), view_of_intermediate=True)
+    return out.squeeze(0) if unbatched else out

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes, grad_mode
+from ..autograd.function import Function
 from ..creation import as_tensor
 from ..ops import elementwise as _E
 from ..ops import elementwise_special as _S
@@ -247,7 +248,7 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
     class_dim = 0 if input.ndim == 1 else 1
     classes = input.shape[class_dim]
     logp = _N.log_softmax(input, class_dim)
-    target = _as_tensor(target, input)
+    # (a target of another float type promotes the products, as torch's)
     if label_smoothing > 0.0:
         target = target * (1.0 - label_smoothing) + label_smoothing / classes
     terms = logp * target
@@ -396,6 +397,20 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
                  attributes={"beta": float(beta), "reduction": _CODES[reduction]})
 
 
+class _RefusedBackward(Function):
+    """x passed through, whose backward raises `message` (a kernel's refusal that torch meets
+    only when it differentiates)."""
+
+    @staticmethod
+    def forward(ctx, x, message):
+        ctx.message = message
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError(ctx.message)
+
+
 def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     """0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); with weight, the weighted losses'
     plain mean (torch's, unlike mse_loss's).
@@ -410,9 +425,18 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
     reduction = _reduction(None, None, reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    refusal = None
+    if target.dtype != input.dtype:
+        # torch's huber kernel computes in the input's dtype, and its backward refuses the
+        # other (mse_loss and the others promote)
+        refusal = (f"Found dtype {dtypes.scalar_type_name(target.dtype)} but expected "
+                   f"{dtypes.scalar_type_name(input.dtype)}")
+        target = target.to(input.dtype)
     check_kernel_dtype(expanded, "huber_cpu")
     d = (expanded - target).abs()
     loss = _reduce(_E.where(d < delta, d * d * 0.5, (d - 0.5 * delta) * delta), reduction)
+    if refusal is not None:
+        loss = _RefusedBackward.apply(loss, refusal)
     # torch's delta is a float argument: 2 shows as 2.0
     return named(loss, "HuberLossBackward0", expanded, target,
                  saved_names=("self", "target"),
@@ -427,13 +451,13 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
     tensor(0.6931)
     """
     reduction = _reduction(size_average, reduce, reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
+                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
     if isinstance(target, Tensor) and target.dtype != input.dtype:
         raise RuntimeError(f"Found dtype {dtypes.scalar_type_name(target.dtype)} but expected "
                            f"{dtypes.scalar_type_name(input.dtype)}")
     target = _as_tensor(target, input)
-    if tuple(target.shape) != tuple(input.shape):
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size "
-                         f"({input.shape}) is deprecated. Please ensure they have the same size.")
     refuse_grad("binary_cross_entropy", "weight", weight)
     check_kernel_dtype(input, "binary_cross_entropy")
     data = input._data
@@ -458,10 +482,15 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     tensor(0.6931)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    target = _as_tensor(target, input)
+    if not isinstance(target, Tensor):
+        target = _as_tensor(target, input)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
+    # torch computes the loss in place in (1 - target): of the target's float type
+    if not dtypes.is_floating(target.dtype):
+        raise RuntimeError(f"result type {dtypes.scalar_type_name(input.dtype)} can't be cast to "
+                           f"the desired output type {dtypes.scalar_type_name(target.dtype)}")
     refuse_grad("binary_cross_entropy_with_logits", "weight", weight)
     refuse_grad("binary_cross_entropy_with_logits", "pos_weight", pos_weight)
     # softplus without its threshold: log(1 + exp(-x)) exactly, however large -x is
@@ -472,6 +501,8 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     loss = (1.0 - target) * input + log_sigmoid_neg
     if weight is not None:
         loss = loss * _as_tensor(weight, input)
+    if loss.dtype != target.dtype:
+        loss = loss.to(target.dtype)
     attributes = {"reduction": _CODES[reduction]}
     for name, value in (("weight", weight), ("pos_weight", pos_weight)):
         if value is None:
@@ -499,7 +530,8 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
         raise ValueError(f"{reduction} is not a valid value for reduction")
     if not all(dtypes.is_floating(t.dtype) for t in (input, target) if isinstance(t, Tensor)):
         raise RuntimeError("kl_div: Integral inputs not supported.")
-    target = _as_tensor(target, input)
+    if not isinstance(target, Tensor):
+        target = _as_tensor(target, input)      # (a tensor's float type promotes, as torch's)
     if log_target:
         loss = _E.exp(target) * (target - input)
     else:
@@ -519,7 +551,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     tensor(1.)
     """
     reduction = _reduction(size_average, reduce, reduction)
-    target = _as_tensor(target, input)
+    if not isinstance(target, Tensor):
+        target = _as_tensor(target, input)      # (a tensor's float type promotes, as torch's)
     if log_input:
         loss = _E.exp(input) - target * input
     else:
@@ -558,7 +591,7 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
     held = var.detach()
     var = var + (held.clamp(min=eps) - held)
     diff = input - _as_tensor(target, input)
-    loss = (_E.log(var) + diff * diff / var) * 0.5
+    loss = (_E.log(var) + diff ** 2 / var) * 0.5
     if full:
         loss = loss + 0.5 * math.log(2 * math.pi)
     return _reduce(loss, reduction)

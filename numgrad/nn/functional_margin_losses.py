@@ -144,6 +144,9 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
+    if not (input.ndim == 0 or (input.ndim in (1, 2) and input.shape[-1] != 0)):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, "
+                           f"but got: {list(input.shape)}")
     rows = input.reshape(1, -1) if input.ndim <= 1 else input
     count, classes = rows.shape
     index = np.asarray(target._data if isinstance(target, Tensor) else target).reshape(-1)
@@ -184,10 +187,12 @@ def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, r
     """
     if size_average is not None or reduce is not None:
         reduction = _reduction(size_average, reduce, reduction)
-    target = _as_tensor(target, input)
+    # torch's composite: tensors of other types promote
+    if not isinstance(target, Tensor):
+        target = _as_tensor(target, input)
     loss = -(target * logsigmoid(input) + (1.0 - target) * logsigmoid(-input))
     if weight is not None:
-        loss = loss * _as_tensor(weight, input)
+        loss = loss * (weight if isinstance(weight, Tensor) else _as_tensor(weight, input))
     loss = loss.sum(input.ndim - 1) / input.shape[-1]   # torch's DivBackward0
     if reduction not in ("none", "mean", "sum"):
         raise ValueError(f"{reduction} is not valid")

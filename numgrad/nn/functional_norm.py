@@ -21,6 +21,8 @@ from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 from ..tensor import Tensor
 from .functional_activation import float_kernel
+from .functional_conv import avg_pool2d
+from .functional_pool3d import avg_pool3d
 from .kernel_dtypes import check_kernel_dtype
 
 
@@ -225,6 +227,9 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if use_input_stats and math.prod(input.shape[2:]) <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
                          f"{input.shape}")
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when "
+                           "use_input_stats is false")
     n, c = input.shape[:2]
     weight, bias = (None if t is None else t.repeat(n) for t in (weight, bias))
     # torch takes running statistics of another float type here, where batch_norm refuses them
@@ -249,6 +254,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
                            f"{input.ndim}")
+    # torch's _verify_batch_size of the groups, in training or not
+    sizes = [input.shape[0] * input.shape[1] // num_groups, num_groups, *input.shape[2:]]
+    if sizes[0] * math.prod(sizes[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size "
+                         f"{sizes}")
     if input.shape[1] % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, "
                            f"but got input of shape {list(input.shape)} and "
@@ -282,18 +292,15 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
                          f"{input.ndim} dimensions)")
     if input.numel() == 0:
         return input
-    # torch averages the squares with avg_pool2d (3-D input) or avg_pool3d: their dtypes
-    check_kernel_dtype(input, "avg_pool2d" if input.ndim == 3 else "avg_pool3d_out_frame",
-                       ("Long",))
-    channels = input.shape[1]
-    squares = (input * input).movedim(1, -1)
-    padded = _constant_pad(squares, (size // 2, (size - 1) // 2))
-    window = padded[..., 0:channels]
-    for offset in range(1, size):
-        window = window + padded[..., offset:offset + channels]
-    if input.dtype == dtypes.int64:
-        # torch's integer average pooling truncates the mean before alpha scales it
-        scale = ((window // size).movedim(-1, 1) * alpha + k) ** beta
+    # torch's composite, node for node: the squares averaged over channel windows by
+    # avg_pool2d (3-D input) or avg_pool3d, whose kernels refuse the dtypes they refuse
+    div = input.mul(input)
+    if input.ndim == 3:
+        div = _constant_pad(div.unsqueeze(1), (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
     else:
-        scale = (window.movedim(-1, 1) * (alpha / size) + k) ** beta
-    return input / scale
+        sizes = input.shape
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = _constant_pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1).view(sizes)
+    return input / div.mul(alpha).add(k).pow(beta)

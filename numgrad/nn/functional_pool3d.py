@@ -193,6 +193,14 @@ def _output_size(output_size, sizes, refusal):
     return tuple(size if o is None else int(o) for o, size in zip(out, sizes))
 
 
+def _check_non_empty(input, op):
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"{op}(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {dim} being empty")
+
+
 def adaptive_avg_pool3d(input, output_size):
     """Average pooling of (N, C, D, H, W) or (C, D, H, W) inputs to output_size (an int, or a
     triple where None keeps that size), windows as torch's: averaging matrices over each dim.
@@ -207,6 +215,11 @@ def adaptive_avg_pool3d(input, output_size):
     d, h, w = input.shape[-3:]
     od, oh, ow = _output_size(output_size, (d, h, w),
                               "adaptive_avg_pool3d: output_size must be 3")
+    _check_non_empty(input, "adaptive_avg_pool3d")
+    if min(od, oh, ow) < 0:
+        # sic: torch's braces and spacing
+        raise RuntimeError(f"adaptive_avg_pool3d: elements of output_size must be greater than or "
+                           f"equal to 0 but received {{{od}, {oh},{ow}}}")
     if (od, oh, ow) == (1, 1, 1):
         return input.mean((-3, -2, -1), keepdim=True)         # torch's node too: MeanBackward1
     check_kernel_dtype(input, "adaptive_avg_pool3d_cpu")
@@ -243,13 +256,19 @@ def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
     if input.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_max_pool3d(): Expected 4D or 5D tensor, but got: "
                            f"{list(input.shape)}")
+    _check_non_empty(input, "adaptive_max_pool3d")
     d, h, w = input.shape[-3:]
     out = _output_size(output_size, (d, h, w),
                        "adaptive_max_pool3d(): internal error: output_size.size() must be 3")
     check_kernel_dtype(input, "adaptive_max_pool3d_cpu")
+    if min(out) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension "
+                           f"{next(o for o in out if o < 0)}: "
+                           f"{list(input.shape[:-3]) + list(out)}")
     lead = input.shape[:-3]
     data = np.ascontiguousarray(to_host(input.detach()._data)).reshape(-1, d, h, w)
-    positions = _adaptive_max_positions(data, out)
+    positions = _adaptive_max_positions(data, out) if data.size else \
+        np.zeros((0, *out), np.int64)
     values = take(read_by_backward(input, "AdaptiveMaxPool3DBackward0"),
                   positions.reshape(*lead, *out))
     planes = np.arange(positions.shape[0]).reshape(-1, 1, 1, 1) * (d * h * w)

@@ -2,7 +2,7 @@
 (LP) pooling and max unpooling, composed from the pooling of functional_conv.py and scatter."""
 import numpy as np
 
-from .. import creation
+from .. import creation, dtypes
 from ..ops.named import named
 from ..ops.scatter import scatter
 from .functional_conv import (_check_2_to_3_dims, _one_output_size, _pair, adaptive_max_pool2d,
@@ -81,11 +81,33 @@ def _unpooled_size(input, kernel_size, stride, padding, output_size, dims):
     return tuple(output_size)
 
 
+def _check_unpool(input, indices, dims):
+    """torch's max_unpooling{2,3}d checks, in its order and words."""
+    if indices.dtype != dtypes.int64:
+        # sic: the 3-D check does not name the type
+        kind = f" but got: {indices.type().split('.')[-1][:-len('Tensor')]}" if dims == 2 else ""
+        raise RuntimeError(f"elements in indices should be type int64{kind}")
+    if input.ndim not in (dims + 1, dims + 2):
+        raise RuntimeError(f"Input to max_unpooling{dims}d should be a {dims + 1}d or "
+                           f"{dims + 2}d Tensor, but got a tensor with {input.ndim} dimensions.")
+    if input.shape != indices.shape:
+        raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    for dim in range(1, input.ndim):
+        if input.shape[dim] == 0:
+            raise RuntimeError(f"max_unpooling{dims}d_forward_out_cpu(): Expected input to have "
+                               f"non-zero size for non-batch dimensions, but got "
+                               f"{list(input.shape)} with dimension {dim} being empty.")
+
+
 def _max_unpool(input, indices, size):
     """input's values written into zeros of spatial size at each plane's flat indices."""
+    _check_unpool(input, indices, len(size))
     lead = input.shape[:input.ndim - len(size)]
-    flat_input = input.reshape(*lead, -1)
-    flat_indices = indices.reshape(*lead, -1)
+    pooled = int(np.prod(input.shape[input.ndim - len(size):]))
+    flat_input = input.reshape(*lead, pooled)
+    flat_indices = indices.reshape(*lead, pooled)
     planes = int(np.prod(size))
     index = np.asarray(flat_indices._data)
     invalid = index[(index < 0) | (index >= planes)]

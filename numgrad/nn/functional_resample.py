@@ -39,7 +39,7 @@ def pixel_shuffle(input, upscale_factor):
     if input.ndim < 3:
         raise RuntimeError(f"pixel_shuffle expects input to have at least 3 dimensions, but got "
                            f"input with {input.ndim} dimension(s)")
-    r = int(upscale_factor)
+    r = _factor(upscale_factor, "pixel_shuffle", "upscale_factor")
     *lead, c, h, w = input.shape
     if c % (r * r):
         raise RuntimeError(f"pixel_shuffle expects its input's 'channel' dimension to be divisible "
@@ -48,8 +48,9 @@ def pixel_shuffle(input, upscale_factor):
     k = len(lead)
     blocks = input.reshape(*lead, c // (r * r), r, r, h, w)
     order = list(range(k)) + [k, k + 3, k + 1, k + 4, k + 2]
-    return named(blocks.permute(order).reshape(*lead, c // (r * r), h * r, w * r),
-                 "PixelShuffleBackward0", inputs=(input,))
+    return named(_own_copy(blocks.permute(order).reshape(*lead, c // (r * r), h * r, w * r),
+                           input), "PixelShuffleBackward0", inputs=(input,),
+                 view_of_intermediate=True)
 
 
 def pixel_unshuffle(input, downscale_factor):
@@ -61,7 +62,7 @@ def pixel_unshuffle(input, downscale_factor):
     if input.ndim < 3:
         raise RuntimeError(f"pixel_unshuffle expects input to have at least 3 dimensions, but got "
                            f"input with {input.ndim} dimension(s)")
-    r = int(downscale_factor)
+    r = _factor(downscale_factor, "pixel_unshuffle", "downscale_factor")
     *lead, c, h, w = input.shape
     for name, size, dim in (("height", h, -2), ("width", w, -1)):
         if size % r:
@@ -71,8 +72,26 @@ def pixel_unshuffle(input, downscale_factor):
     k = len(lead)
     blocks = input.reshape(*lead, c, h // r, r, w // r, r)
     order = list(range(k)) + [k, k + 2, k + 4, k + 1, k + 3]
-    return named(blocks.permute(order).reshape(*lead, c * r * r, h // r, w // r),
-                 "PixelUnshuffleBackward0", inputs=(input,))
+    return named(_own_copy(blocks.permute(order).reshape(*lead, c * r * r, h // r, w // r),
+                           input), "PixelUnshuffleBackward0", inputs=(input,),
+                 view_of_intermediate=True)
+
+
+def _factor(value, op, name):
+    """torch's int argument, refused when it is not positive."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{op}(): argument '{name}' (position 2) must be int, not "
+                        f"{type(value).__name__}")
+    if value <= 0:
+        raise RuntimeError(f"{op} expects a positive {name}, but got {value}")
+    return int(value)
+
+
+def _own_copy(result, input):
+    """result, copied when the reshapes left it a view of input (factor 1, or planes of one
+    pixel): torch's shuffles always return new memory."""
+    root = input if input._base is None else input._base
+    return result.clone() if result._base is root else result
 
 
 def _source_scale(size, out, scale, align_corners=False):
@@ -174,8 +193,25 @@ def _along_spatial_axes(input, matrices):
     if len(matrices) == 3:
         n, c, depth, h, w = out.shape
         out = (as_tensor(matrices[0], device=device) @ out.reshape(n, c, depth, h * w)).reshape(
-            n, c, -1, h, w)
+            n, c, matrices[0].shape[0], h, w)
     return out
+
+
+def _check_sizes(input, outs):
+    """torch's upsample_{1,2,3}d_common_check: positive input and output sizes, and channels."""
+    dims = len(outs)
+    names = "DHW"[3 - dims:]
+    if min(input.shape[2:]) <= 0 or min(outs) <= 0:
+        given = ", ".join(f"{n}: {s}" for n, s in zip(names, input.shape[2:]))
+        wanted = ", ".join(f"{n}: {s}" for n, s in zip(names, outs))
+        # sic: the 1-D check alone says "and output"
+        raise RuntimeError(f"Input and output sizes should be greater than 0, but got input "
+                           f"({given}){' and' if dims == 1 else ''} output ({wanted})")
+    if input.shape[1] == 0:
+        raise RuntimeError(f"Non-empty {dims + 2}D data tensor expected but got a tensor with "
+                           f"sizes {list(input.shape)}")
+
+
 def _kernel_name(mode, dims, antialias):
     """The torch CPU kernel that refuses a non-floating input to this mode, as it names itself."""
     if antialias:
@@ -251,6 +287,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
+    _check_sizes(input, outs)
     check_kernel_dtype(input, _kernel_name(mode, dims, antialias))
     sizes, dtype = input.shape[2:], input.dtype
     axes = list(zip(sizes, outs, scales))
@@ -265,6 +302,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         make = _cubic_matrix if mode == "bicubic" else _linear_matrix
         matrices = [make(n, o, s, align_corners, dtype) for n, o, s in axes]
         name = _INTERPOLATING[mode][1]
+    result = _along_spatial_axes(input, matrices)
+    if antialias and mode in ("bilinear", "bicubic") and outs[1] == 1 and outs[0] != sizes[0]:
+        # torch's separable kernel, resizing the height of an image one column wide, writes
+        # its first row into every row; its backward is the true one
+        first_row = result[:, :, :1].expand_as(result)
+        result = result + (first_row - result).detach()
     # the 3-D product ends in a reshape: a view of an intermediate nobody else holds
-    return named(_along_spatial_axes(input, matrices), name, inputs=(input,),
-                 view_of_intermediate=True)
+    return named(result, name, inputs=(input,), view_of_intermediate=True)

@@ -10,12 +10,14 @@ from .. import dtypes, grad_mode
 from ..device import device as _device
 from ..hooks import RemovableHandle
 from ..ops.tensor_info import typename
+from ..creation import empty_like
 from ..tensor import Tensor
 from . import module_hooks as global_hooks
 from .buffer import Buffer
 from .module_hooks import HookHandle, hook_ids
 # torch's home of the global hooks is torch.nn.modules.module: here numgrad.nn.module
-from .module_hooks import (register_module_buffer_registration_hook,  # noqa: F401
+from .module_hooks import (register_module_backward_hook,  # noqa: F401
+                           register_module_buffer_registration_hook,
                            register_module_forward_hook, register_module_forward_pre_hook,
                            register_module_full_backward_hook,
                            register_module_full_backward_pre_hook,
@@ -39,6 +41,9 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+# torch casts modules to dtypes numgrad lacks (float16, bfloat16, complex, ...): refused, rather
+# than leave the module in a dtype it did not ask for
+_NO_SUCH_DTYPE = "{}: numgrad has no {} dtype; its floating dtypes are float32 and float64"
 _EXTRA_STATE = "_extra_state"   # torch's key for get_extra_state's value in a state dict
 
 
@@ -86,6 +91,8 @@ class Module:
         object.__setattr__(self, "_forward_hooks_with_kwargs", set())
         object.__setattr__(self, "_forward_hooks_always_called", set())
         object.__setattr__(self, "_forward_pre_hooks_with_kwargs", set())
+        # which kind _backward_hooks holds: full (True), register_backward_hook's (False), none yet
+        object.__setattr__(self, "_is_full_backward_hook", None)
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
@@ -105,7 +112,7 @@ class Module:
         result = None
         try:
             # the hooks of this call are those registered now, the global ones first, as in torch
-            backward_hooks = [*global_hooks.backward_hooks.values(), *self._backward_hooks.values()]
+            backward_hooks, node_hooks = self._backward_hooks_by_kind()
             backward_pre_hooks = [*global_hooks.backward_pre_hooks.values(),
                                   *self._backward_pre_hooks.values()]
             for key, hook in [*global_hooks.forward_pre_hooks.items(),
@@ -141,6 +148,8 @@ class Module:
                                   "Tensor or a tuple of Tensors but received "
                                   f"{type(result)}", stacklevel=3)
                 result = backward_hook.setup_output_hook(result)
+            if node_hooks:
+                _hook_output_node(self, node_hooks, args, result)
             return result
         except Exception:
             # torch calls the global ones without kwargs here
@@ -406,7 +415,12 @@ class Module:
             if set_to_none:
                 param._grad = None
             else:
-                param._grad.detach_()
+                # as torch: a gradient with history is cut from it, another (a view, say) keeps
+                # its place and only stops requiring grad
+                if param._grad.grad_fn is not None:
+                    param._grad.detach_()
+                else:
+                    param._grad.requires_grad_(False)
                 param._grad.zero_()
 
     def apply(self, fn):
@@ -432,13 +446,33 @@ class Module:
         device, dtype = _parse_to(args, kwargs)
         if dtype is not None:
             dtype = np.dtype(dtype)
-            if not dtypes.is_floating(dtype):
+            if dtype.kind not in "fc":
                 raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired "
-                                f"dtype={dtypes.name(dtype)}")
+                                f"dtype={dtypes.qualified_name(dtype)}")
+            if dtype not in dtypes.SUPPORTED:
+                raise TypeError(_NO_SUCH_DTYPE.format("nn.Module.to", dtype.name))
         for tensor in list(self.parameters()) + list(self.buffers()):
             _move(tensor, device, dtype)
             if tensor._grad is not None:
                 _move(tensor._grad, device, dtype)
+        return self
+
+    def _apply(self, fn, recurse=True):
+        """fn(tensor) -> tensor on every parameter, its .grad and every buffer (recurse=False:
+        this module's own), under no_grad, as torch's _apply, which libraries call with their own
+        conversions: a parameter (and its .grad) stays the same object and takes the data of fn's
+        result; a buffer is replaced by fn's result. Returns self."""
+        for module in self.modules() if recurse else [self]:
+            with grad_mode.no_grad():
+                for param in module._parameters.values():
+                    if param is None:
+                        continue
+                    param._data = fn(param)._data
+                    if param._grad is not None:
+                        param._grad._data = fn(param._grad)._data
+                for name, buf in module._buffers.items():
+                    if buf is not None:
+                        module._buffers[name] = fn(buf)
         return self
 
     def type(self, dst_type):
@@ -455,6 +489,34 @@ class Module:
 
     def double(self):
         return self.to(dtypes.float64)
+
+    def half(self):
+        """torch casts to float16 here; numgrad has no float16, so this refuses rather than
+        leave the module in a dtype it did not ask for."""
+        raise TypeError(_NO_SUCH_DTYPE.format("Module.half", "float16"))
+
+    def bfloat16(self):
+        """As half: numgrad has no bfloat16."""
+        raise TypeError(_NO_SUCH_DTYPE.format("Module.bfloat16", "bfloat16"))
+
+    def to_empty(self, *, device, recurse=True):
+        """Replace every parameter and buffer (and any .grad) with uninitialised memory of its
+        shape and dtype on device (None: where it is), in place as to() does; recurse=False:
+        this module's own only. torch uses it to materialise modules built on its meta device
+        (nn.utils.skip_init)."""
+        for tensor in [*self.parameters(recurse=recurse), *self.buffers(recurse=recurse)]:
+            for t in (tensor, tensor._grad):
+                if t is not None:
+                    target = t.device if device is None else device
+                    t._data = empty_like(t, device=target)._data
+        return self
+
+    def share_memory(self):
+        """Tensor.share_memory_ on every parameter and buffer, as torch's: a no-op here, where
+        tensors are NumPy memory that numgrad does not move to shared memory."""
+        for tensor in [*self.parameters(), *self.buffers()]:
+            tensor.share_memory_()
+        return self
 
     def cuda(self, device=None):
         """Move every parameter and buffer to the GPU (see to); cuda(0) and cuda("cuda:0") too."""
@@ -515,74 +577,47 @@ class Module:
         """Copy values from state_dict into the parameters and buffers (in place, under no_grad).
 
         strict: every key must match. Shapes must match in any case. Returns the
-        (missing_keys, unexpected_keys) named tuple.
+        (missing_keys, unexpected_keys) named tuple. As torch's, each module (a shared one under
+        each of its names) loads its own keys through _load_from_state_dict, which a subclass may
+        override, from a dict of the keys under its prefix; its load_state_dict post-hooks run
+        once its children are loaded.
         """
         if not isinstance(state_dict, Mapping):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)   # the hooks and upgrades must not touch the caller's
-        # every module under each of its names, as state_dict lists a shared one
-        modules = [(prefix + "." if prefix else "", module)
-                   for prefix, module in self.named_modules(remove_duplicate=False)]
-        missing, unexpected, errors = [], [], []
-        for prefix, module in modules:
-            # what state_dict recorded of the module (its version), nothing for a plain dict
+        if metadata is not None:
+            state_dict._metadata = metadata
+        # explicit stack, no recursion: (module, its dict, its prefix, children loaded yet)
+        stack = [(self, state_dict, "", False)]
+        while stack:
+            module, local_state_dict, prefix, children_loaded = stack.pop()
+            if children_loaded:
+                # the hooks may change the key lists in place, before strict reads them
+                incompatible = _IncompatibleKeys(missing, unexpected)
+                for hook in list(module._load_state_dict_post_hooks.values()):
+                    if hook(module, incompatible) is not None:
+                        raise AssertionError("Hooks registered with "
+                                             "``register_load_state_dict_post_hook`` are not "
+                                             "expected to return new values, if "
+                                             "incompatible_keys need to be modified, it should "
+                                             "be done inplace.")
+                continue
+            # what state_dict recorded of the module (its version), nothing for a plain dict;
+            # torch marks assign in the recorded dict itself
             local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
-            for hook in list(module._load_state_dict_pre_hooks.values()):
-                hook(module, state_dict, prefix, local_metadata, strict, missing, unexpected,
-                     errors)
-            module._upgrade_state_dict(state_dict, prefix, local_metadata)
-        own = OrderedDict()   # without the state_dict hooks, which may rename keys for saving
-        for prefix, module in modules:
-            module._save_to_state_dict(own, prefix, True)
-        extra = {prefix + _EXTRA_STATE: module for prefix, module in modules
-                 if type(module).set_extra_state is not Module.set_extra_state}
-        owners = {prefix[:-1]: module for prefix, module in modules}
-        missing += [k for k in own if k not in state_dict]
-        unexpected += [k for k in state_dict if k not in own]
-        with grad_mode.no_grad():
-            for key, target in own.items():
-                if key not in state_dict:
-                    continue
-                value = state_dict[key]
-                if key in extra:
-                    extra[key].set_extra_state(value)
-                    continue
-                if not isinstance(value, Tensor):
-                    errors.append(f'While copying the parameter named "{key}", expected '
-                                  f'numgrad.Tensor or Tensor-like object from checkpoint but '
-                                  f'received {type(value)}')
-                    continue
-                if target.ndim == 0 and value.shape == (1,):
-                    value = value[0]    # torch's backward compatibility: once 0-d were 1-d
-                array = value._data
-                if array.shape != target._data.shape:
-                    errors.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{_size(array.shape)} from checkpoint, the shape in current "
-                                  f"model is {_size(target._data.shape)}.")
-                    continue
-                if assign:
-                    # torch's assign: the checkpoint's tensor (its dtype, its memory) takes the
-                    # place of the module's, as a Parameter where it replaces one
-                    if isinstance(target, Parameter):
-                        if not isinstance(value, Parameter):
-                            value = Parameter(value, requires_grad=target.requires_grad)
-                        value.requires_grad_(target.requires_grad)
-                    path, _, name = key.rpartition(".")
-                    setattr(owners[path], name, value)
-                    continue
-                # across devices too: a CPU checkpoint into a module on the GPU
-                np.copyto(target._data, array, casting="unsafe")
-                target._bump_version()
-        # the hooks may change the key lists in place, before strict reads them (torch's order)
-        incompatible = _IncompatibleKeys(missing, unexpected)
-        for _, module in self.named_modules():
-            for hook in list(module._load_state_dict_post_hooks.values()):
-                if hook(module, incompatible) is not None:
-                    raise AssertionError("Hooks registered with "
-                                         "``register_load_state_dict_post_hook`` are not "
-                                         "expected to return new values, if incompatible_keys "
-                                         "need to be modified, it should be done inplace.")
+            if assign:
+                local_metadata["assign_to_params_buffers"] = assign
+            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
+                                         missing, unexpected, errors)
+            stack.append((module, None, prefix, True))
+            for name, child in reversed(list(module._modules.items())):
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    child_state_dict = {k: v for k, v in local_state_dict.items()
+                                        if k.startswith(child_prefix)}
+                    stack.append((child, child_state_dict, child_prefix, False))
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: "
@@ -593,7 +628,69 @@ class Module:
         if errors:
             raise RuntimeError(f"Error(s) in loading state_dict for {self._get_name()}:\n\t"
                                + "\n\t".join(errors))
-        return incompatible
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
+                              unexpected_keys, error_msgs):
+        """Load this module's own entries (not its children's) from state_dict, whose keys
+        start with prefix, as torch's: the version upgrades and load_state_dict pre-hooks first
+        (they may edit state_dict), then each parameter and persistent buffer, the extra state,
+        and (strict) the keys of state_dict that name nothing here. Problems go into the three
+        lists. Subclasses override it to read older checkpoints (call this one after)."""
+        self._upgrade_state_dict(state_dict, prefix, local_metadata)
+        for hook in list(self._load_state_dict_pre_hooks.values()):
+            hook(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+                 error_msgs)
+        local_state = {k: v for k, v in self._parameters.items() if v is not None}
+        local_state.update((k, v) for k, v in self._buffers.items()
+                           if v is not None and k not in self._non_persistent_buffers_set)
+        assign = local_metadata.get("assign_to_params_buffers", False)
+        for name, target in local_state.items():
+            key = prefix + name
+            if key not in state_dict:
+                if strict:
+                    missing_keys.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                error_msgs.append(f'While copying the parameter named "{key}", expected '
+                                  f'numgrad.Tensor or Tensor-like object from checkpoint but '
+                                  f'received {type(value)}')
+                continue
+            if target.ndim == 0 and value.shape == (1,):
+                value = value[0]    # torch's backward compatibility: once 0-d were 1-d
+            if value._data.shape != target._data.shape:
+                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
+                                  f"{_size(value._data.shape)} from checkpoint, the shape in "
+                                  f"current model is {_size(target._data.shape)}.")
+                continue
+            with grad_mode.no_grad():
+                if assign:
+                    # torch's assign: the checkpoint's tensor (its dtype, its memory) takes the
+                    # place of the module's, as a Parameter where it replaces one
+                    if isinstance(target, Parameter):
+                        if not isinstance(value, Parameter):
+                            value = Parameter(value, requires_grad=target.requires_grad)
+                        value.requires_grad_(target.requires_grad)
+                    setattr(self, name, value)
+                else:
+                    # across devices too: a CPU checkpoint into a module on the GPU
+                    np.copyto(target._data, value._data, casting="unsafe")
+                    target._bump_version()
+        extra_key = prefix + _EXTRA_STATE
+        if type(self).set_extra_state is not Module.set_extra_state:
+            if extra_key in state_dict:
+                self.set_extra_state(state_dict[extra_key])
+            elif strict:
+                missing_keys.append(extra_key)
+        elif strict and extra_key in state_dict:
+            unexpected_keys.append(extra_key)
+        if strict:
+            for key in state_dict:
+                if key.startswith(prefix) and key != extra_key:
+                    first, dot, _ = key[len(prefix):].partition(".")
+                    if (first not in self._modules) if dot else (first not in local_state):
+                        unexpected_keys.append(key)
 
     def register_load_state_dict_post_hook(self, hook):
         """hook(module, incompatible_keys) runs after load_state_dict (of this module or one
@@ -681,7 +778,34 @@ class Module:
         >>> bool((x.grad == 2 * lin.weight).all())
         True
         """
+        if self._is_full_backward_hook is False:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                               "a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", True)
         return self._register(self._backward_hooks, hook, prepend, [])
+
+    def register_backward_hook(self, hook):
+        """Deprecated, as in torch (register_full_backward_hook replaces it): hook(module,
+        grad_input, grad_output) is registered on the node the module's (first) output came from,
+        so it sees that node's gradients: for a Linear on a batch, AddmmBackward0's (bias, input,
+        weight.t()), not the module's. torch warns where that misses gradients."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError("Cannot use both regular backward hooks and full backward hooks on "
+                               "a single Module. Please use only one of them.")
+        object.__setattr__(self, "_is_full_backward_hook", False)
+        return self._register(self._backward_hooks, hook, False, [])
+
+    def _backward_hooks_by_kind(self):
+        """(full backward hooks, register_backward_hook's) of this call, the global ones first,
+        as torch's _get_backward_hooks."""
+        full, node_hooks = [], []
+        for is_full, table in ((global_hooks.kind["full"], global_hooks.backward_hooks),
+                               (self._is_full_backward_hook, self._backward_hooks)):
+            if is_full is True:
+                full += table.values()
+            elif is_full is False:
+                node_hooks += table.values()
+        return full, node_hooks
 
     def _register(self, table, hook, prepend, options):
         """Add hook to table (first when prepend), and its id to the ids of each (ids, on) option
@@ -720,6 +844,61 @@ class Module:
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers)
                       | set(self._modules))
+
+
+def _hook_output_node(module, hooks, args, result):
+    """register_backward_hook's hooks go on the grad_fn of the first tensor of result, as torch's
+    (with torch's warnings where that node does not carry the module's gradients)."""
+    output = result
+    while not isinstance(output, Tensor):
+        if isinstance(output, dict):
+            output = next(v for v in output.values() if isinstance(v, Tensor))
+        else:
+            output = output[0]
+    grad_fn = output.grad_fn
+    if grad_fn is None:
+        return
+    for hook in hooks:
+        grad_fn.register_hook(functools.partial(hook, module))
+    problem = _missed_by_node_hooks(args, result, grad_fn)
+    if problem:
+        warnings.warn(problem, FutureWarning, stacklevel=4)
+
+
+def _missed_by_node_hooks(inputs, result, grad_fn):
+    """torch's warning (Module._maybe_warn_non_full_backward_hook) when the node of the output
+    does not see all the module's gradients, or None."""
+    if isinstance(result, Tensor):
+        result = (result,)
+    elif not (isinstance(result, tuple) and all(isinstance(r, Tensor) for r in result)):
+        return ("Using non-full backward hooks on a Module that does not return a single Tensor "
+                "or a tuple of Tensors is deprecated and will be removed in future versions. "
+                "This hook will be missing some of the grad_output. Please use "
+                "register_full_backward_hook to get the documented behavior.")
+    if isinstance(inputs, Tensor):
+        inputs = (inputs,)
+    elif not (isinstance(inputs, tuple) and all(isinstance(i, Tensor) for i in inputs)):
+        return ("Using non-full backward hooks on a Module that does not take as input a single "
+                "Tensor or a tuple of Tensors is deprecated and will be removed in future "
+                "versions. This hook will be missing some of the grad_input. Please use "
+                "register_full_backward_hook to get the documented behavior.")
+    output_nodes = {r.grad_fn for r in result if r.grad_fn is not None}
+    if not output_nodes or (len(output_nodes) == 1 and grad_fn not in output_nodes):
+        return ("Using a non-full backward hook when outputs are nested in python data structure "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_output.")
+    if len(output_nodes) > 1:
+        return ("Using a non-full backward hook when outputs are generated by different autograd "
+                "Nodes is deprecated and will be removed in future versions. This hook will be "
+                "missing some grad_output. Please use register_full_backward_hook to get the "
+                "documented behavior.")
+    input_nodes = {i.grad_fn for i in inputs if i.grad_fn is not None}
+    if input_nodes != {n for n, _ in grad_fn.next_functions}:
+        return ("Using a non-full backward hook when the forward contains multiple autograd Nodes "
+                "is deprecated and will be removed in future versions. This hook will be missing "
+                "some grad_input. Please use register_full_backward_hook to get the documented "
+                "behavior.")
+    return None
 
 
 def _without_module(hook, module, *args):

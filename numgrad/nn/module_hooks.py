@@ -43,6 +43,9 @@ forward_hooks_with_kwargs = set()
 forward_hooks_always_called = set()
 backward_pre_hooks = OrderedDict()
 backward_hooks = OrderedDict()
+# which kind the global backward hooks are: full (True), the deprecated kind of
+# register_module_backward_hook (False), none yet (None); torch refuses to mix them
+kind = {"full": None}
 # the ids of the call hooks above, so that a module call without any tests one set
 call_hook_ids = set()
 
@@ -81,7 +84,23 @@ def register_module_full_backward_pre_hook(hook):
 
 def register_module_full_backward_hook(hook):
     """hook(module, grad_input, grad_output) for every module call, before the module's own."""
+    _claim(True)
     return _register(backward_hooks, hook, [call_hook_ids])
+
+
+def register_module_backward_hook(hook):
+    """Deprecated, as in torch (register_module_full_backward_hook replaces it): hook(module,
+    grad_input, grad_output) for every module call, on the node its output came from, as
+    Module.register_backward_hook."""
+    _claim(False)
+    return _register(backward_hooks, hook, [call_hook_ids])
+
+
+def _claim(full):
+    if kind["full"] is (not full):
+        raise RuntimeError("Cannot use both regular backward hooks and full backward hooks as a "
+                           "global Module hook. Please use only one of them.")
+    kind["full"] = full
 
 
 def register_module_buffer_registration_hook(hook):

@@ -30,16 +30,18 @@ from .utils.rnn import PackedSequence
 
 
 # ---- one time step (gates_x, the input's share of the gates, comes precomputed for all steps) ----
+# torch's cells add the input's share to the hidden state's (linear_hh(h).add_(gates_x)): the sum's
+# node lists the hidden state's product first
 def _tanh_step(gates_x, h, c, w_hh, b_hh, w_hr):
-    return _E.tanh(gates_x + F.linear(h, w_hh, b_hh)), None
+    return _E.tanh(F.linear(h, w_hh, b_hh) + gates_x), None
 
 
 def _relu_step(gates_x, h, c, w_hh, b_hh, w_hr):
-    return F.relu(gates_x + F.linear(h, w_hh, b_hh)), None
+    return F.relu(F.linear(h, w_hh, b_hh) + gates_x), None
 
 
 def _lstm_step(gates_x, h, c, w_hh, b_hh, w_hr):
-    i, f, g, o = (gates_x + F.linear(h, w_hh, b_hh)).unsafe_chunk(4, -1)
+    i, f, g, o = (F.linear(h, w_hh, b_hh) + gates_x).unsafe_chunk(4, -1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
     h = o.sigmoid() * c.tanh()
     if w_hr is not None:

@@ -9,13 +9,16 @@ LayerNorm and Dropout.
 numgrad.Size([2, 3, 4])
 """
 import copy
+import warnings
 
 import numpy as np
 
 from .. import creation, dtypes
 from . import functional as F
 from . import init
-from .attention import MultiheadAttention
+from .activation import GELU, ReLU
+from .attention import MultiheadAttention, _additive_mask
+from .attention_fast_path import as_bool_mask, layer_fast_path
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
@@ -76,8 +79,26 @@ class TransformerEncoderLayer(Module):
                                             batch_first=batch_first, device=device, dtype=dtype)
         _add_feed_forward_and_norms(self, 2, d_model, dim_feedforward, dropout, activation,
                                     layer_norm_eps, norm_first, bias, device, dtype)
+        # torch's record, made once, of whether its fast path can run the activation (1 relu,
+        # 2 gelu, 0 neither)
+        act = self.activation
+        self.activation_relu_or_gelu = 1 if act is F.relu or isinstance(act, ReLU) else \
+            2 if act is F.gelu or isinstance(act, GELU) else 0
 
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        # as torch: the masks made additive first (which keeps MultiheadAttention off its fast
+        # path), or read as booleans by the layer's own fast path (attention_fast_path.py)
+        if src_key_padding_mask is not None and src_mask is not None \
+                and src_key_padding_mask.dtype != src_mask.dtype:
+            warnings.warn("Support for mismatched src_key_padding_mask and src_mask is "
+                          "deprecated. Use same type for both instead.", UserWarning,
+                          stacklevel=2)
+        src_key_padding_mask = _additive_mask(src_key_padding_mask, "src_key_padding_mask",
+                                              src.dtype)
+        src_mask = _additive_mask(src_mask, "src_mask", src.dtype)
+        if layer_fast_path(self, src):
+            src_mask, src_key_padding_mask = as_bool_mask(src_mask), \
+                as_bool_mask(src_key_padding_mask)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)

@@ -83,13 +83,15 @@ def _reshape_as(self, other):
 
 
 def install_methods(cls):
+    # an op refusing numbers as its second operand has a method of its own (tensor_operands.py)
     for name in _METHODS:
-        setattr(cls, name, globals()[name])
+        setattr(cls, name, getattr(globals()[name], "method", globals()[name]))
     for name, (fn, saves_self) in _INPLACE.items():
         setattr(cls, name, inplace._method(fn, saves_self))
     for family in FAMILIES:
         for name in family.METHODS:
-            setattr(cls, name, getattr(family, name))
+            op = getattr(family, name)
+            setattr(cls, name, getattr(op, "method", op))
         for name, (fn, saves_self) in family.INPLACE.items():
             setattr(cls, name, inplace._method(fn, saves_self))
     # Operators are the ops themselves, not methods calling them: one Python call less per op,

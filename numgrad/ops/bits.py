@@ -9,6 +9,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from .elementwise import cast, operands
 from .select import return_types
+from .tensor_operands import tensor_operand
 from .untracked import untracked
 
 
@@ -36,8 +37,8 @@ def _integer_op(name, numpy_fn, kernel):
     return fn
 
 
-gcd = _integer_op("gcd", np.gcd, "gcd_cpu")
-lcm = _integer_op("lcm", np.lcm, "lcm_cpu")
+gcd = tensor_operand()(_integer_op("gcd", np.gcd, "gcd_cpu"))
+lcm = tensor_operand()(_integer_op("lcm", np.lcm, "lcm_cpu"))
 bitwise_left_shift = _integer_op("bitwise_left_shift", np.left_shift, "lshift_cpu")
 bitwise_right_shift = _integer_op("bitwise_right_shift", np.right_shift, "rshift_cpu")
 
@@ -63,18 +64,18 @@ def frexp(input):
     return return_types.frexp(input * halves[0] * halves[1], exponent)
 
 
+@tensor_operand()
 def ldexp(input, other):
     """input * 2**other, in a float dtype (the default one for integer input)."""
     exponent = other._data if isinstance(other, Tensor) else np.asarray(other)
-    if not isinstance(input, Tensor) or not dtypes.is_floating(input.dtype):
-        input = cast(input if isinstance(input, Tensor) else Tensor._make(np.asarray(input),
-                                                                           False),
-                     dtypes.get_default_dtype())
-    elif exponent.dtype == np.bool_:
+    if not isinstance(input, Tensor):
+        input = cast(Tensor._make(np.asarray(input), False), dtypes.get_default_dtype())
+    elif dtypes.is_floating(input.dtype) and exponent.dtype == np.bool_:
         # torch's float kernel has no bool exponent (an integer input goes another way)
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
     # torch's input * pow(2.0, other): the power is of other's float dtype (the default one for
-    # integers and bools), so a float64 exponent promotes a float32 input by torch's rules
+    # integers and bools), and the product promotes by torch's rules (a float64 exponent makes
+    # a float32 input float64, a 0-d one an integer input)
     power_dtype = exponent.dtype if dtypes.is_floating(exponent.dtype) else \
         dtypes.get_default_dtype()
     return input * untracked(lambda e: np.exp2(e.astype(np.float64)).astype(power_dtype),

@@ -18,6 +18,7 @@ from .linalg import dot, mm, mv
 from .named import named
 from .reduce import expand, logsumexp, norm, sum as sum_
 from .shape import UNSAFE_VIEW, cat, flip, permute, reshape, slice_along, transpose
+from .tensor_operands import tensor_operand
 from .untracked import to_host, untracked
 
 PUBLIC = ("softmax", "log_softmax", "narrow", "movedim", "moveaxis", "swapaxes", "swapdims",
@@ -272,6 +273,7 @@ def trace(input):
     return named(sum_(diagonal(input)), "TraceBackward0", inputs=(input,))
 
 
+@tensor_operand()
 def cross(input, other, dim=None):
     """The cross product of 3-vectors along dim (by default, as torch.cross: the first dim of size
     3, with torch's deprecation warning)."""
@@ -350,6 +352,7 @@ def inner(input, other):
     return tensordot(input, other, ([-1], [-1]))
 
 
+@tensor_operand()
 def kron(input, other):
     """The Kronecker product: block (i, j, ...) is input[i, j, ...] * other."""
     nd = builtins.max(input.ndim, other.ndim)
@@ -548,6 +551,7 @@ def _isclose(a, b, rtol, atol, equal_nan):
     return np.isclose(a, b, rtol=rtol, atol=atol, equal_nan=equal_nan)
 
 
+@tensor_operand()
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|input - other| <= atol + rtol * |other|, elementwise (a bool tensor)."""
     if input.dtype != other.dtype:
@@ -564,10 +568,12 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
         infer_size_error(input.shape, other.shape)
 
 
+@tensor_operand()
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
     return builtins.bool(isclose(input, other, rtol, atol, equal_nan).all())
 
 
+@tensor_operand()
 def equal(input, other):
     """Whether both have the same shape and the same values (nan equals nothing)."""
     if input.shape != other.shape:
@@ -632,6 +638,7 @@ def _logcumsumexp_function():
     return Logcumsumexp
 
 
+@tensor_operand("x2")
 def cdist(x1, x2, p=2.0, compute_mode=None):
     """The p-norm distance between each row of x1 (..., P, M) and each of x2 (..., R, M):
     (..., P, R), batch dims broadcast. The gradient at zero distance is zero, as in torch."""

@@ -21,6 +21,7 @@ from .named import named
 from .order_stats import diag_embed
 from .reduce import norm, prod
 from .shape import cat, stack
+from .tensor_operands import tensor_operand
 from .untracked import to_host
 
 PUBLIC = ("det", "logdet", "slogdet", "inverse", "cholesky", "pinverse", "dist")
@@ -532,6 +533,7 @@ def matrix_rank(A, *, atol=None, rtol=None, hermitian=False):
     return Tensor._make(rank, False).to(A.device)
 
 
+@tensor_operand()
 def dist(input, other, p=2):
     """The p-norm of input - other."""
     return named(norm(input - other, p), "DistBackward0", input, other,

@@ -16,8 +16,10 @@ from ..creation import as_tensor
 from ..tensor import Tensor, new_version_counter
 from .apply import apply, show_attributes
 from . import fmath as F
+from .fused import fma
 from .registry import OpDef
 from .shape import keeps_layout
+from .tensor_operands import tensor_operand
 from .untracked import untracked
 
 _LN2 = math.log(2.0)
@@ -65,11 +67,11 @@ def d_exp(g, out): return g * out
 def d_expm1(g, out): return g * (out + 1.0)
 def d_log(g, x): return g / x
 def d_log1p(g, x): return g / (x + 1.0)
-def d_log2(g, x): return g / (x * _LN2)
-def d_sqrt(g, out): return g / (2.0 * out)
-def d_rsqrt(g, out): return -0.5 * g * (out * out * out)
+def d_log2(g, x): return g / F.mul_scalar(x, _LN2)
+def d_sqrt(g, out): return g / F.mul_scalar(out, 2.0)
+def d_rsqrt(g, out): return -0.5 * g * F.pow_scalar(out, 3.0)
 def d_sin(g, x): return g * F.cos(x)
-def d_cos(g, x): return -g * F.sin(x)
+def d_cos(g, x): return g * -F.sin(x)
 def d_tan(g, out): return g * (1.0 + out * out)
 def d_tanh(g, out): return g * (1.0 - out * out)
 def d_sigmoid(g, out): return g * (1.0 - out) * out
@@ -85,9 +87,11 @@ def d_atan2_x(g, x, y):
 
 def d_atan2_y(g, x, y):
     return -g * x * F.select(1.0 / (x * x + y * y) == _INF, 0.0, 1.0 / (x * x + y * y))
-def d_erf(g, x): return _TWO_OVER_SQRT_PI * F.exp(-(x * x)) * g
+# torch squares by pow(x, 2) where these square by x * x (the same value): fmath.pow_scalar would
+# compute the exp of a float32 kernel in float64
+def d_erf(g, x): return F.mul_scalar(F.exp(-(x * x)), _TWO_OVER_SQRT_PI) * g
 def d_reciprocal(g, out): return -g * (out * out)
-def d_square(g, x): return 2.0 * g * x
+def d_square(g, x): return g * F.mul_scalar(F.pow_scalar(x, 1.0), 2.0)   # pow(x, 2)'s
 # torch's rule: ties share g, and only the side that is strictly beaten gets 0, so where a NaN
 # is involved (every comparison false) both sides get the whole g
 def d_max_x(g, x, y): return F.select(x < y, 0.0, F.select(x == y, g * 0.5, g))
@@ -106,22 +110,16 @@ def d_remainder_y(g, x, y): return -g * F.floor_div(x, y)
 def d_fmod_y(g, x, y): return -g * F.trunc_div(x, y)
 
 
-# torch's x + alpha * y kernels fuse the multiply-add, rounding once: float32 computed in float64
-# gives that rounding. float64 rounds twice (a third of the elements differ from torch's in their
-# last bit): long double would round once but costs five times as much.
-_WIDER = {np.dtype(np.float32): np.float64}
-
-
 def add_scaled(x, y, alpha):
     """x + alpha * y in y's dtype (x an array or a number), alpha taken in that dtype, as torch's
-    add, sub and rsub with alpha compute it."""
+    add, sub and rsub with alpha compute it: one rounding for floats (torch's kernels fuse the
+    multiply-add), integers wrapping."""
     dtype = y.dtype
     alpha = dtype.type(alpha)
     x = np.asarray(x, dtype)
-    wide = _WIDER.get(dtype)
-    if wide is None:              # float64, and integers in their own type (wrapping as torch)
-        return np.add(x, np.multiply(y, alpha))
-    return np.asarray(x.astype(wide) + y.astype(wide) * wide(alpha)).astype(dtype)
+    if dtypes.is_floating(dtype):
+        return fma(y, alpha, x)
+    return np.add(x, np.multiply(y, alpha))
 
 
 def _quiet(fn):
@@ -657,16 +655,19 @@ def rpow(x, base):
     return _int_or_float_power(b, a)
 
 
-def atan2(x, y):
-    return apply(ATAN2, _float_operands(x, y))
+@tensor_operand()
+def atan2(input, other):
+    return apply(ATAN2, _float_operands(input, other))
 
 
-def maximum(x, y):
-    return apply(MAXIMUM, operands(x, y))
+@tensor_operand()
+def maximum(input, other):
+    return apply(MAXIMUM, operands(input, other))
 
 
-def minimum(x, y):
-    return apply(MINIMUM, operands(x, y))
+@tensor_operand()
+def minimum(input, other):
+    return apply(MINIMUM, operands(input, other))
 
 
 def clamp(x, min=None, max=None):
@@ -864,7 +865,12 @@ def _compare(op):
 
 
 eq, ne, lt, le, gt, ge = (_compare(op) for op in (EQ, NE, LT, LE, GT, GE))
-logical_and, logical_or, logical_xor = (_compare(op) for op in (LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR))
+# the operators & | ^ of bool tensors take numbers too (bitwise_and's Scalar overload); the
+# public logical_* do not
+_logical_and, _logical_or, _logical_xor = (_compare(op)
+                                           for op in (LOGICAL_AND, LOGICAL_OR, LOGICAL_XOR))
+logical_and, logical_or, logical_xor = (tensor_operand()(op)
+                                        for op in (_logical_and, _logical_or, _logical_xor))
 greater, less, greater_equal, less_equal, equal_ = gt, lt, ge, le, eq
 
 
@@ -888,9 +894,9 @@ def _bitwise(logical, numpy_fn, kernel):
     return fn
 
 
-bitwise_and = _bitwise(logical_and, np.bitwise_and, "bitwise_and_cpu")
-bitwise_or = _bitwise(logical_or, np.bitwise_or, "bitwise_or_cpu")
-bitwise_xor = _bitwise(logical_xor, np.bitwise_xor, "bitwise_xor_cpu")
+bitwise_and = _bitwise(_logical_and, np.bitwise_and, "bitwise_and_cpu")
+bitwise_or = _bitwise(_logical_or, np.bitwise_or, "bitwise_or_cpu")
+bitwise_xor = _bitwise(_logical_xor, np.bitwise_xor, "bitwise_xor_cpu")
 
 
 def bitwise_not(x):

@@ -14,23 +14,25 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor
 from . import fmath as F
+from .fused import fma
 from .apply import apply, show_attributes
 from ..creation import as_tensor
 from .elementwise import (_binary, _float_input, _promoted, _quiet, _tensor_result_type, _unary,
                           _unary_fn, constant, d_identity, d_zero, operands, refuse_bool_clamp,
                           torch_maximum, torch_minimum, torch_sign)
 from .registry import OpDef
+from .tensor_operands import tensor_operand
 from .untracked import untracked
 
 _LN2 = math.log(2.0)
-_LN10 = math.log(10.0)
 _NAN = math.nan
 _INF = math.inf
 
 
 # ---- formulas -----------------------------------------------------------------------------------
-def d_log10(g, x): return g / (x * _LN10)
-def d_exp2(g, out): return g * out * _LN2
+# torch's constant for ln 10 is one ulp below math.log(10) in float64
+def d_log10(g, x): return g / F.mul_scalar(x, 2.3025850929940456)
+def d_exp2(g, out): return F.mul_scalar(g * out, _LN2)
 def d_sinh(g, x): return g * F.cosh(x)
 def d_cosh(g, x): return g * F.sinh(x)
 # torch multiplies by rsqrt (1 / sqrt, rounded) where these divide by the root
@@ -61,10 +63,11 @@ def d_lerp_tensor_weight(g, x, y): return g * (y - x)
 # addcmul's and addcdiv's input gets g: its own function here, as kernels/table.py imports an
 # op's formulas from the module of its first one
 def d_input(g): return g
-def d_addcmul_y(g, z, value): return g * z * value
-def d_addcmul_z(g, y, value): return g * y * value
-def d_addcdiv_y(g, z, value): return g * value / z
-def d_addcdiv_z(g, y, z, value): return -g * value * y / (z * z)
+# grouped as torch's derivatives.yaml groups them: float32 gradients round as there
+def d_addcmul_y(g, z, value): return g * F.mul_scalar(z, value)
+def d_addcmul_z(g, y, value): return g * F.mul_scalar(y, value)
+def d_addcdiv_y(g, z, value): return g * (value / z)
+def d_addcdiv_z(g, y, z, value): return -g * (value * y / (z * z))
 def d_clamp_min(g, x, lo): return F.select(x >= lo, g, 0.0)
 def d_clamp_max(g, x, hi): return F.select(x <= hi, g, 0.0)
 def d_clamp_min_x(g, x, y): return F.select(x >= y, g, 0.0)
@@ -85,8 +88,10 @@ def _logit(x, eps):
 
 
 def _lerp_values(x, y, w):
-    """torch's lerp: from the nearer end, so that weight 1 gives exactly `end`."""
-    return np.where(np.abs(w) < 0.5, x + w * (y - x), y - (y - x) * (1 - w))
+    """torch's lerp: from the nearer end, so that weight 1 gives exactly `end`, each side one
+    fused multiply-add."""
+    step = y - x
+    return np.where(np.abs(w) < 0.5, fma(w, step, x), fma(-step, 1 - w, y))
 
 
 def _lerp(x, y, weight):
@@ -94,7 +99,7 @@ def _lerp(x, y, weight):
 
 
 def _addcmul(x, y, z, value):
-    return x + x.dtype.type(value) * y * z
+    return fma(x.dtype.type(value) * y, z, x)    # torch's kernel: scaled first, then fused
 
 
 @_quiet
@@ -249,14 +254,16 @@ def _floating_only(x, y, kernel):
     return a, b
 
 
-def hypot(x, y):
-    """sqrt(x**2 + y**2) without overflow."""
-    return apply(HYPOT, _floating_only(x, y, "hypot_cpu"))
+@tensor_operand()
+def hypot(input, other):
+    """sqrt(input**2 + other**2) without overflow."""
+    return apply(HYPOT, _floating_only(input, other, "hypot_cpu"))
 
 
-def logaddexp(x, y):
-    """log(exp(x) + exp(y)) without overflow."""
-    return apply(LOGADDEXP, _floating_only(x, y, "logaddexp_cpu"))
+@tensor_operand()
+def logaddexp(input, other):
+    """log(exp(input) + exp(other)) without overflow."""
+    return apply(LOGADDEXP, _floating_only(input, other, "logaddexp_cpu"))
 
 
 # dtypes as torch's messages from C++ name them (caffe2::TypeMeta)
@@ -323,6 +330,7 @@ def lerp(start, end, weight):
     return out
 
 
+@tensor_operand("tensor1", "tensor2")
 def addcmul(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 * tensor2."""
     x, y, z = _three(input, tensor1, tensor2)
@@ -336,6 +344,7 @@ def addcmul(input, tensor1, tensor2, *, value=1):
     return out
 
 
+@tensor_operand("tensor1", "tensor2")
 def addcdiv(input, tensor1, tensor2, *, value=1):
     """input + value * tensor1 / tensor2 (floating tensors only, as torch)."""
     x, y, z = _three(input, tensor1, tensor2)

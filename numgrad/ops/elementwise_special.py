@@ -21,6 +21,7 @@ from .elementwise import (_binary, _float_operands, _quiet, _unary, _unary_fn, c
                           ge, mul, ne, neg, operands, pow, rpow, special_fn, sub)
 from .elementwise import where as _where
 from .inplace import apply_inplace
+from .tensor_operands import tensor_operand
 from .untracked import untracked
 
 _PI = math.pi
@@ -35,8 +36,9 @@ _SQRT_2PI = math.sqrt(2.0 * math.pi)
 # ---- formulas -----------------------------------------------------------------------------------
 # torch's sinc_backward: zero where x * x * pi is 0 (the limit at 0, and where x * x underflows)
 def d_sinc(g, x):
+    x_pi = F.mul_scalar(x, _PI)
     return F.select(x * x == 0.0, 0.0,
-                    g * (_PI * x * F.cos(_PI * x) - F.sin(_PI * x)) / (_PI * x * x))
+                    g * ((x_pi * F.cos(x_pi) - F.sin(x_pi)) / F.mul_scalar(x * x, _PI)))
 
 
 # torch's: xlogy(g, y) (0 where g is 0, unless y is NaN), masked to 0 where x == 0 and y <= 0
@@ -58,8 +60,9 @@ def d_fmin_x(g, x, y): return F.select((x <= y) | (y != y), g, 0.0)
 def d_fmin_y(g, x, y): return F.select((x <= y) | (y != y), 0.0, g)
 def d_deg2rad(g): return g * _DEG_TO_RAD
 def d_rad2deg(g): return g * _RAD_TO_DEG
-def d_erfc(g, x): return -g * _TWO_OVER_SQRT_PI * F.exp(-(x * x))
-def d_erfinv(g, out): return g * _HALF_SQRT_PI * F.exp(out * out)
+# grouped as torch's (erf's note on x * x in elementwise.py)
+def d_erfc(g, x): return F.mul_scalar(F.exp(-(x * x)), -_TWO_OVER_SQRT_PI) * g
+def d_erfinv(g, out): return F.mul_scalar(F.exp(out * out), _HALF_SQRT_PI) * g
 # torch.special's entr, log_ndtr and ndtri, term for term: entr's is NaN below 0 and inf at 0
 def d_entr(g, x): return g * -(1.0 + F.log(x))
 def d_log_ndtr(g, x, out): return g / _SQRT_2PI * F.exp(-(out + x * x / 2.0))
@@ -77,8 +80,10 @@ def _sinc(x):
 
 @_quiet
 def _xlogy(x, y):
-    # 0 where x is 0 (even where log(y) is infinite), unless y is NaN
-    return np.where((x == 0) & (y == y), x.dtype.type(0), x * np.log(y))
+    # 0 where x is 0 (even where log(y) is infinite), unless y is NaN. torch takes a single y
+    # (a number, a 0-d tensor) through C's log, rounded once; NumPy's float32 log is not
+    log_y = np.log(y.astype(np.float64)).astype(y.dtype) if y.size == 1 else np.log(y)
+    return np.where((x == 0) & (y == y), x.dtype.type(0), x * log_y)
 
 
 def _scaled(factor):
@@ -123,13 +128,6 @@ def _dtype_of(v):
     return (v if isinstance(v, np.ndarray) else v._data).dtype
 
 
-def _tensor_other(fn_name, other, argument="other"):
-    """torch's TypeError for ops whose second operand must be a Tensor."""
-    if not isinstance(other, Tensor):
-        raise TypeError(f"{fn_name}(): argument '{argument}' (position 2) must be Tensor, not "
-                        f"{type(other).__name__}")
-
-
 def _float_only(fn_name, a):
     """torch's refusal of integer and bool operands (the op has no such kernel)."""
     dtype = _dtype_of(a)
@@ -159,9 +157,9 @@ def xlogy(input, other):
     return apply(XLOGY, (a, b))
 
 
+@tensor_operand()
 def logaddexp2(input, other):
     """log2(2**input + 2**other) without overflow; floating tensors only, as torch."""
-    _tensor_other("logaddexp2", other)
     a, b = operands(input, other)
     _float_only("logaddexp2", a)
     return apply(LOGADDEXP2, (a, b))
@@ -178,7 +176,6 @@ def copysign(input, other):
 
 def _nan_ignoring(op, np_fn):
     def fn(input, other):
-        _tensor_other(op.name, other)
         a, b = operands(input, other)
         if not dtypes.is_floating(_dtype_of(a)):
             return untracked(np_fn, a._data, b._data)      # integers and bools keep their dtype
@@ -186,17 +183,17 @@ def _nan_ignoring(op, np_fn):
     fn.__name__ = fn.__qualname__ = op.name
     fn.__doc__ = (f"Elementwise {op.name[1:]}imum that ignores NaN (NaN only where both are); "
                   f"the gradient goes to the side that is the result ({op.node_name}).")
-    return fn
+    return tensor_operand()(fn)
 
 
 fmax = _nan_ignoring(FMAX, np.fmax)
 fmin = _nan_ignoring(FMIN, np.fmin)
 
 
+@tensor_operand()
 def nextafter(input, other):
     """The next floating value after input toward other (other itself where they are equal).
     As torch, input's gradient is g, zero where input == other; other's is zero."""
-    _tensor_other("nextafter", other)
     a, b = operands(input, other)
     _float_only("nextafter", a)
     return apply(NEXTAFTER, (a, b))
@@ -219,11 +216,11 @@ def signbit(input):
     return untracked(np.signbit, input._data)
 
 
+@tensor_operand("values")
 def heaviside(input, values):
     """0 where input < 0, values where input == 0, 1 where input > 0 (NaN gives 0); the operands
     must have one dtype. torch records it without a derivative: a backward through it raises."""
     from .not_implemented import without_derivative
-    _tensor_other("heaviside", values, "values")
     if input._data.dtype != values._data.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return without_derivative("heaviside", lambda x, v: untracked(_heaviside, x._data, v._data),

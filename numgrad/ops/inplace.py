@@ -15,6 +15,7 @@ from . import views
 from .apply import apply, show_attributes
 from .elementwise import PROMOTE, cast, check_fits, d_identity, d_zero
 from .registry import OpDef
+from .tensor_operands import check_operands
 
 _LEAF_ERROR = "a leaf Variable that requires grad is being used in an in-place operation."
 
@@ -197,7 +198,11 @@ def _check_castable(result_dtype, dtype):
 def _method(fn, saves_self=True):
     ufunc = _DIRECT_UFUNCS.get(fn.__name__) if fn.__module__ == f"{__package__}.elementwise" else None
 
+    tensor_arguments = getattr(fn, "tensor_arguments", None)
+
     def method(self, *args, **kwargs):
+        if tensor_arguments is not None:
+            check_operands(fn.__name__ + "_", tensor_arguments, (self, *args), kwargs, 1)
         if ufunc is not None and len(args) == 1 and not kwargs:
             done = _direct_update(self, ufunc, args[0])
             if done is not None:
@@ -276,8 +281,9 @@ def _check_broadcast_into(shape, src_shape):
 
 
 def _as_dtype(t, dtype):
-    from . import elementwise as E
-    return E.cast(t, dtype) if t._data.dtype != dtype else t
+    """t in the written tensor's dtype: torch's copy_ and fill_ convert inside their node (whose
+    gradient reaches t in t's own dtype), with no ToCopyBackward0 of their own."""
+    return cast(t, dtype, op=PROMOTE)
 
 
 def copy_(self, src):
@@ -413,9 +419,8 @@ def setitem(self, index, value):
     if isinstance(value, Tensor):
         value = _value_as_written(value, positions.shape, basic)
     given = value       # torch's node lists it, whatever casting it gets here
-    if isinstance(value, Tensor) and value._data.dtype != self._data.dtype:
-        from . import elementwise as E
-        value = E.cast(value, self._data.dtype)
+    if isinstance(value, Tensor):
+        value = _as_dtype(value, self._data.dtype)
     if not isinstance(value, Tensor):
         value = _on_device_of(self, value)
     if basic and not steps:

@@ -8,12 +8,23 @@ from .named import named
 from .registry import OpDef
 from .untracked import untracked
 from .shape import UNSAFE_VIEW
+from .tensor_operands import tensor_operand
 
 
-def _matmul_vjp(ctx, g):
+def _mm_vjp(ctx, g):
+    """torch's mm_mat1_backward and mm_mat2_backward, through t() (TBackward0). (torch transposes
+    the products for an operand laid out column-major, such as y.t(): the saved values here keep
+    no layout, so that form is not followed.)"""
     x, y = ctx.saved
-    gx = matmul(g, y.transpose(-2, -1)) if ctx.needs_input_grad[0] else None
-    gy = matmul(x.transpose(-2, -1), g) if ctx.needs_input_grad[1] else None
+    gx = g.mm(y.t()) if ctx.needs_input_grad[0] else None
+    gy = x.t().mm(g) if ctx.needs_input_grad[1] else None
+    return gx, gy
+
+
+def _bmm_vjp(ctx, g):
+    x, y = ctx.saved
+    gx = g.bmm(y.transpose(1, 2)) if ctx.needs_input_grad[0] else None
+    gy = x.transpose(1, 2).bmm(g) if ctx.needs_input_grad[1] else None
     return gx, gy
 
 
@@ -30,9 +41,9 @@ def _mm_forward(x, y):
 
 # (m, k) @ (k, n) or (B, m, k) @ (B, k, n): every other form is reshaped onto these.
 MM = OpDef("mm", _mm_forward, node_name="MmBackward0", n_in=2, saves=("x", "y"),
-           kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED, saved_names=("self", "mat2"))
+           kernel="matmul_bwd", vjp=_mm_vjp, readers=_CROSSED, saved_names=("self", "mat2"))
 BMM = OpDef("bmm", np.matmul, node_name="BmmBackward0", n_in=2, saves=("x", "y"),
-            kernel="matmul_bwd", vjp=_matmul_vjp, readers=_CROSSED, saved_names=("self", "mat2"))
+            kernel="matmul_bwd", vjp=_bmm_vjp, readers=_CROSSED, saved_names=("self", "mat2"))
 
 
 def _dot_vjp(ctx, g):
@@ -253,6 +264,7 @@ def _mv_error(rows, cols, n):
     raise RuntimeError(f"size mismatch, got input ({rows}), mat ({rows}x{cols}), vec ({n})")
 
 
+@tensor_operand("tensor")
 def dot(x, y):
     if x._data.ndim != 1 or y._data.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {x._data.ndim}D and {y._data.ndim}D tensors")
@@ -266,6 +278,7 @@ def mv(x, y):
     return matmul(x, y)
 
 
+@tensor_operand("vec2")
 def outer(x, y):
     for name, t in (("self", x), ("vec2", y)):
         if t._data.ndim != 1:

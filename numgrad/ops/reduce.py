@@ -13,6 +13,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..creation import zeros_like
 from ..tensor import Tensor, _wrap_dim
+from ..threads import get_num_threads
 from .apply import apply, show_attributes
 from .named import named
 from .registry import OpDef
@@ -25,11 +26,15 @@ def _reduce_meta(kshape, scale):
 
 
 def _reduce_vjp(ctx, g):
+    """torch's sum_backward: the reduced dims unsqueezed back (UnsqueezeBackward0; a 0-d g is
+    expanded as it is), expanded; a mean's then divided by the count (DivBackward1)."""
+    from .elementwise import div_scalar
+    from .shape import unsqueeze_to
     ndim = int(ctx.ints[0])
     kshape = tuple(int(d) for d in ctx.ints[1:1 + ndim])
-    grad = expand(g.reshape(kshape), ctx.in_shapes[0])
+    grad = expand(unsqueeze_to(g, kshape) if g._data.ndim else g, ctx.in_shapes[0])
     scale = float(ctx.floats[0])
-    return (grad if scale == 1.0 else grad * scale,)
+    return (grad if scale == 1.0 else div_scalar(grad, round(1.0 / scale)),)
 
 
 def _sum_forward(x, dims, keepdim, kshape, scale):
@@ -499,13 +504,79 @@ def _norm_forward(x, dims, keepdim, kshape, p):
         out = np.amin(a, axis=dims, keepdims=keepdim, initial=math.inf)
     elif p == 0:
         out = np.sum(a != 0, axis=dims, keepdims=keepdim)
-    elif p == 1:
-        out = np.sum(a, axis=dims, keepdims=keepdim)
     elif p == 2:
         out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
     else:
-        out = np.sum(a ** p, axis=dims, keepdims=keepdim) ** (1.0 / p)
+        out = _p_norm(a, dims, keepdim, p)
     return np.asarray(out, x.dtype)
+
+
+# Note [p-norms as torch's NormOps]
+# torch's vector norm for p = 1 adds |x| one element after another; for any p but 0, 2 and inf it
+# adds |x| ** p one element after another in the input's type
+# (binary_kernel_reduce), then raises the sum to 1 / p (that quotient in the input's type too),
+# with C's pow. So: a sequential accumulate, not NumPy's pairwise sum; and C's pow, which NumPy's
+# power is not (its SIMD power differs in the last bit): float32 takes the float64 power rounded
+# once, float64 math.pow itself. A reduction of 2 ** 15 elements or more into one result is split
+# between torch's threads (parallel_for's equal chunks), whose sums are then added in order.
+_GRAIN = 32768
+
+
+def _c_pow_number(a, p):
+    """C's pow(a, p) for a >= 0, where Python's raises: inf at 0 ** negative and on overflow."""
+    try:
+        return math.pow(a, p)
+    except ValueError:
+        return math.inf
+    except OverflowError:
+        return math.inf
+
+
+_C_POW = np.frompyfunc(_c_pow_number, 2, 1)
+
+
+def _c_pow(a, p):
+    if a.dtype == np.float32:
+        with np.errstate(divide="ignore", over="ignore"):
+            return np.power(a.astype(np.float64), float(p)).astype(np.float32)
+    return np.asarray(_C_POW(a, float(p)), np.float64).reshape(np.shape(a))
+
+
+def _sequential_sum(rows, dtype):
+    """Each row's sum, added one element after another (by torch's threads' chunks for one
+    long row)."""
+    count = rows.shape[-1]
+    threads = get_num_threads()
+    if rows.size != count or count < _GRAIN or threads == 1:
+        return np.add.accumulate(rows, axis=-1, dtype=dtype)[..., -1]
+    chunks = min(threads, -(-count // _GRAIN))
+    size = -(-count // chunks)
+    total = dtype.type(0)
+    for start in range(0, count, size):
+        chunk = rows[..., start:start + size]
+        total = total + np.add.accumulate(chunk, axis=-1, dtype=dtype)[..., -1]
+    return total
+
+
+def _p_norm(a, dims, keepdim, p):
+    dtype = a.dtype
+    reduced = tuple(range(a.ndim)) if dims is None else tuple(d % max(a.ndim, 1) for d in dims)
+    kept = [d for d in range(a.ndim) if d not in reduced]
+    count = math.prod(a.shape[d] for d in reduced if d < a.ndim)
+    rows = np.transpose(a, kept + [d for d in reduced if d < a.ndim]).reshape(
+        [a.shape[d] for d in kept] + [count])
+    if count == 1:          # torch's reduction of one element is that element: |x|
+        out = rows[..., 0]
+    elif count == 0:
+        out = np.zeros(rows.shape[:-1], dtype)
+    elif p == 1:            # torch's NormOneOps: the magnitudes added in the same way
+        out = _sequential_sum(rows, dtype)
+    else:
+        total = np.asarray(_sequential_sum(_c_pow(rows, p), dtype))
+        out = _c_pow(total, dtype.type(1) / dtype.type(p))
+    if keepdim:
+        out = out.reshape([1 if d in reduced else n for d, n in enumerate(a.shape)])
+    return out
 
 
 def _norm_vjp(ctx, g):
@@ -541,6 +612,20 @@ NORM = OpDef("norm", _norm_forward, node_name="LinalgVectorNormBackward0", saves
              kernel="norm_bwd", vjp=_norm_vjp, meta=_norm_meta)
 
 
+def _refuse_empty(x, p, dim):
+    """torch's refusal of a norm that has no identity (p below 0, or inf) over an empty dim,
+    naming the first such dim as given (C++'s printing of the number, its missing space)."""
+    given = () if dim is None else ((dim,) if isinstance(dim, (int, np.integer)) else tuple(dim))
+    if not given:
+        raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on an empty tensor "
+                           f"because the operation does not have an identity")
+    for d in given:
+        if x._data.shape[_wrap_dim(d, x._data.ndim)] == 0:
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {p:g} norm on the dimension "
+                               f"{d}because this dimension is empty and the operation does not "
+                               f"have an identity")
+
+
 def norm(x, p="fro", dim=None, keepdim=False, *, dtype=None):
     """Vector p-norm over dim (all elements by default): p = 2 ('fro'), 1, inf, -inf, 0 or any
     other number. Gradients follow torch's (zero where the norm is zero)."""
@@ -555,6 +640,8 @@ def norm(x, p="fro", dim=None, keepdim=False, *, dtype=None):
     if isinstance(p, str):
         raise RuntimeError(f"norm: p={p!r} (a matrix norm) is not supported; use a number")
     _require_floating(x, "linalg.vector_norm")
+    if (p < 0 or p == math.inf) and x._data.size == 0:
+        _refuse_empty(x, p, dim)
     out = _group_reduction(NORM, x, _dims(x, dim), keepdim, p=float(p))
     show_attributes(out, dim=shown_dims(dim), keepdim=bool(keepdim), ord=p)
     return out

@@ -4,6 +4,7 @@ repeat and constant padding.
 Views share their base's version counter, as in torch: an in-place change through one is seen
 by the saved-value checks of the other.
 """
+import math
 import operator
 
 import numpy as np
@@ -22,12 +23,47 @@ def _reshape_forward(x, shape):
     return x.reshape(shape)
 
 
+# torch undoes unsqueeze with squeeze(dim) and squeeze with unsqueeze_to (an unsqueeze per dim of
+# size 1 that went): under create_graph their nodes are SqueezeBackward1 and UnsqueezeBackward0
+def _unsqueeze_vjp(ctx, g):
+    in_shape, out_shape = tuple(ctx.in_shapes[0]), g._data.shape
+    dim = next(d for d in range(len(out_shape))
+               if out_shape[:d] + out_shape[d + 1:] == in_shape)
+    return (squeeze(g, dim),)
+
+
+def _squeeze_vjp(ctx, g):
+    return (unsqueeze_to(g, ctx.in_shapes[0]),)
+
+
+def unsqueeze_to(g, shape):
+    """g with the dims of size 1 that `shape` has and g lacks put back, one unsqueeze each in
+    increasing order, as torch's unsqueeze_to and unsqueeze_multiple (of equal neighbours, which
+    one went makes the same shape)."""
+    shape, have = tuple(shape), g._data.shape
+    kept = 0
+    missing = []
+    for d, size in enumerate(shape):
+        if kept < len(have) and have[kept] == size:
+            kept += 1
+        else:
+            missing.append(d)
+    for d in missing:
+        g = unsqueeze(g, d)
+    return g
+
+
 _COPY = dict(kernel="copy_bwd", vjp=_reshape_vjp)
+_UNSQUEEZE = dict(_COPY, vjp=_unsqueeze_vjp)
+_SQUEEZE = dict(_COPY, vjp=_squeeze_vjp)
 VIEW = OpDef("view", _reshape_forward, node_name="ViewBackward0", view=True, **_COPY)
-UNSQUEEZE = OpDef("unsqueeze", _reshape_forward, node_name="UnsqueezeBackward0", view=True, **_COPY)
-SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", view=True, **_COPY)
-SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", view=True, **_COPY)
-SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", view=True, **_COPY)
+UNSQUEEZE = OpDef("unsqueeze", _reshape_forward, node_name="UnsqueezeBackward0", view=True,
+                  **_UNSQUEEZE)
+SQUEEZE = OpDef("squeeze", _reshape_forward, node_name="SqueezeBackward0", view=True, **_SQUEEZE)
+SQUEEZE_DIM = OpDef("squeeze_dim", _reshape_forward, node_name="SqueezeBackward1", view=True,
+                    **_SQUEEZE)
+SQUEEZE_DIMS = OpDef("squeeze_dims", _reshape_forward, node_name="SqueezeBackward2", view=True,
+                     **_SQUEEZE)
 def keeps_layout(a):
     """torch's preserve_format: a copy of a tensor whose elements are dense and do not overlap
     keeps its strides (x.t().clone() is transposed too); any other comes out contiguous."""
@@ -52,13 +88,13 @@ RESHAPE_ALIAS = OpDef("reshape_alias", _reshape_forward, node_name="ReshapeAlias
 # torch's _unsafe_view: the reshape of a fresh copy, which is not a view of anything
 UNSAFE_VIEW = OpDef("unsafe_view", _reshape_forward, node_name="UnsafeViewBackward0", **_COPY)
 # the in-place view ops squeeze_ and unsqueeze_: the same derivative, under torch's names for them
-SQUEEZE_ = OpDef("squeeze_", _reshape_forward, node_name="SqueezeBackward3", view=True, **_COPY)
+SQUEEZE_ = OpDef("squeeze_", _reshape_forward, node_name="SqueezeBackward3", view=True, **_SQUEEZE)
 SQUEEZE_DIM_ = OpDef("squeeze_dim_", _reshape_forward, node_name="SqueezeBackward4", view=True,
-                     **_COPY)
+                     **_SQUEEZE)
 SQUEEZE_DIMS_ = OpDef("squeeze_dims_", _reshape_forward, node_name="SqueezeBackward5", view=True,
-                      **_COPY)
+                      **_SQUEEZE)
 UNSQUEEZE_ = OpDef("unsqueeze_", _reshape_forward, node_name="UnsqueezeBackward1", view=True,
-                   **_COPY)
+                   **_UNSQUEEZE)
 
 
 def _infer_shape(shape, numel):
@@ -183,15 +219,27 @@ def _permute_vjp(ctx, g):
     return (permute(g, inverse),)
 
 
+# torch undoes t and transpose with themselves (TBackward0, TransposeBackward0 under create_graph)
+def _t_vjp(ctx, g):
+    return (t(g),)
+
+
+def _transpose_vjp(ctx, g):
+    swapped = [d for d, p in enumerate(ctx.ints) if int(p) != d] or [0, 0]
+    return (transpose(g, *swapped) if g._data.ndim else t(g),)
+
+
 _PERMUTE = dict(kernel="permute_bwd", vjp=_permute_vjp, meta=lambda perm: (perm, ()), view=True)
+_T = dict(_PERMUTE, vjp=_t_vjp)
+_TRANSPOSE = dict(_PERMUTE, vjp=_transpose_vjp)
 PERMUTE = OpDef("permute", lambda x, perm: x.transpose(perm), node_name="PermuteBackward0", **_PERMUTE)
 TRANSPOSE = OpDef("transpose", lambda x, perm: x.transpose(perm), node_name="TransposeBackward0",
-                  **_PERMUTE)
-T = OpDef("t", lambda x, perm: x.transpose(perm), node_name="TBackward0", **_PERMUTE)
+                  **_TRANSPOSE)
+T = OpDef("t", lambda x, perm: x.transpose(perm), node_name="TBackward0", **_T)
 # the in-place view ops: the same derivative, under torch's names for them
-T_ = OpDef("t_", lambda x, perm: x.transpose(perm), node_name="TBackward1", **_PERMUTE)
+T_ = OpDef("t_", lambda x, perm: x.transpose(perm), node_name="TBackward1", **_T)
 TRANSPOSE_ = OpDef("transpose_", lambda x, perm: x.transpose(perm),
-                   node_name="TransposeBackward1", **_PERMUTE)
+                   node_name="TransposeBackward1", **_TRANSPOSE)
 
 
 def permute(x, *dims, op=PERMUTE, **shown):
@@ -238,6 +286,19 @@ def _strided_meta(offset, strides, in_shape):
 
 def _strided_vjp(ctx, g):
     return (apply(STRIDED_SCATTER, (g,), _strided_attrs(ctx.ints, ctx.in_shapes[0])),)
+
+
+def _scatter_named(node_name):
+    """A strided view's VJP whose node is named as torch's backward op of that view
+    (select_backward: SelectBackwardBackward0, ...)."""
+    def vjp(ctx, g):
+        from .named import rename
+        return (rename(_strided_vjp(ctx, g)[0], node_name),)
+    return vjp
+
+
+def _alias_vjp(ctx, g):
+    return (g,)         # torch's alias passes its gradient on as it is
 
 
 def _strided_attrs(ints, in_shape):
@@ -327,18 +388,23 @@ def _scatter_forward(g, offset, strides, in_shape):
 _STRIDED = dict(kernel="strided_bwd", vjp=_strided_vjp, view=True,
                 meta=lambda offset, strides, in_shape, out_shape, index=None:
                 _strided_meta(offset, strides, in_shape))
-STRIDED = OpDef("strided", _strided_forward, node_name="SliceBackward0", **_STRIDED)
-SELECT = OpDef("select", _strided_forward, node_name="SelectBackward0", **_STRIDED)
+STRIDED = OpDef("strided", _strided_forward, node_name="SliceBackward0",
+                **dict(_STRIDED, vjp=_scatter_named("SliceBackwardBackward0")))
+SELECT = OpDef("select", _strided_forward, node_name="SelectBackward0",
+               **dict(_STRIDED, vjp=_scatter_named("SelectBackwardBackward0")))
 # torch's general strided view; also the history of a view regenerated after an in-place op
 AS_STRIDED = OpDef("as_strided", _strided_forward, node_name="AsStridedBackward0", **_STRIDED)
 # strided views torch names for their own op: diagonal, unfold, and an index that applies nothing
 # (x[...], x[:, :]: torch's alias)
-DIAGONAL = OpDef("diagonal", _strided_forward, node_name="DiagonalBackward0", **_STRIDED)
-UNFOLD = OpDef("unfold", _strided_forward, node_name="UnfoldBackward0", **_STRIDED)
-ALIAS = OpDef("alias", _strided_forward, node_name="AliasBackward0", **_STRIDED)
+DIAGONAL = OpDef("diagonal", _strided_forward, node_name="DiagonalBackward0",
+                 **dict(_STRIDED, vjp=_scatter_named("DiagonalBackwardBackward0")))
+UNFOLD = OpDef("unfold", _strided_forward, node_name="UnfoldBackward0",
+               **dict(_STRIDED, vjp=_scatter_named("UnfoldBackwardBackward0")))
+ALIAS = OpDef("alias", _strided_forward, node_name="AliasBackward0", **dict(_STRIDED, vjp=_alias_vjp))
 # diag of a matrix: its diagonal as a new tensor (torch's diagonal_copy), not a view
 DIAGONAL_COPY = OpDef("diagonal_copy", lambda x, **attrs: _strided_forward(x, **attrs).copy(),
-                      node_name="DiagonalBackward0_copy", **dict(_STRIDED, view=False))
+                      node_name="DiagonalBackward0_copy",
+                      **dict(_STRIDED, view=False, vjp=_scatter_named("DiagonalBackwardBackward0")))
 
 
 def as_strided(x, size, stride, storage_offset=None):
@@ -556,12 +622,37 @@ def _blocks_vjp(ctx, g):
     return grads
 
 
+def _stack_vjp(ctx, g):
+    """torch's stack backward: input k's gradient is g.select(dim, k) (SelectBackward0)."""
+    shape, n, outer = g._data.shape, len(ctx.in_shapes), int(ctx.ints[0])
+    dim = next(d for d in range(len(shape)) if shape[d] == n and math.prod(shape[:d]) == outer
+               and shape[:d] + shape[d + 1:] == tuple(ctx.in_shapes[0]))
+    return [select_along(g, dim, k) if ctx.needs_input_grad[k] else None for k in range(n)]
+
+
+def _cat_vjp(ctx, g):
+    """torch's cat backward: input k's gradient is its slice of g along dim (SliceBackward0); an
+    empty (0,) input gets zeros with no history."""
+    shape = g._data.shape
+    joined = [tuple(s) for s in ctx.in_shapes if tuple(s) != (0,)]
+    dim = next((d for s in joined for d in range(len(shape)) if s[d] != shape[d]), 0)
+    grads, start = [], 0
+    for k, s in enumerate(ctx.in_shapes):
+        if tuple(s) == (0,):
+            grads.append(Tensor._make(np.zeros(0, g._data.dtype), False))
+            continue
+        grads.append(slice_along(g, dim, start, start + s[dim]) if ctx.needs_input_grad[k]
+                     else None)
+        start += s[dim]
+    return grads
+
+
 def _blocks_meta(dim, outer, widths):
     return (outer, sum(widths), *widths), ()
 
 
 STACK = OpDef("stack", lambda *xs, dim, outer, widths: np.stack(xs, axis=dim), n_in=None,
-              node_name="StackBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta,
+              node_name="StackBackward0", kernel="stack_bwd", vjp=_stack_vjp, meta=_blocks_meta,
               list_input=True)
 def _cat_forward(*xs, dim, outer, widths):
     # legacy empty (0,) inputs take no part (cat below)
@@ -569,7 +660,7 @@ def _cat_forward(*xs, dim, outer, widths):
 
 
 CAT = OpDef("cat", _cat_forward, n_in=None,
-            node_name="CatBackward0", kernel="stack_bwd", vjp=_blocks_vjp, meta=_blocks_meta,
+            node_name="CatBackward0", kernel="stack_bwd", vjp=_cat_vjp, meta=_blocks_meta,
             list_input=True)
 
 
@@ -691,14 +782,25 @@ def flip(x, *dims):
 
 
 def _repeat_vjp(ctx, g):
+    """torch's repeat_backward: the leading new dims summed away one at a time, then one reshape
+    to (copies, size) pairs where copies > 1 and one sum over the copies (zeros for a zero
+    count)."""
+    from ..creation import zeros
     from .reduce import sum as sum_
     padded = [int(s) for s in ctx.ints]
-    out = ctx.out_shapes[0]
-    tiles = []
-    for copies, size in zip([o // s if s else 0 for o, s in zip(out, padded)], padded):
-        tiles += [copies, size]
-    summed = sum_(g.reshape(tiles), tuple(range(0, len(tiles), 2))) if tiles else g
-    return (summed.reshape(ctx.in_shapes[0]),)
+    in_shape = tuple(ctx.in_shapes[0])
+    copies = [o // s if s else 0 for o, s in zip(ctx.out_shapes[0], padded)]
+    if 0 in copies:
+        return (zeros(in_shape, dtype=g.dtype),)
+    for _ in range(len(padded) - len(in_shape)):
+        g = sum_(g, 0)
+    grouped, summed = [], []
+    for count, size in zip(copies[len(padded) - len(in_shape):], in_shape):
+        if count != 1:
+            grouped.append(count)
+            summed.append(len(grouped) - 1)
+        grouped.append(size)
+    return (sum_(g.reshape(grouped), tuple(summed)) if summed else g,)
 
 
 REPEAT = OpDef("repeat", lambda x, sizes, padded: np.tile(x, sizes), node_name="RepeatBackward0",

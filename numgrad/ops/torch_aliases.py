@@ -9,10 +9,12 @@ from .elementwise import (abs, absolute, atan, atan2, bitwise_and, bitwise_not, 
 from .index import masked_fill
 from .linalg import outer
 from .stacking import INPLACE as _COMPARISONS
+from .tensor_operands import tensor_operand
 
 _ALL = Tensor._make(np.ones((), np.bool_), False)
 
 
+@tensor_operand()
 def arctan2(input, other):
     return atan2(input, other)
 

@@ -27,6 +27,8 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __all__ = ["Optimizer", "Adafactor", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam",
-           "Adadelta", "Rprop", "ASGD", "LBFGS", "Muon", "lr_scheduler", "swa_utils"]
+           "Adadelta", "Rprop", "ASGD", "LBFGS", "Muon", "SparseAdam",
+           "lr_scheduler", "swa_utils"]

@@ -16,6 +16,11 @@ class Adadelta(Optimizer):
     0.999
     """
 
+    _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                              "capturable": False}
+
+    _capturable_on_xla = (False, False)
+
     def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
                  capturable=False, maximize=False, differentiable=False):
         check_lr(lr)

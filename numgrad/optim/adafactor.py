@@ -22,6 +22,8 @@ class Adafactor(Optimizer):
     tensor([0.9900], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"foreach": None}
+
     def __init__(self, params, lr=1e-2, beta2_decay=-0.8, eps=(None, 1e-3), d=1.0,
                  weight_decay=0.0, *, foreach=None, maximize=False):
         if not 0.0 <= lr:
@@ -66,8 +68,12 @@ class Adafactor(Optimizer):
             param.mul_(1 - lr * weight_decay)
         if grad.ndim > 1:
             row_var, col_var = state["row_var"], state["col_var"]
-            row_var.lerp_((grad * grad).mean(-1, keepdim=True), one_minus_beta2)
-            col_var.lerp_((grad * grad).mean(-2, keepdim=True), one_minus_beta2)
+            # torch's mean squares: the norm squared over the count (another rounding than the
+            # mean of the squares)
+            row_var.lerp_(grad.norm(dim=-1, keepdim=True).square_().div_(grad.shape[-1]),
+                          one_minus_beta2)
+            col_var.lerp_(grad.norm(dim=-2, keepdim=True).square_().div_(grad.shape[-2]),
+                          one_minus_beta2)
             estimate = (row_var @ col_var) / row_var.mean(-2, keepdim=True).clamp(min=eps1)
         else:
             state["variance"].lerp_(grad * grad, one_minus_beta2)

@@ -39,6 +39,9 @@ class Adagrad(Optimizer):
     tensor([0.9000], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                              "fused": None}
+
     def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
                  eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
         check_lr(lr)

@@ -4,6 +4,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..tensor import Tensor
 from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, count_writes,
                         next_step, on_device_of, state_zeros)
 
@@ -48,7 +49,12 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, bet
         param[i] = cast(param[i] + cast(cast(neg_step * m) / denom))
 
 
-def _check(lr, betas, eps, weight_decay):
+def _check(lr, betas, eps, weight_decay, foreach, capturable):
+    """torch's checks of Adam's options, in its order. torch's multi-tensor (foreach) Adam
+    takes no tensor lr or betas unless capturable, and betas must be two floats (an int is
+    refused) or two tensors."""
+    if isinstance(lr, Tensor) and foreach and not capturable:
+        raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
     check_lr(lr)
     if eps < 0.0:
         raise ValueError(f"Invalid epsilon value: {eps}")
@@ -58,12 +64,21 @@ def _check(lr, betas, eps, weight_decay):
         raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
     if weight_decay < 0.0:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    if not (all(isinstance(b, float) for b in betas) or all(isinstance(b, Tensor) for b in betas)):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i, beta in enumerate(betas):
+        if isinstance(beta, Tensor):
+            if foreach and not capturable:
+                raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False "
+                                 "and foreach=True")
+            if beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
 
 
 class Adam(Optimizer):
     """Adam (Kingma & Ba), torch's update rule; weight_decay is an L2 term added to the gradient,
     or with decoupled_weight_decay=True shrinks the weights as AdamW does. foreach, fused and
-    capturable are accepted and ignored.
+    capturable are accepted (see check_flags).
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
@@ -75,10 +90,14 @@ class Adam(Optimizer):
     tensor([0.9000], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"amsgrad": False, "maximize": False, "foreach": None,
+                              "capturable": False, "differentiable": False,
+                              "decoupled_weight_decay": False, "fused": None}
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  amsgrad=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False, fused=None, decoupled_weight_decay=False):
-        _check(lr, betas, eps, weight_decay)
+        _check(lr, betas, eps, weight_decay, foreach, capturable)
         check_flags(differentiable, foreach, fused)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
                         amsgrad=amsgrad, maximize=maximize, foreach=foreach,
@@ -132,3 +151,8 @@ class AdamW(Adam):
         super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
                          maximize=maximize, capturable=capturable, differentiable=differentiable,
                          fused=fused, decoupled_weight_decay=True)
+
+    def _fill_loaded_group(self, group):
+        # torch's AdamW.__setstate__ makes every loaded group decoupled, whatever it was saved as
+        super()._fill_loaded_group(group)
+        group["decoupled_weight_decay"] = True

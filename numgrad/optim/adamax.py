@@ -17,6 +17,9 @@ class Adamax(Optimizer):
     tensor([0.9000], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                              "capturable": False}
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  foreach=None, *, maximize=False, differentiable=False, capturable=False):
         check_lr(lr)

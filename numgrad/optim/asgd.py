@@ -6,7 +6,7 @@ from .optimizer import Optimizer, check_flags, check_lr, plain, scalar_state
 class ASGD(Optimizer):
     """Averaged SGD (Polyak & Juditsky), torch's update rule, written with tensor ops so it runs
     on the CPU and the GPU. The average lives in state["ax"]; it starts averaging after t0 steps.
-    foreach and capturable are accepted and ignored.
+    foreach and capturable are accepted (see check_flags).
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
@@ -17,6 +17,11 @@ class ASGD(Optimizer):
     Parameter containing:
     tensor([0.8000], requires_grad=True)
     """
+
+    _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                              "capturable": False}
+
+    _capturable_checked = ("params, mus, etas, and state_steps",) * 2
 
     def __init__(self, params, lr=1e-2, lambd=1e-4, alpha=0.75, t0=1e6, weight_decay=0,
                  foreach=None, maximize=False, differentiable=False, capturable=False):

@@ -18,6 +18,12 @@ class NAdam(Optimizer):
     tensor([0.8944], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"maximize": False, "foreach": None, "capturable": False,
+                              "differentiable": False, "decoupled_weight_decay": False}
+
+    _capturable_checked = ("params, mu_products and state_steps",
+                           "params, mu_products, and state_steps")
+
     def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
                  maximize=False, capturable=False, differentiable=False):

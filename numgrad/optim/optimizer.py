@@ -129,7 +129,12 @@ class Optimizer:
                 if set_to_none:
                     p._grad = None
                 else:
-                    p._grad.detach_()
+                    # as torch (and Module.zero_grad): a gradient with history is cut from it,
+                    # another (a view, say) keeps its place and only stops requiring grad
+                    if p._grad.grad_fn is not None:
+                        p._grad.detach_()
+                    else:
+                        p._grad.requires_grad_(False)
                     p._grad.zero_()
 
     def step(self, closure=None):
@@ -140,6 +145,8 @@ class Optimizer:
                 loss = closure()
         with grad_mode.no_grad():
             for group in self.param_groups:
+                if group.get("capturable"):
+                    self._check_capturable(group)
                 for p in group["params"]:
                     if p._grad is None:
                         continue
@@ -148,6 +155,23 @@ class Optimizer:
                     for _ in range(self._step_parameter(p, state, group)):
                         p._bump_version()
         return loss
+
+    # torch's capturable update refuses host tensors in its own words: what it names and whether
+    # its device list names xla, for its single-tensor and its foreach update (indexed by
+    # foreach); subclasses whose torch update says otherwise set theirs
+    _capturable_checked = ("params and state_steps", "params and state_steps")
+    _capturable_on_xla = (True, False)
+
+    def _check_capturable(self, group):
+        """torch's capturable updates run on accelerators only: a group with a gradient on the
+        host is refused before it is updated (the groups before it were), in the words of the
+        class's update (single-tensor, or foreach's)."""
+        if any(p._grad is not None and not p.is_cuda for p in group["params"]):
+            foreach = bool(group.get("foreach"))
+            devices = ["cuda", "xpu", "hpu", "privateuseone"]
+            devices += ["xla"] if self._capturable_on_xla[foreach] else []
+            raise AssertionError(f"If capturable=True, {self._capturable_checked[foreach]} must "
+                                 f"be on supported devices: {devices}.")
 
     def _param_writes(self, group):
         """How many in-place ops torch's update makes on each parameter of group, for the
@@ -205,7 +229,8 @@ class Optimizer:
     # ---- state ----------------------------------------------------------------------------------
     def state_dict(self):
         """{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}: parameters are
-        numbered in group order, as torch does, so the dict holds no tensors of the model."""
+        numbered in group order, as torch does, so the dict holds no tensors of the model (state
+        kept under another key, as load_state_dict keeps a saved id of no param, stays under it)."""
         for hook in list(self._optimizer_state_dict_pre_hooks.values()):
             hook(self)
         index, groups = {}, []
@@ -215,7 +240,8 @@ class Optimizer:
                 index.setdefault(id(p), len(index))
             packed["params"] = [index[id(p)] for p in group["params"]]
             groups.append(packed)
-        state = {index[id(p)]: s for p, s in self.state.items() if id(p) in index and s}
+        state = {(index[id(p)] if isinstance(p, Tensor) else p): s for p, s in self.state.items()
+                 if s and (id(p) in index or not isinstance(p, Tensor))}
         state_dict = {"state": state, "param_groups": groups}
         for hook in list(self._optimizer_state_dict_post_hooks.values()):
             result = hook(self, state_dict)
@@ -224,9 +250,13 @@ class Optimizer:
         return state_dict
 
     def load_state_dict(self, state_dict):
-        """Restore hyperparameters and state saved by state_dict. As in torch, the state tensors
-        are taken over, not copied: cast to a parameter's dtype and device only where they differ
-        (the step counters never), so later steps update the tensors of `state_dict`."""
+        """Restore hyperparameters and state saved by state_dict, as torch does: each group
+        becomes the saved group (options it lacks are filled by _fill_loaded_group, options only
+        this optimizer had are dropped) with this optimizer's params; saved state is matched to
+        the params by the saved ids in group order, and state under an id of no param is kept
+        under that id. The state tensors are taken over, not copied: cast to a parameter's dtype
+        and device only where they differ (the step counters never), so later steps update the
+        tensors of `state_dict`."""
         state_dict = dict(state_dict)
         for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
             result = hook(self, state_dict)
@@ -238,22 +268,33 @@ class Optimizer:
         if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups)):
             raise ValueError("loaded state dict contains a parameter group that doesn't match the "
                              "size of optimizer's group")
-        by_index = {}
-        for group, saved in zip(self.param_groups, saved_groups):
-            for p, i in zip(group["params"], saved["params"]):
-                by_index[i] = p
-        self.state = defaultdict(dict)
+        by_id = dict(zip(itertools.chain.from_iterable(s["params"] for s in saved_groups),
+                         itertools.chain.from_iterable(g["params"] for g in self.param_groups)))
+        state = defaultdict(dict)
         for i, values in state_dict["state"].items():
-            p = by_index.get(int(i))
-            if p is None:
-                continue
-            self.state[p] = {k: _cast_state(k, v, p) for k, v in values.items()}
+            if i in by_id:
+                options = next((s for s in state_dict["param_groups"] if i in s["params"]), {})
+                scalar_step = not (options.get("capturable") or options.get("fused"))
+                state[by_id[i]] = _cast_state(values, by_id[i], scalar_step)
+            else:
+                state[i] = values
         for group, saved in zip(self.param_groups, saved_groups):
-            for key, value in saved.items():
-                if key != "params":
-                    group[key] = tuple(value) if key == "betas" else value
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            self._fill_loaded_group(saved)
+        self.state = state
+        self.param_groups = saved_groups
         for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
             hook(self)
+
+    # the options torch's __setstate__ of this optimizer fills into loaded groups that lack them
+    # (checkpoints of older versions); the others stay missing, as in torch
+    _loaded_group_defaults = {}
+
+    def _fill_loaded_group(self, group):
+        for key, value in self._loaded_group_defaults.items():
+            group.setdefault(key, value)
 
     def __repr__(self):
         # torch's layout: a blank line between groups
@@ -313,18 +354,26 @@ def _hook_step_of(cls):
     cls.step = hooked_step
 
 
-def _cast_state(key, value, param):
-    """A saved state tensor for param, as torch's load_state_dict takes it: the step counter as
-    it is (a plain number, as checkpoints of torch before 1.12 hold it, becomes the float32
-    tensor torch's __setstate__ makes), another tensor itself where it is on param's device and,
-    if floating, in its dtype, else a cast copy. (The update kernels read state in C order: a
-    tensor of another layout is copied.)"""
-    if key == "step" and isinstance(value, (int, float)):
+def _cast_state(value, param, scalar_step=True, key=None):
+    """A saved state value for param, as torch's load_state_dict takes it: a tensor as it is
+    where it is on param's device and, param being floating, in its dtype (an integer tensor
+    too), else a cast copy; the step counter as it is (in float32 on param's device for a
+    capturable or fused group), and as the 0-d tensor torch's __setstate__ makes where it is a
+    plain number (as checkpoints of torch before 1.12 hold it; NAdam's and ASGD's other scalars
+    too); dicts, lists and tuples cast item by item. (The update kernels read state in C order:
+    a tensor of another layout is copied.)"""
+    if isinstance(value, dict):
+        return {k: _cast_state(v, param, scalar_step, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast_state(v, param, scalar_step) for v in value)
+    if key in HOST_SCALARS and isinstance(value, (int, float)):
         return scalar_state(float(value))
-    if not isinstance(value, Tensor) or key == "step":
+    if not isinstance(value, Tensor):
         return value
     with grad_mode.no_grad():
-        dtype = param.dtype if value.is_floating_point() else None
+        if key == "step":
+            return value if scalar_step else value.to(device=param.device, dtype=dtypes.float32)
+        dtype = param.dtype if param.is_floating_point() else None
         moved = value.to(device=param.device, dtype=dtype)
     if type(moved._data) is np.ndarray and not moved._data.flags.c_contiguous:
         moved = moved.contiguous()
@@ -341,7 +390,7 @@ def _follow_parameter(state, p):
     before a later Module.to("cuda")) moves to the parameter's, as load_state_dict places it."""
     for key, value in state.items():
         if key not in HOST_SCALARS and isinstance(value, Tensor) and value.is_cuda != p.is_cuda:
-            state[key] = _cast_state(key, value, p)
+            state[key] = _cast_state(value, p)
 
 
 def _flat(array):
@@ -428,8 +477,9 @@ def check_betas(eps, betas, weight_decay):
 
 def check_flags(differentiable, foreach=None, fused=None):
     """foreach, fused and capturable change only how torch schedules the same arithmetic, so they
-    are accepted and ignored (after torch's checks of their combinations); differentiable=True
-    (autograd through step) is not available."""
+    are accepted and ignored (after torch's checks of their combinations), except that a
+    capturable update refuses parameters on the host as torch's does (Optimizer.
+    _check_capturable); differentiable=True (autograd through step) is not available."""
     if fused and foreach:
         raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
     if fused and differentiable:

@@ -18,6 +18,9 @@ class RAdam(Optimizer):
     tensor([0.8000], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                              "decoupled_weight_decay": False, "capturable": False}
+
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
                  decoupled_weight_decay=False, *, foreach=None, maximize=False, capturable=False,
                  differentiable=False):

@@ -42,7 +42,8 @@ def rmsprop_update(param, grad, square_avg, grad_avg, buf, lr, alpha, eps, weigh
 
 
 class RMSprop(Optimizer):
-    """RMSprop (Hinton), torch's update rule. foreach and capturable are accepted and ignored.
+    """RMSprop (Hinton), torch's update rule. foreach and capturable are accepted (see
+    check_flags).
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
@@ -53,6 +54,11 @@ class RMSprop(Optimizer):
     Parameter containing:
     tensor([0.9000], requires_grad=True)
     """
+
+    _loaded_group_defaults = {"momentum": 0, "centered": False, "foreach": None, "maximize": False,
+                              "differentiable": False, "capturable": False}
+
+    _capturable_on_xla = (True, True)
 
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
                  centered=False, capturable=False, foreach=None, maximize=False,

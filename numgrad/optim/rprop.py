@@ -6,7 +6,8 @@ from .optimizer import Optimizer, check_flags, check_lr, plain, scalar_state
 
 class Rprop(Optimizer):
     """Resilient backpropagation (Riedmiller & Braun), torch's update rule, written with tensor
-    ops so it runs on the CPU and the GPU. foreach and capturable are accepted and ignored.
+    ops so it runs on the CPU and the GPU. foreach and capturable are accepted (see
+    check_flags).
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
@@ -17,6 +18,11 @@ class Rprop(Optimizer):
     Parameter containing:
     tensor([0.9000], requires_grad=True)
     """
+
+    _loaded_group_defaults = {"foreach": None, "maximize": False, "differentiable": False,
+                              "capturable": False}
+
+    _capturable_on_xla = (True, True)
 
     def __init__(self, params, lr=1e-2, etas=(0.5, 1.2), step_sizes=(1e-6, 50), *,
                  capturable=False, foreach=None, maximize=False, differentiable=False):

@@ -44,6 +44,9 @@ class SGD(Optimizer):
     tensor([0.8000], requires_grad=True)
     """
 
+    _loaded_group_defaults = {"nesterov": False, "maximize": False, "foreach": None,
+                              "differentiable": False, "fused": False}
+
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False,
                  *, maximize=False, foreach=None, differentiable=False, fused=None):
         if lr is not required:

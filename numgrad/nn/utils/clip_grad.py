@@ -114,7 +114,14 @@ def clip_grad_value_(parameters, clip_value, foreach=None):
     tensor([6., 7.])
     """
     clip_value = float(clip_value)
+    grads = _grads(parameters)
+    if not grads:
+        # torch groups the gradients by device and dtype first, and its grouping refuses an
+        # empty list, in these words
+        raise RuntimeError("Expected !nested_tensorlist[0].empty() to be true, but got false.  "
+                           "(Could this error message be improved?  If so, please report an "
+                           "enhancement request to PyTorch.)")
     with grad_mode.no_grad():
-        for g in _grads(parameters):
+        for g in grads:
             # torch's two foreach ops on CPU too: each gradient's version moves by two
             g.clamp_min_(-clip_value).clamp_max_(clip_value)

@@ -159,8 +159,10 @@ def _checked(old, new):
             continue
         if not isinstance(after, Tensor):
             raise TypeError(f"expected Variable, but hook returned '{type(after).__name__}'")
+        # torch's order: the type, then the size
+        if after._data.dtype != before._data.dtype:
+            raise RuntimeError(f"hook 'hook' has changed the type of value (was {before.type()} "
+                               f"got {after.type()})")
         if after._data.shape != before._data.shape:
             raise RuntimeError("hook 'hook' has changed the size of value")
-        if after._data.dtype != before._data.dtype:
-            raise RuntimeError("hook 'hook' has changed the type of value")
     return new

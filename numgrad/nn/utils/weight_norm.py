@@ -3,6 +3,7 @@ forward pre-hook recomputes weight from the parameters weight_g (magnitude) and 
 (direction) before each call, as torch.nn.utils.weight_norm."""
 import warnings
 
+from ...ops.named import named
 from ..parameter import Parameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
@@ -21,8 +22,15 @@ def norm_except_dim(v, pow=2, dim=0):
 
 
 def _weight_norm(v, g, dim=0):
-    """v scaled so that its norm along dim (see norm_except_dim) is g."""
-    return v * (g / norm_except_dim(v, 2, dim))
+    """v scaled so that its norm along dim (see norm_except_dim) is g, as torch._weight_norm:
+    along the first or last dimension torch computes it in one fused op, whose node
+    (WeightNormInterfaceBackward0, saving v and g) the result carries; along another dimension
+    or all of v (dim -1) torch composes it from the same ops as here, ending in MulBackward0."""
+    result = v * (g / norm_except_dim(v, 2, dim))
+    if dim not in (0, v.ndim - 1):
+        return result
+    return named(result, "WeightNormInterfaceBackward0", v, g, saved_names=("v", "g"),
+                 attributes={"dim": dim})
 
 
 class WeightNorm:
