@@ -258,3 +258,15 @@ def test_a_linear_node_hook_replaces_the_transposed_weight_gradient():
     assert lin.weight.grad.tolist() == [[0.0, 3.0, 6.0, 9.0], [1.0, 4.0, 7.0, 10.0],
                                         [2.0, 5.0, 8.0, 11.0]]
     assert lin.bias.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+# ---- kernels round as torch's -------------------------------------------------------------------
+@pytest.mark.parametrize("reduce", [lambda x: x.mean(1), lambda x: x.mean()])
+def test_a_means_gradient_is_divided_by_the_count_as_torch_divides(reduce):
+    g_value = 0.10380761523046092
+    x = ng.zeros(2, 3, dtype=ng.float64, requires_grad=True)
+    y = reduce(x)
+    y.backward(ng.full(tuple(y.shape), g_value, dtype=ng.float64))
+    count = 3 if y.ndim else 6
+    assert g_value / count != g_value * (1 / count)           # a value where the two differ
+    assert x.grad.tolist() == [[g_value / count] * 3] * 2     # torch 2.13: exactly g / count

@@ -152,12 +152,12 @@ def _simple(x, dims, keepdim, transform, combine, how=NONE, scale=1.0, p=0.0):
     return finish(acc, _out_shape(x, dims, keepdim, kept), x.dtype, how, scale)
 
 
-def sum_(x, dims, keepdim, kshape, scale):
+def sum_(x, dims, keepdim, kshape, divisor):
     return _simple(x, dims, keepdim, VALUE, SUM)
 
 
-def mean(x, dims, keepdim, kshape, scale):
-    return _simple(x, dims, keepdim, VALUE, SUM, SCALE, scale)
+def mean(x, dims, keepdim, kshape, divisor):
+    return _simple(x, dims, keepdim, VALUE, SUM, SCALE, 1.0 / divisor)
 
 
 def prod(x, dims, keepdim, kshape):

@@ -70,19 +70,20 @@ def cast_bwd(addr, dt):
 @njit
 def reduce_bwd(addr, dt):
     """sum and mean: every input element gets the gradient of the output it was reduced into,
-    times a scale (1 or 1/count). meta attrs: the output shape with kept dims (ndim, dims...)."""
+    divided by the divisor (1, or the mean's count: ops/reduce._reduce_meta). meta attrs: the
+    output shape with kept dims (ndim, dims...); fmeta: the divisor."""
     a = args_block(addr)
     m = meta(a)
     n = numel_at(m, 0)
     n_out = numel_at(m, shape_pos(m, 1))
-    scale = fmeta(a, 1)[0]
+    divisor = dt(fmeta(a, 1)[0])
     g = view(gout(a, 0), n_out, dt)
     if gin(a, 0) == 0:
         return
     gx = view(gin(a, 0), n, dt)
     add = mode(a, 0) == ADD
     if n_out == 1:
-        v = g[0] * scale
+        v = g[0] / divisor
         for i in range(n):
             gx[i] = gx[i] + v if add else v
         return
@@ -96,13 +97,13 @@ def reduce_bwd(addr, dt):
         b = base[0]
         gx_row = gx[o:o + inner]
         if step == 0:
-            v = g[b] * scale
+            v = g[b] / divisor
             for j in range(inner):
                 gx_row[j] = gx_row[j] + v if add else v
         else:
             g_row = g[b:b + inner]
             for j in range(inner):
-                v = g_row[j] * scale
+                v = g_row[j] / divisor
                 gx_row[j] = gx_row[j] + v if add else v
         next_row(dims, strides, counter, base)
 

@@ -328,11 +328,11 @@ def reduce_bwd(args, starts, first, count, w):
         n = numel_at(m, 0)
         g = view(gout(a, 0), numel_at(m, shape_pos(m, 1)), w.dtype)
         gx = view(gin(a, 0), n, w.dtype)
-        scale = fmeta(a, 1)[0]
+        divisor = fmeta(a, 1)[0]
         pk = shape_pos(m, 2)
         how = mode(a, 0)
         for i in range(first_thread(), n, thread_step()):
-            put(gx, i, g[bcast_offset(m, pk, 0, i)] * scale, how)
+            put(gx, i, g[bcast_offset(m, pk, 0, i)] / divisor, how)
 
 
 @cuda.jit(cache=True)

@@ -20,9 +20,11 @@ from .registry import OpDef
 from .untracked import untracked
 
 
-def _reduce_meta(kshape, scale):
-    """The kernel sees the output shape with kept dims (to broadcast g back) and the scale."""
-    return (len(kshape), *kshape), (scale,)
+def _reduce_meta(kshape, divisor):
+    """The kernel sees the output shape with kept dims (to broadcast g back) and the divisor:
+    1 for a sum, the count for a mean, whose gradient torch divides by it (a product by 1 / count
+    rounds otherwise in a third of float64 elements)."""
+    return (len(kshape), *kshape), (divisor,)
 
 
 def _reduce_vjp(ctx, g):
@@ -33,23 +35,23 @@ def _reduce_vjp(ctx, g):
     ndim = int(ctx.ints[0])
     kshape = tuple(int(d) for d in ctx.ints[1:1 + ndim])
     grad = expand(unsqueeze_to(g, kshape) if g._data.ndim else g, ctx.in_shapes[0])
-    scale = float(ctx.floats[0])
-    return (grad if scale == 1.0 else div_scalar(grad, round(1.0 / scale)),)
+    divisor = float(ctx.floats[0])
+    return (grad if divisor == 1.0 else div_scalar(grad, round(divisor)),)
 
 
-def _sum_forward(x, dims, keepdim, kshape, scale):
+def _sum_forward(x, dims, keepdim, kshape, divisor):
     return np.sum(x, axis=dims, keepdims=keepdim)
 
 
-def _mean_forward(x, dims, keepdim, kshape, scale):
+def _mean_forward(x, dims, keepdim, kshape, divisor):
     if x.size == 0:
         # the mean of nothing is NaN, quietly as in torch (NumPy warns)
         return np.sum(x, axis=dims, keepdims=keepdim) * x.dtype.type(np.nan)
     return np.mean(x, axis=dims, keepdims=keepdim)
 
 
-_REDUCE = dict(kernel="reduce_bwd", vjp=_reduce_vjp, meta=lambda dims, keepdim, kshape, scale:
-               _reduce_meta(kshape, scale))
+_REDUCE = dict(kernel="reduce_bwd", vjp=_reduce_vjp, meta=lambda dims, keepdim, kshape, divisor:
+               _reduce_meta(kshape, divisor))
 SUM = OpDef("sum", _sum_forward, node_name="SumBackward0", **_REDUCE)
 SUM_DIM = OpDef("sum_dim", _sum_forward, node_name="SumBackward1", **_REDUCE)
 MEAN = OpDef("mean", _mean_forward, node_name="MeanBackward0", **_REDUCE)
@@ -126,8 +128,8 @@ def _reduction(x, dim, keepdim, op, mean):
     for d in dims:
         count *= shape[d]
     kshape = _kept_shape(shape, dims)
-    scale = 1.0 / count if mean and count else (float("nan") if mean else 1.0)
-    out = apply(op, (x,), {"dims": dims, "keepdim": keepdim, "kshape": kshape, "scale": scale})
+    divisor = float(count if count else "nan") if mean else 1.0
+    out = apply(op, (x,), {"dims": dims, "keepdim": keepdim, "kshape": kshape, "divisor": divisor})
     shown = {"self_sym_sizes": shape}
     if mean:
         shown["self_sym_numel"] = x._data.size
