@@ -49,7 +49,8 @@ class _SavedTensor:
         """torch's error when the tensor was modified in place since it was saved (a value packed
         by saved_tensors_hooks is not checked: the backward reads what unpack returns)."""
         if self.packed is None and self.vc[0] != self.version:
-            now = owner_now(self.vc, self.data, self.shape) if self.output is None else None
+            now, shape = (owner_now(self.vc, self.data, self.shape) if self.output is None
+                          else (None, self.shape))
             if self.output is not None:
                 owner = f", which is output {self.output} of {forward_name(ctx.node_name)},"
             elif now is not None:
@@ -58,7 +59,7 @@ class _SavedTensor:
                 owner = f", which is output {self.slot} of {forward_name(self.producer)},"
             else:
                 owner = ""
-            raise version_message(self.data.dtype, self.shape, owner, self.vc[0], self.version)
+            raise version_message(self.data.dtype, shape, owner, self.vc[0], self.version)
 
     def unpack(self, ctx):
         self.check(ctx)
