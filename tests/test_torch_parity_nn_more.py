@@ -703,3 +703,18 @@ def test_adaptive_log_softmax_builds_its_output_in_place():
     first, second = (f for f, _ in out.output.grad_fn.next_functions)
     assert first.name() == "IndexCopyBackward0" and second.name() == "SqueezeBackward0"
     assert first.next_functions[0][0].name() == "IndexCopyBackward0"
+
+
+def test_interpolate_shortcuts_for_kept_and_doubled_sizes():
+    x = ng.arange(6.0).reshape(1, 2, 3)
+    # torch 2.13: a linear dim that keeps its size is copied, whatever the scale_factor
+    assert F.interpolate(x, scale_factor=1.3, mode="linear").tolist() == x.tolist()
+    # its 2-D nearest kernel copies kept dims and repeats doubled ones (nearest_idx)
+    y = F.interpolate(ng.arange(9.0).reshape(1, 1, 3, 3), scale_factor=2.2, mode="nearest")
+    assert y[0, 0, 0].tolist() == [0.0, 0.0, 1.0, 1.0, 2.0, 2.0]
+    # its 1-D and 3-D nearest forward kernels use the scale, their backward that rule
+    t = ng.arange(3.0).reshape(1, 1, 3).requires_grad_()
+    y = F.interpolate(t, scale_factor=1.3, mode="nearest")
+    assert y.tolist() == [[[0.0, 0.0, 1.0]]]
+    y.backward(ng.arange(3.0).reshape(1, 1, 3))
+    assert t.grad.tolist() == [[[0.0, 1.0, 2.0]]]

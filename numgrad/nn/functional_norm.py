@@ -248,8 +248,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Split the channels of an (N, C, *) input into num_groups groups and normalise each group of
     each sample (biased variance), then scale and shift per channel.
 
-    >>> F.group_norm(ng.tensor([[[1.0], [3.0]]]), 2).shape
-    numgrad.Size([1, 2, 1])
+    >>> F.group_norm(ng.tensor([[[1.0, 2.0], [3.0, 5.0]]]), 2)
+    tensor([[[-1.0000,  1.0000],
+             [-1.0000,  1.0000]]])
     """
     if input.ndim < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "

@@ -102,6 +102,16 @@ def _source_scale(size, out, scale, align_corners=False):
     return size / out if scale is None or scale <= 0 else 1.0 / scale
 
 
+def _legacy_nearest_matrix(size, out, scale, dtype):
+    """torch's 2-D nearest kernel (nearest_idx): a dim that keeps its size is copied and one
+    that doubles repeats each input twice, whatever the scale_factor; others as usual."""
+    if out not in (size, 2 * size):
+        return _nearest_matrix(size, out, scale, False, dtype)
+    matrix = np.zeros((out, size), dtype)
+    matrix[np.arange(out), np.arange(out) // (out // size)] = 1.0
+    return matrix
+
+
 def _nearest_matrix(size, out, scale, exact, dtype):
     """(out, size): row i picks torch's source floor(i * step), or with nearest-exact
     floor((i + 0.5) * step), the step in float32 as its kernel holds it."""
@@ -126,7 +136,10 @@ def _source_positions(size, out, scale, align_corners, cubic):
 
 
 def _linear_matrix(size, out, scale, align_corners, dtype):
-    """(out, size): row i mixes the two inputs around torch's source position for output i."""
+    """(out, size): row i mixes the two inputs around torch's source position for output i; a
+    dim that keeps its size is copied, whatever the scale_factor (torch's shortcut)."""
+    if out == size:
+        return np.eye(size, dtype=dtype)
     source = _source_positions(size, out, scale, align_corners, cubic=False)
     low = source.astype(np.int64)
     high = np.minimum(low + 1, size - 1)
@@ -291,9 +304,14 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     check_kernel_dtype(input, _kernel_name(mode, dims, antialias))
     sizes, dtype = input.shape[2:], input.dtype
     axes = list(zip(sizes, outs, scales))
+    backward_matrices = None
     if mode in ("nearest", "nearest-exact"):
         exact = mode == "nearest-exact"
-        matrices = [_nearest_matrix(n, o, s, exact, dtype) for n, o, s in axes]
+        matrices = [_legacy_nearest_matrix(n, o, s, dtype) if dims == 2 and not exact else
+                    _nearest_matrix(n, o, s, exact, dtype) for n, o, s in axes]
+        if mode == "nearest" and dims != 2:
+            # sic: torch's 1-D and 3-D nearest backward kernels read the 2-D rule
+            backward_matrices = [_legacy_nearest_matrix(n, o, s, dtype) for n, o, s in axes]
         name = f"Upsample{'NearestExact' if exact else 'Nearest'}{dims}DBackward0"
     elif antialias:
         matrices = [_antialias_matrix(mode, n, o, s, align_corners, dtype) for n, o, s in axes]
@@ -303,6 +321,11 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         matrices = [make(n, o, s, align_corners, dtype) for n, o, s in axes]
         name = _INTERPOLATING[mode][1]
     result = _along_spatial_axes(input, matrices)
+    if backward_matrices is not None and any(
+            not np.array_equal(a, b) for a, b in zip(matrices, backward_matrices)):
+        # the values of the forward's rule, the gradient of the backward's
+        routed = _along_spatial_axes(input, backward_matrices)
+        result = routed + (result - routed).detach()
     if antialias and mode in ("bilinear", "bicubic") and outs[1] == 1 and outs[0] != sizes[0]:
         # torch's separable kernel, resizing the height of an image one column wide, writes
         # its first row into every row; its backward is the true one
