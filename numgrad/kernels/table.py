@@ -200,9 +200,10 @@ def _general_loops(op, grads, dt, dt_name):
                     f"    elif gin(a, {k}) != 0:"]
         else:
             src += [f"    if gin(a, {k}) != 0:"]
-        src += [f"        gk = view(gin(a, {k}), n{k}, {dt})",
-                f"        part = np.empty({PART}, {dt})",
-                f"        if mode(a, {k}) != ADD:",
+        src += [f"        gk = view(gin(a, {k}), n{k}, {dt})"]
+        if not op.passes_through >> k & 1:       # (_sum_in_parts sums g itself directly)
+            src += [f"        part = np.empty({PART}, {dt})"]
+        src += [f"        if mode(a, {k}) != ADD:",
                 "            gk[:] = 0",
                 "        counter = np.zeros(len(dims), np.int64)",
                 f"        base = np.zeros({n_in}, np.int64)",
@@ -259,7 +260,11 @@ PART = 1024
 
 def _sum_in_parts(op, k, along, read_inputs, dt_name):
     """Lines setting `total` to the sum along the row of input k's formula (Note [sums in parts]);
-    `part` is made once per kernel."""
+    `part` is made once per kernel. A formula that is g itself (a bias's) sums the row directly,
+    which also compiles faster."""
+    if op.passes_through >> k & 1:
+        return ["total = cpu.row_sum(g_row)"]
+
     def read(name):
         q = INPUT_NAMES.index(name)
         return f"r{q}_part[j]" if along[q] else f"c{q}"
