@@ -182,3 +182,14 @@ def test_layer_norm_computes_only_the_gradients_asked_for(wanted):
             np.testing.assert_allclose(t.grad.numpy(), expected, rtol=1e-14, atol=1e-15)
         else:
             assert t.grad is None
+
+
+@pytest.mark.parametrize("shape, normalized", [((2, 0), (0,)), ((0, 3), (3,))])
+def test_layer_norm_of_empty_rows_or_an_empty_normalized_shape(shape, normalized):
+    x = ng.zeros(*shape, requires_grad=True)
+    w, b = ng.ones(*normalized, requires_grad=True), ng.zeros(*normalized, requires_grad=True)
+    y = F.layer_norm(x, normalized, w, b)
+    y.sum().backward()
+    # torch 2.13: empty results, and zero parameter gradients over no rows
+    assert y.shape == shape and x.grad.shape == shape
+    assert w.grad.tolist() == [0.0] * normalized[0] and b.grad.tolist() == [0.0] * normalized[0]

@@ -999,6 +999,8 @@ def layer_norm_bwd(addr, dt):
     m = meta(a)
     p = shape_pos(m, 4)
     rows, inner = m[p], m[p + 1]
+    if inner == 0:
+        return          # nothing normalised, nothing to differentiate
     eps = fmeta(a, 1)[0]
     want_x, want_w, want_b = gin(a, 0) != 0, gin(a, 1) != 0, gin(a, 2) != 0
     x = view(saved(a, 0), rows * inner if want_x or want_w else 0, dt).reshape((-1, inner))
