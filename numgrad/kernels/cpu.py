@@ -132,10 +132,7 @@ def expand_bwd(addr, dt):
         b = base[0]
         g_row = g[o:o + inner]
         if step == 0:
-            total = 0.0
-            for j in range(inner):
-                total += g_row[j]
-            gx[b] += total
+            gx[b] += row_sum(g_row)         # Note [channel loops]: a sum that vectorises
         else:
             gx_row = gx[b:b + inner]
             for j in range(inner):
