@@ -3,13 +3,20 @@
 Each takes the address of an argument block (see abi.py) and the dtype; `table.py` wraps them into
 one C function per (op, dtype). The CUDA twins in cuda.py have the same names.
 """
+import math
+
 import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
+from ..ops import fmath
+from . import formula  # noqa: F401 (registers fmath's kernel implementations: exp, erf, ...)
 from .abi import (ADD, args_block, broadcast_index, broadcast_rows, fmeta, gin, gout, meta, mode,
                   next_row, numel_at, saved, shape_pos, view)
 from .blas import gemm
+
+
+_SQRT1_2 = 1.0 / math.sqrt(2.0)
 
 
 @njit
@@ -484,7 +491,7 @@ def logsumexp_bwd(addr, dt):
     group = _groups(m, 1)
     for i in range(n):
         k = group[i]
-        v = g[k] * np.exp(x[i] - out[k])
+        v = g[k] * fmath.exp(x[i] - out[k])
         gx[i] = gx[i] + v if add else v
 
 
@@ -1058,7 +1065,7 @@ def log_softmax_bwd(addr, dt):
             y_row, g_row, gx_row = y[o], g[o], gx[o]
             s = row_sum(g_row)
             for k in range(n):
-                v = g_row[k] - np.exp(y_row[k]) * s
+                v = g_row[k] - fmath.exp(y_row[k]) * s
                 gx_row[k] = gx_row[k] + v if add else v
         return
     sums = np.empty(inner, np.float64)
@@ -1069,7 +1076,7 @@ def log_softmax_bwd(addr, dt):
         for k in range(n):
             y_row, g_row, gx_row = y[o, k], g[o, k], gx[o, k]
             for i in range(inner):
-                v = g_row[i] - np.exp(y_row[i]) * sums[i]
+                v = g_row[i] - fmath.exp(y_row[i]) * sums[i]
                 gx_row[i] = gx_row[i] + v if add else v
 
 
@@ -1092,24 +1099,35 @@ def cross_entropy_bwd(addr, dt):
     g = view(gout(a, 0), rows if per_row else 1, dt)
     gx = view(gin(a, 0), rows * classes, dt)
     add = mode(a, 0) == ADD
+    shifted_exp = np.empty(classes, dt)
     for i in range(rows):
-        base = i * classes
+        x_row, gx_row = x[i * classes:(i + 1) * classes], gx[i * classes:(i + 1) * classes]
         t = target[i]
         if t == ignore:
             if not add:
-                gx[base:base + classes] = 0
+                gx_row[:] = 0
             continue
         gi = (g[i] if per_row else g[0]) * scale
-        top = x[base]
-        for c in range(1, classes):
-            top = max(top, x[base + c])
-        s = 0.0
-        for c in range(classes):
-            s += np.exp(x[base + c] - top)
+        s = _exp_minus_max(x_row, shifted_exp)[1]
         hit = w[t]
+        before = gx_row[t]
         for c in range(classes):
-            v = gi * (np.exp(x[base + c] - top) / s * hit - (hit if c == t else 0.0))
-            gx[base + c] = gx[base + c] + v if add else v
+            v = gi * (shifted_exp[c] / s * hit)
+            gx_row[c] = gx_row[c] + v if add else v
+        v = gi * (shifted_exp[t] / s * hit - hit)          # the target's class: a[t] = 1
+        gx_row[t] = before + v if add else v
+
+
+@njit
+def _exp_minus_max(row, shifted_exp):
+    """shifted_exp = exp(row - max(row)); returns (the max, the sum of shifted_exp in float64).
+    The exp and the sum vectorise (Note [float32 exp and erf] in formula.py)."""
+    top = row[0]
+    for c in range(1, row.size):
+        top = max(top, row[c])
+    for c in range(row.size):
+        shifted_exp[c] = fmath.exp(row[c] - top)
+    return top, row_sum(shifted_exp)
 
 
 @njit
@@ -1390,6 +1408,28 @@ def conv2d_bwd(addr, dt):
 
 # Forward helpers of nn_ops, called from Python: one pass instead of a dozen NumPy calls.
 
+@njit(cache=True, error_model="numpy")
+def gelu_forward(x):
+    """torch's GELU of a flat array, x * 0.5 * (1 + erf(x / sqrt(2))), in x's dtype: one loop
+    that vectorises in float32 (Note [float32 exp and erf] in formula.py)."""
+    out = np.empty_like(x)
+    half, one, alpha = rounded_like(x, 0.5), rounded_like(x, 1.0), rounded_like(x, _SQRT1_2)
+    for i in range(x.size):
+        out[i] = x[i] * half * (one + fmath.erf(x[i] * alpha))
+    return out
+
+
+@njit(cache=True, error_model="numpy")     # a division's check for zero would not vectorise
+def silu_forward(x):
+    """torch's SiLU of a flat array, x / (1 + exp(-x)), in x's dtype (exp(-x) overflows to inf
+    for large negative x, giving -0.0, as torch)."""
+    out = np.empty_like(x)
+    one = rounded_like(x, 1.0)
+    for i in range(x.size):
+        out[i] = x[i] / (one + fmath.exp(-x[i]))
+    return out
+
+
 @njit(cache=True, fastmath={"reassoc"})
 def batch_norm_forward(x, weight, bias, eps):
     """A training batch norm of x (outer, channels, inner), C-contiguous, in three passes per
@@ -1450,19 +1490,16 @@ def cross_entropy_rows(x, target, weight, ignore):
     x is (M, C) C-contiguous. 0 for ignored rows."""
     rows, classes = x.shape
     out = np.empty(rows, x.dtype)
+    shifted_exp = np.empty(classes, x.dtype)
     for i in range(rows):
         t = target[i]
         if t == ignore:
             out[i] = 0.0
             continue
-        top = x[i, 0]
-        for c in range(1, classes):
-            top = max(top, x[i, c])
-        s = 0.0
-        for c in range(classes):
-            s += np.exp(x[i, c] - top)
+        x_row = x[i]
+        top, s = _exp_minus_max(x_row, shifted_exp)
         lse = top + np.log(s)
-        out[i] = weight[t] * (lse - x[i, t])
+        out[i] = weight[t] * (lse - x_row[t])
     return out
 
 

@@ -589,9 +589,18 @@ def _bce_forward(x, y):
     return -(y * lo + (1 - y) * hi)
 
 
+def _compiled_map(kernel, x):
+    """A compiled elementwise forward over x's values (kernel takes and returns a flat
+    C-contiguous array), its result laid out as a NumPy ufunc's or torch's: in x's order of
+    dims by stride."""
+    order = sorted(range(x.ndim), key=lambda d: -abs(x.strides[d]))
+    by_stride = x.transpose(order)
+    out = kernel(np.ascontiguousarray(by_stride).reshape(-1)).reshape(by_stride.shape)
+    return out.transpose(np.argsort(order))
+
+
 def _gelu_forward(x):
-    from scipy.special import erf
-    return (0.5 * x * (1.0 + erf(x * x.dtype.type(_INV_SQRT2)))).astype(x.dtype, copy=False)
+    return _compiled_map(_cpu.gelu_forward, x)
 
 
 def _gelu_tanh_forward(x):
@@ -600,8 +609,7 @@ def _gelu_tanh_forward(x):
 
 
 def _silu_forward(x):
-    from scipy.special import expit
-    return x * expit(x)
+    return _compiled_map(_cpu.silu_forward, x)
 
 
 def _softplus_forward(x, beta, threshold):
