@@ -147,41 +147,87 @@ def expand_bwd(addr, dt):
         next_row(dims, strides, counter, base)
 
 
+# Note [row walks]
+# Kernels that move a gradient between layouts (permute, basic indexing, cat and stack) walk the
+# output a row at a time: an odometer over the outer dims finds where each row starts, and the
+# row is moved by a loop over slices of the two arrays. Indexing a flat array with computed
+# positions instead (g[o * width + start + i]) cost ~6 ns an element: Numba checks each signed
+# index for wraparound, which keeps LLVM from vectorising; a loop over slices vectorises (a cat
+# on the last dim: 13 ms -> 0.3 ms for 2M values).
+@njit
+def _advance_rows(counter, offset, sizes, strides, nd):
+    """Moves the odometer over dims 0 .. nd - 2 (the last dim is the row) one row on; returns
+    the row's new start offset."""
+    d = nd - 2
+    while d >= 0:
+        counter[d] += 1
+        offset += strides[d]
+        if counter[d] < sizes[d]:
+            break
+        offset -= strides[d] * counter[d]
+        counter[d] = 0
+        d -= 1
+    return offset
+
+
+@njit
+def _move_row(dst, start, step, row, add):
+    """dst[start + j * step] (+)= row[j] for each j, through a strided slice (Note [row walks])."""
+    target = dst[start:start + (row.size - 1) * step + 1:step]
+    if add:
+        for j in range(row.size):
+            target[j] += row[j]
+    else:
+        for j in range(row.size):
+            target[j] = row[j]
+
+
+@njit
+def _take_row(row, src, start, step, add):
+    """row[j] (+)= src[start + j * step] for each j, through a strided slice (Note [row walks])."""
+    source = src[start:start + (row.size - 1) * step + 1:step]
+    if add:
+        for j in range(row.size):
+            row[j] += source[j]
+    else:
+        for j in range(row.size):
+            row[j] = source[j]
+
+
 @njit
 def permute_bwd(addr, dt):
-    """permute / transpose: output dim d is input dim perm[d]. meta attrs: perm."""
+    """permute / transpose: output dim d is input dim perm[d]. meta attrs: perm. The walk is in
+    the input's order, reading g strided: strided reads are cheaper than strided writes (a
+    (64, 256, 128) transpose: 12.6 ms the other way round, as NumPy's copy)."""
     a = args_block(addr)
     m = meta(a)
     nd = m[0]
     n = numel_at(m, 0)
-    if gin(a, 0) == 0:
+    if gin(a, 0) == 0 or n == 0:
         return
     p_out = shape_pos(m, 1)
     p_attr = shape_pos(m, 2)
     g = view(gout(a, 0), n, dt)
     gx = view(gin(a, 0), n, dt)
-    in_strides = np.empty(nd, np.int64)
+    add = mode(a, 0) == ADD
+    if nd == 0:
+        gx[0] = gx[0] + g[0] if add else g[0]
+        return
+    out_strides = np.empty(nd, np.int64)      # g's own (contiguous) strides
     stride = 1
     for d in range(nd - 1, -1, -1):
-        in_strides[d] = stride
-        stride *= m[1 + d]
-    strides = np.empty(nd, np.int64)
+        out_strides[d] = stride
+        stride *= m[p_out + 1 + d]
+    g_strides = np.empty(nd, np.int64)        # g's stride along each input dim
     for d in range(nd):
-        strides[d] = in_strides[m[p_attr + d]]
-    add = mode(a, 0) == ADD
+        g_strides[m[p_attr + d]] = out_strides[d]
+    sizes = m[1:1 + nd]
+    inner = sizes[nd - 1]
     counter = np.zeros(nd, np.int64)
     offset = 0
-    for i in range(n):
-        gx[offset] = gx[offset] + g[i] if add else g[i]
-        d = nd - 1
-        while d >= 0:
-            counter[d] += 1
-            offset += strides[d]
-            if counter[d] < m[p_out + 1 + d]:
-                break
-            offset -= strides[d] * counter[d]
-            counter[d] = 0
-            d -= 1
+    for r in range(n // inner):
+        _take_row(gx[r * inner:(r + 1) * inner], g, offset, g_strides[nd - 1], add)
+        offset = _advance_rows(counter, offset, sizes, g_strides, nd)
 
 
 @njit
@@ -201,19 +247,20 @@ def strided_bwd(addr, dt):
     gx = view(gin(a, 0), n_in, dt)
     if mode(a, 0) != ADD:
         gx[:] = 0
-    counter = np.zeros(nd, np.int64)
+    if n == 0:
+        return
     offset = m[p_attr]
-    for i in range(n):
-        gx[offset] += g[i]
-        d = nd - 1
-        while d >= 0:
-            counter[d] += 1
-            offset += m[p_attr + 1 + d]
-            if counter[d] < m[p_out + 1 + d]:
-                break
-            offset -= m[p_attr + 1 + d] * counter[d]
-            counter[d] = 0
-            d -= 1
+    if nd == 0:
+        gx[offset] += g[0]
+        return
+    sizes = m[p_out + 1:p_out + 1 + nd]
+    strides = m[p_attr + 1:p_attr + 1 + nd]
+    inner = sizes[nd - 1]
+    counter = np.zeros(nd, np.int64)
+    for r in range(n // inner):
+        # (a view's elements are distinct: adding into the zeroed gradient is placing)
+        _move_row(gx, offset, strides[nd - 1], g[r * inner:(r + 1) * inner], True)
+        offset = _advance_rows(counter, offset, sizes, strides, nd)
 
 
 @njit
@@ -232,11 +279,9 @@ def stack_bwd(addr, dt):
         w = m[p_attr + 2 + k]
         if gin(a, k) != 0:
             gx = view(gin(a, k), outer * w, dt)
-            add = mode(a, k) == ADD
-            for o in range(outer):
-                for i in range(w):
-                    v = g[o * width + start + i]
-                    gx[o * w + i] = gx[o * w + i] + v if add else v
+            how = mode(a, k)
+            for o in range(outer):          # Note [row walks]
+                _store(gx[o * w:(o + 1) * w], g[o * width + start:o * width + start + w], how)
         start += w
 
 
