@@ -70,3 +70,44 @@ def test_cat_and_stack_gradients_are_the_blocks_of_g(dtype, dim):
     (stacked * ng.tensor(g)).sum().backward()
     for k, t in enumerate(same):
         np.testing.assert_array_equal(t.grad.numpy(), np.take(g, k, axis=dim))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_whole_rows_gradient_adds_each_picked_row(dtype):
+    """Note [whole rows]: x[idx], index_select on dim 0 and embedding pick rows; repeated rows
+    accumulate and negative indices count from the end, as in torch."""
+    x, data = _leaf((5, 3), dtype)
+    idx = np.array([[4, -1], [0, 4], [2, 2]])
+    g = np.random.default_rng(6).standard_normal((3, 2, 3)).astype(dtype)
+    y = x[ng.tensor(idx)]
+    np.testing.assert_array_equal(y.detach().numpy(), data[idx])
+    assert y.grad_fn.name() == "IndexBackward0"
+    np.testing.assert_array_equal(y.grad_fn._saved_indices[0].numpy(), idx)
+    (y * ng.tensor(g)).sum().backward()
+    expected = np.zeros_like(data)
+    np.add.at(expected, idx % 5, g)
+    np.testing.assert_allclose(x.grad.numpy(), expected, rtol=1e-6)
+    # the first contribution writes, a second one adds
+    x.grad = None
+    rows = ng.tensor([1, 1, 3])
+    (ng.index_select(x, 0, rows).sum() + x[rows].sum() * 2.0).backward()
+    expected = np.zeros_like(data)
+    expected[1], expected[3] = 6.0, 3.0
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+    assert ng.index_select(x, 0, rows).grad_fn.name() == "IndexSelectBackward0"
+    x.grad = None
+    picked = ng.nn.functional.embedding(ng.tensor([[3, 0, 3]]), x)
+    assert picked.grad_fn.name() == "EmbeddingBackward0"
+    picked.sum().backward()
+    expected = np.zeros_like(data)
+    expected[3], expected[0] = 2.0, 1.0
+    np.testing.assert_array_equal(x.grad.numpy(), expected)
+
+
+def test_whole_rows_refuse_out_of_range_indices_and_leave_no_grad_untracked():
+    x = ng.ones(4, 2)
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
+        x[ng.tensor([0, 4])]
+    np.testing.assert_array_equal(x[np.array([3, -4])].numpy(), np.ones((2, 2)))
+    assert x[[1]].grad_fn is None and not x[[1]].requires_grad
+    assert x[ng.tensor([], dtype=ng.int64)].shape == (0, 2)

@@ -83,6 +83,8 @@ def _table():
     twins.update({name: Twin(fn) for name, fn in plain.items()})
     twins.update({"take": Twin(index.take, (1,)), "gather": Twin(index.take, (1,)),
                   "index_select": Twin(index.take, (1,)), "put_add": Twin(index.put_add, (1,)),
+                  "take_rows": Twin(index.take_rows, (1,)),
+                  "index_select_rows": Twin(index.take_rows, (1,)),
                   "diag_embed": Twin(index.put_add, (1,)),
                   "scatter_add": Twin(index.scatter_add, (2,)),
                   "index_add": Twin(index.scatter_add, (2,)),

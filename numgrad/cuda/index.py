@@ -48,6 +48,13 @@ def take(x, positions):
     return out
 
 
+def take_rows(x, rows):
+    """x[rows] along dim 0 (rows a host array), through take at the rows' flat positions."""
+    width = int(np.prod(x.shape[1:], dtype=np.int64))
+    positions = rows.reshape(-1, 1) * width + np.arange(width)
+    return take(x, positions.reshape(rows.shape + tuple(x.shape[1:])))
+
+
 def take_into(out, x, positions):
     """out[...] = x.flat[positions], into out's memory."""
     positions = _on_device(positions)

@@ -363,6 +363,29 @@ def take_bwd(addr, dt):
 
 
 @njit
+def take_rows_bwd(addr, dt):
+    """out = x[rows] along dim 0 (Note [whole rows] in ops/index.py): each picked row's gradient
+    is added into its row (duplicates accumulate). Saved: rows (int64, in range)."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    n_rows = numel_at(m, shape_pos(m, 1))
+    n = numel_at(m, shape_pos(m, 2))
+    rows = view(saved(a, 0), n_rows, np.int64)
+    g = view(gout(a, 0), n, dt)
+    gx = view(gin(a, 0), numel_at(m, 0), dt)
+    if mode(a, 0) != ADD:
+        gx[:] = 0
+    if n == 0:
+        return
+    width = n // n_rows
+    for i in range(n_rows):
+        start = rows[i] * width
+        _store(gx[start:start + width], g[i * width:(i + 1) * width], ADD)
+
+
+@njit
 def put_add_bwd(addr, dt):
     """out = zeros with g added at positions: gather the gradient back from those positions."""
     a = args_block(addr)

@@ -497,6 +497,27 @@ def take_bwd(args, starts, first, count, w):
 
 
 @cuda.jit(cache=True)
+def take_rows_bwd(args, starts, first, count, w):
+    """Each picked row's gradient added into its row, atomically (rows may repeat)."""
+    for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
+        a = node_args(args, starts, first, j)
+        if gin(a, 0) == 0:
+            continue
+        m = meta(a)
+        n_rows = numel_at(m, shape_pos(m, 1))
+        n = numel_at(m, shape_pos(m, 2))
+        if n == 0:
+            continue
+        width = n // n_rows
+        rows = view(saved(a, 0), n_rows, np.int64)
+        g = view(gout(a, 0), n, w.dtype)
+        gx = view(gin(a, 0), numel_at(m, 0), w.dtype)
+        for i in range(first_thread(), n, thread_step()):
+            r = i // width
+            cuda.atomic.add(gx, rows[r] * width + i - r * width, g[i])
+
+
+@cuda.jit(cache=True)
 def put_add_bwd(args, starts, first, count, w):
     for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
         a = node_args(args, starts, first, j)

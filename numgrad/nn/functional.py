@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
-from ..ops.index import take
+from ..ops.index import take, take_rows
 from ..ops.linalg import infer_size_error
 from ..ops.named import named, read_by_backward
 from ..ops.shape import pad as _constant_pad
@@ -269,14 +269,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following "
                            f"scalar types: Long, Int; but got {kind} instead (while checking "
                            "arguments for embedding)")
-    dim = weight.shape[1]
     if index.size and (index.min() < 0 or index.max() >= rows):
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_rows(weight, np.unique(index), max_norm, norm_type)
-    # flat positions of the picked rows' elements: no index grid the size of the table
-    positions = index[..., None] * dim + np.arange(dim)
-    out = take(weight, positions)
+    out = take_rows(weight, index)          # Note [whole rows]
     if scale_grad_by_freq and out.requires_grad:
         _, inverse, counts = np.unique(index, return_inverse=True, return_counts=True)
         scale = (1.0 / counts[inverse.reshape(index.shape)])[..., None].astype(weight._data.dtype)

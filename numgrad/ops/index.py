@@ -32,6 +32,26 @@ GATHER = OpDef("gather", lambda x, positions: x.reshape(-1)[positions], node_nam
                attributes={"sparse_grad": False}, **dict(_TAKE, saves=("y", "x")))
 INDEX_SELECT = OpDef("index_select", lambda x, positions: x.reshape(-1)[positions],
                      node_name="IndexSelectBackward0", **_TAKE)
+
+
+# Note [whole rows]
+# An index that picks whole rows of dim 0 (x[idx], index_select(x, 0, idx), an embedding's lookup)
+# is its own op: its forward is NumPy's row gather and it saves the row indices, where the flat
+# positions of every picked element cost a pass over an index the size of the result (and, for
+# x[idx], one the size of x: 59 ms against NumPy's 1 ms for 8192 rows of a 50000 x 256 table). Its
+# kernel adds each picked row's gradient into its row (duplicates accumulate).
+def _take_rows_vjp(ctx, g):
+    rows = ctx.saved[0]._data
+    shape = ctx.in_shapes[0]
+    row = int(np.prod(shape[1:], dtype=np.int64))
+    positions = rows.reshape(-1, 1) * row + np.arange(row)
+    return (put_add(g, positions.reshape(rows.shape + tuple(shape[1:])), shape),)
+
+
+_TAKE_ROWS = dict(n_in=2, saves=("y",), kernel="take_rows_bwd", vjp=_take_rows_vjp, listed=(0,))
+TAKE_ROWS = OpDef("take_rows", lambda x, rows: x[rows], node_name="IndexBackward0", **_TAKE_ROWS)
+INDEX_SELECT_ROWS = OpDef("index_select_rows", lambda x, rows: x[rows],
+                          node_name="IndexSelectBackward0", **_TAKE_ROWS)
 _PUT = dict(n_in=2, saves=("y",), kernel="put_add_bwd", vjp=_put_vjp, listed=(0,))
 PUT_ADD = OpDef("put_add", lambda g, positions, shape: _put_add_forward(g, positions, shape),
                 node_name="IndexPutBackward0", **_PUT)
@@ -50,6 +70,12 @@ def take(x, positions, op=TAKE):
     """x's elements at flat positions (an int64 array of any shape)."""
     # (np.require keeps a 0-d positions array 0-d, where ascontiguousarray makes it 1-d)
     return apply(op, (x, np.require(positions, np.int64, "C")))
+
+
+def take_rows(x, rows, op=TAKE_ROWS):
+    """x[rows] along dim 0: rows an integer array of any shape, each in [0, len(x)) (Note [whole
+    rows])."""
+    return apply(op, (x, np.require(rows, np.int64, "C")))
 
 
 def put_add(g, positions, shape, op=PUT_ADD):
@@ -243,10 +269,30 @@ def _indexed_positions(shape, index):
     return indexed[rest], indexed.shape
 
 
+def _whole_rows(index):
+    """The integer array of an index that picks whole rows of dim 0 (x[idx], x[idx, :, ...]),
+    or None."""
+    items = index if isinstance(index, tuple) else (index,)
+    first = items[0] if items else None
+    if not (isinstance(first, np.ndarray) and first.dtype.kind in "iu"):
+        return None
+    if all(isinstance(i, slice) and i == slice(None) or i is Ellipsis for i in items[1:]):
+        return first
+    return None
+
+
 def getitem(x, index):
     index = one_ellipsis(_normalize(index), x._data.ndim)
     if is_basic_index(index):
         return basic_getitem(x, index)
+    rows = _whole_rows(index) if x._data.ndim else None
+    if rows is not None:
+        check_index(x._data.shape, index)
+        picked = np.where(rows < 0, rows + x._data.shape[0], rows)
+        out = take_rows(x, picked)
+        if out._requires_grad:
+            show_attributes(out, self_sym_sizes=x._data.shape, indices=(Tensor._make(rows, False),))
+        return out
     positions, indexed_shape = _indexed_positions(x._data.shape, index)
     if x._requires_grad or type(x._data) is not np.ndarray:
         # as torch: the basic items' views first, a node each, then the index op on the result
@@ -327,6 +373,10 @@ def index_select(x, dim, index):
             raise RuntimeError(f"INDICES element is out of DATA bounds, id={idx[bad][0]} "
                                f"axis_dim={size}")
         raise IndexError("index out of range in self")
+    if d == 0 and x._data.ndim:
+        out = take_rows(x, idx, INDEX_SELECT_ROWS)
+        show_attributes(out, dim=dim, self_sym_sizes=x._data.shape, index=Tensor._make(idx, False))
+        return out
     full = (slice(None),) * d + (idx,)
     # a 0-d x gives a 0-d result
     positions = _positions(x._data.shape, full) if x._data.ndim else np.zeros((), np.int64)
