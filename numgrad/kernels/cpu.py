@@ -1498,6 +1498,71 @@ def silu_forward(x):
     return out
 
 
+@njit(cache=True, error_model="numpy")
+def softmax_forward(x, log):
+    """softmax (log_softmax when `log`) of a C-contiguous (outer, n, inner) array along its middle
+    axis, in x's dtype: exp(x - max), its sum in float64 rounded once, then a division (softmax)
+    or x - max - log(sum) (log_softmax). Each step is one pass over contiguous rows that vectorises
+    (Note [float32 exp and erf] in formula.py). A NaN makes its row's sum NaN, and so the whole
+    row, whatever the max made of it, as in torch."""
+    outer, n, inner = x.shape
+    out = np.empty_like(x)
+    if inner == 1:              # along the last dim: each row on its own
+        rows, out_rows = x.reshape((outer, n)), out.reshape((outer, n))
+        for o in range(outer):
+            _softmax_row(rows[o], out_rows[o], log)
+        return out
+    tops = np.empty(inner, x.dtype)
+    sums = np.empty(inner, np.float64)
+    scales = np.empty(inner, x.dtype)
+    for o in range(outer):
+        tops[:] = -np.inf
+        for k in range(n):
+            _running_max(tops, x[o, k])
+        sums[:] = 0.0
+        for k in range(n):
+            x_row, out_row = x[o, k], out[o, k]
+            for i in range(inner):
+                out_row[i] = fmath.exp(x_row[i] - tops[i])
+            _add_values(sums, out_row)
+        for i in range(inner):
+            scales[i] = np.log(sums[i]) if log else sums[i]
+        for k in range(n):
+            x_row, out_row = x[o, k], out[o, k]
+            if log:
+                for i in range(inner):
+                    out_row[i] = x_row[i] - tops[i] - scales[i]
+            else:
+                for i in range(inner):
+                    out_row[i] = out_row[i] / scales[i]
+    return out
+
+
+@njit(error_model="numpy")
+def _softmax_row(row, out_row, log):
+    top = rounded_like(row, -np.inf)
+    for i in range(row.size):
+        top = max(top, row[i])
+    for i in range(row.size):
+        out_row[i] = fmath.exp(row[i] - top)
+    total = row_sum(out_row)
+    if log:
+        lse = rounded_like(row, np.log(total))
+        for i in range(row.size):
+            out_row[i] = row[i] - top - lse
+    else:
+        scale = rounded_like(row, total)
+        for i in range(row.size):
+            out_row[i] = out_row[i] / scale
+
+
+@njit
+def _running_max(tops, row):
+    """tops = max(tops, row), elementwise."""
+    for i in range(row.size):
+        tops[i] = max(tops[i], row[i])
+
+
 @njit(cache=True, fastmath={"reassoc"})
 def batch_norm_forward(x, weight, bias, eps):
     """A training batch norm of x (outer, channels, inner), C-contiguous, in three passes per
