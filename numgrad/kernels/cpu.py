@@ -1251,16 +1251,17 @@ def _window_pairs(padded, cols, geometry, gather, add):
                         c, oy, ox = p, q, r
                     base = ((n * channels + c) * height + oy * sh) * width + ox * sw
                     for ky in range(kh):
+                        # unsigned indices, never wrapped around (Note [conv columns])
                         i = base + ky * dh * width
                         if not gather:
                             for kx in range(kw):
-                                image[i + kx * dw] += cols[j + kx]
+                                image[np.uint64(i + kx * dw)] += cols[np.uint64(j + kx)]
                         elif add:
                             for kx in range(kw):
-                                cols[j + kx] += image[i + kx * dw]
+                                cols[np.uint64(j + kx)] += image[np.uint64(i + kx * dw)]
                         else:
                             for kx in range(kw):
-                                cols[j + kx] = image[i + kx * dw]
+                                cols[np.uint64(j + kx)] = image[np.uint64(i + kx * dw)]
                         j += kw
 
 
