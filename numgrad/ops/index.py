@@ -274,7 +274,7 @@ def _whole_rows(index):
     or None."""
     items = index if isinstance(index, tuple) else (index,)
     first = items[0] if items else None
-    if not (isinstance(first, np.ndarray) and first.dtype.kind in "iu"):
+    if not (isinstance(first, np.ndarray) and first.dtype.kind == "i"):
         return None
     if all(isinstance(i, slice) and i == slice(None) or i is Ellipsis for i in items[1:]):
         return first
