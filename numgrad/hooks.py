@@ -26,6 +26,9 @@ class RemovableHandle:
 
 
 def register_tensor_hook(tensor, hook):
+    if tensor._extra is not None:
+        from .ops.views import refresh
+        refresh(tensor)       # Note [views changed unrecorded] in ops/views.py
     key = next(_ids)
     if tensor._node < 0:
         table = tensor._extras().setdefault("hooks", {})

@@ -270,6 +270,9 @@ class Tensor:
                 if self._node == STALE_VIEW or changed_since_made(self):
                     raise stale_view_error(self)       # (which makes a NO_GRAD_VIEW stale)
             return None
+        if self._extra is not None:
+            from .ops.views import refresh
+            refresh(self)       # Note [views changed unrecorded] in ops/views.py
         from .node import node_view, through_promotes
         seg, node, _ = through_promotes(self._seg, self._node, self._slot)
         return node_view(seg, node) if node >= 0 else None
@@ -334,6 +337,9 @@ class Tensor:
         """Keep this non-leaf tensor's gradient in .grad after backward (leaves always keep it)."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._extra is not None:
+            from .ops.views import refresh
+            refresh(self)       # Note [views changed unrecorded] in ops/views.py
         if self._node < 0 or self.retains_grad:
             return
         self._extras()["retains_grad"] = True

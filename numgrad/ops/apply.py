@@ -271,6 +271,13 @@ def _append_edges(op, inputs, seg):
                 wanted |= bit
                 node = t._node
                 if node >= 0:
+                    if t._extra is not None and views.outdated(t):
+                        # read anew first (Note [views changed unrecorded] in views.py), which
+                        # records a node: the edges so far are taken back and appended again
+                        del e_node[first_edge:]
+                        del e_slot[first_edge:]
+                        views.refresh(t)
+                        return _append_edges(op, inputs, seg)
                     if t._seg is not seg:
                         seg.deps.add(t._seg)
                     e_node.append(node)

@@ -513,18 +513,49 @@ def regenerate(base, changed=None):
     `changed`: a view of base an in-place view op changed, whose history is that op's."""
     for view in _live_views(base):
         if view is changed:
+            view._extra["view"].version = view._vc[0]
             continue
-        info = view._extra["view"]
-        if info.creation != DEFAULT:
-            # torch gives such a view no new history: its next use in grad mode raises
-            info.stale = _refusal(info, indirect=True)
-            view._seg, view._node, view._slot = None, tape.STALE_VIEW, 0
-            view._requires_grad = True
-            continue
-        region = _region_of(info, view)
-        if region is None:
-            continue
-        fresh = read_region(base, region, view._data.shape)
-        view._seg, view._node, view._slot = fresh._seg, fresh._node, fresh._slot
-        view._requires_grad = fresh._requires_grad
-        keep_retaining(view)
+        _read_anew(view, view._extra["view"])
+
+
+def _read_anew(view, info):
+    """view's history read out of its base's current one (torch's AsStridedBackward0), as of the
+    version now; a view whose creation forbids it is made stale instead (its next use raises)."""
+    info.version = view._vc[0]
+    if info.creation != DEFAULT:
+        info.stale = _refusal(info, indirect=True)
+        view._seg, view._node, view._slot = None, tape.STALE_VIEW, 0
+        view._requires_grad = True
+        return
+    region = _region_of(info, view)
+    if region is None:
+        return
+    fresh = read_region(info.base, region, view._data.shape)
+    view._seg, view._node, view._slot = fresh._seg, fresh._node, fresh._slot
+    view._requires_grad = fresh._requires_grad
+    keep_retaining(view)
+
+
+# Note [views changed unrecorded]
+# A view's history is as of the version it was set at (ViewInfo.version): an in-place change that
+# records nothing (under no_grad, through a detach()ed alias, .data) bumps the shared counter
+# and leaves the view's history naming its old view op. torch reads such a view anew out of its
+# base when its grad_fn is next asked for (an op recording it as an input, .grad_fn, backward,
+# register_hook, retain_grad): AsStridedBackward0 of the base's history, and hooks registered on
+# the old node no longer fire; a view of a multi-output op raises there. So does numgrad, at the
+# same places (outdated / refresh).
+def outdated(t):
+    """Whether view t (a tensor with _extra) has a history older than its base's version."""
+    info = t._extra.get("view")
+    return info is not None and t._node >= 0 and t._vc[0] != info.version
+
+
+def refresh(t):
+    """Read view t anew out of its base when it is outdated (Note [views changed unrecorded]);
+    raises torch's error where its creation forbids that."""
+    if t._extra is None or not outdated(t):
+        return
+    with grad_mode.enable_grad():
+        _read_anew(t, t._extra["view"])
+    if t._node == tape.STALE_VIEW:
+        raise stale_view_error(t)

@@ -1,0 +1,238 @@
+"""Autograd engine semantics against torch 2.13 (values hard-coded from torch, not imported):
+views whose base changed without recording, as_strided_, node hooks of named composites, and
+whatever else the session-17 engine sweep found."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+
+
+def _tree(fn, depth=3):
+    """grad_fn's name and its next_functions', `depth` levels down (None for a missing edge)."""
+    if fn is None:
+        return None
+    if depth == 0:
+        return fn.name()
+    return (fn.name(), [_tree(f, depth - 1) for f, _ in fn.next_functions])
+
+
+def _leaf():
+    return ng.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+
+
+# ---- Note [views changed unrecorded] ----------------------------------------------------------
+def test_a_view_of_a_base_changed_under_no_grad_is_read_anew():
+    a = _leaf()
+    b = a.clone()
+    v = b[0]
+    w = v[1:]
+    with ng.no_grad():
+        b.mul_(2)
+    # torch 2.13: both AsStridedBackward0 straight onto the base's CloneBackward0
+    assert _tree(v.grad_fn, 2) == ("AsStridedBackward0",
+                                   [("CloneBackward0", ["torch::autograd::AccumulateGrad"])])
+    assert _tree(w.grad_fn, 1) == ("AsStridedBackward0", ["CloneBackward0"])
+    assert (v._version, b._version) == (1, 1)
+    (v * 1).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [[1, 1], [0, 0]])
+
+
+def test_a_view_taken_after_the_change_keeps_its_own_node():
+    a = _leaf()
+    b = a.clone()
+    with ng.no_grad():
+        b.mul_(2)
+    assert b[0].grad_fn.name() == "SelectBackward0"      # torch 2.13
+
+
+def test_a_view_of_a_leaf_changed_under_no_grad():
+    a = _leaf()
+    v = a[0]
+    with ng.no_grad():
+        a.mul_(2)
+    assert _tree(v.grad_fn, 1) == ("AsStridedBackward0", ["torch::autograd::AccumulateGrad"])
+    (v * 3).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [[3, 3], [0, 0]])
+
+
+def test_a_change_through_a_detached_alias_or_the_view_itself_counts_too():
+    a = _leaf()
+    b = a.clone()
+    v = b[1:]
+    w = v.view(2)
+    b.detach().add_(1)
+    assert w.grad_fn.name() == "AsStridedBackward0"      # torch 2.13
+    fn = w.grad_fn
+    assert (fn._saved_size, fn._saved_stride, fn._saved_storage_offset) == ((2,), (1,), 2)
+    b = a.clone()
+    v = b[0]
+    w = v[1:]
+    with ng.no_grad():
+        w.mul_(5)
+    assert (v.grad_fn.name(), w.grad_fn.name(), b.grad_fn.name()) == \
+        ("AsStridedBackward0", "AsStridedBackward0", "CloneBackward0")
+
+
+def test_an_op_on_the_view_records_the_read_anew_node():
+    a = _leaf()
+    b = a.clone()
+    v = b.t()
+    with ng.no_grad():
+        b.add_(1)
+    y = v * 2           # grad_fn never asked for: the op itself reads v anew, as torch's does
+    assert _tree(y.grad_fn, 2) == ("MulBackward0", [("AsStridedBackward0", ["CloneBackward0"]),
+                                                    None])
+    y.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [[2, 2], [2, 2]])
+
+
+def test_a_hook_on_the_old_node_no_longer_fires_but_retain_grad_follows():
+    a = _leaf()
+    b = a.clone()
+    v = b[0]
+    calls = []
+    v.register_hook(lambda g: calls.append(g))
+    with ng.no_grad():
+        b.mul_(2)
+    (v * 3).sum().backward()
+    assert calls == []                                  # torch 2.13: the hook is not called
+    np.testing.assert_array_equal(a.grad.numpy(), [[3, 3], [0, 0]])
+    a.grad = None
+    b = a.clone()
+    v = b[0]
+    v.retain_grad()
+    with ng.no_grad():
+        b.mul_(2)
+    (v * 3).sum().backward()
+    np.testing.assert_array_equal(v.grad.numpy(), [3, 3])
+
+
+def test_views_of_every_kind_and_a_recorded_change_after():
+    a = _leaf()
+    e = a.clone()[0].expand(3, 2)
+    with ng.no_grad():
+        e._base.add_(1)
+    assert e.grad_fn.name() == "AsStridedBackward0"
+    e.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [[3, 3], [0, 0]])
+    a.grad = None
+    b = a.clone()
+    v = b[0]
+    with ng.no_grad():
+        b.mul_(2)
+    v.mul_(3)
+    # torch 2.13: the view's own change is CopySlices over the base, the view read out of it
+    assert _tree(v.grad_fn, 2) == ("AsStridedBackward0",
+                                   [("torch::autograd::CopySlices", ["CloneBackward0", None])])
+    assert v._version == 2
+    b.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [[3, 3], [1, 1]])
+
+
+def test_an_in_place_view_op_then_a_change_of_the_base():
+    b = _leaf().clone()
+    v = b[0]
+    v.unsqueeze_(0)
+    assert v.grad_fn.name() == "UnsqueezeBackward1"
+    with ng.no_grad():
+        b.mul_(2)
+    assert (v.grad_fn.name(), v._version) == ("AsStridedBackward0", 2)   # torch 2.13
+
+
+@pytest.mark.parametrize("make", [lambda b: b.unbind(0)[0], lambda b: b.split(1)[0]])
+def test_an_output_of_a_multi_output_view_op_raises_when_read_anew(make):
+    b = _leaf().clone()
+    u = make(b)
+    name = type(u.grad_fn).__name__[:-len("Backward0")]
+    with ng.no_grad():
+        b.mul_(2)
+    with pytest.raises(RuntimeError) as error:
+        u.grad_fn
+    # torch 2.13's words
+    assert str(error.value) == (
+        f"Output 0 of {name} is a view and its base or another view of its base has been "
+        "modified inplace. This view is the output of a function that returns multiple views. "
+        "Such functions do not allow the output views to be modified inplace. You should replace "
+        "the inplace operation by an out-of-place one.")
+
+
+def test_a_view_of_a_base_without_grad_stays_without():
+    x = ng.ones(3)
+    v = x[1:]
+    with ng.no_grad():
+        x.mul_(2)
+    assert v.grad_fn is None and not v.requires_grad
+
+
+def test_a_view_given_history_by_a_copy_is_read_anew_from_copy_slices():
+    x = ng.zeros(3)
+    v = x[:2]
+    v.copy_(ng.ones(2, requires_grad=True))
+    with ng.no_grad():
+        x.add_(1)
+    assert _tree(v.grad_fn, 2) == (
+        "AsStridedBackward0", [("torch::autograd::CopySlices",
+                                [None, "torch::autograd::AccumulateGrad"])])
+
+
+# ---- as_strided_ -------------------------------------------------------------------------------
+def test_as_strided_in_place():
+    a = ng.arange(6.).requires_grad_()
+    b = a * 1
+    assert b.as_strided_((2, 2), (1, 2), 1) is b
+    assert (tuple(b.shape), b.stride(), b._version, b.is_contiguous()) == ((2, 2), (1, 2), 1, False)
+    np.testing.assert_array_equal(b.detach().numpy(), [[1, 3], [2, 4]])
+    fn = b.grad_fn
+    assert _tree(fn, 1) == ("AsStridedBackward1", ["MulBackward0"])      # torch 2.13
+    assert (fn._saved_size, fn._saved_stride, fn._saved_storage_offset) == ((2, 2), (1, 2), 1)
+    (b * ng.tensor([[1., 2.], [3., 4.]])).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [0, 1, 3, 2, 4, 0])
+
+
+def test_as_strided_in_place_on_a_view_reads_its_base_storage():
+    a = ng.arange(6.).requires_grad_()
+    v = (a * 1)[2:]
+    v.as_strided_((2,), (2,), 1)
+    # torch 2.13: offsets count in the base's storage; the element outside v gets no gradient
+    assert _tree(v.grad_fn, 1) == ("AsStridedBackward1", ["SliceBackward0"])
+    assert (v.storage_offset(), v.tolist(), v._version) == (1, [1.0, 3.0], 1)
+    v.sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [0, 0, 0, 1, 0, 0])
+    w = (a * 1)[2:]
+    w.as_strided_((2,), (1,))
+    assert (w.storage_offset(), w.tolist()) == (2, [2.0, 3.0])     # its own offset kept
+
+
+def test_as_strided_in_place_of_a_transposed_view():
+    x = ng.tensor([[0., 3.], [1., 4.], [2., 5.]], requires_grad=True)
+    w = (x * 1).t()
+    w.as_strided_((3,), (1,), 0)
+    assert w.tolist() == [0.0, 3.0, 1.0]
+    w.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 1], [1, 0], [0, 0]])   # torch 2.13
+
+
+def test_as_strided_in_place_refusals():
+    a = ng.arange(6.).requires_grad_()
+    with pytest.raises(RuntimeError, match="^a leaf Variable that requires grad is being used in "
+                                           "an in-place operation.$"):
+        a.as_strided_((2,), (1,))
+    with pytest.raises(RuntimeError, match=r"^Tensor: invalid storage offset -1$"):
+        (a * 1).as_strided_((2,), (1,), -1)
+    with pytest.raises(RuntimeError, match=r"^Tensor: invalid storage offset -1$"):
+        ng.arange(6.).as_strided((2,), (1,), -1)
+    with pytest.raises(RuntimeError, match=r"^mismatch in length of strides and shape$"):
+        (a * 1).as_strided_((2, 3), (1,))
+    with pytest.raises(RuntimeError, match=r"^setStorage: sizes \[10\], strides \[1\], storage "
+                                           r"offset 0, and itemsize 4 requiring a storage size "
+                                           r"of 40 are out of bounds for storage of size 24$"):
+        (a.float() * 1).as_strided_((10,), (1,))
+    with pytest.raises(RuntimeError, match="^Output 0 of Split is a view and is being modified "
+                                           "inplace."):
+        (a * 1).split(3)[0].as_strided_((2,), (1,))
+    x = ng.arange(6.)
+    assert x.as_strided_((3,), (2,)).tolist() == [0.0, 2.0, 4.0] and x._version == 1
+    with ng.no_grad():
+        z = a * 1
+        z.as_strided_((3,), (1,))
+    assert z.grad_fn is None and not z.requires_grad
