@@ -424,6 +424,8 @@ def as_strided(x, size, stride, storage_offset=None):
                            f"strides: {list(stride)}")
     storage, own_offset = storage_of(x)
     offset = own_offset if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     if needed > storage._data.size:
         item = storage._data.itemsize
