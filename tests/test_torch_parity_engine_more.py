@@ -236,3 +236,97 @@ def test_as_strided_in_place_refusals():
         z = a * 1
         z.as_strided_((3,), (1,))
     assert z.grad_fn is None and not z.requires_grad
+
+
+# ---- Note [hooks of a named composite] ---------------------------------------------------------
+def _pair():
+    x = ng.tensor([[1., 2., 4.], [3., -1., 0.5]], requires_grad=True)
+    y = ng.tensor([[0.5, 2., 1.], [1., 1., 1.]], requires_grad=True)
+    return x, y
+
+
+def _values(grads):
+    return [None if g is None else [round(float(v), 4) for v in g.detach().numpy().reshape(-1)]
+            for g in grads]
+
+
+# torch 2.13's grad_inputs of MseLossBackward0 (mean) on _pair(): (input's, target's)
+_MSE_X = [0.1667, 0.0, 1.0, 0.6667, -0.6667, -0.1667]
+_MSE_Y = [-0.1667, 0.0, -1.0, -0.6667, 0.6667, 0.1667]
+
+
+@pytest.mark.parametrize("loss, x_grad", [
+    ("mse_loss", _MSE_X),
+    ("smooth_l1_loss", [0.0833, 0.0, 0.1667, 0.1667, -0.1667, -0.0833]),
+    ("huber_loss", [0.0833, 0.0, 0.1667, 0.1667, -0.1667, -0.0833]),
+])
+def test_a_named_losss_post_hook_sees_its_inputs_gradients(loss, x_grad):
+    x, y = _pair()
+    out = getattr(ng.nn.functional, loss)(x, y)
+    seen = []
+    out.grad_fn.register_prehook(lambda go: seen.append(("pre", _values(go))))
+    out.grad_fn.register_hook(lambda gi, go: seen.append(("post", _values(gi), _values(go))))
+    out.backward()
+    assert seen == [("pre", [[1.0]]), ("post", [x_grad, [-v for v in x_grad]], [[1.0]])]
+    np.testing.assert_allclose(x.grad.numpy().reshape(-1), x_grad, atol=1e-4)
+
+
+def test_a_named_nodes_post_hook_lists_every_input_of_torchs_node():
+    x, _ = _pair()
+    out = ng.nn.functional.layer_norm(x, (3,))
+    seen = []
+    out.grad_fn.register_hook(lambda gi, go: seen.append(len(gi)))
+    out.sum().backward()
+    assert seen == [3]      # torch 2.13: (input, weight, bias), the last two None
+    x, y = _pair()
+    out = ng.nn.functional.binary_cross_entropy(ng.sigmoid(x), ng.sigmoid(y).detach())
+    seen = []
+    out.grad_fn.register_hook(lambda gi, go: seen.append(_values(gi)))
+    out.backward()
+    assert seen == [[[0.0921, 0.0, 2.368, 0.8172, -0.3917, -0.077], None]]     # torch 2.13
+
+
+def test_what_a_named_nodes_post_hook_returns_reaches_the_inputs():
+    x, y = _pair()
+    out = ng.nn.functional.mse_loss(x, y)
+    out.grad_fn.register_hook(lambda gi, go: tuple(g * 10 for g in gi))
+    out.backward()
+    np.testing.assert_allclose(x.grad.numpy().reshape(-1), np.multiply(_MSE_X, 10), atol=1e-3)
+    np.testing.assert_allclose(y.grad.numpy().reshape(-1), np.multiply(_MSE_Y, 10), atol=1e-3)
+    x.grad = y.grad = None
+    out = ng.nn.functional.mse_loss(x, y)
+    seen = []
+    out.grad_fn.register_hook(lambda gi, go: seen.append(_values(gi)))
+    out.backward(inputs=[x])            # torch 2.13: the target's gradient is not computed
+    assert seen == [[_MSE_X, None]] and y.grad is None
+
+
+def test_a_named_nodes_post_hook_under_create_graph():
+    x, y = _pair()
+    out = ng.nn.functional.mse_loss(x * x, y)
+    seen = []
+    out.grad_fn.register_hook(lambda gi, go: (seen.append(_values(gi)), (gi[0] * 2, None))[1])
+    gx, = ng.autograd.grad(out, x, create_graph=True)
+    # torch 2.13
+    assert seen == [[[0.1667, 0.6667, 5.0, 2.6667, 0.0, -0.25], None]]
+    np.testing.assert_allclose(gx.detach().numpy().reshape(-1),
+                               [0.6667, 5.3333, 80.0, 32.0, 0.0, -0.5], atol=1e-3)
+    gx.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy().reshape(-1),
+                               [3.3333, 13.3333, 62.6667, 34.6667, 2.6667, -0.3333], atol=1e-3)
+    np.testing.assert_allclose(y.grad.numpy().reshape(-1),
+                               [-1.3333, -2.6667, -5.3333, -4.0, 1.3333, -0.6667], atol=1e-3)
+
+
+def test_the_inputs_tensor_hooks_run_once_after_a_named_nodes_post_hook():
+    x, y = _pair()
+    z = x * 2
+    calls = []
+    z.register_hook(lambda g: calls.append("z"))
+    x.register_hook(lambda g: calls.append("x"))
+    out = ng.nn.functional.mse_loss(z, y)
+    out.grad_fn.register_hook(lambda gi, go: calls.append("post"))
+    out.backward()
+    assert calls == ["post", "z", "x"]          # torch 2.13
+    np.testing.assert_allclose(x.grad.numpy().reshape(-1),
+                               [1.0, 1.3333, 4.6667, 3.3333, -2.0, 0.0], atol=1e-4)

@@ -188,6 +188,23 @@ def plan_backward(roots, inputs=None):
     return graph
 
 
+def quiet_grads(root, grad, inputs, create_graph):
+    """The gradients of `inputs` (tensors, or GradientEdge handles: graph.edge_tensor) in a
+    backward of `root` seeded with `grad`, as autograd.grad(retain_graph=True, allow_unused=True)
+    gives them, but run without the tensor hooks and retained gradients on the way: they belong
+    to the backward that asks (Note [hooks of a named composite] in engine.py), which runs these
+    nodes again."""
+    graph = plan_backward([root], inputs)
+    graph.flags &= ~np.asarray(tape.PRE_HOOKS, graph.flags.dtype)
+    graph.leaves_done, graph.retained_done, graph.captured = set(), set(), {}
+    seeds = [(index, out, grad) for index, out in graph.root_slots if graph.needed[index]]
+    with grad_mode.set_grad_enabled(bool(create_graph)):
+        read = _run(graph, seeds, create_graph, tape.recording_segment())
+    found = [[g for g in (read(p, o) for p, o in places) if g is not None]
+             for places in graph.wanted]
+    return [_sum(grads) if grads else None for grads in found]
+
+
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate,
                  allow_unused=True, batched=False):
     """The shared core of backward() and grad(). Returns, for grad, the gradients of each input as
