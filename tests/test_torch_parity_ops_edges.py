@@ -1,0 +1,73 @@
+"""Ops at edge values, small dtypes and odd layouts against torch 2.13: forward values, gradients,
+result dtypes and errors. torch is not imported: its results are written out as it gives them."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+import numgrad.nn.functional as F
+
+NAN, INF = float("nan"), float("inf")
+EDGES = [-4.0, -3.0, -2.5, -1e-8, 0.0, 0.5, 2.9, 3.0, NAN, INF, -INF]
+
+
+def _value_and_grad(fn, values, dtype):
+    x = ng.tensor(np.array(values, dtype), requires_grad=True)
+    y = fn(x)
+    (g,) = ng.autograd.grad(y.sum(), x)
+    return y.detach().numpy(), g.numpy()
+
+
+# ---- elu, selu, celu: torch's one elu(x, alpha, scale, input_scale) ------------------------------
+# torch 2.13 gives (float64; at NaN the gradient of a small tensor is g * scale)
+ACTIVATIONS = {
+    "elu": (lambda x: F.elu(x, 0.5),
+            [-0.4908421805556329, -0.475106465816068, -0.45895750068805063,
+             -4.9999999750000005e-09, 0.0, 0.5, 2.9, 3.0, NAN, INF, -0.5],
+            [0.00915781944436709, 0.024893534183931972, 0.0410424993119494,
+             0.49999999500000003, 0.5, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0]),
+    # selu rounds alpha * scale once (EluBackward0's negcoef), not expm1(x) * alpha then * scale
+    "selu": (F.selu,
+             [-1.7258986281898945, -1.6705687287671118, -1.6137857588732425,
+              -1.7580993320568802e-08, 0.0, 0.5253504936777402, 3.047032863330893,
+              3.1521029620664414, NAN, INF, -1.7580993408473766],
+             [0.03220071265748214, 0.08753061208026487, 0.1443135819741343, 1.7580993232663833,
+              1.7580993408473766, 1.0507009873554805, 1.0507009873554805, 1.0507009873554805,
+              1.0507009873554805, 1.0507009873554805, 0.0]),
+    # celu's positive side is x itself, and its derivative takes 1 / float32(alpha)
+    "celu": (lambda x: F.celu(x, 1.3),
+             [-1.2400688462131502, -1.170662245356684, -1.1099964758069947,
+              -9.999999961538462e-09, 0.0, 0.5, 2.9, 3.0, NAN, INF, -1.3],
+             [0.04610088401633039, 0.09949057572270627, 0.14615655212293557,
+              1.0000000289874746, 1.0000000366797828, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0]),
+    # hardswish_backward: 0 up to -3, g * (x / 3 + 1/2) below 3, g from 3 on and at NaN
+    "hardswish": (F.hardswish,
+                  [-0.0, -0.0, -0.20833333333333334, -4.999999983333334e-09, 0.0,
+                   0.2916666666666667, 2.8516666666666666, 3.0, NAN, INF, NAN],
+                  [0.0, 0.0, -0.33333333333333337, 0.49999999666666667, 0.5, 0.6666666666666666,
+                   1.4666666666666668, 1.0, 1.0, 1.0, 0.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_elu_family_and_hardswish_float64(name):
+    fn, want_y, want_g = ACTIVATIONS[name]
+    y, g = _value_and_grad(fn, EDGES, np.float64)
+    np.testing.assert_allclose(y, want_y, rtol=3e-16, atol=0)
+    np.testing.assert_allclose(g, want_g, rtol=3e-16, atol=0)
+    if name == "hardswish":
+        assert np.signbit(y[:2]).all()      # x * 0 below -3: -0.0
+
+
+def test_elu_family_float32_rounds_its_coefficients_in_float32():
+    # torch 2.13, float32
+    y, g = _value_and_grad(F.selu, EDGES, np.float32)
+    np.testing.assert_array_equal(g[3:], np.float32([1.7580993175506592, 1.7580993175506592]
+                                                    + [1.0507010221481323] * 5 + [0.0]))
+    np.testing.assert_array_equal(y[4:8], np.float32([0.0, 0.5253505110740662,
+                                                      3.0470330715179443, 3.1521029472351074]))
+    y, g = _value_and_grad(F.hardswish, EDGES, np.float32)
+    np.testing.assert_array_equal(g, np.float32([0.0, 0.0, -0.3333333134651184, 0.5, 0.5,
+                                                 0.6666666865348816, 1.4666666984558105, 1.0,
+                                                 1.0, 1.0, 0.0]))
+    _, g = _value_and_grad(lambda x: F.celu(x, 1.3), EDGES, np.float32)
+    np.testing.assert_array_equal(g[4:], np.float32([1.0] * 6 + [0.0]))
