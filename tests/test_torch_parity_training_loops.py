@@ -23,3 +23,92 @@ def test_module_to_replaces_the_buffers_it_converts_and_keeps_the_parameters():
     bn.to(ng.float64)
     bn.cpu()
     assert bn.running_mean is mean      # nothing to convert: torch's to() returns the tensor
+
+
+def test_lazy_layers_hold_uninitialized_placeholders_until_their_first_input():
+    # torch 2.13: the placeholders print as <UninitializedParameter>, refuse their shape, and
+    # are saved as they are; the first forward materialises the same objects
+    layer = nn.LazyLinear(3)
+    assert repr(layer) == "LazyLinear(in_features=0, out_features=3, bias=True)"
+    assert repr(layer.weight) == "<UninitializedParameter>" and layer.has_uninitialized_params()
+    assert type(layer.bias) is nn.UninitializedParameter and nn.parameter.is_lazy(layer.bias)
+    with pytest.raises(RuntimeError, match=r"^Can't access the shape of an uninitialized "
+                                           r"parameter or buffer\. This error usually happens in "
+                                           r"`load_state_dict`"):
+        layer.weight.shape
+    assert layer.weight.size() == (0,) and layer.weight.requires_grad
+    assert [type(v).__name__ for v in layer.state_dict().values()] == [
+        "UninitializedParameter", "UninitializedParameter"]
+    weight = layer.weight
+    optimizer = optim.SGD(layer.parameters(), lr=0.1)
+    assert len(layer._forward_pre_hooks) == 1     # torch's _infer_parameters
+    layer(ng.ones(2, 4)).sum().backward()
+    assert type(layer) is nn.Linear and type(weight) is nn.Parameter and layer.weight is weight
+    assert weight.shape == (3, 4) and len(layer._forward_pre_hooks) == 0
+    assert repr(layer) == "Linear(in_features=4, out_features=3, bias=True)"
+    before = weight.detach().clone()
+    optimizer.step()
+    np.testing.assert_allclose((weight - before).detach().numpy(), np.full((3, 4), -0.2),
+                               rtol=1e-6)
+    with pytest.raises(RuntimeError, match="^Can't share memory on an uninitialized parameter"):
+        nn.LazyLinear(2).share_memory()
+
+
+def test_lazy_norm_layers_hold_uninitialized_buffers_and_register_absent_ones_as_none():
+    # torch 2.13: LazyBatchNorm1d().double() keeps its placeholders placeholders, of float64;
+    # num_batches_tracked is a tensor from the start; affine=False registers weight/bias None
+    bn = nn.LazyBatchNorm1d().double()
+    assert repr(bn.running_mean) == "<UninitializedBuffer>" and bn.running_mean.dtype == ng.float64
+    assert repr(bn.num_batches_tracked) == "tensor(0)"
+    bn(ng.ones(4, 3, dtype=ng.float64))
+    assert type(bn) is nn.BatchNorm1d and type(bn.running_mean) is ng.Tensor
+    assert bn.running_var.shape == (3,) and bn.weight.dtype == ng.float64
+    plain = nn.LazyBatchNorm2d(affine=False)
+    assert plain._parameters == {"weight": None, "bias": None} and plain.has_uninitialized_params()
+    stateless = nn.LazyInstanceNorm1d(affine=False, track_running_stats=False)
+    assert stateless._buffers == dict.fromkeys(["running_mean", "running_var",
+                                                "num_batches_tracked"])
+    assert not stateless.has_uninitialized_params()
+    assert list(nn.Linear(2, 2, bias=False)._parameters) == ["weight", "bias"]
+
+
+def test_lazy_layers_size_themselves_from_the_first_input_as_torch():
+    # torch 2.13: the instance norms take dim 1 too (an unbatched (3, 5) gives num_features 5,
+    # which the forward then refuses); a conv checks the input's rank and the groups
+    norm = nn.LazyInstanceNorm1d()
+    with pytest.raises(ValueError, match=r"^expected input's size at dim=0 to match "
+                                         r"num_features \(5\), but got: 3\.$"):
+        norm(ng.randn(3, 5))
+    conv = nn.LazyConv2d(4, 3)
+    with pytest.raises(RuntimeError, match=r"^Expected 3D \(unbatched\) or 4D \(batched\) input "
+                                           r"to LazyConv2d, but got input of size: "):
+        conv(ng.ones(3, 5))
+    grouped = nn.LazyConv2d(4, 3, groups=2)
+    with pytest.raises(ValueError, match="^in_channels must be divisible by groups$"):
+        grouped(ng.ones(1, 3, 5, 5))
+    assert repr(grouped) == "LazyConv2d(3, 4, kernel_size=(3, 3), stride=(1, 1), groups=2)"
+    transposed = nn.LazyConvTranspose2d(4, 3, groups=2)
+    transposed(ng.ones(2, 5, 5))             # unbatched: the channels lead
+    assert transposed.weight.shape == (2, 2, 3, 3) and transposed.bias.shape == (4,)
+
+
+def test_lazy_layers_load_checkpoints_as_torch():
+    # torch 2.13: an initialised checkpoint sizes the placeholders (the layer stays lazy until
+    # its forward, which takes in_features from the weight); a lazy checkpoint loads into a
+    # lazy layer and is refused by an initialised one through the placeholder's shape
+    source = nn.Linear(3, 2)
+    layer = nn.LazyLinear(2)
+    layer.load_state_dict(source.state_dict())
+    assert type(layer) is nn.LazyLinear and type(layer.weight) is nn.Parameter
+    np.testing.assert_array_equal(layer.weight.detach().numpy(), source.weight.detach().numpy())
+    layer(ng.ones(1, 3))
+    assert repr(layer) == "Linear(in_features=3, out_features=2, bias=True)"
+    lazy = nn.LazyLinear(2)
+    lazy.load_state_dict(nn.LazyLinear(2).state_dict())
+    assert type(lazy.weight) is nn.UninitializedParameter
+    with pytest.raises(RuntimeError, match="^Can't access the shape of an uninitialized"):
+        nn.Linear(3, 2).load_state_dict(nn.LazyLinear(2).state_dict())
+    import copy
+    twin = copy.deepcopy(nn.LazyLinear(2))
+    twin(ng.ones(2, 5))
+    assert type(twin) is nn.Linear and twin.weight.shape == (2, 5)

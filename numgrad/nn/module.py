@@ -24,6 +24,7 @@ from .module_hooks import (register_module_backward_hook,  # noqa: F401
                            register_module_module_registration_hook,
                            register_module_parameter_registration_hook)
 from .parameter import Parameter
+from .uninitialized import is_lazy
 from .utils.hooks import BackwardHook
 
 
@@ -461,7 +462,10 @@ class Module:
         for module in self.modules():
             for name, buf in module._buffers.items():
                 if buf is not None:
-                    module._buffers[name] = _moved(buf, device, dtype)
+                    moved = _moved(buf, device, dtype)
+                    if is_lazy(buf) and moved is not buf:
+                        moved = type(buf)(buf.requires_grad, moved.device, moved.dtype)
+                    module._buffers[name] = moved
         return self
 
     def _apply(self, fn, recurse=True):
@@ -664,9 +668,13 @@ class Module:
                                   f'numgrad.Tensor or Tensor-like object from checkpoint but '
                                   f'received {type(value)}')
                 continue
-            if target.ndim == 0 and value.shape == (1,):
+            # a placeholder of a lazy layer takes any shape (its load hook sized it from an
+            # initialised checkpoint); a placeholder loaded into an initialised tensor refuses
+            # through its shape, as torch's
+            lazy_target = is_lazy(target)
+            if not lazy_target and target.ndim == 0 and value.shape == (1,):
                 value = value[0]    # torch's backward compatibility: once 0-d were 1-d
-            if value._data.shape != target._data.shape:
+            if not lazy_target and value.shape != target._data.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{_size(value._data.shape)} from checkpoint, the shape in "
                                   f"current model is {_size(target._data.shape)}.")
