@@ -229,6 +229,9 @@ class Tensor:
             if self._node == NO_GRAD_VIEW:
                 self._node = LEAF
         self._requires_grad = bool(requires_grad)
+        if not requires_grad and self._extra:
+            from .ops.views import base_stopped_requiring_grad
+            base_stopped_requiring_grad(self)
         return self
 
     def __deepcopy__(self, memo):
@@ -420,6 +423,9 @@ class Tensor:
             self._seg.detached.add((self._node, self._slot))
         self._seg, self._node, self._slot = None, -1, 0
         self._requires_grad = False
+        if self._extra:
+            from .ops.views import base_stopped_requiring_grad
+            base_stopped_requiring_grad(self)
         return self
 
     @property

@@ -10,7 +10,6 @@ from .. import grad_mode, tape
 from ..engine import execute, name_failed_node, output_shape, release, serve_python_node
 from ..hooks import run_hooks, run_node_post_hooks, run_node_pre_hooks
 from ..lower import LoweredGraph, segments_of
-from ..ops import views
 from ..ops.apply import broadcast_shape
 from ..tensor import Tensor
 from . import differentiable
@@ -122,10 +121,17 @@ def _check_roots(roots):
         if not isinstance(t, Tensor):
             raise AssertionError("Expected output to be a numgrad.Tensor")    # torch's words
     for i, t in enumerate(roots):
-        views.refresh(t)       # Note [views changed unrecorded] in ops/views.py
+        _collect_edge(t)
         if not t._requires_grad or t._node == tape.NO_GRAD_VIEW:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
                                "grad_fn")
+
+
+def _collect_edge(t):
+    """What torch's grad_fn() does to a view when a backward takes its edge: read anew (Note
+    [views changed unrecorded] in ops/views.py), or torch's error for a stale one."""
+    if t._extra is not None and t._node != tape.LEAF:
+        t.grad_fn
 
 
 def _check_inputs(inputs, accumulate=False):
@@ -133,7 +139,7 @@ def _check_inputs(inputs, accumulate=False):
         if not isinstance(t, Tensor):
             raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(t).__name__}")
-        views.refresh(t)
+        _collect_edge(t)
         if not t._requires_grad:
             # backward() fills an input's .grad through retain_grad, whose error comes first
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False"

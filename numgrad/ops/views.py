@@ -225,6 +225,17 @@ def stale_view_error(t):
     return RuntimeError(info.stale)
 
 
+def base_stopped_requiring_grad(base):
+    """base was detached in place or made not to require grad: its views made in no_grad mode,
+    which required grad only through it, require none now (torch's view asks its base) and are
+    no longer refused."""
+    for view in _live_views(base):
+        info = view._extra["view"]
+        if view._node == tape.NO_GRAD_VIEW or view._node == tape.STALE_VIEW and not info.own_node:
+            view._seg, view._node, view._slot = None, tape.LEAF, 0
+            view._requires_grad = False
+
+
 def changed_since_made(t):
     """Whether the base of view t was changed in place after t was made."""
     return t._vc[0] != t._extra["view"].version
@@ -530,7 +541,14 @@ def _read_anew(view, info):
     region = _region_of(info, view)
     if region is None:
         return
-    fresh = read_region(info.base, region, view._data.shape)
+    base = info.base
+    if not base._requires_grad:
+        # torch reads it anew all the same (its base detached in place since): a node whose
+        # edge to the base is None
+        base = Tensor._make(base._data, True, None, tape.NO_GRAD_VIEW, vc=base._vc)
+        base._extras()["view"] = ViewInfo(info.base, NO_GRAD_MODE, False, "", 0, False, None,
+                                          base._vc[0])
+    fresh = read_region(base, region, view._data.shape)
     view._seg, view._node, view._slot = fresh._seg, fresh._node, fresh._slot
     view._requires_grad = fresh._requires_grad
     keep_retaining(view)
