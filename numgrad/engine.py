@@ -238,7 +238,7 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
             elif new is not old:  # (run_node_pre_hooks refuses a gradient where there was none)
                 buffers.view(slot, output_shape(graph, index, j))[...] = new._data
                 buffers.written[slot] = True
-    if index in graph.input_nodes:
+    if index in graph.input_nodes or graph.wants_none.size and graph.wants_none[index]:
         run_without_inputs(graph, index, seg, node, _output_grads(graph, buffers, index))
 
 
@@ -259,7 +259,7 @@ def _run_in_python(graph, buffers, index, seg, node):
     """A node's backward in Python, through its differentiable VJP (a custom Function's own
     backward), then its hooks, then delivery into the input slots."""
     from .autograd.differentiable import node_vjp
-    if index in graph.input_nodes:
+    if index in graph.input_nodes or graph.wants_none.size and graph.wants_none[index]:
         return      # it ran after its pre-hooks (run_without_inputs)
     grads_out = _output_grads(graph, buffers, index)
     i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])

@@ -330,3 +330,109 @@ def test_the_inputs_tensor_hooks_run_once_after_a_named_nodes_post_hook():
     assert calls == ["post", "z", "x"]          # torch 2.13
     np.testing.assert_allclose(x.grad.numpy().reshape(-1),
                                [1.0, 1.3333, 4.6667, 3.3333, -2.0, 0.0], atol=1e-4)
+
+
+# ---- views and their bases, found by the differential fuzzer ------------------------------------
+_NO_GRAD_VIEW_ERROR = (
+    "A view was created in no_grad mode and its base or another view of its base has been modified "
+    "inplace with grad mode enabled. Given that this use case is ambiguous and error-prone, it is "
+    "forbidden. You can clarify your code by moving both the view and the inplace either both "
+    "inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+    "you want the inplace to be tracked).")
+
+
+def test_view_as_is_view():
+    a = ng.ones(2, 3, requires_grad=True)
+    column = a[:, 1]
+    assert column.view_as(column).grad_fn.name() == "ViewBackward0"     # torch 2.13
+    assert a.t().view_as(a.t()).grad_fn.name() == "ViewBackward0"
+    with pytest.raises(RuntimeError, match=r"^view size is not compatible with input tensor's "):
+        a.t().view_as(ng.ones(6))
+
+
+def test_a_stale_view_asked_for_as_an_input_raises():
+    a = ng.ones(2, 3, dtype=ng.float64, requires_grad=True)
+    with ng.no_grad():
+        v = a[:, 1:].t()
+        a[:, 1:].copy_(a[:, 1:])
+    with pytest.raises(RuntimeError) as error:
+        ng.autograd.grad(a.sum(), [v], allow_unused=True)
+    assert str(error.value) == _NO_GRAD_VIEW_ERROR          # torch 2.13
+
+
+def test_a_no_grad_view_of_a_base_detached_in_place_requires_no_grad():
+    a = ng.ones(2, 3, dtype=ng.float64, requires_grad=True)
+    with ng.no_grad():
+        v = a.view(-1)
+        v.copy_(v)
+    with pytest.raises(RuntimeError) as error:
+        v * v
+    assert str(error.value) == _NO_GRAD_VIEW_ERROR
+    a.detach_()
+    # torch 2.13: the view asks its base, which requires no grad now
+    assert (v.grad_fn, v.requires_grad, v.is_leaf) == (None, False, True)
+    assert not (v * v).requires_grad
+
+
+def test_a_view_of_a_base_detached_in_place_is_read_anew_without_an_edge():
+    a = ng.ones(2, 3, requires_grad=True)
+    t = a - a
+    v = t[1]
+    t.detach_()
+    assert v.grad_fn.name() == "SelectBackward0"
+    with ng.no_grad():
+        t.copy_(ng.ones(2, 3))
+    # torch 2.13: AsStridedBackward0 whose edge to the base is None; it leads nowhere
+    assert _tree(v.grad_fn, 1) == ("AsStridedBackward0", [None])
+    assert (v.requires_grad, v.is_leaf) == (True, False)
+    assert ng.autograd.grad(a.sum(), [v, a], allow_unused=True)[0] is None
+
+
+# ---- Note [nodes that lead nowhere] ------------------------------------------------------------
+def test_a_backward_runs_every_node_it_reaches():
+    a = ng.ones(3, requires_grad=True)
+    with ng.no_grad():
+        v = a[:]
+    z = v.exp()
+    w = z * 1
+    assert _tree(z.grad_fn, 1) == ("ExpBackward0", [None])
+    with ng.no_grad():
+        z.add_(1)
+    # torch 2.13: ExpBackward0 runs, though its gradient goes nowhere: it unpacks its result
+    with pytest.raises(RuntimeError, match="^one of the variables needed for gradient computation "
+                                           "has been modified by an inplace operation"):
+        w.sum().backward()
+    calls = []
+    z = v.exp()
+    z.grad_fn.register_prehook(lambda go: calls.append("pre"))
+    z.grad_fn.register_hook(lambda gi, go: calls.append(("post", gi)))
+    z.register_hook(lambda g: calls.append("tensor"))
+    z.sum().backward()
+    assert calls == ["tensor", "pre", ("post", (None,))]
+    with pytest.raises(RuntimeError, match="^Trying to backward through the graph a second time"):
+        z.sum().backward()          # it ran: its saved result was freed
+    calls = []
+    z = v.exp() + a
+    z.grad_fn.next_functions[0][0].register_hook(lambda gi, go: calls.append(gi))
+    ng.autograd.grad(z.sum(), a)
+    assert calls == []              # with inputs, only the nodes on a path to them run
+
+
+def test_a_custom_function_that_leads_nowhere_runs_its_backward():
+    calls = []
+
+    class Twice(ng.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            calls.append(g.tolist())
+            return g * 2
+
+    a = ng.ones(2, requires_grad=True)
+    with ng.no_grad():
+        v = a[:]
+    Twice.apply(v).sum().backward()
+    assert calls == [[1.0, 1.0]] and a.grad is None      # torch 2.13

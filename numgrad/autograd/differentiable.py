@@ -182,7 +182,7 @@ def _run_node(graph, grads, index):
                     grads.pop(s, None)
                 else:
                     grads[s] = g
-        if index in graph.input_nodes:
+        if index in graph.input_nodes or graph.wants_none.size and graph.wants_none[index]:
             run_without_inputs(graph, index, seg, node, [grads.get(s) for s in range(o0, o1)])
     i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
     if graph.op[index] != tape.ACCUMULATE:
