@@ -112,3 +112,36 @@ def test_lazy_layers_load_checkpoints_as_torch():
     twin = copy.deepcopy(nn.LazyLinear(2))
     twin(ng.ones(2, 5))
     assert type(twin) is nn.Linear and twin.weight.shape == (2, 5)
+
+
+def _three_steps(make_optimizer):
+    w = nn.Parameter(ng.tensor([1.0, -2.0, 0.5], dtype=ng.float64))
+    opt = make_optimizer([w])
+    for g in ([0.5, 0.25, -1.0], [-0.3, 0.7, 0.2], [0.1, -0.4, 0.9]):
+        w.grad = ng.tensor(g, dtype=ng.float64)
+        opt.step()
+    return w.detach().numpy()
+
+
+@pytest.mark.parametrize("make_optimizer, expected", [
+    (lambda p: optim.AdamW(p, lr=ng.tensor(0.013), weight_decay=0.1),
+     [0.9773511280622107, -2.0214569577468975, 0.5160040593388809]),
+    (lambda p: optim.AdamW(p, lr=0.013, weight_decay=0.1),
+     [0.9773510606291692, -2.0214568203887633, 0.5160040246134439]),
+    (lambda p: optim.Adamax(p, lr=ng.tensor(0.013)),
+     [0.9826861857706769, -2.0250082102755376, 0.5164964704218864]),
+    (lambda p: optim.NAdam(p, lr=ng.tensor(0.013), weight_decay=0.1,
+                           decoupled_weight_decay=True),
+     [0.9859642319572016, -2.013048296663037, 0.5006679477061232]),
+    (lambda p: optim.NAdam(p, lr=ng.tensor(0.013), weight_decay=0.1,
+                           decoupled_weight_decay=True, foreach=True),
+     [0.9859642312940936, -2.013048295714428, 0.500667947285394]),
+    (lambda p: optim.ASGD(p, lr=ng.tensor(0.013), t0=1),
+     [0.9960961106406411, -2.0071421814682497, 0.4986980446101719]),
+])
+def test_a_float32_tensor_lr_rounds_the_steps_scalars_in_float32_as_torch(make_optimizer,
+                                                                            expected):
+    # torch 2.13, float64 parameters: the single-tensor rules compute lr / bias_correction,
+    # 1 - lr * weight_decay and ASGD's eta on the 0-d float32 lr; NAdam's multi-tensor rule
+    # reads lr.item() for its step sizes (its decay factor stays float32)
+    np.testing.assert_allclose(_three_steps(make_optimizer), expected, rtol=2e-16, atol=0)

@@ -1,6 +1,6 @@
 """ASGD: SGD whose rate decays as steps go on, keeping a running average of the parameters."""
 from .. import zeros_like
-from .optimizer import Optimizer, check_flags, check_lr, plain, scalar_state
+from .optimizer import Optimizer, check_flags, check_lr, hyper, plain, scalar_pow, scalar_state
 
 
 class ASGD(Optimizer):
@@ -43,7 +43,8 @@ class ASGD(Optimizer):
             state["eta"] = scalar_state(float(group["lr"]))
             state["mu"] = scalar_state(1.0)
             state["ax"] = zeros_like(param)
-        lr, lambd, alpha, t0 = float(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+        # a tensor lr rounds the new eta in its dtype, as torch's 0-d tensor ops
+        lr, lambd, alpha, t0 = hyper(group["lr"]), group["lambd"], group["alpha"], group["t0"]
         weight_decay = group["weight_decay"]
         eta, mu, ax = state["eta"], state["mu"], state["ax"]
         if group["maximize"]:
@@ -60,6 +61,6 @@ class ASGD(Optimizer):
         else:
             ax.copy_(param)
         # through a tensor in torch's scalar dtype, as torch.as_tensor rounds them
-        eta.copy_(scalar_state(lr / ((1 + lambd * lr * step) ** alpha)))
+        eta.copy_(scalar_state(lr / scalar_pow(1 + lambd * lr * step, alpha)))
         mu.copy_(scalar_state(1 / max(1, step - t0)))
         return param._version   # its in-place writes, which step counts on p
