@@ -71,3 +71,46 @@ def test_elu_family_float32_rounds_its_coefficients_in_float32():
                                                  1.0, 1.0, 0.0]))
     _, g = _value_and_grad(lambda x: F.celu(x, 1.3), EDGES, np.float32)
     np.testing.assert_array_equal(g[4:], np.float32([1.0] * 6 + [0.0]))
+
+
+# ---- unary ops at their edges --------------------------------------------------------------------
+def test_logit_gradient_at_zero_and_one_is_g_times_inf():
+    x = ng.tensor(np.array([-0.0, 0.0, 1.0, 0.5, -0.0, 1e-310]), requires_grad=True)
+    (g,) = ng.autograd.grad(ng.logit(x), x, ng.tensor(np.array([1.0, -1.0, -1.0, -1.0, 0.0, 1.0])))
+    # torch 2.13: tensor([inf, -inf, -inf, -4., nan, inf]) (-0.0 gives +inf, not 1 / -0.0)
+    np.testing.assert_array_equal(g.numpy(), [INF, -INF, -INF, -4.0, NAN, INF])
+
+
+def test_lgamma_of_subnormals_is_minus_log():
+    x = ng.tensor(np.array([1e-310, -1e-310, 0.0, -0.0, -INF]))
+    # torch 2.13: [713.8013788281542, 713.8013788281542, inf, inf, inf] (scipy's gammaln: inf)
+    np.testing.assert_array_equal(ng.lgamma(x).numpy(),
+                                  [713.8013788281542, 713.8013788281542, INF, INF, INF])
+
+
+# ---- reductions ----------------------------------------------------------------------------------
+def test_amax_names_the_empty_dim_as_given():
+    x = ng.zeros(0, 0, 3)
+    for dim, shown in (((1, 0), 1), ((-2, 0), -2), (-3, -3), ((0, -1, 1), 0)):
+        with pytest.raises(IndexError, match=rf"^amin\(\): Expected reduction dim {shown} to have "
+                                             r"non-zero size\.$"):
+            x.amin(dim)
+    with pytest.raises(IndexError, match=r"^amax\(\): Expected reduction dim -1 to have"):
+        ng.zeros(3, 0).amax(-1)
+    # max(dim) names it wrapped, as torch's
+    with pytest.raises(IndexError, match=r"^max\(\): Expected reduction dim 1 to have"):
+        ng.zeros(3, 0).max(-1)
+
+
+def test_nanmedian_of_everything_is_its_own_node():
+    x = ng.tensor([1.0, 3.0, 2.0, NAN], requires_grad=True)
+    y = ng.nanmedian(x)
+    assert y.grad_fn.name() == "NanmedianBackward0"
+    assert [n.name() for n, _ in y.grad_fn.next_functions] == ["torch::autograd::AccumulateGrad"]
+    np.testing.assert_array_equal(ng.autograd.grad(y, x)[0].numpy(), [0.0, 0.0, 1.0, 0.0])
+    # torch 2.13: an empty input gives NaN that still requires grad, with an empty gradient
+    e = ng.zeros(0, requires_grad=True)
+    y = ng.nanmedian(e)
+    assert y.requires_grad and y.grad_fn.name() == "NanmedianBackward0"
+    assert ng.autograd.grad(y, e)[0].shape == (0,)
+    assert ng.nanmedian(ng.zeros(0, dtype=ng.int64)).item() == np.iinfo(np.int64).min
