@@ -145,3 +145,32 @@ def test_a_float32_tensor_lr_rounds_the_steps_scalars_in_float32_as_torch(make_o
     # 1 - lr * weight_decay and ASGD's eta on the 0-d float32 lr; NAdam's multi-tensor rule
     # reads lr.item() for its step sizes (its decay factor stays float32)
     np.testing.assert_allclose(_three_steps(make_optimizer), expected, rtol=2e-16, atol=0)
+
+
+def test_multi_tensor_asgd_takes_torchs_multi_tensor_update_and_eta():
+    # torch 2.13: ASGD(foreach=True) moves the parameter by one addcmul_ of grad + lambd * p
+    # and computes the new eta on the float32 step tensor (lr / t being t.reciprocal() * lr)
+    w = nn.Parameter(ng.tensor([1.0, -2.0], dtype=ng.float64))
+    opt = optim.ASGD([w], lr=0.01, foreach=True, t0=1, lambd=0.01)
+    schedule = optim.lr_scheduler.PolynomialLR(opt, total_iters=10, power=2.0)
+    for g in ([0.5, -0.25], [0.3, 0.1], [-0.2, 0.4]):
+        w.grad = ng.tensor(g, dtype=ng.float64)
+        opt.step()
+        schedule.step()
+    state = opt.state[w]
+    np.testing.assert_allclose(w.detach().numpy(), [0.9933402197951657, -2.001177990268064],
+                               rtol=2e-16, atol=0)
+    assert state["ax"].tolist() == w.tolist()
+    assert state["eta"].item() == 0.006399078294634819 and state["mu"].item() == 0.5
+
+
+def test_adam_with_float64_tensor_betas_divides_a_float_lr_as_torch():
+    # torch 2.13: lr / (1 - beta1 ** step) with a tensor beta1 is Tensor.__rtruediv__ (the
+    # reciprocal times lr), and beta ** 3 a product of three
+    w = nn.Parameter(ng.tensor([1.0, -2.0], dtype=ng.float64))
+    betas = (ng.tensor(0.9, dtype=ng.float64), ng.tensor(0.999, dtype=ng.float64))
+    opt = optim.Adam([w], lr=0.01, betas=betas)
+    for g in ([0.5, -0.25], [0.3, 0.1], [-0.2, 0.4]):
+        w.grad = ng.tensor(g, dtype=ng.float64)
+        opt.step()
+    assert w.tolist() == [0.9754988852763581, -1.9903539561030512]

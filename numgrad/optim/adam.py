@@ -6,7 +6,7 @@ from numba import njit
 
 from ..tensor import Tensor
 from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, count_writes, hyper,
-                        next_step, on_device_of, scalar_pow, state_zeros)
+                        next_step, on_device_of, scalar_div, scalar_pow, state_zeros)
 
 
 @njit(cache=True)
@@ -52,7 +52,7 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_size, bia
 def adam_scalars(lr, beta1, beta2, weight_decay, step):
     """(step_size, bias2_sqrt, shrink) of a step, as torch's single-tensor Adam computes them:
     in Python floats, or in the dtype of a tensor lr or betas (see hyper)."""
-    step_size = lr / (1 - scalar_pow(beta1, step))
+    step_size = scalar_div(lr, 1 - scalar_pow(beta1, step))
     bias2_sqrt = np.sqrt(1 - scalar_pow(beta2, step))
     return float(step_size), float(bias2_sqrt), float(1 - lr * weight_decay)
 

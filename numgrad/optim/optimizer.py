@@ -473,6 +473,15 @@ def scalar_pow(base, exponent):
     return type(base)(np.float64(base) ** exponent)
 
 
+def scalar_div(numerator, denominator):
+    """numerator / denominator, as torch's when the denominator is a 0-d tensor (hyper's NumPy
+    scalar) and the numerator a Python number: Tensor.__rtruediv__ multiplies by the
+    reciprocal, rounding twice."""
+    if isinstance(denominator, np.floating) and not isinstance(numerator, np.floating):
+        return (1 / denominator) * numerator
+    return numerator / denominator
+
+
 def scalar_state(value):
     """A 0-d state tensor on the CPU in torch's scalar dtype (float64 only when that is the
     default dtype), for values torch keeps as tensors and reads back with .item(), such as
