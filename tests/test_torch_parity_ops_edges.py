@@ -114,3 +114,21 @@ def test_nanmedian_of_everything_is_its_own_node():
     assert y.requires_grad and y.grad_fn.name() == "NanmedianBackward0"
     assert ng.autograd.grad(y, e)[0].shape == (0,)
     assert ng.nanmedian(ng.zeros(0, dtype=ng.int64)).item() == np.iinfo(np.int64).min
+
+
+# ---- binary ops ----------------------------------------------------------------------------------
+def test_ldexp_is_its_own_node_and_differentiates_the_exponent():
+    x = ng.tensor([1.5, -2.0, 3.3], dtype=ng.float64, requires_grad=True)
+    other = ng.tensor([2.0, -1.0, 0.7], dtype=ng.float64, requires_grad=True)
+    y = ng.ldexp(x, other)
+    y.backward(ng.ones(3, dtype=ng.float64))
+    # torch 2.13: LdexpBackward0; input's gradient 2**other, other's result * ln 2
+    assert y.grad_fn.name() == "LdexpBackward0"
+    np.testing.assert_array_equal(x.grad.numpy(), [4.0, 0.5, 1.624504792712471])
+    np.testing.assert_array_equal(other.grad.numpy(),
+                                  [4.1588830833596715, -0.6931471805599453, 3.7158690256867333])
+    # an integer exponent: float32's node with no edge for it; an integer input: no node
+    y = ng.ldexp(ng.ones(3, requires_grad=True), ng.tensor([1, 2, 3], dtype=ng.int32))
+    assert y.dtype == ng.float32 and y.grad_fn.name() == "LdexpBackward0"
+    assert y.grad_fn.next_functions[1][0] is None
+    assert ng.ldexp(ng.ones(3, dtype=ng.int64), ng.tensor(2.0, dtype=ng.float64)).dtype == ng.float64
