@@ -366,13 +366,18 @@ def version_error(seg, node, where, local_s, shape, dtype):
 
 def version_message(dtype, shape, owner, version, expected):
     """torch's error for a saved tensor changed in place: `owner` names its node (or is "")."""
+    from .autograd import anomaly
     kind = dtypes.LEGACY_TYPE_NAMES[np.dtype(dtype)]
+    # in anomaly mode torch's hint points at the traceback its warning printed
+    hint = ("the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!" if anomaly.enabled else
+            "enable anomaly detection to find the operation that failed to compute its gradient, "
+            "with numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [numgrad.{kind} {list(shape)}]{owner} is at version {version}; expected "
-        f"version {expected} instead. Hint: enable anomaly detection to find the operation that "
-        "failed to compute its gradient, with "
-        "numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+        f"version {expected} instead. Hint: {hint}")
 
 
 def owner_now(vc, saved, shape):
