@@ -81,7 +81,12 @@ def _clone_forward(x, keep_layout=False):
     return x.copy(order="K" if keep_layout and keeps_layout(x) else "C")
 
 
-CLONE = OpDef("clone", _clone_forward, node_name="CloneBackward0", **_COPY)
+def _clone_vjp(ctx, g):
+    # torch's CloneBackward0 hands the gradient on as it is: no node of its own under create_graph
+    return (g,)
+
+
+CLONE = OpDef("clone", _clone_forward, node_name="CloneBackward0", **dict(_COPY, vjp=_clone_vjp))
 # torch's reshape of a non-contiguous tensor whose strides allow a view (_reshape_alias)
 RESHAPE_ALIAS = OpDef("reshape_alias", _reshape_forward, node_name="ReshapeAliasBackward0",
                       view=True, **_COPY)
