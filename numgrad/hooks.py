@@ -27,8 +27,8 @@ class RemovableHandle:
 
 def register_tensor_hook(tensor, hook):
     if tensor._extra is not None:
-        from .ops.views import refresh
-        refresh(tensor)       # Note [views changed unrecorded] in ops/views.py
+        tensor.grad_fn      # a view read anew (Note [views changed unrecorded] in ops/views.py),
+                            # or torch's error for a stale one
     key = next(_ids)
     if tensor._node < 0:
         table = tensor._extras().setdefault("hooks", {})

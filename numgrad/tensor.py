@@ -261,7 +261,7 @@ class Tensor:
 
     @property
     def is_leaf(self):
-        if self._node == NO_GRAD_VIEW or self._node == STALE_VIEW:
+        if self._extra is not None or self._node == NO_GRAD_VIEW or self._node == STALE_VIEW:
             self.grad_fn            # torch's error for a view whose base has changed
         return self._node < 0
 
@@ -341,8 +341,7 @@ class Tensor:
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
         if self._extra is not None:
-            from .ops.views import refresh
-            refresh(self)       # Note [views changed unrecorded] in ops/views.py
+            self.grad_fn        # a view read anew, or torch's error for a stale one
         if self._node < 0 or self.retains_grad:
             return
         self._extras()["retains_grad"] = True
@@ -357,7 +356,7 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call hook(tensor) after a backward has accumulated into this leaf's .grad."""
-        if self._node >= 0:
+        if not self.is_leaf:    # (torch's error for a stale view first)
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")

@@ -436,3 +436,51 @@ def test_a_custom_function_that_leads_nowhere_runs_its_backward():
         v = a[:]
     Twice.apply(v).sum().backward()
     assert calls == [[1.0, 1.0]] and a.grad is None      # torch 2.13
+
+
+def test_a_stale_multi_output_view_refuses_hooks_and_retain_grad():
+    for use in (lambda s: s.register_hook(lambda g: None),
+                lambda s: s.register_post_accumulate_grad_hook(lambda t: None),
+                lambda s: s.retain_grad(), lambda s: s.is_leaf):
+        b = ng.ones(2, 3, requires_grad=True) * 1
+        s = b.split(1)[0]
+        with ng.no_grad():
+            b.mul_(2)
+        # torch 2.13: each asks for grad_fn first, which raises
+        with pytest.raises(RuntimeError, match="^Output 0 of Split is a view and its base or "
+                                               "another view of its base has been modified"):
+            use(s)
+
+
+def test_the_version_errors_hint_in_anomaly_mode():
+    a = ng.ones(3, requires_grad=True)
+    c = (a * 1).exp()
+    with ng.no_grad():
+        c.add_(1)
+    stem = ("one of the variables needed for gradient computation has been modified by an inplace "
+            "operation: [numgrad.FloatTensor [3]], which is output 0 of Exp, is at version 1; "
+            "expected version 0 instead. Hint: ")
+    with pytest.warns(UserWarning), ng.autograd.detect_anomaly():
+        with pytest.raises(RuntimeError) as error:
+            c.sum().backward()
+    # torch 2.13
+    assert str(error.value) == stem + (
+        "the backtrace further above shows the operation that failed to compute its gradient. "
+        "The variable in question was changed in there or anywhere later. Good luck!")
+    with pytest.raises(RuntimeError) as error:
+        c.sum().backward()
+    assert str(error.value) == stem + (
+        "enable anomaly detection to find the operation that failed to compute its gradient, "
+        "with numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+def test_clone_passes_the_gradient_on_under_create_graph():
+    a = ng.ones(2, 3, dtype=ng.float64, requires_grad=True)
+    y = (a * 2).clone()
+    g, = ng.autograd.grad((y * y).sum(), a, create_graph=True)
+    # torch 2.13: CloneBackward0's gradient is the incoming one, no node of its own
+    assert _tree(g.grad_fn, 2) == ("MulBackward0", [("AddBackward0",
+                                                     ["MulBackward0", "MulBackward0"]), None])
+    y = (a * 2).t().contiguous()
+    g, = ng.autograd.grad((y * y).sum(), a, create_graph=True)
+    assert _tree(g.grad_fn, 2) == ("MulBackward0", [("TBackward0", ["AddBackward0"]), None])
