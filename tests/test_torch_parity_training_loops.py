@@ -1,6 +1,8 @@
 """Training loops as torch 2.13 runs them, checked on cases a differential probe (whole training
 steps of random small models, losses, optimizers and schedulers against torch) found to differ.
 The expected values and messages were printed by torch; torch is not imported."""
+import re
+
 import numpy as np
 import pytest
 
@@ -174,3 +176,48 @@ def test_adam_with_float64_tensor_betas_divides_a_float_lr_as_torch():
         w.grad = ng.tensor(g, dtype=ng.float64)
         opt.step()
     assert w.tolist() == [0.9754988852763581, -1.9903539561030512]
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda F: F.avg_pool2d(ng.ones(1, 4, 4), 2, ceil_mode=1),
+     "avg_pool2d(): argument 'ceil_mode' must be bool, not int"),
+    (lambda F: F.avg_pool1d(ng.ones(3), 2, count_include_pad=None),
+     "avg_pool1d(): argument 'count_include_pad' must be bool, not NoneType"),
+    (lambda F: F.lp_pool3d(ng.ones(1, 1, 4, 4, 4), 2, 2, ceil_mode=0),
+     "avg_pool3d(): argument 'ceil_mode' must be bool, not int"),
+    (lambda F: F.max_pool1d(ng.ones(1, 3, 4), 2, ceil_mode=1.0),
+     "max_pool1d(): argument 'ceil_mode' (position 6) must be bool, not float"),
+    (lambda F: F.max_pool2d(ng.ones(1, 1, 4, 4), 2, ceil_mode=1, return_indices=True),
+     "max_pool2d_with_indices(): argument 'ceil_mode' (position 6) must be bool, not int"),
+    (lambda F: F.max_pool3d(ng.ones(1, 1, 4, 4, 4), 2, ceil_mode=1),
+     "max_pool3d(): argument 'ceil_mode' (position 6) must be bool, not int"),
+    (lambda F: F.dropout(ng.ones(4), 0.0, training=1),
+     "dropout(): argument 'train' (position 3) must be bool, not int"),
+    (lambda F: F.dropout1d(ng.ones(1, 2, 3), 0.0, training=None),
+     "feature_dropout(): argument 'train' (position 3) must be bool, not NoneType"),
+    (lambda F: F.feature_alpha_dropout(ng.ones(1, 2, 3), 0.0, training=0),
+     "feature_alpha_dropout(): argument 'train' (position 3) must be bool, not int"),
+    (lambda F: F.batch_norm(ng.ones(2, 3), ng.zeros(3), ng.ones(3), training=0),
+     "batch_norm(): argument 'training' (position 6) must be bool, not int"),
+    (lambda F: F.instance_norm(ng.randn(1, 2, 4), use_input_stats=1),
+     "instance_norm(): argument 'use_input_stats' (position 6) must be bool, not int"),
+    (lambda F: F.embedding(ng.tensor([0]), ng.ones(2, 2), scale_grad_by_freq=1),
+     "embedding(): argument 'scale_grad_by_freq' (position 4) must be bool, not int"),
+    (lambda F: F.embedding(ng.tensor([0]), ng.ones(2, 2), sparse=1),
+     "embedding(): argument 'sparse' (position 5) must be bool, not int"),
+    (lambda F: F.pairwise_distance(ng.ones(2, 3), ng.zeros(2, 3), keepdim=1),
+     "pairwise_distance(): argument 'keepdim' must be bool, not int"),
+    (lambda F: F.rrelu(ng.ones(3), training=1),
+     "rrelu(): argument 'training' (position 4) must be bool, not int"),
+    (lambda F: F.poisson_nll_loss(ng.ones(3), ng.ones(3), full=1),
+     "poisson_nll_loss(): argument 'full' (position 4) must be bool, not int"),
+    (lambda F: F.triplet_margin_loss(ng.ones(2, 3), ng.zeros(2, 3), ng.ones(2, 3), swap=1),
+     "triplet_margin_loss(): argument 'swap' (position 7) must be bool, not int"),
+    (lambda F: F.grid_sample(ng.ones(1, 1, 3, 3), ng.zeros(1, 2, 2, 2), align_corners=1),
+     "grid_sampler(): argument 'align_corners' (position 5) must be bool, not int"),
+])
+def test_bool_arguments_refuse_other_types_as_torchs_argument_parser(call, message):
+    # torch 2.13's words (its builtins take only True or False); np.bool_ passes
+    with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
+        call(nn.functional)
+    assert nn.functional.avg_pool2d(ng.ones(1, 4, 4), 2, ceil_mode=np.True_).shape == (1, 2, 2)
