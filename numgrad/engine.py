@@ -238,7 +238,7 @@ def _run_pre_hooks(graph, buffers, index, seg, node):
             elif new is not old:  # (run_node_pre_hooks refuses a gradient where there was none)
                 buffers.view(slot, output_shape(graph, index, j))[...] = new._data
                 buffers.written[slot] = True
-    if index in graph.input_nodes:
+    if index in graph.input_nodes or graph.wants_none.size and graph.wants_none[index]:
         run_without_inputs(graph, index, seg, node, _output_grads(graph, buffers, index))
 
 
@@ -259,7 +259,7 @@ def _run_in_python(graph, buffers, index, seg, node):
     """A node's backward in Python, through its differentiable VJP (a custom Function's own
     backward), then its hooks, then delivery into the input slots."""
     from .autograd.differentiable import node_vjp
-    if index in graph.input_nodes:
+    if index in graph.input_nodes or graph.wants_none.size and graph.wants_none[index]:
         return      # it ran after its pre-hooks (run_without_inputs)
     grads_out = _output_grads(graph, buffers, index)
     i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
@@ -268,14 +268,74 @@ def _run_in_python(graph, buffers, index, seg, node):
     if graph.op[index] == registry.PYTHON_FUNCTION.code or any(g is not None for g in grads_out):
         grads_in = shown_input_grads(graph, index, node_vjp(graph, index, seg, node, grads_out))
     post_hooks = seg.node_hooks.get(("post_hooks", node))
-    if post_hooks:
+    extra = ()
+    if post_hooks and is_named(graph, index):
+        extra = composite_post_hooks(graph, index, seg, node, post_hooks, grads_out, False)
+    elif post_hooks:
         grads_in = node_post_hooks(graph, index, seg, node, post_hooks, grads_in, grads_out)
-    for k, g in enumerate(grads_in):
-        dst = int(graph.e_node[i0 + k])
+    deliveries = [(int(graph.e_node[i0 + k]), int(graph.e_slot[i0 + k]), g)
+                  for k, g in enumerate(grads_in)]
+    for dst, out, g in deliveries + list(extra):
         if g is None or dst < 0 or not graph.needed[dst]:
             continue
-        out = int(graph.e_slot[i0 + k])
         buffers.add(int(graph.out_ptr[dst]) + out, output_shape(graph, dst, out), g._data)
+
+
+# Note [hooks of a named composite]
+# A named composite's node (ops/named.py) passes its result's gradient on to the primitives that
+# computed the result, which deliver to the composite's inputs later. torch's single node computes
+# the inputs' gradients itself, and its post-hooks see them (one per input it lists) and may
+# replace them. So a named node with post-hooks first computes its inputs' gradients as torch's
+# would (a quiet backward of the primitives, api.quiet_grads), shows those to the hooks, and
+# delivers to each input the difference a hook made (what it returned less what was computed):
+# the primitives still deliver their part, which keeps every input the primitives reach,
+# listed or not, as it was.
+def is_named(graph, index):
+    return registry.OPS[int(graph.op[index])].name.startswith("named_")
+
+
+def composite_post_hooks(graph, index, seg, node, hooks, grads_out, create_graph):
+    """Run the post-hooks of named node `index` on its inputs' gradients as torch's node computes
+    them (Note [hooks of a named composite]); returns (position, output, gradient) to deliver
+    besides the primitives' gradients."""
+    from .autograd.api import quiet_grads
+    from .autograd.graph import GradientEdge, edge_tensor
+    from .node import node_view, shown_edges
+    from .tape import segment_holding
+    i0 = int(graph.in_ptr[index])
+    root_seg, root_node = graph.locate(int(graph.e_node[i0]))
+    root = edge_tensor(GradientEdge(node_view(root_seg, root_node), int(graph.e_slot[i0])))
+    serials = {s.serial for s in graph.segments}
+    places = []         # (position, output) of each input torch's node lists; None: no gradient
+    for producer, slot in shown_edges(seg, node):
+        position = int(graph.index_of([producer])[0]) if producer >= 0 and \
+            (producer >> 32) in serials else -1
+        places.append((position, slot) if position >= 0 and graph.needed[position] else None)
+    wanted = [p for p in places if p is not None]
+    handles = []
+    for position, slot in wanted:
+        pseg, pnode = graph.locate(position)
+        handles.append(edge_tensor(GradientEdge(node_view(segment_holding(pseg, pnode), pnode),
+                                                slot)))
+    computed = iter(quiet_grads(root, grads_out[0], handles, create_graph) if handles else ())
+    shown = []
+    for place in places:
+        g = None if place is None else next(computed)
+        if place is not None and g is None:
+            # the primitives gave this input nothing: torch's formula gives zeros
+            g = Tensor._make(np.zeros(output_shape(graph, *place), g_dtype_of(graph, place[0])),
+                             False)
+        shown.append(g)
+    replaced = run_node_post_hooks(hooks, shown, in_output_dtypes(seg, node, grads_out))
+    extra = []
+    for place, old, new in zip(places, shown, replaced):
+        if place is not None and new is not old:
+            extra.append((*place, -old if new is None else new - old))
+    return extra
+
+
+def g_dtype_of(graph, index):
+    return np.float64 if graph.dt[index] == 1 else np.float32
 
 
 def shown_input_grads(graph, index, computed):

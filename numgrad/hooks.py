@@ -26,6 +26,9 @@ class RemovableHandle:
 
 
 def register_tensor_hook(tensor, hook):
+    if tensor._extra is not None:
+        tensor.grad_fn      # a view read anew (Note [views changed unrecorded] in ops/views.py),
+                            # or torch's error for a stale one
     key = next(_ids)
     if tensor._node < 0:
         table = tensor._extras().setdefault("hooks", {})

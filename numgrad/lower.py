@@ -82,6 +82,7 @@ class LoweredGraph:
         # nodes of backward()'s non-leaf inputs, run though none of their inputs wants a gradient
         # (Note [non-leaf inputs of backward] in autograd/api.py)
         self.input_nodes = frozenset()
+        self.wants_none = np.zeros(0, np.bool_)     # Note [nodes that lead nowhere]
         self.ready_order = ready_queue.TORCH      # Note [ready order] in kernels/ready_queue.py
 
     def _flag_hooked_leaves(self):
@@ -144,12 +145,30 @@ class LoweredGraph:
          self.ready, unplaced) = plan(self.n, self.roots, self.targets, self.op, self.dt,
                                       self.in_ptr, self.e_node, self.out_ptr, self.o_numel, keep,
                                       reuse)
+        if not self.targets.size:
+            self._run_every_reached_node()
         if unplaced:
             share_buffers(self.n, self.roots, self.ready, self.ready_order, self.needed,
                           self.pending, self.op, self.in_ptr, self.e_node,
                           self.e_slot, self.out_ptr, self.o_numel, keep,
                           registry.pass_through_table(), self.buf_off, self.buf_kind, self.totals)
         self._flag_hooked_leaves()
+
+    # Note [nodes that lead nowhere]
+    # A backward without inputs runs, in torch, every node it reaches, also one whose inputs all
+    # want no gradient (an op on a view made in no_grad mode of a tensor that requires grad): its
+    # hooks fire (post-hooks see None for each input), a custom Function's backward runs, its
+    # saved values are checked and freed. Such a node computes nothing here: it is runnable (the
+    # saved values' checks and release follow that), and when it has post-hooks or is a custom
+    # Function it is handed to Python before it runs (engine.run_without_inputs).
+    def _run_every_reached_node(self):
+        wants = np.zeros(self.n, np.bool_)
+        has_input = self.e_node >= 0
+        has_input[has_input] = self.needed[self.e_node[has_input]]
+        wants[self.edge_owner[has_input]] = True
+        self.runnable = self.needed & (self.op != tape.ACCUMULATE)
+        self.flags[self.runnable & ~wants & ((self.flags & tape.PYTHON) != 0)] |= tape.PRE_HOOKS
+        self.wants_none = self.runnable & ~wants
 
     def read_after_run(self, places):
         """One flag per slot: the (position, output) places, and every retained gradient."""
@@ -347,13 +366,18 @@ def version_error(seg, node, where, local_s, shape, dtype):
 
 def version_message(dtype, shape, owner, version, expected):
     """torch's error for a saved tensor changed in place: `owner` names its node (or is "")."""
+    from .autograd import anomaly
     kind = dtypes.LEGACY_TYPE_NAMES[np.dtype(dtype)]
+    # in anomaly mode torch's hint points at the traceback its warning printed
+    hint = ("the backtrace further above shows the operation that failed to compute its "
+            "gradient. The variable in question was changed in there or anywhere later. Good "
+            "luck!" if anomaly.enabled else
+            "enable anomaly detection to find the operation that failed to compute its gradient, "
+            "with numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
     return RuntimeError(
         "one of the variables needed for gradient computation has been modified by an inplace "
         f"operation: [numgrad.{kind} {list(shape)}]{owner} is at version {version}; expected "
-        f"version {expected} instead. Hint: enable anomaly detection to find the operation that "
-        "failed to compute its gradient, with "
-        "numgrad.autograd.set_detect_anomaly(True, check_nan=False).")
+        f"version {expected} instead. Hint: {hint}")
 
 
 def owner_now(vc, saved, shape):

@@ -229,6 +229,9 @@ class Tensor:
             if self._node == NO_GRAD_VIEW:
                 self._node = LEAF
         self._requires_grad = bool(requires_grad)
+        if not requires_grad and self._extra:
+            from .ops.views import base_stopped_requiring_grad
+            base_stopped_requiring_grad(self)
         return self
 
     def __deepcopy__(self, memo):
@@ -258,7 +261,7 @@ class Tensor:
 
     @property
     def is_leaf(self):
-        if self._node == NO_GRAD_VIEW or self._node == STALE_VIEW:
+        if self._extra is not None or self._node == NO_GRAD_VIEW or self._node == STALE_VIEW:
             self.grad_fn            # torch's error for a view whose base has changed
         return self._node < 0
 
@@ -270,6 +273,9 @@ class Tensor:
                 if self._node == STALE_VIEW or changed_since_made(self):
                     raise stale_view_error(self)       # (which makes a NO_GRAD_VIEW stale)
             return None
+        if self._extra is not None:
+            from .ops.views import refresh
+            refresh(self)       # Note [views changed unrecorded] in ops/views.py
         from .node import node_view, through_promotes
         seg, node, _ = through_promotes(self._seg, self._node, self._slot)
         return node_view(seg, node) if node >= 0 else None
@@ -334,6 +340,8 @@ class Tensor:
         """Keep this non-leaf tensor's gradient in .grad after backward (leaves always keep it)."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._extra is not None:
+            self.grad_fn        # a view read anew, or torch's error for a stale one
         if self._node < 0 or self.retains_grad:
             return
         self._extras()["retains_grad"] = True
@@ -348,7 +356,7 @@ class Tensor:
 
     def register_post_accumulate_grad_hook(self, hook):
         """Call hook(tensor) after a backward has accumulated into this leaf's .grad."""
-        if self._node >= 0:
+        if not self.is_leaf:    # (torch's error for a stale view first)
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
@@ -414,6 +422,9 @@ class Tensor:
             self._seg.detached.add((self._node, self._slot))
         self._seg, self._node, self._slot = None, -1, 0
         self._requires_grad = False
+        if self._extra:
+            from .ops.views import base_stopped_requiring_grad
+            base_stopped_requiring_grad(self)
         return self
 
     @property

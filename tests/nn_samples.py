@@ -148,6 +148,12 @@ NN_SAMPLES = [
       lambda x: np.where(x > 0.9, x - 0.9, np.where(x < -0.9, x + 0.9, 0.0))),
     S("elu", lambda x: N.elu(x, 0.7), [Away((3, 4))],
       lambda x: np.where(x > 0, x, 0.7 * np.expm1(x))),
+    S("elu", lambda x: N.elu(x, 1.5, 1.2, 0.5), [Away((3, 4))],
+      lambda x: np.where(x > 0, 1.2 * x, 1.5 * 1.2 * np.expm1(0.5 * x))),
+    S("elu", lambda x: N.celu(x, 1.3), [Away((3, 4))],
+      lambda x: np.where(x > 0, x, 1.3 * np.expm1(x / 1.3))),
+    S("hardswish", lambda x: N.hardswish(x * 4), [Away((3, 4))],
+      lambda x: x * 4 * np.clip(x * 4 + 3, 0, 6) / 6),
     # composites of registry ops (away from their kinks)
     S("softplus", lambda x: F.mish(x), [(3, 4)], lambda x: x * np.tanh(np.log1p(np.exp(x)))),
     S("log1p", F.logsigmoid, [Away((3, 4))], lambda x: -np.log1p(np.exp(-x))),

@@ -463,6 +463,7 @@ SAMPLES += [
     S("xlogy_scalar_other", lambda x: x.xlogy(2.5), [(2, 3)], lambda x: x * np.log(2.5)),
     S("logaddexp2", lambda x, y: x.logaddexp2(y), [(2, 3), (2, 1)], np.logaddexp2),
     S("copysign", ng.copysign, [Away((2, 3)), Away((3,))], np.copysign),
+    S("ldexp", ng.ldexp, [(2, 3), (3,)], lambda x, y: x * np.exp2(y)),
     S("copysign_scalar", lambda x: x.copysign(-2.0), [Away((4,))], lambda x: -np.abs(x)),
     S("fmax", ng.fmax, [Distinct((2, 3)), Distinct((3,))], np.fmax),
     S("fmin", lambda x, y: x.fmin(y), [Distinct((2, 3)), Distinct((2, 1))], np.fmin),

@@ -591,12 +591,14 @@ def test_lazy_layers_take_their_sizes_from_the_first_input():
     assert repr(ng.nn.LazyConv2d(4, 3)) == "LazyConv2d(0, 4, kernel_size=(3, 3), stride=(1, 1))"
     layers = [ng.nn.LazyConv2d(4, 3), ng.nn.LazyBatchNorm1d(), ng.nn.LazyInstanceNorm1d(),
               ng.nn.LazyConvTranspose1d(2, 3)]
-    inputs = [ng.ones(2, 3, 5, 5), ng.randn(4, 3), ng.randn(3, 6), ng.ones(2, 5, 7)]
+    # (torch sizes a lazy instance norm from the input's dim 1, unbatched inputs' too: a
+    # batched input here)
+    inputs = [ng.ones(2, 3, 5, 5), ng.randn(4, 3), ng.randn(1, 3, 6), ng.ones(2, 5, 7)]
     optimizer = ng.optim.SGD([p for layer in layers for p in layer.parameters()], lr=0.1)
     outputs = [layer(x) for layer, x in zip(layers, inputs)]
     assert [type(layer).__name__ for layer in layers] == ["Conv2d", "BatchNorm1d",
                                                            "InstanceNorm1d", "ConvTranspose1d"]
-    assert [o.shape for o in outputs] == [(2, 4, 3, 3), (4, 3), (3, 6), (2, 2, 9)]
+    assert [o.shape for o in outputs] == [(2, 4, 3, 3), (4, 3), (1, 3, 6), (2, 2, 9)]
     assert layers[0].weight.shape == (4, 3, 3, 3) and layers[2].running_mean.shape == (3,)
     before = layers[0].bias.detach().clone()
     sum(o.sum() for o in outputs).backward()

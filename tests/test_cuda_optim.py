@@ -39,9 +39,9 @@ def test_sgd(momentum, nesterov, maximize, first):
                                                                                 repeat=3))[::3])
 def test_adam(decoupled, amsgrad, maximize):
     from numgrad.cuda import optim as gpu
-    from numgrad.optim.adam import adam_update
-    _both(adam_update, gpu.adam_update, 5, 0.01, 0.9, 0.999, 1e-8, 0.1, decoupled, amsgrad,
-          maximize, 3.0)
+    from numgrad.optim.adam import adam_scalars, adam_update
+    _both(adam_update, gpu.adam_update, 5, *adam_scalars(0.01, 0.9, 0.999, 0.1, 3.0), 0.9, 0.999,
+          1e-8, 0.1, decoupled, amsgrad, maximize)
 
 
 def test_adagrad():

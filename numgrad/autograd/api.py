@@ -121,9 +121,17 @@ def _check_roots(roots):
         if not isinstance(t, Tensor):
             raise AssertionError("Expected output to be a numgrad.Tensor")    # torch's words
     for i, t in enumerate(roots):
+        _collect_edge(t)
         if not t._requires_grad or t._node == tape.NO_GRAD_VIEW:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a "
                                "grad_fn")
+
+
+def _collect_edge(t):
+    """What torch's grad_fn() does to a view when a backward takes its edge: read anew (Note
+    [views changed unrecorded] in ops/views.py), or torch's error for a stale one."""
+    if t._extra is not None and t._node != tape.LEAF:
+        t.grad_fn
 
 
 def _check_inputs(inputs, accumulate=False):
@@ -131,6 +139,7 @@ def _check_inputs(inputs, accumulate=False):
         if not isinstance(t, Tensor):
             raise RuntimeError("all inputs have to be Tensors or GradientEdges, but got "
                                f"{type(t).__name__}")
+        _collect_edge(t)
         if not t._requires_grad:
             # backward() fills an input's .grad through retain_grad, whose error comes first
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False"
@@ -183,6 +192,23 @@ def plan_backward(roots, inputs=None):
     if inputs is not None and not places:
         graph.run_only_roots()
     return graph
+
+
+def quiet_grads(root, grad, inputs, create_graph):
+    """The gradients of `inputs` (tensors, or GradientEdge handles: graph.edge_tensor) in a
+    backward of `root` seeded with `grad`, as autograd.grad(retain_graph=True, allow_unused=True)
+    gives them, but run without the tensor hooks and retained gradients on the way: they belong
+    to the backward that asks (Note [hooks of a named composite] in engine.py), which runs these
+    nodes again."""
+    graph = plan_backward([root], inputs)
+    graph.flags &= ~np.asarray(tape.PRE_HOOKS, graph.flags.dtype)
+    graph.leaves_done, graph.retained_done, graph.captured = set(), set(), {}
+    seeds = [(index, out, grad) for index, out in graph.root_slots if graph.needed[index]]
+    with grad_mode.set_grad_enabled(bool(create_graph)):
+        read = _run(graph, seeds, create_graph, tape.recording_segment())
+    found = [[g for g in (read(p, o) for p, o in places) if g is not None]
+             for places in graph.wanted]
+    return [_sum(grads) if grads else None for grads in found]
 
 
 def run_backward(roots, grad_roots, retain_graph, create_graph, inputs, accumulate,

@@ -11,8 +11,8 @@ import numpy as np
 
 from .. import tape
 from ..creation import full
-from ..engine import (name_failed_node, node_post_hooks, node_pre_hooks, run_without_inputs,
-                      shape_of, shown_input_grads)
+from ..engine import (composite_post_hooks, is_named, name_failed_node, node_post_hooks,
+                      node_pre_hooks, run_without_inputs, shape_of, shown_input_grads)
 from ..hooks import output_hooks, run_hooks
 from ..kernels import ready_queue
 from ..ops import registry
@@ -182,7 +182,7 @@ def _run_node(graph, grads, index):
                     grads.pop(s, None)
                 else:
                     grads[s] = g
-        if index in graph.input_nodes:
+        if index in graph.input_nodes or graph.wants_none.size and graph.wants_none[index]:
             run_without_inputs(graph, index, seg, node, [grads.get(s) for s in range(o0, o1)])
     i0, i1 = int(graph.in_ptr[index]), int(graph.in_ptr[index + 1])
     if graph.op[index] != tape.ACCUMULATE:
@@ -193,15 +193,18 @@ def _run_node(graph, grads, index):
         if any(wanted) and (python_node or any(g is not None for g in outs)):
             in_grads = list(node_vjp(graph, index, seg, node, outs))
             post_hooks = seg.node_hooks.get(("post_hooks", node))
-            if post_hooks:
+            extra = ()
+            if post_hooks and is_named(graph, index):
+                extra = composite_post_hooks(graph, index, seg, node, post_hooks, outs, True)
+            elif post_hooks:
                 in_grads = node_post_hooks(graph, index, seg, node, post_hooks,
                                            shown_input_grads(graph, index, in_grads), outs)
-            for k in range(i1 - i0):
-                dst = int(graph.e_node[i0 + k])
-                g = in_grads[k] if k < len(in_grads) else None
+            deliveries = [(int(graph.e_node[i0 + k]), int(graph.e_slot[i0 + k]),
+                           in_grads[k] if k < len(in_grads) else None) for k in range(i1 - i0)]
+            for dst, out, g in deliveries + list(extra):
                 if dst < 0 or not graph.needed[dst] or g is None:
                     continue
-                slot = int(graph.out_ptr[dst]) + int(graph.e_slot[i0 + k])
+                slot = int(graph.out_ptr[dst]) + out
                 grads[slot] = g if slot not in grads else grads[slot] + g
     return i0, i1
 

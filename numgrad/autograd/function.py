@@ -217,6 +217,9 @@ class Function:
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         ctx._inputs = tuple((a._data.shape, a._data.dtype) if isinstance(a, Tensor) else None
                             for a in args)
+        if grad_mode.state.grad_enabled:
+            for a in tensor_args:
+                views.refresh(a)    # its edge as of now (Note [views changed unrecorded])
         with grad_mode.no_grad():
             if separate_setup:
                 raw = cls.forward(*args)
@@ -349,6 +352,9 @@ def _record(ctx, args, results):
             r._requires_grad, r._seg, r._node, r._slot = True, seg, node, slot
             if r._vc is None:
                 r._vc = new_version_counter()
+            info = views.view_info(r)
+            if info is not None:
+                info.version = r._vc[0]     # its history is the node's, as of now
             outputs[id(r)] = slot
     ctx._saved = [None if t is None else _SavedTensor(t, outputs.get(id(t))) for t in ctx._to_save]
     ctx._to_save = ()

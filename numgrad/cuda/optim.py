@@ -23,13 +23,13 @@ def _sgd(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, maxi
 
 
 @cuda.jit(cache=True)
-def _adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, beta2, eps, weight_decay,
-          decoupled, amsgrad, maximize, step_size, bias2_sqrt):
+def _adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, shrink, beta1, beta2, eps,
+          weight_decay, decoupled, amsgrad, maximize, step_size, bias2_sqrt):
     for i in range(first_thread(), param.size, thread_step()):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0.0:
             if decoupled:
-                param[i] *= 1.0 - lr * weight_decay
+                param[i] *= shrink
             else:
                 g = g + weight_decay * param[i]
         m = exp_avg[i] + (1.0 - beta1) * (g - exp_avg[i])
@@ -81,15 +81,12 @@ def sgd_update(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov
                                   nesterov, maximize, first)
 
 
-def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, beta2, eps,
-                weight_decay, decoupled, amsgrad, maximize, step):
-    # the step's scalars once, on the host, as the CPU kernel computes them before its loop
-    bias1 = 1.0 - beta1 ** step
-    bias2_sqrt = math.sqrt(1.0 - beta2 ** step)
+def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_size, bias2_sqrt, shrink,
+                beta1, beta2, eps, weight_decay, decoupled, amsgrad, maximize):
     if param.size:
-        _adam[grid_1d(param.size)](param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1,
-                                   beta2, eps, weight_decay, decoupled, amsgrad, maximize,
-                                   lr / bias1, bias2_sqrt)
+        _adam[grid_1d(param.size)](param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, shrink,
+                                   beta1, beta2, eps, weight_decay, decoupled, amsgrad, maximize,
+                                   step_size, bias2_sqrt)
 
 
 def adagrad_update(param, grad, state_sum, clr, eps, weight_decay, maximize):

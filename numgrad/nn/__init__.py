@@ -41,6 +41,7 @@ from .normalization import (BatchNorm1d, BatchNorm2d, BatchNorm3d, GroupNorm, In
 from .buffer import Buffer
 from .cross_map_lrn import CrossMapLRN2d
 from .parameter import Parameter
+from .uninitialized import UninitializedBuffer, UninitializedParameter
 from .padding import (ConstantPad1d, ConstantPad2d, ReflectionPad1d, ReflectionPad2d,
                       ReplicationPad1d, ReplicationPad2d, ZeroPad2d)
 from .padding_more import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad3d,

@@ -48,7 +48,9 @@ class _ConvNd(Module):
         shape = (in_channels, out_channels // groups) if transposed \
             else (out_channels, in_channels // groups)
         self.weight = Parameter(creation.empty(*shape, *self.kernel_size, dtype=dtype))
-        self.bias = Parameter(creation.empty(out_channels, dtype=dtype)) if bias else None
+        # torch registers an absent bias as None
+        self.register_parameter("bias", Parameter(creation.empty(out_channels, dtype=dtype))
+                                if bias else None)
         self.reset_parameters()
         if device is not None:   # made on the CPU, where nn.init fills them
             self.to(device)

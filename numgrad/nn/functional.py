@@ -23,6 +23,7 @@ from ..ops.shape import pad as _constant_pad
 from ..ops.tensor_info import typename
 from ..ops.untracked import to_host, untracked
 from ..tensor import Tensor
+from .bool_argument import check_bool
 from .functional_activation import (celu, elu, gelu, glu, hardshrink, hardsigmoid, hardswish,
                                     hardtanh, leaky_relu, log_softmax, logsigmoid, mish, prelu,
                                     relu, relu6, selu, sigmoid, silu, softmax, softmin, softplus,
@@ -241,6 +242,7 @@ def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     >>> F.pairwise_distance(ng.tensor([[0.0, 0.0]]), ng.tensor([[3.0, 4.0]]), eps=0.0)
     tensor([5.])
     """
+    check_bool(keepdim, "pairwise_distance", "keepdim")
     return distance(x1, x2, p, eps, keepdim)
 
 
@@ -253,6 +255,9 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     tensor([[2., 3.],
             [0., 1.]])
     """
+    # torch's F.embedding passes them to its builtin by position
+    check_bool(scale_grad_by_freq, "embedding", "scale_grad_by_freq", 4)
+    check_bool(sparse, "embedding", "sparse", 5)
     if sparse:
         raise NotImplementedError("embedding: sparse gradients are not supported")
     rows = weight.shape[0]

@@ -191,10 +191,7 @@ def hardsigmoid(input, inplace=False):
 @float_kernel("hardswish_cpu")
 def hardswish(input, inplace=False):
     """x * min(max(x + 3, 0), 6) / 6 (gradient 1 from x = 3 on, as torch's)."""
-    # below -3 torch's x * 0 (-0.0, or NaN at -inf)
-    return _maybe_inplace(lambda x: _piecewise(x, -3.0, 3.0, lambda v: v * (v + 3.0) / 6.0,
-                                               lambda v: v * 0.0, lambda v: v * 6.0 / 6.0),
-                          input, inplace, "HardswishBackward0")
+    return _maybe_inplace(_N.hardswish, input, inplace, inplace_name="HardswishBackward0")
 
 
 @float_kernel("glu_cpu")
@@ -304,9 +301,8 @@ def selu(input, inplace=False):
     >>> F.selu(ng.tensor([1.0]))
     tensor([1.0507])
     """
-    return _maybe_inplace(lambda x: _N.elu(x, _SELU_ALPHA) * _SELU_SCALE, input, inplace,
-                          "EluBackward0", "EluBackward1",
-                          {"alpha": _SELU_ALPHA, "scale": _SELU_SCALE, "input_scale": 1})
+    return _maybe_inplace(lambda x: _N.elu(x, _SELU_ALPHA, _SELU_SCALE), input, inplace,
+                          inplace_name="EluBackward1")
 
 
 @float_kernel("elu_cpu")
@@ -318,8 +314,8 @@ def celu(input, alpha=1.0, inplace=False):
     """
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return _maybe_inplace(lambda x: _N.elu(x * (1.0 / alpha), 1.0) * alpha, input, inplace,
-                          "CeluBackward0", "CeluBackward1", {"alpha": alpha})
+    return _maybe_inplace(lambda x: _N.celu(x, alpha), input, inplace,
+                          inplace_name="CeluBackward1", attributes={"alpha": alpha})
 
 
 def threshold(input, threshold, value, inplace=False):

@@ -18,6 +18,7 @@ from ..ops.index import take
 from ..ops.named import named, read_by_backward
 from ..ops.untracked import to_host
 from ..tensor import Tensor, _wrap_dim
+from .bool_argument import check_bool
 from .kernel_dtypes import check_kernel_dtype
 
 
@@ -294,6 +295,9 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     tensor([[[[ 5.,  7.],
               [13., 15.]]]])
     """
+    # torch's F.max_pool2d passes ceil_mode to its builtin by position
+    check_bool(ceil_mode, "max_pool2d_with_indices" if return_indices else "max_pool2d",
+               "ceil_mode", 6)
     (kh, kw) = _pool2d_pair(kernel_size, "max_pool2d", "kernel_size")
     sh, sw = _pool2d_pair(stride, "max_pool2d", "stride") if _given(stride) else (kh, kw)
     (ph, pw) = _pool2d_pair(padding, "max_pool2d", "padding")
@@ -355,6 +359,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     tensor([[[[ 2.5000,  4.5000],
               [10.5000, 12.5000]]]])
     """
+    check_bool(ceil_mode, "avg_pool2d", "ceil_mode")
+    check_bool(count_include_pad, "avg_pool2d", "count_include_pad")
     (kh, kw) = _pool2d_pair(kernel_size, "avg_pool2d", "kernel_size")
     sh, sw = _pool2d_pair(stride, "avg_pool2d", "stride") if _given(stride) else (kh, kw)
     (ph, pw) = _pool2d_pair(padding, "avg_pool2d", "padding")
@@ -512,6 +518,8 @@ def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> F.max_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[3., 2.]]])
     """
+    check_bool(ceil_mode, "max_pool1d_with_indices" if return_indices else "max_pool1d",
+               "ceil_mode", 6)
     if return_indices:
         # torch's max_pool1d_with_indices takes them through its argument parser
         kernel = _pool1d_single(kernel_size, "max_pool1d", "kernel_size", None)
@@ -549,6 +557,8 @@ def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     >>> F.avg_pool1d(ng.tensor([[[1.0, 3.0, 2.0, 0.0]]]), 2)
     tensor([[[2., 1.]]])
     """
+    check_bool(ceil_mode, "avg_pool1d", "ceil_mode")
+    check_bool(count_include_pad, "avg_pool1d", "count_include_pad")
     kernel = _pool1d_single(kernel_size, "avg_pool1d", "kernel_size", None)
     stride = _pool1d_single(stride, "avg_pool1d", "stride", None) if _given(stride) else kernel
     padding = _pool1d_single(padding, "avg_pool1d", "padding", None)

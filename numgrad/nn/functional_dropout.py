@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import creation, dtypes
 from ..tensor import Tensor
+from .bool_argument import check_bool
 
 # alpha dropout's dropped value: -scale * alpha of selu, so the self-normalising mean and variance
 # survive (Klambauer et al. 2017), as torch's constant
@@ -59,6 +60,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     tensor([1., 1., 1., 1.])
     """
     _check_p(p)
+    check_bool(training, "dropout_" if inplace else "dropout", "train", 3)
     if not training or p == 0.0:
         return input
     if p != 1.0:
@@ -70,6 +72,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def _feature_dropout(input, p, training, inplace, batched=True):
     """Whole channels (dim 1 of (N, C, *), dim 0 when not batched) zeroed with probability p, the
     rest scaled by 1 / (1 - p)."""
+    check_bool(training, "feature_dropout_" if inplace else "feature_dropout", "train", 3)
     if not batched and not inplace:
         # torch batches an unbatched input as a view, and views the result back (in eval too)
         return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
@@ -131,6 +134,7 @@ def alpha_dropout(input, p=0.5, training=False, inplace=False):
     tensor([1., 1., 1.])
     """
     _check_p(p)
+    check_bool(training, "alpha_dropout_" if inplace else "alpha_dropout", "train", 3)
     if not training or p == 0.0:
         return input
     if p == 1.0:

@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from ..ops.named import named
+from .bool_argument import check_bool
 from .functional_activation import celu, elu, hardtanh, leaky_relu, relu, selu, threshold
 from .functional_conv import adaptive_max_pool2d, conv_transpose2d, max_pool1d, max_pool2d
 from .functional_dropout import (_ALPHA_PRIME, _apply, _check_float_result, _check_p,
@@ -107,6 +108,8 @@ def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
     """alpha_dropout of whole channels (dim 1): a dropped channel takes selu's negative
     saturation value, and a * x + b restores zero mean and unit variance."""
     _check_p(p)
+    check_bool(training, "feature_alpha_dropout_" if inplace else "feature_alpha_dropout", "train",
+               3)
     if not training or p == 0.0:
         return input
     if p == 1.0:

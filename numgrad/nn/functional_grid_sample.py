@@ -18,6 +18,7 @@ from ..ops import elementwise as _E
 from ..ops.index import take
 from ..ops.named import named
 from ..tensor import Tensor
+from .bool_argument import check_bool
 
 _ALL = Tensor._make(np.ones((), np.bool_), False)
 _ALIGN_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False "
@@ -178,6 +179,7 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
         raise ValueError(f"nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
                          f"'border', or 'reflection', but got: '{padding_mode}'")
     align_corners = _align_corners(align_corners)
+    check_bool(align_corners, "grid_sampler", "align_corners", 5)
     _check_grid(input, grid, mode)
     sample = _bicubic if mode == "bicubic" else _sample
     return named(sample(input, grid, mode, padding_mode, align_corners),

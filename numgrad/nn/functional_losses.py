@@ -26,6 +26,7 @@ from ..ops.index import masked_fill, take
 from ..ops.named import named, read_by_backward, rename
 from ..ops.shape import VIEW as _VIEW, reshape as _reshape
 from ..tensor import Tensor
+from .bool_argument import check_bool
 from .kernel_dtypes import check_kernel_dtype
 
 _CODES = {"none": _N.NONE, "mean": _N.MEAN, "sum": _N.SUM}
@@ -551,6 +552,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     tensor(1.)
     """
     reduction = _reduction(size_average, reduce, reduction)
+    check_bool(log_input, "poisson_nll_loss", "log_input", 3)
+    check_bool(full, "poisson_nll_loss", "full", 4)
     if not isinstance(target, Tensor):
         target = _as_tensor(target, input)      # (a tensor's float type promotes, as torch's)
     if log_input:

@@ -16,6 +16,7 @@ from ..ops import elementwise as _E
 from ..ops.index import take
 from ..ops.named import named, rename
 from ..tensor import Tensor
+from .bool_argument import check_bool
 from .functional_activation import logsigmoid
 from .functional_losses import _as_tensor, _reduce, _reduction, refuse_grad
 
@@ -123,6 +124,7 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, s
     tensor(0.)
     """
     reduction = _reduction(size_average, reduce, reduction)
+    check_bool(swap, "triplet_margin_loss", "swap", 7)
     check_triplet(margin, anchor, positive, negative)
     closer = distance(anchor, positive, p, eps)
     farther = distance(anchor, negative, p, eps)

@@ -20,6 +20,7 @@ from ..ops.apply import show_attributes
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 from ..tensor import Tensor
+from .bool_argument import check_bool
 from .functional_activation import float_kernel
 from .functional_conv import avg_pool2d
 from .functional_pool3d import avg_pool3d
@@ -169,6 +170,7 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     tensor([[-1.0000],
             [ 1.0000]])
     """
+    check_bool(training, "batch_norm", "training", 6)   # torch's F passes it by position
     channels = input.shape[1]
     for name, tensor in (("running_mean", running_mean), ("running_var", running_var),
                          ("weight", weight), ("bias", bias)):
@@ -227,6 +229,7 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
     if use_input_stats and math.prod(input.shape[2:]) <= 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size "
                          f"{input.shape}")
+    check_bool(use_input_stats, "instance_norm", "use_input_stats", 6)
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when "
                            "use_input_stats is false")

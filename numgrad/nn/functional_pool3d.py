@@ -19,6 +19,7 @@ from ..ops.index import take
 from ..ops.named import named, read_by_backward
 from ..ops.untracked import to_host
 from ..tensor import Tensor
+from .bool_argument import check_bool
 from .functional_conv import (_adaptive_weights, _avg_divisors, _pool_out, avg_pool2d,
                               truncated_average)
 from .functional_conv3d import _triple
@@ -114,6 +115,7 @@ def _max_positions(data, kernel, stride, padding, dilation, out):
 def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """max_pool3d's values and indices (each within its (D, H, W) volume), always both."""
+    check_bool(ceil_mode, "max_pool3d_with_indices", "ceil_mode", 6)
     x, unbatched = _batched(input)
     kernel, stride, padding, dilation = _pool_args("max_pool3d", kernel_size, stride, padding,
                                                    dilation)
@@ -140,6 +142,8 @@ def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     >>> F.max_pool3d(ng.arange(27.0).reshape(1, 3, 3, 3), 2, stride=1).shape
     numgrad.Size([1, 2, 2, 2])
     """
+    check_bool(ceil_mode, "max_pool3d_with_indices" if return_indices else "max_pool3d",
+               "ceil_mode", 6)
     values, indices = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation,
                                               ceil_mode)
     return (values, indices) if return_indices else values
@@ -153,6 +157,8 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
     >>> F.avg_pool3d(ng.arange(8.0).reshape(1, 1, 2, 2, 2), 2)
     tensor([[[[[3.5000]]]]])
     """
+    check_bool(ceil_mode, "avg_pool3d", "ceil_mode")
+    check_bool(count_include_pad, "avg_pool3d", "count_include_pad")
     x, unbatched = _batched(input)
     kernel, stride, padding, _ = _pool_args("avg_pool3d", kernel_size, stride, padding, 1)
     if divisor_override is not None and divisor_override == 0:

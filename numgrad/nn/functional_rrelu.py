@@ -1,6 +1,7 @@
 """rrelu: leaky ReLU whose negative slope is drawn at random in training."""
 from .. import creation
 from ..ops import elementwise as _E
+from .bool_argument import check_bool
 from .functional_activation import _maybe_inplace, float_kernel, leaky_relu
 
 
@@ -14,6 +15,7 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     >>> F.rrelu(ng.tensor([-3.0, 2.0]), 0.25, 0.75)
     tensor([-1.5000,  2.0000])
     """
+    check_bool(training, "rrelu_" if inplace else "rrelu", "training", 4)
     attributes = {"lower": lower, "upper": upper, "training": training}
     if not training:
         return _maybe_inplace(lambda x: leaky_relu(x, (lower + upper) / 2), input, inplace,

@@ -36,7 +36,9 @@ class Linear(Module):
         self.in_features = in_features
         self.out_features = out_features
         self.weight = Parameter(creation.empty(out_features, in_features, dtype=dtype))
-        self.bias = Parameter(creation.empty(out_features, dtype=dtype)) if bias else None
+        # torch registers an absent bias as None
+        self.register_parameter("bias", Parameter(creation.empty(out_features, dtype=dtype))
+                                if bias else None)
         self.reset_parameters()
         if device is not None:   # made on the CPU, where nn.init fills them
             self.to(device)
@@ -72,7 +74,9 @@ class Bilinear(Module):
         self.out_features = out_features
         self.weight = Parameter(creation.empty(out_features, in1_features, in2_features,
                                                dtype=dtype))
-        self.bias = Parameter(creation.empty(out_features, dtype=dtype)) if bias else None
+        # torch registers an absent bias as None
+        self.register_parameter("bias", Parameter(creation.empty(out_features, dtype=dtype))
+                                if bias else None)
         self.reset_parameters()
         if device is not None:   # made on the CPU, where nn.init fills them
             self.to(device)

@@ -24,6 +24,7 @@ from .module_hooks import (register_module_backward_hook,  # noqa: F401
                            register_module_module_registration_hook,
                            register_module_parameter_registration_hook)
 from .parameter import Parameter
+from .uninitialized import is_lazy
 from .utils.hooks import BackwardHook
 
 
@@ -434,8 +435,9 @@ class Module:
     def to(self, *args, **kwargs):
         """Move every parameter and buffer (and any .grad) to a device, and cast the floating-point
         ones to a dtype: to(device), to(dtype), to(device, dtype), to(tensor) (its device and
-        dtype), or the keywords device= and dtype=. The change is in place: each Parameter stays
-        the same object, so an optimizer made before the move keeps updating it. Returns self.
+        dtype), or the keywords device= and dtype=. Each Parameter (and its .grad) stays the
+        same object, so an optimizer made before the move keeps updating it; a buffer the move
+        changes is replaced, as torch's. Returns self.
 
         >>> import numgrad as ng
         >>> lin = ng.nn.Linear(2, 1)
@@ -451,10 +453,19 @@ class Module:
                                 f"dtype={dtypes.qualified_name(dtype)}")
             if dtype not in dtypes.SUPPORTED:
                 raise TypeError(_NO_SUCH_DTYPE.format("nn.Module.to", dtype.name))
-        for tensor in list(self.parameters()) + list(self.buffers()):
+        for tensor in self.parameters():
             _move(tensor, device, dtype)
             if tensor._grad is not None:
                 _move(tensor._grad, device, dtype)
+        # as torch's _apply: a buffer the move changes is replaced by its converted copy (a new
+        # tensor, version 0), each module's own; one already there in that dtype stays
+        for module in self.modules():
+            for name, buf in module._buffers.items():
+                if buf is not None:
+                    moved = _moved(buf, device, dtype)
+                    if is_lazy(buf) and moved is not buf:
+                        moved = type(buf)(buf.requires_grad, moved.device, moved.dtype)
+                    module._buffers[name] = moved
         return self
 
     def _apply(self, fn, recurse=True):
@@ -657,9 +668,13 @@ class Module:
                                   f'numgrad.Tensor or Tensor-like object from checkpoint but '
                                   f'received {type(value)}')
                 continue
-            if target.ndim == 0 and value.shape == (1,):
+            # a placeholder of a lazy layer takes any shape (its load hook sized it from an
+            # initialised checkpoint); a placeholder loaded into an initialised tensor refuses
+            # through its shape, as torch's
+            lazy_target = is_lazy(target)
+            if not lazy_target and target.ndim == 0 and value.shape == (1,):
                 value = value[0]    # torch's backward compatibility: once 0-d were 1-d
-            if value._data.shape != target._data.shape:
+            if not lazy_target and value.shape != target._data.shape:
                 error_msgs.append(f"size mismatch for {key}: copying a param with shape "
                                   f"{_size(value._data.shape)} from checkpoint, the shape in "
                                   f"current model is {_size(target._data.shape)}.")
@@ -949,10 +964,15 @@ def _parse_to(args, kwargs):
     return device, dtype
 
 
-def _move(tensor, device, dtype):
-    """Replace tensor's data with a copy on device, cast to dtype when floating (integer buffers
-    keep theirs); a tensor already there in that dtype keeps its data."""
+def _moved(tensor, device, dtype):
+    """tensor on device, cast to dtype when floating (integer buffers keep theirs): tensor
+    itself when it is already there in that dtype, else a copy."""
     if not tensor.is_floating_point():
         dtype = None
     with grad_mode.no_grad():
-        tensor._data = tensor.detach().to(device=device, dtype=dtype)._data
+        return tensor.to(device=device, dtype=dtype)
+
+
+def _move(tensor, device, dtype):
+    """Replace tensor's data with _moved's: a parameter (or its .grad) stays the same object."""
+    tensor._data = _moved(tensor.detach(), device, dtype)._data

@@ -41,11 +41,12 @@ class LayerNorm(Module):
         if elementwise_affine:
             place = {"dtype": dtype, "device": device}
             self.weight = Parameter(creation.empty(*self.normalized_shape, **place))
-            self.bias = Parameter(creation.empty(*self.normalized_shape, **place)) \
-                if bias else None
+            self.register_parameter("bias", Parameter(creation.empty(*self.normalized_shape,
+                                                                     **place)) if bias else None)
         else:
-            self.weight = None
-            self.bias = None
+            # torch registers absent parameters as None
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -77,8 +78,8 @@ class RMSNorm(Module):
         self.eps = eps
         self.elementwise_affine = elementwise_affine
         place = {"dtype": dtype, "device": device}
-        self.weight = Parameter(creation.empty(*self.normalized_shape, **place)) \
-            if elementwise_affine else None
+        self.register_parameter("weight", Parameter(creation.empty(*self.normalized_shape, **place))
+                                if elementwise_affine else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -110,10 +111,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        self.weight = Parameter(creation.empty(num_channels, dtype=dtype, device=device)) \
-            if affine else None
-        self.bias = Parameter(creation.empty(num_channels, dtype=dtype, device=device)) \
-            if affine and bias else None
+        place = {"dtype": dtype, "device": device}
+        self.register_parameter("weight", Parameter(creation.empty(num_channels, **place))
+                                if affine else None)
+        self.register_parameter("bias", Parameter(creation.empty(num_channels, **place))
+                                if affine and bias else None)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -164,17 +166,20 @@ class _NormBase(Module):
         self.affine = affine
         self.track_running_stats = track_running_stats
         place = {"dtype": dtype, "device": device}
-        self.weight = Parameter(creation.empty(num_features, **place)) if affine else None
-        self.bias = Parameter(creation.empty(num_features, **place)) if affine and bias else None
+        # torch registers absent parameters and buffers as None
+        self.register_parameter("weight", Parameter(creation.empty(num_features, **place))
+                                if affine else None)
+        self.register_parameter("bias", Parameter(creation.empty(num_features, **place))
+                                if affine and bias else None)
         if track_running_stats:
             self.register_buffer("running_mean", creation.empty(num_features, **place))
             self.register_buffer("running_var", creation.empty(num_features, **place))
             self.register_buffer("num_batches_tracked",
                                  Tensor._make(np.array(0, np.int64), False).to(device or "cpu"))
         else:
-            self.running_mean = None
-            self.running_var = None
-            self.num_batches_tracked = None
+            self.register_buffer("running_mean", None)
+            self.register_buffer("running_var", None)
+            self.register_buffer("num_batches_tracked", None)
         self.reset_parameters()
 
     def reset_running_stats(self):

@@ -39,3 +39,8 @@ class Parameter(Tensor):
 
 def _rebuild(data, requires_grad):
     return Parameter(Tensor._make(data, False), requires_grad)
+
+
+# torch.nn.parameter holds the lazy placeholders too (they import Parameter from here)
+from .uninitialized import (UninitializedBuffer, UninitializedParameter,  # noqa: E402
+                            UninitializedTensorMixin, is_lazy)

@@ -75,7 +75,8 @@ def _expand_as(self, other):
 
 
 def _view_as(self, other):
-    return reshape(self, other.shape)
+    # torch's view_as is view(other.size()): ViewBackward0, and refused where view is
+    return view(self, other.shape)
 
 
 def _reshape_as(self, other):

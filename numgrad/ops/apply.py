@@ -271,6 +271,13 @@ def _append_edges(op, inputs, seg):
                 wanted |= bit
                 node = t._node
                 if node >= 0:
+                    if t._extra is not None and views.outdated(t):
+                        # read anew first (Note [views changed unrecorded] in views.py), which
+                        # records a node: the edges so far are taken back and appended again
+                        del e_node[first_edge:]
+                        del e_slot[first_edge:]
+                        views.refresh(t)
+                        return _append_edges(op, inputs, seg)
                     if t._seg is not seg:
                         seg.deps.add(t._seg)
                     e_node.append(node)
@@ -281,6 +288,10 @@ def _append_edges(op, inputs, seg):
                 elif node == _NO_GRAD_VIEW and not views.changed_since_made(t):
                     e_node.append(-1)            # its gradient goes nowhere, as in torch
                     e_slot.append(0)
+                    if len(inputs) > 1:
+                        # torch's op of several inputs saves a value for this one's gradient
+                        # only where its edge is valid (one of a single input saves it anyway)
+                        wanted &= ~bit
                 else:
                     del e_node[first_edge:]        # the tape as it was
                     del e_slot[first_edge:]

@@ -2,12 +2,16 @@
 frexp and ldexp. The integer ones carry no gradient (NumPy computes them, untracked.py); frexp's
 mantissa and ldexp are products with powers of two, differentiable as such."""
 import collections
+import math
 
 import numpy as np
 
 from .. import dtypes
 from ..tensor import Tensor
+from . import fmath as F
+from .apply import apply
 from .elementwise import cast, operands
+from .registry import OpDef
 from .select import return_types
 from .tensor_operands import tensor_operand
 from .untracked import untracked
@@ -78,8 +82,19 @@ def ldexp(input, other):
     # a float32 input float64, a 0-d one an integer input)
     power_dtype = exponent.dtype if dtypes.is_floating(exponent.dtype) else \
         dtypes.get_default_dtype()
-    return input * untracked(lambda e: np.exp2(e.astype(np.float64)).astype(power_dtype),
-                             exponent)
+    if not isinstance(other, Tensor) or other.dtype != power_dtype:
+        other = cast(Tensor._make(np.asarray(exponent), False) if not isinstance(other, Tensor)
+                     else other, power_dtype)
+    return apply(LDEXP, operands(input, other))
+
+
+# torch's LdexpBackward0: input's gradient g * 2**other, other's g * result * ln 2
+def d_ldexp_x(g, y): return g * F.pow(2.0, y)
+def d_ldexp_y(g, out): return g * out * _LN2
+
+
+_LN2 = math.log(2.0)
+LDEXP = OpDef("ldexp", lambda x, y: x * np.exp2(y), n_in=2, grads=(d_ldexp_x, d_ldexp_y))
 
 
 PUBLIC = ("gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift", "frexp", "ldexp")

@@ -35,8 +35,12 @@ _digamma = special_fn("digamma")
 
 
 def _lgamma(x):
-    # scipy's gammaln(-inf) is -inf; torch's, as C's lgamma, is inf
-    return np.where(x == -np.inf, x.dtype.type(np.inf), _gammaln(x))
+    # scipy's gammaln(-inf) is -inf; torch's, as C's lgamma, is inf. scipy's gammaln of a float64
+    # subnormal is inf; C's is -log|x|, to which lgamma tends at 0
+    with np.errstate(divide="ignore"):
+        tiny = np.where(x == 0, x.dtype.type(np.inf), -np.log(np.abs(x)))
+    value = np.where(np.abs(x) < np.finfo(x.dtype).tiny, tiny, _gammaln(x))
+    return np.where(x == -np.inf, x.dtype.type(np.inf), value)
 
 
 @_quiet

@@ -24,7 +24,7 @@ from ..tensor import Tensor, _wrap_dim
 from . import views
 from .apply import apply, show_attributes
 from .elementwise import logical_not
-from .index import _normalize, _positions, masked_fill, put_add
+from .index import _normalize, _positions, masked_fill, put_add, take
 from .inplace import COPY_SLICES, INDEX_PUT, _LEAF_ERROR, _check_can_write, _repeats_elements, \
     apply_inplace
 from .layout import tril, triu
@@ -163,6 +163,49 @@ def unsqueeze_(self, dim):
     d = _wrap_dim(dim, len(shape) + 1)
     return _restride(self, lambda x: reshape(x, shape[:d] + (1,) + shape[d:], op=UNSQUEEZE_,
                                              dim=dim))
+
+
+def as_strided_(self, size, stride, storage_offset=None):
+    """In-place as_strided: self shows its storage (its base's memory, for a view) with these sizes
+    and strides; storage_offset defaults to self's own. Recorded, torch's node is
+    AsStridedBackward1 over self's history, each element taking the gradient of the element of
+    self it shows."""
+    from .shape import as_strided
+    _check_view_op(self)
+    if type(self._data) is not np.ndarray:
+        raise NotImplementedError("as_strided_ of a device tensor")
+    with grad_mode.no_grad():
+        # torch's checks of the sizes, and the new layout over the storage
+        data = as_strided(self, size, stride, storage_offset)._data
+    storage, _ = views.storage_of(self)
+    where = views._region(storage._data, data)
+    of_self = views._region(storage._data, self._data)
+    size, stride = tuple(data.shape), tuple(s // data.itemsize for s in data.strides)
+    offset = where.affine[0] if where.affine is not None else int(storage_offset or 0)
+
+    def view_op(alias):
+        # each new element as the flat (C order) index of the element of self that it shows
+        inverse = np.full(storage._data.size, -1, np.int64)
+        inverse[_flat_positions(of_self, self._data.shape)] = \
+            np.arange(self._data.size).reshape(self._data.shape)
+        places = inverse[_flat_positions(where, size)]
+        shown = take(alias, np.maximum(places, 0))
+        if (places < 0).any():
+            # an element outside self's (in its base's memory) gets no gradient, as in torch
+            shown = masked_fill(shown, Tensor._make(places < 0, False), 0)
+        rename(shown, "AsStridedBackward1", inputs=(alias,),
+               attributes={"size": size, "stride": stride, "storage_offset": offset})
+        return Tensor._make(data, shown._requires_grad, shown._seg, shown._node, shown._slot)
+    return _restride(self, view_op)
+
+
+def _flat_positions(region, shape):
+    """A views._Region's elements as flat positions in its storage, in the view's shape."""
+    if region.positions is not None:
+        return region.positions
+    offset, strides = region.affine
+    return offset + sum(np.arange(n).reshape((-1,) + (1,) * (len(shape) - d - 1)) * s
+                        for d, (n, s) in enumerate(zip(shape, strides))) + np.zeros(shape, np.int64)
 
 
 # ---- in-place forms of out-of-place ops ----------------------------------------------------------
@@ -350,7 +393,7 @@ def _masked_scatter_into(self, mask, source):
 _masked_scatter_into.__name__ = "masked_scatter"
 
 PUBLIC = ("index_put", "put", "masked_scatter")
-METHODS = PUBLIC + ("t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "unsqueeze_",
+METHODS = PUBLIC + ("as_strided_", "t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "unsqueeze_",
                     "logical_not_", "fill_diagonal_")
 # saves_self: whether the op's derivative reads self's old value (cumprod's does; addmm's and
 # baddbmm's scale it by a number, tril's and triu's keep it by a mask, the writes mask it out).

@@ -3,10 +3,10 @@ median's gradients (statistics.py): shared evenly by the elements equal to it wi
 the element at the index with dim."""
 import numpy as np
 
-from ..tensor import Tensor
 from .index import take
+from .named import named
 from .select import _return_type, amax, return_types
-from .statistics import median_along
+from .statistics import median, median_along
 from .untracked import to_host
 
 return_types.nanmedian = _return_type("nanmedian")
@@ -29,15 +29,21 @@ def nanmedian(input, dim=None, keepdim=False):
         kernel = "median_cpu" if dim is None else "median_out"
         raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
     if dim is None:
-        flat = data.reshape(-1)
-        if flat.size == 0:
-            return Tensor._make(np.array(np.nan, data.dtype), False).to(input.device)
-        value = flat[int(_nanmedian_index(flat, 0)[0])]
-        if value != value:
-            # all NaN: the mean of the NaNs is NaN, and shares the gradient evenly, as torch's
-            return take(input, np.flatnonzero(np.isnan(flat))).mean()
-        return amax(take(input, np.flatnonzero(flat == value)))
+        if data.size == 0 and data.dtype.kind != "f":
+            return median(input)        # the dtype's lowest value, as torch's median kernel
+        return named(_nanmedian_of_all(input, data), "NanmedianBackward0", inputs=(input,))
     return median_along(input, data, dim, keepdim, _nanmedian_index, return_types.nanmedian)
+
+
+def _nanmedian_of_all(input, data):
+    flat = data.reshape(-1)
+    if flat.size == 0:
+        return take(input, np.zeros(0, np.int64)).mean()       # NaN, with a gradient of nothing
+    value = flat[int(_nanmedian_index(flat, 0)[0])]
+    if value != value:
+        # all NaN: the mean of the NaNs is NaN, and shares the gradient evenly, as torch's
+        return take(input, np.flatnonzero(np.isnan(flat))).mean()
+    return amax(take(input, np.flatnonzero(flat == value)))
 
 
 PUBLIC = ("nanmedian",)

@@ -16,7 +16,7 @@ from ..kernels import cpu as _cpu
 from ..tensor import _wrap_dim
 from . import fmath as F
 from .apply import apply, show_attributes
-from .named import pass_through_vjp
+from .named import pass_through_vjp, rename
 from .registry import OpDef
 
 # ---- softmax and log_softmax over one dim ---------------------------------------------------------
@@ -536,9 +536,21 @@ def d_softshrink(g, x, lambd):
     return F.softshrink_backward(g, x, lambd)
 
 
-# at x = 0 the slope is alpha's, and its derivative 0: torch's double backward masks it to x < 0
-def d_elu(g, x, alpha):
-    return F.select(x > 0.0, g, g * alpha * F.exp(F.select(x < 0.0, x, 0.0)))
+# torch's elu(x, alpha, scale, input_scale) and its elu_backward: g * scale for x > 0, else
+# g * input_scale * (alpha * scale) * exp(x * input_scale), in that order; the coefficient
+# alpha * scale rounds in the kernel's type, as torch's negcoef. A NaN x takes the first branch, as
+# in torch's kernel for a small tensor (its vectorised loop, which a large one's bulk goes through,
+# gives NaN). At x = 0 the slope is the exp branch's, and its derivative 0: torch's double
+# backward masks it to x < 0. `grad_input_scale` is the input scale the derivative reads: celu's
+# differs from its forward's (derivatives.yaml takes 1 / alpha with alpha rounded to float32).
+def d_elu(g, x, alpha, scale, grad_input_scale):
+    inside = F.select(x < 0.0, x, 0.0) * grad_input_scale
+    return F.select(x <= 0.0, g * grad_input_scale * (alpha * scale) * F.exp(inside), g * scale)
+
+
+# torch's hardswish_backward: 0 up to -3, g * (x / 3 + 1/2) below 3, else g (NaN too, as elu's)
+def d_hardswish(g, x):
+    return F.select(x <= -3.0, 0.0, F.select(x < 3.0, g * (x / 3.0 + 0.5), g))
 
 
 # Binary cross entropy of probabilities x against targets y, logs clamped at -100 as torch does.
@@ -628,8 +640,17 @@ def _softshrink_forward(x, lambd):
     return np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * x.dtype.type(0)))
 
 
-def _elu_forward(x, alpha):
-    return np.where(x > 0, x, x.dtype.type(alpha) * np.expm1(np.minimum(x, 0)))
+def _elu_forward(x, alpha, scale, input_scale, grad_input_scale):
+    """torch's: x * scale for x > 0, else expm1(x * input_scale) * (alpha * scale), each number
+    in x's type (NaN stays NaN)."""
+    c = x.dtype.type
+    negative = np.expm1(np.minimum(x, c(0)) * c(input_scale)) * (c(alpha) * c(scale))
+    return np.where(x > 0, x * c(scale), negative)
+
+
+def _hardswish_forward(x):
+    c = x.dtype.type
+    return x * np.minimum(np.maximum(x + c(3), c(0)), c(6)) / c(6)
 
 
 GELU = OpDef("gelu", _gelu_forward, grads=(d_gelu,), attributes={"approximate": "none"})
@@ -648,9 +669,11 @@ HARDSHRINK = OpDef("hardshrink", _hardshrink_forward, grads=(d_hardshrink,),
                    meta=lambda lambd: ((), (lambd,)))
 SOFTSHRINK = OpDef("softshrink", _softshrink_forward, grads=(d_softshrink,),
                    meta=lambda lambd: ((), (lambd,)))
-# torch's elu is elu(x, alpha, scale=1, input_scale=1), as its node shows (selu gives its scale)
-ELU = OpDef("elu", _elu_forward, grads=(d_elu,), meta=lambda alpha: ((), (alpha,)),
-            attributes={"scale": 1, "input_scale": 1})
+# torch's elu(x, alpha, scale, input_scale): elu, selu and celu are its calls
+ELU = OpDef("elu", _elu_forward, grads=(d_elu,),
+            meta=lambda alpha, scale, input_scale, grad_input_scale: (
+                (), (alpha, scale, grad_input_scale)))
+HARDSWISH = OpDef("hardswish", _hardswish_forward, grads=(d_hardswish,))
 AFFINE = OpDef("affine", _affine_forward, n_in=3,
                grads=(d_affine_x, d_affine_weight, d_affine_bias), saved_names=(None, None))
 BINARY_CROSS_ENTROPY = OpDef("binary_cross_entropy", _bce_forward, n_in=2, grads=(d_bce_x, d_bce_y),
@@ -697,8 +720,24 @@ def softshrink(x, lambd):
     return show_attributes(apply(SOFTSHRINK, (x,), {"lambd": float(lambd)}), lambd=lambd)
 
 
-def elu(x, alpha=1.0):
-    return show_attributes(apply(ELU, (x,), {"alpha": float(alpha)}), alpha=alpha)
+def elu(x, alpha=1.0, scale=1, input_scale=1):
+    """torch's elu with its scales (selu's are its constants), shown on the node as given."""
+    attrs = {"alpha": float(alpha), "scale": float(scale), "input_scale": float(input_scale),
+             "grad_input_scale": float(input_scale)}
+    return show_attributes(apply(ELU, (x,), attrs), alpha=alpha, scale=scale,
+                           input_scale=input_scale)
+
+
+def celu(x, alpha):
+    """torch's celu: elu(x, alpha, 1, 1 / alpha) on a node of its own (CeluBackward0, showing
+    alpha), whose derivative takes 1 / alpha from alpha rounded to float32, as torch's formula."""
+    attrs = {"alpha": float(alpha), "scale": 1.0, "input_scale": 1.0 / alpha,
+             "grad_input_scale": 1.0 / float(np.float32(alpha))}
+    return rename(apply(ELU, (x,), attrs), "CeluBackward0", attributes={"alpha": alpha})
+
+
+def hardswish(x):
+    return apply(HARDSWISH, (x,))
 
 
 def affine(x, weight, bias):

@@ -87,6 +87,11 @@ def _check_nonempty(name, x, dims, dim_given):
 
 def _extreme(op, name, x, dim, keepdim):
     dims = _dims(x, dim)
+    if dim is not None and x._data.ndim:
+        # amax and amin name the first empty dim in the order given, as given (-1, not 1)
+        for d in (dim,) if isinstance(dim, (int, np.integer)) else dim:
+            if x._data.shape[_wrap_dim(d, x._data.ndim)] == 0:
+                raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     _check_nonempty(name, x, dims, dim is not None and dim != ())
     if not dtypes.is_floating(x._data.dtype):
         forward = np.amax if op in (AMAX, MAX_ALL) else np.amin

@@ -81,7 +81,12 @@ def _clone_forward(x, keep_layout=False):
     return x.copy(order="K" if keep_layout and keeps_layout(x) else "C")
 
 
-CLONE = OpDef("clone", _clone_forward, node_name="CloneBackward0", **_COPY)
+def _clone_vjp(ctx, g):
+    # torch's CloneBackward0 hands the gradient on as it is: no node of its own under create_graph
+    return (g,)
+
+
+CLONE = OpDef("clone", _clone_forward, node_name="CloneBackward0", **dict(_COPY, vjp=_clone_vjp))
 # torch's reshape of a non-contiguous tensor whose strides allow a view (_reshape_alias)
 RESHAPE_ALIAS = OpDef("reshape_alias", _reshape_forward, node_name="ReshapeAliasBackward0",
                       view=True, **_COPY)
@@ -424,6 +429,8 @@ def as_strided(x, size, stride, storage_offset=None):
                            f"strides: {list(stride)}")
     storage, own_offset = storage_of(x)
     offset = own_offset if storage_offset is None else int(storage_offset)
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
     needed = offset + 1 + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else 0
     if needed > storage._data.size:
         item = storage._data.itemsize

@@ -225,6 +225,17 @@ def stale_view_error(t):
     return RuntimeError(info.stale)
 
 
+def base_stopped_requiring_grad(base):
+    """base was detached in place or made not to require grad: its views made in no_grad mode,
+    which required grad only through it, require none now (torch's view asks its base) and are
+    no longer refused."""
+    for view in _live_views(base):
+        info = view._extra["view"]
+        if view._node == tape.NO_GRAD_VIEW or view._node == tape.STALE_VIEW and not info.own_node:
+            view._seg, view._node, view._slot = None, tape.LEAF, 0
+            view._requires_grad = False
+
+
 def changed_since_made(t):
     """Whether the base of view t was changed in place after t was made."""
     return t._vc[0] != t._extra["view"].version
@@ -513,18 +524,56 @@ def regenerate(base, changed=None):
     `changed`: a view of base an in-place view op changed, whose history is that op's."""
     for view in _live_views(base):
         if view is changed:
+            view._extra["view"].version = view._vc[0]
             continue
-        info = view._extra["view"]
-        if info.creation != DEFAULT:
-            # torch gives such a view no new history: its next use in grad mode raises
-            info.stale = _refusal(info, indirect=True)
-            view._seg, view._node, view._slot = None, tape.STALE_VIEW, 0
-            view._requires_grad = True
-            continue
-        region = _region_of(info, view)
-        if region is None:
-            continue
-        fresh = read_region(base, region, view._data.shape)
-        view._seg, view._node, view._slot = fresh._seg, fresh._node, fresh._slot
-        view._requires_grad = fresh._requires_grad
-        keep_retaining(view)
+        _read_anew(view, view._extra["view"])
+
+
+def _read_anew(view, info):
+    """view's history read out of its base's current one (torch's AsStridedBackward0), as of the
+    version now; a view whose creation forbids it is made stale instead (its next use raises)."""
+    info.version = view._vc[0]
+    if info.creation != DEFAULT:
+        info.stale = _refusal(info, indirect=True)
+        view._seg, view._node, view._slot = None, tape.STALE_VIEW, 0
+        view._requires_grad = True
+        return
+    region = _region_of(info, view)
+    if region is None:
+        return
+    base = info.base
+    if not base._requires_grad:
+        # torch reads it anew all the same (its base detached in place since): a node whose
+        # edge to the base is None
+        base = Tensor._make(base._data, True, None, tape.NO_GRAD_VIEW, vc=base._vc)
+        base._extras()["view"] = ViewInfo(info.base, NO_GRAD_MODE, False, "", 0, False, None,
+                                          base._vc[0])
+    fresh = read_region(base, region, view._data.shape)
+    view._seg, view._node, view._slot = fresh._seg, fresh._node, fresh._slot
+    view._requires_grad = fresh._requires_grad
+    keep_retaining(view)
+
+
+# Note [views changed unrecorded]
+# A view's history is as of the version it was set at (ViewInfo.version): an in-place change that
+# records nothing (under no_grad, through a detach()ed alias, .data) bumps the shared counter
+# and leaves the view's history naming its old view op. torch reads such a view anew out of its
+# base when its grad_fn is next asked for (an op recording it as an input, .grad_fn, backward,
+# register_hook, retain_grad): AsStridedBackward0 of the base's history, and hooks registered on
+# the old node no longer fire; a view of a multi-output op raises there. So does numgrad, at the
+# same places (outdated / refresh).
+def outdated(t):
+    """Whether view t (a tensor with _extra) has a history older than its base's version."""
+    info = t._extra.get("view")
+    return info is not None and t._node >= 0 and t._vc[0] != info.version
+
+
+def refresh(t):
+    """Read view t anew out of its base when it is outdated (Note [views changed unrecorded]);
+    raises torch's error where its creation forbids that."""
+    if t._extra is None or not outdated(t):
+        return
+    with grad_mode.enable_grad():
+        _read_anew(t, t._extra["view"])
+    if t._node == tape.STALE_VIEW:
+        raise stale_view_error(t)

@@ -5,23 +5,23 @@ import numpy as np
 from numba import njit
 
 from ..tensor import Tensor
-from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, count_writes,
-                        next_step, on_device_of, state_zeros)
+from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, count_writes, hyper,
+                        next_step, on_device_of, scalar_div, scalar_pow, state_zeros)
 
 
 @njit(cache=True)
-def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, beta2, eps,
-                weight_decay, decoupled, amsgrad, maximize, step):
-    """torch's Adam, element by element; decoupled weight decay (AdamW) shrinks p first.
+def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_size, bias2_sqrt, shrink,
+                beta1, beta2, eps, weight_decay, decoupled, amsgrad, maximize):
+    """torch's Adam, element by element; decoupled weight decay (AdamW) shrinks p first (by
+    shrink, 1 - lr * weight_decay). The step's scalars (step_size = lr / (1 - beta1 ** step),
+    bias2_sqrt = sqrt(1 - beta2 ** step)) come computed as torch computes them (adam_scalars).
 
     Rounded as torch's tensor ops round (see sgd_update): scalars cast to the parameter's dtype,
     each op's result rounded, lerp_ and addcmul_'s product-and-add fused, addcdiv_ not. The
     square root is IEEE's, correctly rounded; torch's vectorized float32 sqrt is at times an ulp
     off, so float32 steps can differ from torch's by an ulp or two (float64 ones agree)."""
     cast = param.dtype.type
-    bias2_sqrt = math.sqrt(1.0 - beta2 ** step)
-    step_size = lr / (1.0 - beta1 ** step)
-    shrink = np.float64(cast(1.0 - lr * weight_decay))
+    shrink = np.float64(cast(shrink))
     weight_decay = np.float64(cast(weight_decay))
     keep1 = np.float64(cast(1.0 - beta1))       # lerp_'s weight
     rest1 = np.float64(cast(1.0 - cast(keep1)))  # 1 - weight, as lerp_ takes it above one half
@@ -47,6 +47,14 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, lr, beta1, bet
             max_exp_avg_sq[i] = v
         denom = cast(cast(cast(math.sqrt(v)) / bias2_sqrt) + eps)
         param[i] = cast(param[i] + cast(cast(neg_step * m) / denom))
+
+
+def adam_scalars(lr, beta1, beta2, weight_decay, step):
+    """(step_size, bias2_sqrt, shrink) of a step, as torch's single-tensor Adam computes them:
+    in Python floats, or in the dtype of a tensor lr or betas (see hyper)."""
+    step_size = scalar_div(lr, 1 - scalar_pow(beta1, step))
+    bias2_sqrt = np.sqrt(1 - scalar_pow(beta2, step))
+    return float(step_size), float(bias2_sqrt), float(1 - lr * weight_decay)
 
 
 def _check(lr, betas, eps, weight_decay, foreach, capturable):
@@ -118,12 +126,13 @@ class Adam(Optimizer):
         exp_avg_sq = state["exp_avg_sq"]._data.reshape(-1)
         amsgrad = bool(group["amsgrad"])
         most = state["max_exp_avg_sq"]._data.reshape(-1) if amsgrad else exp_avg_sq
-        beta1, beta2 = group["betas"]
+        lr, (beta1, beta2) = hyper(group["lr"]), map(hyper, group["betas"])
+        weight_decay = float(group["weight_decay"])
         update = on_device_of(param, adam_update)
-        update(param, grad, exp_avg, exp_avg_sq, most, float(group["lr"]), float(beta1),
-               float(beta2), float(group["eps"]), float(group["weight_decay"]),
-               bool(group["decoupled_weight_decay"]),
-               amsgrad, bool(group["maximize"]), step)
+        update(param, grad, exp_avg, exp_avg_sq, most,
+               *adam_scalars(lr, beta1, beta2, weight_decay, step), float(beta1), float(beta2),
+               float(group["eps"]), weight_decay, bool(group["decoupled_weight_decay"]),
+               amsgrad, bool(group["maximize"]))
         count_writes(state, exp_avg=1, exp_avg_sq=2, max_exp_avg_sq=1 if amsgrad else 0)
 
     def _param_writes(self, group):

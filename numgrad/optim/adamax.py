@@ -1,6 +1,7 @@
 """Adamax: Adam with an exponentially weighted infinity norm in place of the second moment."""
 from .. import maximum, zeros_like
-from .optimizer import Optimizer, check_betas, check_flags, check_lr, plain, scalar_state
+from .optimizer import (Optimizer, check_betas, check_flags, check_lr, hyper, plain,
+                        scalar_state)
 
 
 class Adamax(Optimizer):
@@ -36,7 +37,7 @@ class Adamax(Optimizer):
             state["exp_avg"] = zeros_like(param)
             state["exp_inf"] = zeros_like(param)
         beta1, beta2 = group["betas"]
-        lr, weight_decay = float(group["lr"]), group["weight_decay"]
+        lr, weight_decay = hyper(group["lr"]), group["weight_decay"]   # (a tensor rounds)
         exp_avg, exp_inf, step_t = state["exp_avg"], state["exp_inf"], state["step"]
         if group["maximize"]:
             grad = -grad
@@ -45,6 +46,8 @@ class Adamax(Optimizer):
             grad = grad.add(param, alpha=weight_decay)
         exp_avg.lerp_(grad, 1 - beta1)
         exp_inf.copy_(maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"])))
-        clr = lr / (1 - beta1 ** step_t.item())
+        # torch's multi-tensor rule reads a tensor lr's value here, its single-tensor one
+        # divides the tensor
+        clr = (float(lr) if group["foreach"] else lr) / (1 - beta1 ** step_t.item())
         param.addcdiv_(exp_avg, exp_inf, value=-clr)
         return param._version   # its in-place writes, which step counts on p

@@ -1,6 +1,9 @@
 """ASGD: SGD whose rate decays as steps go on, keeping a running average of the parameters."""
+import numpy as np
+
 from .. import zeros_like
-from .optimizer import Optimizer, check_flags, check_lr, plain, scalar_state
+from .optimizer import (Optimizer, check_flags, check_lr, hyper, plain, scalar_div, scalar_pow,
+                        scalar_state)
 
 
 class ASGD(Optimizer):
@@ -43,23 +46,33 @@ class ASGD(Optimizer):
             state["eta"] = scalar_state(float(group["lr"]))
             state["mu"] = scalar_state(1.0)
             state["ax"] = zeros_like(param)
-        lr, lambd, alpha, t0 = float(group["lr"]), group["lambd"], group["alpha"], group["t0"]
+        # a tensor lr rounds the new eta in its dtype, as torch's 0-d tensor ops
+        lr, lambd, alpha, t0 = hyper(group["lr"]), group["lambd"], group["alpha"], group["t0"]
         weight_decay = group["weight_decay"]
         eta, mu, ax = state["eta"], state["mu"], state["ax"]
         if group["maximize"]:
             grad = -grad
-        step = state["step"].add_(1).item()
+        step_tensor = state["step"].add_(1)
+        step = step_tensor.item()
         if weight_decay != 0:
             grad = grad.add(param, alpha=weight_decay)
-        eta_value = eta.item()
-        param.mul_(1 - lambd * eta_value)
-        param.add_(grad, alpha=-eta_value)
-        mu_value = mu.item()
-        if mu_value != 1:
-            ax.add_(param.sub(ax).mul_(mu_value))
+        if group["foreach"]:
+            # torch's multi-tensor rule: one addcmul_ of grad + lambd * param, eta read as a
+            # tensor, ax moved by an addcmul_ even when mu is 1; its new eta is computed on the
+            # step tensor, in its dtype
+            param.addcmul_(grad.add(param, alpha=lambd), eta, value=-1)
+            ax.addcmul_(param.sub(ax), mu)
+            step = np.asarray(step_tensor._data)[()]
         else:
-            ax.copy_(param)
+            eta_value = eta.item()
+            param.mul_(1 - lambd * eta_value)
+            param.add_(grad, alpha=-eta_value)
+            mu_value = mu.item()
+            if mu_value != 1:
+                ax.add_(param.sub(ax).mul_(mu_value))
+            else:
+                ax.copy_(param)
         # through a tensor in torch's scalar dtype, as torch.as_tensor rounds them
-        eta.copy_(scalar_state(lr / ((1 + lambd * lr * step) ** alpha)))
+        eta.copy_(scalar_state(scalar_div(lr, scalar_pow(1 + lambd * lr * step, alpha))))
         mu.copy_(scalar_state(1 / max(1, step - t0)))
         return param._version   # its in-place writes, which step counts on p

@@ -1,6 +1,7 @@
 """NAdam: Adam with Nesterov momentum, its momentum decaying on the schedule of Dozat's paper."""
 from .. import zeros_like
-from .optimizer import Optimizer, check_betas, check_flags, check_lr, plain, scalar_state
+from .optimizer import (Optimizer, check_betas, check_flags, check_lr, hyper, plain,
+                        scalar_state)
 
 
 class NAdam(Optimizer):
@@ -46,7 +47,7 @@ class NAdam(Optimizer):
             state["exp_avg"] = zeros_like(param)
             state["exp_avg_sq"] = zeros_like(param)
         beta1, beta2 = group["betas"]
-        lr, weight_decay = float(group["lr"]), group["weight_decay"]
+        lr, weight_decay = hyper(group["lr"]), group["weight_decay"]   # (a tensor rounds)
         momentum_decay, eps = group["momentum_decay"], group["eps"]
         exp_avg, exp_avg_sq, mu_product = state["exp_avg"], state["exp_avg_sq"], state["mu_product"]
         if group["maximize"]:
@@ -67,6 +68,8 @@ class NAdam(Optimizer):
         denom = exp_avg_sq.div(bias_correction2).sqrt()
         mu_product_next = mu_product.item() * mu_next
         denom.add_(eps)
+        if group["foreach"]:
+            lr = float(lr)  # torch's multi-tensor rule reads a tensor lr's value here
         param.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - mu_product.item())))
         param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
         return param._version   # its in-place writes, which step counts on p

@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..hooks import RemovableHandle
+from ..ops.untracked import to_host
 from ..tensor import Tensor
 
 _hook_ids = itertools.count()
@@ -445,6 +446,40 @@ def plain(p):
     ops: in-place ops on them write into p's memory, and the data's version counts them (the
     caller bumps p's version as many times)."""
     return Tensor._make(p._data, False), Tensor._make(p._grad._data, False)
+
+
+def hyper(value):
+    """A hyper-parameter as torch's update rules compute with it: a tensor (lr, betas) as a
+    NumPy scalar of its dtype, a number as a Python float. torch's arithmetic on a 0-d tensor
+    rounds in its dtype (a float32 lr makes lr / bias_correction a float32), as NumPy's on its
+    scalars does, Python numbers taking the scalar's type."""
+    if isinstance(value, Tensor):
+        return np.asarray(to_host(value._data)).reshape(-1)[0]
+    return float(value)
+
+
+def scalar_pow(base, exponent):
+    """base ** exponent (a Python number), as torch's pow of a 0-d tensor when base is hyper's
+    NumPy scalar: squares and cubes multiplied out, other powers in double rounded once (its
+    square root rounds as IEEE's, where torch's float32 one is at times an ulp off)."""
+    if not isinstance(base, np.floating):
+        return base ** exponent
+    if exponent == 2:
+        return base * base
+    if exponent == 3:
+        return base * base * base
+    if exponent == 0.5:
+        return np.sqrt(base)
+    return type(base)(np.float64(base) ** exponent)
+
+
+def scalar_div(numerator, denominator):
+    """numerator / denominator, as torch's when the denominator is a 0-d tensor (hyper's NumPy
+    scalar) and the numerator a Python number: Tensor.__rtruediv__ multiplies by the
+    reciprocal, rounding twice."""
+    if isinstance(denominator, np.floating) and not isinstance(numerator, np.floating):
+        return (1 / denominator) * numerator
+    return numerator / denominator
 
 
 def scalar_state(value):

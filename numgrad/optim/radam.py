@@ -1,6 +1,7 @@
 """RAdam: Adam whose adaptive rate is switched on, and rectified, once its variance is tractable."""
 from .. import zeros_like
-from .optimizer import Optimizer, check_betas, check_flags, check_lr, plain, scalar_state
+from .optimizer import (Optimizer, check_betas, check_flags, check_lr, hyper, plain,
+                        scalar_state)
 
 
 class RAdam(Optimizer):
@@ -40,7 +41,7 @@ class RAdam(Optimizer):
             state["exp_avg"] = zeros_like(param)
             state["exp_avg_sq"] = zeros_like(param)
         beta1, beta2 = group["betas"]
-        lr, weight_decay = float(group["lr"]), group["weight_decay"]
+        lr, weight_decay = hyper(group["lr"]), group["weight_decay"]   # (a tensor rounds)
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
         if group["maximize"]:
             grad = -grad
