@@ -180,6 +180,12 @@ SAMPLES = [
       lambda x, y: y - 0.5 * x),
     S("rsub_tensor", lambda x, y: ng.rsub(x, y), [(3,), (2, 3)], lambda x, y: y - x),
     S("add_scalar", lambda x: ng.ops.elementwise.add_scalar(x, 1.5), [(2, 3)], lambda x: x + 1.5),
+    # torch's backward ops of tanh and sigmoid (Note [backward ops of their own])
+    S("tanh_backward", lambda g, y: ng.ops.apply.apply(ng.ops.elementwise.TANH_BACKWARD, (g, y)),
+      [(2, 3), (2, 3)], lambda g, y: g * (1 - y * y)),
+    S("sigmoid_backward",
+      lambda g, y: ng.ops.apply.apply(ng.ops.elementwise.SIGMOID_BACKWARD, (g, y)),
+      [(2, 3), (2, 3)], lambda g, y: g * (1 - y) * y),
     S("sub_scalar", lambda x: ng.ops.elementwise.sub_scalar(x, 0.5), [(2, 3)], lambda x: x - 0.5),
     S("mul_scalar", lambda x: ng.ops.elementwise.mul_scalar(x, -2.5), [(2, 3)], lambda x: x * -2.5),
     S("div_scalar", lambda x: ng.ops.elementwise.div_scalar(x, 0.4), [(2, 3)], lambda x: x / 0.4),

@@ -67,6 +67,8 @@ NN_SAMPLES = [
     S("hardshrink", lambda x: N.hardshrink(x, 0.3), [(2, 3)], None),
     S("softshrink", lambda x: N.softshrink(x, 0.3), [(2, 3)], None),
     S("elu", lambda x: N.elu(x, 1.5), [(2, 3)], None),
+    S("elu", lambda x: N.celu(x, 1.3), [(2, 3)], None),
+    S("hardswish", lambda x: N.hardswish(x * 4.0), [(2, 3)], None),
     S("affine", N.affine, [(2, 3, 4), (3, 1), (4,)], None),
     S("read_by_backward", lambda x: F.pad(x, (2, 1), mode="reflect"), [(2, 3)], None),
     S("binary_cross_entropy", N.binary_cross_entropy, [Prob((2, 3)), Prob((2, 3))], None),

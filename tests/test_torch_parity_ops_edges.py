@@ -132,3 +132,40 @@ def test_ldexp_is_its_own_node_and_differentiates_the_exponent():
     assert y.dtype == ng.float32 and y.grad_fn.name() == "LdexpBackward0"
     assert y.grad_fn.next_functions[1][0] is None
     assert ng.ldexp(ng.ones(3, dtype=ng.int64), ng.tensor(2.0, dtype=ng.float64)).dtype == ng.float64
+
+
+# ---- double backward -----------------------------------------------------------------------------
+def _names(node, depth):
+    if node is None:
+        return None
+    if depth == 0:
+        return node.name()
+    return (node.name(), tuple(_names(n, depth - 1) for n, _ in node.next_functions))
+
+
+ACC = "torch::autograd::AccumulateGrad"
+
+
+@pytest.mark.parametrize("name, first, second, second_values, third_values", [
+    # torch 2.13's graphs and values
+    ("tanh", "TanhBackwardBackward0",
+     ("TanhBackwardBackward0", (("MulBackward0", (None, ("MulBackward0", (
+         ("MulBackward1", ("TanhBackward0",)), (ACC, ()))))), ("TanhBackward0", ((ACC, ()),)))),
+     [-0.373227314741018, 0.6611314451797554], [-0.9550142742707866, 0.860413835204858]),
+    ("sigmoid", "SigmoidBackwardBackward0",
+     ("SigmoidBackwardBackward0", (("MulBackward0", (("MulBackward0", (None, (ACC, ()))), (
+         "AddBackward1", (("MulBackward1", ("SigmoidBackward0",)),)))),
+         ("SigmoidBackward0", ((ACC, ()),)))),
+     [-0.025477328768903386, 0.12419957201694211], [-0.0798706196661753, -0.015579396860863624]),
+])
+def test_tanh_and_sigmoid_differentiate_through_their_backward_ops(name, first, second,
+                                                                    second_values, third_values):
+    x = ng.tensor([0.3, -1.2], dtype=ng.float64, requires_grad=True)
+    v = ng.tensor([0.7, 1.3], dtype=ng.float64, requires_grad=True)
+    (g,) = ng.autograd.grad(getattr(ng, name)(x), x, v, create_graph=True)
+    assert _names(g.grad_fn, 2) == (first, ((ACC, ()), (f"{name.capitalize()}Backward0", (ACC,))))
+    (gg,) = ng.autograd.grad(g.sum(), x, create_graph=True)
+    assert _names(gg.grad_fn, 4) == second
+    np.testing.assert_allclose(gg.detach().numpy(), second_values, rtol=1e-15)
+    (ggg,) = ng.autograd.grad(gg.sum(), x)
+    np.testing.assert_allclose(ggg.numpy(), third_values, rtol=1e-15)

@@ -221,3 +221,25 @@ def test_bool_arguments_refuse_other_types_as_torchs_argument_parser(call, messa
     with pytest.raises(TypeError, match="^" + re.escape(message) + "$"):
         call(nn.functional)
     assert nn.functional.avg_pool2d(ng.ones(1, 4, 4), 2, ceil_mode=np.True_).shape == (1, 2, 2)
+
+
+@pytest.mark.parametrize("pool, size, shown", [
+    (lambda F, x, size: F.adaptive_avg_pool2d(x, size), (0, 2),
+     "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for non-batch "
+     "dimensions, but grad_output has sizes [1, 2, 0, 2] with dimension 2 being empty"),
+    (lambda F, x, size: F.adaptive_max_pool2d(x, size), (2, 0),
+     "adaptive_max_pool2d_backward(): Expected grad_output to have non-zero size for non-batch "
+     "dimensions, but grad_output has sizes [1, 2, 2, 0] with dimension 3 being empty"),
+    (lambda F, x, size: F.adaptive_avg_pool1d(x[..., 0], size), 0,
+     "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero size for non-batch "
+     "dimensions, but grad_output has sizes [1, 2, 1, 0] with dimension 3 being empty"),
+])
+def test_adaptive_pooling_to_an_empty_output_refuses_its_backward_as_torch(pool, size, shown):
+    # torch 2.13: the forward gives the empty result; the backward raises, leaving the input's
+    # .grad None
+    x = ng.ones(1, 2, 4, 4, requires_grad=True)
+    y = pool(nn.functional, x, size)
+    assert y.numel() == 0
+    with pytest.raises(RuntimeError, match="^" + re.escape(shown) + "$"):
+        y.sum().backward()
+    assert x.grad is None

@@ -142,7 +142,7 @@ def node_vjp(graph, index, seg, node, grads_out, in_engine=True):
         dtype = g_dtype(graph, index)
         grads_out = [g if g is None or g.dtype == dtype else g.to(dtype) for g in grads_out]
     ctx = _context(graph, index, seg, node)
-    if op.elementwise:
+    if op.elementwise and op.vjp is None:     # else an op of torch's of its own differentiates
         return elementwise_vjp(op, ctx, grads_out[0], broadcast_back=in_engine)
     grads_out = [g if g is not None else Tensor._make(np.zeros(s, g_dtype(graph, index)), False)
                  for g, s in zip(grads_out, ctx.out_shapes)]

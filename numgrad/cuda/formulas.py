@@ -159,7 +159,12 @@ FORWARD = {
     "hardshrink": lambda x, lambd: F.select((x >= -lambd) & (x <= lambd), F.cast_like(0.0, x), x),
     "softshrink": lambda x, lambd: F.select(x > lambd, x - lambd,
                                             F.select(x < -lambd, x + lambd, x * 0.0)),
-    "elu": lambda x, alpha: F.select(x > 0, x, alpha * F.expm1(F.minimum(x, 0.0))),
+    "elu": lambda x, alpha, scale, input_scale, grad_input_scale: F.select(
+        x > 0, x * scale, F.expm1(F.minimum(x, 0.0) * input_scale) * (alpha * scale)),
+    "hardswish": lambda x: x * F.minimum(F.maximum(x + 3.0, 0.0), 6.0) / 6.0,
+    "tanh_backward": lambda x, y: x * (1.0 - y * y),
+    "sigmoid_backward": lambda x, y: x * (1.0 - y) * y,
+    "ldexp": lambda x, y: x * F.exp2(y),
     "affine": lambda x, y, z: x * y + z,
     "binary_cross_entropy": _bce,
     "floor": lambda x: F.floor(x),

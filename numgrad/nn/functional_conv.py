@@ -19,6 +19,7 @@ from ..ops.named import named, read_by_backward
 from ..ops.untracked import to_host
 from ..tensor import Tensor, _wrap_dim
 from .bool_argument import check_bool
+from .functional_losses import _RefusedBackward
 from .kernel_dtypes import check_kernel_dtype
 
 
@@ -459,8 +460,21 @@ def adaptive_avg_pool2d(input, output_size):
     dtype = input.dtype
     rows = as_tensor(_adaptive_weights(h, oh, dtype))
     cols = as_tensor(_adaptive_weights(w, ow, dtype).T.copy())
-    return named(rows @ read_by_backward(input, "AdaptiveAvgPool2DBackward0") @ cols,
+    pooled = rows @ read_by_backward(input, "AdaptiveAvgPool2DBackward0") @ cols
+    return named(_refuse_empty_backward(pooled, "adaptive_avg_pool2d_backward"),
                  "AdaptiveAvgPool2DBackward0", input)
+
+
+def _refuse_empty_backward(result, op):
+    """result, whose backward refuses an output empty in a non-batch dim as torch's adaptive
+    pooling kernels' do (their forward allows it)."""
+    empty = [dim for dim in range(1, result.ndim) if result.shape[dim] == 0]
+    if not (empty and result.requires_grad):
+        return result
+    return _RefusedBackward.apply(
+        result, f"{op}(): Expected grad_output to have non-zero size for non-batch dimensions, "
+                f"but grad_output has sizes {list(result.shape)} with dimension {empty[0]} being "
+                f"empty")
 
 
 def _one_output_size(output_size, op):
@@ -622,8 +636,10 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
                            f"{oh if oh < 0 else ow}: {shape}")
     lead = input.shape[:-2]
     positions = _adaptive_max_positions(to_host(input.detach()._data).reshape(-1, h, w), oh, ow)
-    out = named(take(read_by_backward(input, "AdaptiveMaxPool2DBackward0"),
-                     positions.reshape(*lead, oh, ow)), "AdaptiveMaxPool2DBackward0", input)
+    pooled = take(read_by_backward(input, "AdaptiveMaxPool2DBackward0"),
+                  positions.reshape(*lead, oh, ow))
+    out = named(_refuse_empty_backward(pooled, "adaptive_max_pool2d_backward"),
+                "AdaptiveMaxPool2DBackward0", input)
     if not return_indices:
         return out
     planes = np.arange(positions.shape[0]).reshape(-1, 1, 1) * (h * w)

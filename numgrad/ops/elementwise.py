@@ -251,8 +251,50 @@ RSQRT = _unary("rsqrt", lambda x: np.reciprocal(np.sqrt(x)), d_rsqrt)
 SIN = _unary("sin", np.sin, d_sin)
 COS = _unary("cos", np.cos, d_cos)
 TAN = _unary("tan", np.tan, d_tan)
-TANH = _unary("tanh", np.tanh, d_tanh)
-SIGMOID = _unary("sigmoid", lambda x: _sigmoid(x), d_sigmoid)
+# Note [backward ops of their own]
+# torch differentiates tanh and sigmoid through ops of their own, tanh_backward(g, out) and
+# sigmoid_backward(g, out): a create_graph backward records their nodes (TanhBackwardBackward0,
+# linked to g and to the saved output) and differentiates them by their own formulas. Here the
+# compiled kernels evaluate d_tanh and d_sigmoid, and the VJPs used under create_graph apply these
+# ops, whose forwards are those same formulas.
+def _tanh_vjp(ctx, g):
+    (out,) = ctx.saved
+    return (apply(TANH_BACKWARD, (g, out)),)
+
+
+def _sigmoid_vjp(ctx, g):
+    (out,) = ctx.saved
+    return (apply(SIGMOID_BACKWARD, (g, out)),)
+
+
+# x is the upstream gradient the backward op was given, y the output it read (derivatives.yaml)
+def d_tanh_backward_x(g, y): return g * (1.0 - y * y)
+def d_tanh_backward_y(g, x, y): return g * (F.mul_scalar(y, -2.0) * x)
+def d_sigmoid_backward_x(g, y): return g * (1.0 - y) * y
+def d_sigmoid_backward_y(g, x, y): return g * x * (F.mul_scalar(y, -2.0) + 1.0)
+
+
+def _tanh_backward_vjp(ctx, g):
+    x, y = ctx.saved
+    return (apply(TANH_BACKWARD, (g, y)) if ctx.needs_input_grad[0] else None,
+            g * (mul_scalar(y, -2.0) * x) if ctx.needs_input_grad[1] else None)
+
+
+def _sigmoid_backward_vjp(ctx, g):
+    x, y = ctx.saved
+    return (apply(SIGMOID_BACKWARD, (g, y)) if ctx.needs_input_grad[0] else None,
+            g * x * add_scalar(mul_scalar(y, -2.0), 1.0) if ctx.needs_input_grad[1] else None)
+
+
+TANH = _unary("tanh", np.tanh, d_tanh, vjp=_tanh_vjp)
+SIGMOID = _unary("sigmoid", lambda x: _sigmoid(x), d_sigmoid, vjp=_sigmoid_vjp)
+TANH_BACKWARD = _binary("tanh_backward", d_tanh, d_tanh_backward_x, d_tanh_backward_y,
+                        node_name="TanhBackwardBackward0",
+                        saved_names=("grad_output", "output"), vjp=_tanh_backward_vjp)
+SIGMOID_BACKWARD = _binary("sigmoid_backward", d_sigmoid, d_sigmoid_backward_x,
+                           d_sigmoid_backward_y, node_name="SigmoidBackwardBackward0",
+                           saved_names=("grad_output", "output"),
+                           vjp=_sigmoid_backward_vjp)
 RELU = _unary("relu", lambda x: torch_maximum(x, x.dtype.type(0)), d_relu)
 ABS = _unary("abs", np.abs, d_abs)
 ATAN = _unary("atan", np.arctan, d_atan)

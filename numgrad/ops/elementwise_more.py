@@ -43,13 +43,13 @@ def d_acosh(g, x): return g * (1.0 / F.sqrt(x * x - 1.0))
 def d_atanh(g, x): return g / (1.0 - x * x)
 
 
-# torch's logit_backward: without eps (eps < 0) NaN outside [0, 1] and g * inf at 0 and 1 (-0.0
-# too, where g / (x * (1 - x)) would flip the sign); with it, zero where the input was clamped to
+# torch's logit_backward: without eps (eps < 0) NaN outside [0, 1], g / 0 at 0 and 1 (at -0.0
+# too: +0.0 there, or the sign would flip); with it, zero where the input was clamped to
 # [eps, 1 - eps]
 def d_logit(g, x, eps):
     return F.select(eps < 0.0,
                     F.select((x < 0.0) | (x > 1.0), _NAN,
-                             F.select((x == 0.0) | (x == 1.0), g * _INF, g / (x * (1.0 - x)))),
+                             g / (F.select(x == 0.0, 0.0, x) * (1.0 - x))),
                     F.select((x < eps) | (x > 1.0 - eps), 0.0, g / (x * (1.0 - x))))
 
 

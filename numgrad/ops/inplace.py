@@ -245,7 +245,7 @@ def _direct_update(self, ufunc, other):
 def zero_(self):
     _check_can_write(self, repeats_ok=True)
     if _records(self):
-        return rebase(self, apply(ZERO, (self,)))
+        return rebase(self, apply(ZERO, (_source(self, False),)))
     self._data[...] = 0
     self._bump_version()
     return self
@@ -260,8 +260,10 @@ def fill_(self, value):
                            f"{value._data.ndim} dimensions.")
     if _records(self, value):
         if isinstance(value, Tensor):
-            return rebase(self, apply(FILL_TENSOR, (self, _as_dtype(value, self._data.dtype))))
-        return rebase(self, apply(FILL_SCALAR, (self, np.asarray(value, self._data.dtype))))
+            return rebase(self, apply(FILL_TENSOR, (_source(self, False),
+                                                    _as_dtype(value, self._data.dtype))))
+        return rebase(self, apply(FILL_SCALAR, (_source(self, False),
+                                                np.asarray(value, self._data.dtype))))
     self._data[...] = value._data if isinstance(value, Tensor) else value
     self._bump_version()
     return self
@@ -292,7 +294,10 @@ def copy_(self, src):
     if _records(self, src):
         src_t = src if isinstance(src, Tensor) else Tensor._make(np.asarray(src), False)
         _check_broadcast_into(self._data.shape, src_t._data.shape)
-        return rebase(self, apply(COPY, (self, _as_dtype(src_t, self._data.dtype))))
+        # through a view, its region of the base read anew, as other in-place ops: the view's
+        # own node (and its hooks) is no part of torch's CopySlices
+        return rebase(self, apply(COPY, (_source(self, False),
+                                         _as_dtype(src_t, self._data.dtype))))
     source = src._data if isinstance(src, Tensor) else np.asarray(src)
     _check_broadcast_into(self._data.shape, source.shape)
     self._data[...] = source
@@ -423,15 +428,18 @@ def setitem(self, index, value):
         value = _as_dtype(value, self._data.dtype)
     if not isinstance(value, Tensor):
         value = _on_device_of(self, value)
+    # through a view, its region of the base read anew (_source): the view's own node is no part
+    # of torch's CopySlices
+    source = _source(self, False)
     if basic and not steps:
         # every element: torch writes into self itself, no view between
-        rebase(self, apply(FILL_TENSOR if fills else COPY, (self, value)))
+        rebase(self, apply(FILL_TENSOR if fills else COPY, (source, value)))
         return
     # the written places are replaced (masked_fill), never multiplied by zero: an inf or a NaN
     # there must not leak into the result or into the gradient
-    kept = masked_fill(self, _mask(self, positions), 0)
-    placed = put_add(keep_last_writes(self, positions, expand(value, positions.shape)), positions,
-                     shape)
+    kept = masked_fill(source, _mask(self, positions), 0)
+    placed = put_add(keep_last_writes(source, positions, expand(value, positions.shape)),
+                     positions, shape)
     written = show_inputs(apply(COPY_SLICES if steps else INDEX_PUT, (kept, placed)), self, given)
     if not steps:
         show_attributes(written, accumulate=False,

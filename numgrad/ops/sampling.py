@@ -15,7 +15,7 @@ from .. import dtypes
 from ..creation import generator
 from ..tensor import Tensor
 from .apply import apply
-from .inplace import ZERO, _check_can_write, _records, rebase
+from .inplace import ZERO, _check_can_write, _records, _source, rebase
 from .untracked import to_host
 
 
@@ -24,7 +24,7 @@ def _fill(self, draw):
     _check_can_write(self)
     values = np.asarray(draw(self._data.shape)).astype(self._data.dtype, copy=False)
     if _records(self):
-        rebase(self, apply(ZERO, (self,)))      # bumps the version
+        rebase(self, apply(ZERO, (_source(self, False),)))      # bumps the version
         self._data[...] = values
         return self
     self._data[...] = values
