@@ -1190,8 +1190,8 @@ def cross_entropy_bwd(addr, dt):
 def _exp_minus_max(row, shifted_exp):
     """shifted_exp = exp(row - max(row)); returns (the max, the sum of shifted_exp in float64).
     The exp and the sum vectorise (Note [float32 exp and erf] in formula.py)."""
-    top = row[0]
-    for c in range(1, row.size):
+    top = rounded_like(row, -np.inf)
+    for c in range(row.size):
         top = max(top, row[c])
     for c in range(row.size):
         shifted_exp[c] = fmath.exp(row[c] - top)
@@ -1541,12 +1541,7 @@ def softmax_forward(x, log):
 
 @njit(error_model="numpy")
 def _softmax_row(row, out_row, log):
-    top = rounded_like(row, -np.inf)
-    for i in range(row.size):
-        top = max(top, row[i])
-    for i in range(row.size):
-        out_row[i] = fmath.exp(row[i] - top)
-    total = row_sum(out_row)
+    top, total = _exp_minus_max(row, out_row)
     if log:
         lse = rounded_like(row, np.log(total))
         for i in range(row.size):
