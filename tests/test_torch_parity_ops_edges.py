@@ -169,3 +169,57 @@ def test_tanh_and_sigmoid_differentiate_through_their_backward_ops(name, first, 
     np.testing.assert_allclose(gg.detach().numpy(), second_values, rtol=1e-15)
     (ggg,) = ng.autograd.grad(gg.sum(), x)
     np.testing.assert_allclose(ggg.numpy(), third_values, rtol=1e-15)
+
+
+MM_T = ("MmBackward0", (None, ("TBackward0", (("TBackward0", (ACC,)),))))
+MM_T_W = ("TBackward0", (("TBackward0", (("MmBackward0", (None, (ACC, ()))),)),))
+
+
+@pytest.mark.parametrize("product, x_graph, w_graph", [
+    # torch 2.13: w.t() is column-major, so mm's backward transposes its products for it
+    (lambda x, w, b: x @ w.t(), MM_T, MM_T_W),
+    (lambda x, w, b: F.linear(x, w, b), MM_T, MM_T_W),
+    (lambda x, w, b: F.linear(x, w), MM_T, MM_T_W),
+    (lambda x, w, b: x @ w, ("MmBackward0", (None, ("TBackward0", ((ACC, ()),)))),
+     ("MmBackward0", (("TBackward0", ((ACC, ()),)), None))),
+])
+def test_matrix_products_double_backward_as_torch(product, x_graph, w_graph):
+    x = ng.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype=ng.float64, requires_grad=True)
+    w = ng.tensor([[0.5, -1.0], [2.0, 1.0]], dtype=ng.float64, requires_grad=True)
+    b = ng.tensor([0.1, 0.2], dtype=ng.float64, requires_grad=True)
+    y = product(x, w, b)
+    gx, gw = ng.autograd.grad(y, (x, w), ng.ones(3, 2, dtype=ng.float64), create_graph=True)
+    assert _names(gx.grad_fn, 3) == x_graph
+    assert _names(gw.grad_fn, 4 if w_graph[0] == "TBackward0" else 3) == w_graph
+    wt = w.detach().numpy().T if w_graph is MM_T_W else w.detach().numpy()
+    np.testing.assert_array_equal(gx.detach().numpy(), np.ones((3, 2)) @ wt.T)
+
+
+def test_norm_masks_its_gradient_with_masked_fill():
+    x = ng.tensor([[3.0, 4.0], [0.0, 0.0]], dtype=ng.float64, requires_grad=True)
+    (g,) = ng.autograd.grad(x.norm(dim=1), x, ng.ones(2, dtype=ng.float64), create_graph=True)
+    # torch 2.13: g * (x / norm).masked_fill_(norm == 0, 0), and NaN second derivatives there
+    assert _names(g.grad_fn, 2) == ("MulBackward0", (None, ("MaskedFillBackward0",
+                                                            ("DivBackward0",))))
+    np.testing.assert_array_equal(g.detach().numpy(), [[0.6, 0.8], [0.0, 0.0]])
+    (gg,) = ng.autograd.grad(g.sum(), x)
+    assert np.isnan(gg.numpy()[1]).all()
+
+
+@pytest.mark.parametrize("name, graph, values, second", [
+    # torch 2.13: var_backward's Scalar scale (MulBackward1) times g unsqueezed, not expanded
+    ("std", ("MulBackward0", (("MulBackward1", (("UnsqueezeBackward0", ("MaskedFillBackward0",)),)),
+                              ("SubBackward0", ((ACC, ()), ("MeanBackward1", (ACC,)))))),
+     [[-0.6546536707079773, -0.16366341767699438, 0.8183170883849715], [0.0, 0.0, 0.0]],
+     [[0.0, 2.7755575615628914e-17, 0.0], [0.0, 0.0, 0.0]]),
+    ("var", ("MulBackward0", (None, ("SubBackward0", ((ACC, ()), ("MeanBackward1", (ACC,)))))),
+     [[-2.0, -0.5000000000000002, 2.5], [0.0, 0.0, 0.0]],
+     [[-6.0, -1.5000000000000004, 7.5], [0.0, 0.0, 0.0]]),
+])
+def test_std_and_var_double_backward_as_torch(name, graph, values, second):
+    x = ng.tensor([[1.0, 2.0, 4.0], [3.0, 3.0, 3.0]], dtype=ng.float64, requires_grad=True)
+    (g,) = ng.autograd.grad(getattr(x, name)(1), x, ng.tensor([1.5, 2.0], dtype=ng.float64),
+                            create_graph=True)
+    assert _names(g.grad_fn, 3) == graph
+    np.testing.assert_array_equal(g.detach().numpy(), values)
+    np.testing.assert_array_equal(ng.autograd.grad((g * g).sum(), x)[0].numpy(), second)

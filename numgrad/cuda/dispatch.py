@@ -72,7 +72,7 @@ def _table():
         "cumprod": reduce.cumprod, "amax": reduce.amax, "amin": reduce.amin,
         "max_all": reduce.amax, "min_all": reduce.amin, "max_dim": reduce.pick,
         "min_dim": reduce.pick,
-        "mm": linalg.mm, "bmm": linalg.bmm, "dot": linalg.dot, "mv": linalg.mv,
+        "mm": lambda x, y, layout=0: linalg.mm(x, y), "bmm": linalg.bmm, "dot": linalg.dot, "mv": linalg.mv,
         "linear": lambda b, x, w: linalg.linear(x, w, b), "linear_no_bias": linalg.linear,
         "softmax": nn.softmax, "log_softmax": nn.log_softmax, "im2col": nn.im2col,
         "col2im": nn.col2im, "conv2d": nn.conv2d, "conv2d_no_bias": nn.conv2d,

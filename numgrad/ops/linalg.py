@@ -12,13 +12,31 @@ from .tensor_operands import tensor_operand
 
 
 def _mm_vjp(ctx, g):
-    """torch's mm_mat1_backward and mm_mat2_backward, through t() (TBackward0). (torch transposes
-    the products for an operand laid out column-major, such as y.t(): the saved values here keep
-    no layout, so that form is not followed.)"""
+    """torch's mm_mat1_backward and mm_mat2_backward, through t() (TBackward0): for an operand
+    that was laid out column-major (y.t(), a Linear's weight.t()) the transposed product,
+    transposed, as torch's (its layout, bits of ctx.ints[0], is the node's: _layout)."""
     x, y = ctx.saved
-    gx = g.mm(y.t()) if ctx.needs_input_grad[0] else None
-    gy = x.t().mm(g) if ctx.needs_input_grad[1] else None
+    layout = int(ctx.ints[0])
+    gx = gy = None
+    if ctx.needs_input_grad[0]:
+        gx = y.mm(g.t()).t() if layout & 1 else g.mm(y.t())
+    if ctx.needs_input_grad[1]:
+        gy = g.t().mm(x).t() if layout & 2 else x.t().mm(g)
     return gx, gy
+
+
+def _column_major(a):
+    """torch's test of a matrix's layout in mm's backward: strides (1, rows)."""
+    rows = a.shape[0]
+    return a.strides[0] == a.itemsize and a.strides[1] == rows * a.itemsize
+
+
+def _layout(x, y):
+    return int(_column_major(x._data)) | int(_column_major(y._data)) << 1
+
+
+def _mm(x, y):
+    return apply(MM, (x, y), {"layout": _layout(x, y)})
 
 
 def _bmm_vjp(ctx, g):
@@ -31,7 +49,7 @@ def _bmm_vjp(ctx, g):
 # A product's gradient for one operand reads the other: as torch, x is checked for in-place
 # changes only when y wants a gradient, and y only when x does.
 _CROSSED = ((1,), (0,))
-def _mm_forward(x, y):
+def _mm_forward(x, y, layout=0):
     """(m, k) @ (k, n). With k == 1 and both m, n above 1 torch's mm is the outer product of
     exact products, whose -0.0 stays -0.0 (BLAS adds each product to a +0.0 accumulator)."""
     if x.shape[1] == 1 and x.shape[0] > 1 and y.shape[1] > 1:
@@ -41,7 +59,8 @@ def _mm_forward(x, y):
 
 # (m, k) @ (k, n) or (B, m, k) @ (B, k, n): every other form is reshaped onto these.
 MM = OpDef("mm", _mm_forward, node_name="MmBackward0", n_in=2, saves=("x", "y"),
-           kernel="matmul_bwd", vjp=_mm_vjp, readers=_CROSSED, saved_names=("self", "mat2"))
+           kernel="matmul_bwd", vjp=_mm_vjp, readers=_CROSSED, saved_names=("self", "mat2"),
+           meta=lambda layout: ((layout,), ()))
 BMM = OpDef("bmm", np.matmul, node_name="BmmBackward0", n_in=2, saves=("x", "y"),
             kernel="matmul_bwd", vjp=_bmm_vjp, readers=_CROSSED, saved_names=("self", "mat2"))
 
@@ -123,7 +142,7 @@ def mm(x, y):
     if x._data.shape[1] != y._data.shape[0]:
         _shape_error(x, y)
     _check_dtypes("mm", x, y)
-    return apply(MM, (x, y))
+    return _mm(x, y)
 
 
 def bmm(x, y):
@@ -157,9 +176,9 @@ def matmul(x, y):
         return apply(MV, (x, y))
     if xd == 1 and yd == 2:
         # torch's unsqueeze(0).mm(y).squeeze_(0): the result is no view
-        return apply(MM, (x.unsqueeze(0), y)).squeeze_(0)
+        return _mm(x.unsqueeze(0), y).squeeze_(0)
     if xd == 2 and yd == 2:
-        return apply(MM, (x, y))
+        return _mm(x, y)
     if _should_fold(x, y):
         return _folded(x, y)
     a = x.unsqueeze(0) if xd == 1 else x
@@ -210,7 +229,7 @@ def _folded(x, y):
     if small._data.ndim == 1:
         return apply(UNSAFE_VIEW, (apply(MV, (folded, small)),), {"shape": output_shape})
     output_shape += (small._data.shape[1],)
-    out = apply(UNSAFE_VIEW, (apply(MM, (folded, small)),), {"shape": output_shape})
+    out = apply(UNSAFE_VIEW, (_mm(folded, small),), {"shape": output_shape})
     return out.mT.contiguous() if transpose else out
 
 

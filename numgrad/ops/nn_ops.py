@@ -280,11 +280,17 @@ def _addmm_forward(b, x, w):
 
 
 def _linear_vjp(ctx, g):
+    """torch's addmm/mm backward with mat2 = w.t() (column-major): x's gradient g.mm(mat2.t()),
+    w.t()'s g.t().mm(x).t(), which w.t()'s own node transposes. Here w comes through its
+    TBackward0 carrier, which passes gradients on (Note [torch's inner nodes]), so each t() of
+    mat2 is that carrier's identity op again: the same nodes, and w's values and shape."""
     x, w = ctx.saved
     needs = ctx.needs_input_grad
     first = len(needs) - 2          # LINEAR's inputs are (b, x, w)
-    gx = g.matmul(w) if needs[first] else None
-    gw = g.t().matmul(x) if needs[first + 1] else None
+    gx = g.matmul(through(w, LINEAR_WEIGHT)) if needs[first] else None
+    gw = None
+    if needs[first + 1]:
+        gw = through(through(g.t().matmul(x), LINEAR_WEIGHT), LINEAR_WEIGHT)
     if not first:
         return gx, gw
     return g.sum(0) if needs[0] else None, gx, gw

@@ -263,9 +263,10 @@ def _group_reduction(op, x, dims, keepdim, **attrs):
 
 def _masked(mask, value):
     """value, with zeros where the constant bool array mask holds (a NumPy comparison of 0-d
-    arrays gives a scalar: made an array again here)."""
-    from .elementwise import where
-    return where(Tensor._make(np.asarray(mask), False), 0.0, value)
+    arrays gives a scalar: made an array again here): torch's masked_fill_ in these backward
+    formulas, MaskedFillBackward0 under create_graph."""
+    from .index import masked_fill
+    return masked_fill(value, np.asarray(mask), 0.0)
 
 
 def _safe(mask, value):
@@ -377,19 +378,29 @@ def _std_forward(x, dims, keepdim, kshape, correction, scale):
 
 
 def _var_grad(x, g, ctx):
-    """2 / (N - correction) * g * (x - mean), g already on x's shape."""
-    return float(ctx.floats[0]) * g * (x - mean(x, _reduced_dims(ctx), keepdim=True))
+    """torch's var_backward: (2 / (N - correction)) * g * (x - mean), the scale a Scalar
+    (MulBackward1) and g's reduced dims unsqueezed back (UnsqueezeBackward0), broadcast by the
+    products; a 0-d g, of a reduction of everything, with the mean of everything."""
+    from .elementwise import mul_scalar
+    from .shape import unsqueeze_to
+    if g._data.ndim == 0:
+        centred = x - mean(x)
+    else:
+        g = unsqueeze_to(g, _kshape(ctx))
+        centred = x - mean(x, _reduced_dims(ctx), keepdim=True)
+    return mul_scalar(g, float(ctx.floats[0])) * centred
 
 
 def _var_vjp(ctx, g):
-    return (_var_grad(ctx.saved[0], _spread(g, ctx), ctx),)
+    return (_var_grad(ctx.saved[0], g, ctx),)
 
 
 def _std_vjp(ctx, g):
     x, out = ctx.saved
     zero = out._data == 0
     # torch's (g / (2 std)).masked_fill_(std == 0, 0), NaN again where std is 0 (see _norm_vjp)
-    return (_var_grad(x, _spread(_masked(zero, g / (out * 2.0)), ctx), ctx),)
+    from .elementwise import mul_scalar
+    return (_var_grad(x, _masked(zero, g / mul_scalar(out, 2.0)), ctx),)
 
 
 def _var_meta(kshape, scale, **_):
