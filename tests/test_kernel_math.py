@@ -98,9 +98,10 @@ def test_float32_kernels_compute_in_float32(name):
     x = ng.tensor(v, requires_grad=True)
     one, c = np.float32(1.0), np.float32(0.3)
     if name == "tanh":
+        from numgrad.ops.fused import fma
         y = x.tanh()
         out = y.detach().numpy()
-        expected = g * (one - out * out)
+        expected = g * fma(-out, out, one)          # fused, as torch's (test below)
     elif name == "sigmoid":
         y = x.sigmoid()
         out = y.detach().numpy()
@@ -224,3 +225,25 @@ def test_float32_gradients_through_exp_and_erf_match_float64_values(name):
     y.sum().backward()
     assert x.grad.dtype == ng.float32
     np.testing.assert_allclose(x.grad.numpy(), expected, rtol=2e-6, atol=2e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tanh_backward_fuses_one_minus_out_squared_as_torch(dtype):
+    """torch's tanh_backward kernel is g * (1 - out * out) with the product and the difference
+    fused (its compiler contracts them); so are numgrad's kernel, and the backward op's forward
+    under create_graph (an ulp apart from the plain formula in about half the elements)."""
+    from numgrad.ops.fused import fma
+    rng = np.random.default_rng(8)
+    data = rng.uniform(-3, 3, 4000).astype(dtype)
+    g = rng.standard_normal(4000).astype(dtype)
+    x = ng.tensor(data, requires_grad=True)
+    y = x.tanh()
+    out = y.detach().numpy()
+    expected = g * fma(-out, out, dtype(1.0))
+    assert np.mean(expected != g * (dtype(1.0) - out * out)) > 0.1
+    (grad,) = ng.autograd.grad(y, x, ng.tensor(g), create_graph=True)
+    assert grad.grad_fn.name() == "TanhBackwardBackward0"
+    np.testing.assert_array_equal(grad.detach().numpy(), expected)
+    y2 = ng.tensor(data, requires_grad=True).tanh()
+    y2.backward(ng.tensor(g))
+    np.testing.assert_array_equal(y2.grad_fn.next_functions[0][0].variable.grad.numpy(), expected)

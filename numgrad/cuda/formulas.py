@@ -162,7 +162,7 @@ FORWARD = {
     "elu": lambda x, alpha, scale, input_scale, grad_input_scale: F.select(
         x > 0, x * scale, F.expm1(F.minimum(x, 0.0) * input_scale) * (alpha * scale)),
     "hardswish": lambda x: x * F.minimum(F.maximum(x + 3.0, 0.0), 6.0) / 6.0,
-    "tanh_backward": lambda x, y: x * (1.0 - y * y),
+    "tanh_backward": lambda x, y: x * F.fma(-y, y, 1.0),
     "sigmoid_backward": lambda x, y: x * (1.0 - y) * y,
     "ldexp": lambda x, y: x * F.exp2(y),
     "affine": lambda x, y, z: x * y + z,

@@ -148,11 +148,15 @@ def _bits_of_float64(typingctx, value):
 
 @intrinsic
 def _fma(typingctx, a, b, c):
-    """a * b + c rounded once (LLVM's fma, one vector instruction; Numba would round the product
-    and the sum apart: two instructions, and a rounding more)."""
+    """a * b + c rounded once, for three values of one float type (LLVM's fma, one vector
+    instruction; Numba would round the product and the sum apart: two instructions, and a
+    rounding more)."""
+    if not (a == b == c and a in (types.float32, types.float64)):
+        return None
+
     def codegen(context, builder, signature, args):
         return builder.fma(*args)
-    return types.float64(types.float64, types.float64, types.float64), codegen
+    return a(a, a, a), codegen
 
 
 # The polynomials are written out, Horner's rule by hand: a loop over a tuple of coefficients
@@ -213,6 +217,13 @@ def _exp(x):
     if x == types.float32:
         return lambda x: _exp_f32(x)
     return lambda x: math.exp(x)
+
+
+@overload(fmath.fma, inline="always")
+def _fma_overload(a, b, c):
+    if a == b == c == types.float32:
+        return lambda a, b, c: _fma(a, b, c)
+    return lambda a, b, c: _fma(np.float64(a), np.float64(b), np.float64(c))
 
 
 @overload(fmath.log)

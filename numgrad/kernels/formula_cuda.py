@@ -233,6 +233,12 @@ def sign(x):
 
 
 @_device
+def fma(a, b, c):
+    # the GPU's compiler fuses a product and a sum itself
+    return a * b + c
+
+
+@_device
 def select(cond, a, b):
     return a if cond else b
 

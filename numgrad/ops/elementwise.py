@@ -73,7 +73,7 @@ def d_rsqrt(g, out): return -0.5 * g * F.pow_scalar(out, 3.0)
 def d_sin(g, x): return g * F.cos(x)
 def d_cos(g, x): return g * -F.sin(x)
 def d_tan(g, out): return g * (1.0 + out * out)
-def d_tanh(g, out): return g * (1.0 - out * out)
+def d_tanh(g, out): return g * F.fma(-out, out, 1.0)    # torch's kernel: 1 - out * out, fused
 def d_sigmoid(g, out): return g * (1.0 - out) * out
 # torch's threshold_backward: g is stopped only where out <= 0, so a NaN passes it
 def d_relu(g, out): return F.threshold_backward(g, out, 0.0)
@@ -268,7 +268,7 @@ def _sigmoid_vjp(ctx, g):
 
 
 # x is the upstream gradient the backward op was given, y the output it read (derivatives.yaml)
-def d_tanh_backward_x(g, y): return g * (1.0 - y * y)
+def d_tanh_backward_x(g, y): return g * F.fma(-y, y, 1.0)
 def d_tanh_backward_y(g, x, y): return g * (F.mul_scalar(y, -2.0) * x)
 def d_sigmoid_backward_x(g, y): return g * (1.0 - y) * y
 def d_sigmoid_backward_y(g, x, y): return g * x * (F.mul_scalar(y, -2.0) + 1.0)

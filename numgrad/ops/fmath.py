@@ -5,7 +5,8 @@ numgrad ops (so the result is differentiable, for create_graph), and inside Numb
 `numgrad.kernels.formula` registers scalar implementations of the same names. Nothing here imports
 Numba.
 """
-from . import elementwise as _E
+from ..tensor import Tensor
+from . import elementwise as _E, fused
 
 
 def cos(x):
@@ -58,6 +59,16 @@ def mul_scalar(x, s):
 
 def sub_scalar(x, s):
     return _E.sub_scalar(x, s)
+
+
+def fma(a, b, c):
+    """a * b + c rounded once, as torch's compiled kernels compute the formulas that call it
+    (tanh_backward's 1 - out * out). On Tensors the product and the sum, which differentiate the
+    same; on NumPy arrays (a backward op's forward: Note [backward ops of their own] in
+    elementwise.py) the exact fused result."""
+    if any(isinstance(v, Tensor) for v in (a, b, c)):
+        return a * b + c
+    return fused.fma(a, b, c)
 
 
 def select(cond, a, b):
