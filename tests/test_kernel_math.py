@@ -247,3 +247,22 @@ def test_tanh_backward_fuses_one_minus_out_squared_as_torch(dtype):
     y2 = ng.tensor(data, requires_grad=True).tanh()
     y2.backward(ng.tensor(g))
     np.testing.assert_array_equal(y2.grad_fn.next_functions[0][0].variable.grad.numpy(), expected)
+
+
+@pytest.mark.parametrize("p, expected", [
+    # torch 2.13 gives these gradients of x.norm(p) at x = [nan, 0, 2] and [0, -1, 3]
+    (1, ([0.0, 0.0, 1.0], [0.0, -1.0, 1.0])),
+    (2, ([np.nan] * 3, [0.0, -0.31622776601683794, 0.9486832980505138])),
+    (3, ([np.nan] * 3, [0.0, -0.10844960613841653, 0.9760464552457488])),
+    (0.5, ([np.nan] * 3, [0.0, -2.732050807568877, 1.577350269189626])),
+    (1.5, ([np.nan] * 3, [0.0, -0.5444516301110671, 0.9430178856160654])),
+    (float("inf"), ([0.0, 0.0, 0.0], [0.0, -0.0, 1.0])),
+])
+def test_norm_backward_masks_factors_as_torch(p, expected):
+    """torch's norm_backward masks a factor, not the gradient: where x is 0 and the norm NaN,
+    0 * NaN is NaN; the infinity norm's other elements get sign(x) * 0 (-0.0 for a negative x)."""
+    for values, want in zip(([np.nan, 0.0, 2.0], [0.0, -1.0, 3.0]), expected):
+        x = ng.tensor(values, dtype=ng.float64, requires_grad=True)
+        x.norm(p).backward()
+        np.testing.assert_allclose(x.grad.numpy(), want, rtol=1e-14)
+        assert list(np.signbit(x.grad.numpy())) == list(np.signbit(want))

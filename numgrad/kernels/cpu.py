@@ -570,9 +570,12 @@ def _sign(v):
 
 @njit
 def norm_bwd(addr, dt):
-    """Vector p-norm (fmeta[0] = p). p = +-inf: the elements whose |x| is the result, and NaNs,
-    share g * sign(x) evenly; p = 0: zero; otherwise sign(x) |x|^(p-1) g out^(1-p), zero where
-    x or the norm is zero (torch's masks: p = 1 gives g sign(x), p = 2 gives g x / out)."""
+    """Vector p-norm (fmeta[0] = p), by torch's norm_backward case by case, whose masks zero a
+    factor (not the gradient: a NaN norm still makes 0 * NaN where x is 0). p = +-inf: the
+    elements whose |x| is the result, and NaNs, share g * sign(x) evenly; p = 0: zero; p = 1:
+    sign(x) g; p = 2: g x / out; p < 1: sign(x) |x|^(p-1) g out^(1-p), |x|^(p-1) masked to 0 at
+    x = 0; otherwise sign(x) |x|^(p-1) (x |x|^(p-2) from 2 on) times g / out^(p-1), masked to 0
+    where the norm is 0."""
     a = args_block(addr)
     if gin(a, 0) == 0:
         return
@@ -593,12 +596,21 @@ def norm_bwd(addr, dt):
                 count[group[i]] += 1
     for i in range(n):
         k = group[i]
-        v = 0.0
         if np.isinf(p):
-            if abs(x[i]) == out[k] or x[i] != x[i]:
-                v = _sign(x[i]) * g[k] / count[k]
-        elif p != 0 and x[i] != 0 and out[k] != 0:
-            v = _sign(x[i]) * abs(x[i]) ** (p - 1) * g[k] * out[k] ** (1 - p)
+            hit = 1.0 if abs(x[i]) == out[k] or x[i] != x[i] else 0.0
+            v = _sign(x[i]) * (g[k] / count[k] * hit)
+        elif p == 0:
+            v = 0.0
+        elif p == 1:
+            v = _sign(x[i]) * g[k]
+        elif p == 2:
+            v = g[k] * (0.0 if out[k] == 0 else x[i] / out[k])
+        elif p < 1:
+            v = _sign(x[i]) * (0.0 if x[i] == 0 else abs(x[i]) ** (p - 1)) * g[k] * out[k] ** (1 - p)
+        else:
+            scale = 0.0 if out[k] == 0 else g[k] / out[k] ** (p - 1)
+            power = _sign(x[i]) * abs(x[i]) ** (p - 1) if p < 2 else x[i] * abs(x[i]) ** (p - 2)
+            v = power * scale
         gx[i] = gx[i] + v if add else v
 
 

@@ -728,13 +728,23 @@ def norm_bwd(args, starts, first, count, w):
                         ties += 1.0
                 ties = block_sum(sh, ties)
             for r in range(cuda.threadIdx.x, size, cuda.blockDim.x):
-                i = group_member(m, 0, pk, k, r)
-                v = 0.0
+                i = group_member(m, 0, pk, k, r)      # torch's cases, as the CPU kernel's
                 if math.isinf(p):
-                    if abs(x[i]) == out[k] or x[i] != x[i]:
-                        v = _sign(x[i]) * g[k] / ties
-                elif p != 0 and x[i] != 0 and out[k] != 0:
-                    v = _sign(x[i]) * abs(x[i]) ** (p - 1) * g[k] * out[k] ** (1 - p)
+                    hit = 1.0 if abs(x[i]) == out[k] or x[i] != x[i] else 0.0
+                    v = _sign(x[i]) * (g[k] / ties * hit)
+                elif p == 0:
+                    v = 0.0
+                elif p == 1:
+                    v = _sign(x[i]) * g[k]
+                elif p == 2:
+                    v = g[k] * (0.0 if out[k] == 0 else x[i] / out[k])
+                elif p < 1:
+                    v = (_sign(x[i]) * (0.0 if x[i] == 0 else abs(x[i]) ** (p - 1)) * g[k]
+                         * out[k] ** (1 - p))
+                else:
+                    scale = 0.0 if out[k] == 0 else g[k] / out[k] ** (p - 1)
+                    v = scale * (_sign(x[i]) * abs(x[i]) ** (p - 1) if p < 2
+                                 else x[i] * abs(x[i]) ** (p - 2))
                 put(gx, i, v, how)
 
 
