@@ -148,12 +148,13 @@ def expand_bwd(addr, dt):
 
 
 # Note [row walks]
-# Kernels that move a gradient between layouts (permute, basic indexing, cat and stack) walk the
-# output a row at a time: an odometer over the outer dims finds where each row starts, and the
-# row is moved by a loop over slices of the two arrays. Indexing a flat array with computed
-# positions instead (g[o * width + start + i]) cost ~6 ns an element: Numba checks each signed
-# index for wraparound, which keeps LLVM from vectorising; a loop over slices vectorises (a cat
-# on the last dim: 13 ms -> 0.3 ms for 2M values).
+# Kernels that move a gradient between layouts (permute, basic indexing, cat and stack) walk a
+# row at a time (the output's rows; permute's, the input's): an odometer over the outer dims finds
+# where each row starts, and the row is moved by `_store` over slices of the two arrays, one of
+# them strided where the layout is. Indexing a flat array with computed positions instead
+# (g[o * width + start + i]) cost ~6 ns an element: Numba checks each signed index for
+# wraparound, which keeps LLVM from vectorising; a loop over slices vectorises (the loops of a
+# cat on the last dim: 15 ms -> 0.3 ms for 2M values).
 @njit
 def _advance_rows(counter, offset, sizes, strides, nd):
     """Moves the odometer over dims 0 .. nd - 2 (the last dim is the row) one row on; returns
@@ -171,27 +172,9 @@ def _advance_rows(counter, offset, sizes, strides, nd):
 
 
 @njit
-def _move_row(dst, start, step, row, add):
-    """dst[start + j * step] (+)= row[j] for each j, through a strided slice (Note [row walks])."""
-    target = dst[start:start + (row.size - 1) * step + 1:step]
-    if add:
-        for j in range(row.size):
-            target[j] += row[j]
-    else:
-        for j in range(row.size):
-            target[j] = row[j]
-
-
-@njit
-def _take_row(row, src, start, step, add):
-    """row[j] (+)= src[start + j * step] for each j, through a strided slice (Note [row walks])."""
-    source = src[start:start + (row.size - 1) * step + 1:step]
-    if add:
-        for j in range(row.size):
-            row[j] += source[j]
-    else:
-        for j in range(row.size):
-            row[j] = source[j]
+def _strided(array, start, step, count):
+    """array[start + j * step] for j < count, as a slice (Note [row walks])."""
+    return array[start:start + (count - 1) * step + 1:step]
 
 
 @njit
@@ -209,9 +192,9 @@ def permute_bwd(addr, dt):
     p_attr = shape_pos(m, 2)
     g = view(gout(a, 0), n, dt)
     gx = view(gin(a, 0), n, dt)
-    add = mode(a, 0) == ADD
+    how = mode(a, 0)
     if nd == 0:
-        gx[0] = gx[0] + g[0] if add else g[0]
+        _store(gx, g, how)
         return
     out_strides = np.empty(nd, np.int64)      # g's own (contiguous) strides
     stride = 1
@@ -226,7 +209,7 @@ def permute_bwd(addr, dt):
     counter = np.zeros(nd, np.int64)
     offset = 0
     for r in range(n // inner):
-        _take_row(gx[r * inner:(r + 1) * inner], g, offset, g_strides[nd - 1], add)
+        _store(gx[r * inner:(r + 1) * inner], _strided(g, offset, g_strides[nd - 1], inner), how)
         offset = _advance_rows(counter, offset, sizes, g_strides, nd)
 
 
@@ -259,7 +242,7 @@ def strided_bwd(addr, dt):
     counter = np.zeros(nd, np.int64)
     for r in range(n // inner):
         # (a view's elements are distinct: adding into the zeroed gradient is placing)
-        _move_row(gx, offset, strides[nd - 1], g[r * inner:(r + 1) * inner], True)
+        _store(_strided(gx, offset, strides[nd - 1], inner), g[r * inner:(r + 1) * inner], ADD)
         offset = _advance_rows(counter, offset, sizes, strides, nd)
 
 
