@@ -111,3 +111,16 @@ def test_whole_rows_refuse_out_of_range_indices_and_leave_no_grad_untracked():
     np.testing.assert_array_equal(x[np.array([3, -4])].numpy(), np.ones((2, 2)))
     assert x[[1]].grad_fn is None and not x[[1]].requires_grad
     assert x[ng.tensor([], dtype=ng.int64)].shape == (0, 2)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_a_view_that_repeats_elements_sums_their_gradients(dtype):
+    """A view with stride 0 along a dim (as_strided, or an in-place write through an expanded
+    view) shows one element in several places: it gets the sum of their gradients."""
+    g = np.random.default_rng(7).standard_normal((3, 4)).astype(dtype)
+    x, _ = _leaf((3,), dtype)
+    (x.as_strided((3, 4), (1, 0)) * ng.tensor(g)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), g.sum(1), rtol=1e-6)
+    x.grad = None
+    (x.as_strided((4, 3), (0, 1)) * ng.tensor(g.T.copy())).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), g.sum(1), rtol=1e-6)

@@ -173,7 +173,7 @@ def _advance_rows(counter, offset, sizes, strides, nd):
 
 @njit
 def _strided(array, start, step, count):
-    """array[start + j * step] for j < count, as a slice (Note [row walks])."""
+    """array[start + j * step] for j < count, as a slice (Note [row walks]); step > 0."""
     return array[start:start + (count - 1) * step + 1:step]
 
 
@@ -240,9 +240,15 @@ def strided_bwd(addr, dt):
     strides = m[p_attr + 1:p_attr + 1 + nd]
     inner = sizes[nd - 1]
     counter = np.zeros(nd, np.int64)
+    step = strides[nd - 1]
     for r in range(n // inner):
-        # (a view's elements are distinct: adding into the zeroed gradient is placing)
-        _store(_strided(gx, offset, strides[nd - 1], inner), g[r * inner:(r + 1) * inner], ADD)
+        g_row = g[r * inner:(r + 1) * inner]
+        if step == 0:
+            # a view of an expanded tensor repeats an element along the row: it gets their sum
+            for j in range(inner):
+                gx[offset] += g_row[j]
+        else:
+            _store(_strided(gx, offset, step, inner), g_row, ADD)
         offset = _advance_rows(counter, offset, sizes, strides, nd)
 
 
