@@ -13,28 +13,17 @@ from numgrad.kernels import formula
 from numgrad.ops import fmath as F
 
 
-@njit(cache=False)
-def _kernel_sin(x, out):
-    for i in range(x.size):
-        out[i] = F.sin(x[i])
+def _kernel(fn):
+    """A compiled loop of fn, an fmath function, as a derivative kernel calls it."""
+    @njit(cache=False)
+    def kernel(x, out):
+        for i in range(x.size):
+            out[i] = fn(x[i])
+    return kernel
 
 
-@njit(cache=False)
-def _kernel_cos(x, out):
-    for i in range(x.size):
-        out[i] = F.cos(x[i])
-
-
-@njit(cache=False)
-def _kernel_exp(x, out):
-    for i in range(x.size):
-        out[i] = F.exp(x[i])
-
-
-@njit(cache=False)
-def _kernel_erf(x, out):
-    for i in range(x.size):
-        out[i] = F.erf(x[i])
+_kernel_sin, _kernel_cos, _kernel_exp, _kernel_erf = (_kernel(fn) for fn in (F.sin, F.cos, F.exp,
+                                                                             F.erf))
 
 
 def _run(kernel, x):

@@ -50,9 +50,8 @@ def take(x, positions):
 
 def take_rows(x, rows):
     """x[rows] along dim 0 (rows a host array), through take at the rows' flat positions."""
-    width = int(np.prod(x.shape[1:], dtype=np.int64))
-    positions = rows.reshape(-1, 1) * width + np.arange(width)
-    return take(x, positions.reshape(rows.shape + tuple(x.shape[1:])))
+    from ..ops.index import row_positions
+    return take(x, row_positions(rows, x.shape))
 
 
 def take_into(out, x, positions):

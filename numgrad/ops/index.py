@@ -40,12 +40,16 @@ INDEX_SELECT = OpDef("index_select", lambda x, positions: x.reshape(-1)[position
 # positions of every picked element cost a pass over an index the size of the result (and, for
 # x[idx], one the size of x: 59 ms against NumPy's 1 ms for 8192 rows of a 50000 x 256 table). Its
 # kernel adds each picked row's gradient into its row (duplicates accumulate).
+def row_positions(rows, shape):
+    """The flat positions of the elements of x[rows] (rows along dim 0) for x of this shape."""
+    width = int(np.prod(shape[1:], dtype=np.int64))
+    positions = rows.reshape(-1, 1) * width + np.arange(width)
+    return positions.reshape(rows.shape + tuple(shape[1:]))
+
+
 def _take_rows_vjp(ctx, g):
-    rows = ctx.saved[0]._data
     shape = ctx.in_shapes[0]
-    row = int(np.prod(shape[1:], dtype=np.int64))
-    positions = rows.reshape(-1, 1) * row + np.arange(row)
-    return (put_add(g, positions.reshape(rows.shape + tuple(shape[1:])), shape),)
+    return (put_add(g, row_positions(ctx.saved[0]._data, shape), shape),)
 
 
 _TAKE_ROWS = dict(n_in=2, saves=("y",), kernel="take_rows_bwd", vjp=_take_rows_vjp, listed=(0,))
