@@ -110,6 +110,10 @@ def _as_tensor(seg, node, where, value, unpacked):
     if value.dtype.kind != "f":
         return Tensor._make(value, False)
     if where < 0:
+        # outputs past those torch's node has (a norm's statistics) are not differentiable
+        grad_outputs = registry.OPS[seg.op_of(node & 0xFFFFFFFF)].grad_outputs
+        if grad_outputs is not None and ~where >= grad_outputs:
+            return Tensor._make(value, False)
         return Tensor._make(value, True, seg, node, ~where)
     producer, slot = _edge_of_input(seg, node, where)
     if producer < 0:

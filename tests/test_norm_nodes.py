@@ -82,7 +82,8 @@ def test_the_node_is_torchs_native_batch_norm():
     assert node._saved_eps == 1e-5 and node._saved_training is True
     assert node._saved_running_mean is None
     # the mean (torch's result2 is 1 / sqrt(var + eps), which numgrad does not keep)
-    np.testing.assert_allclose(node._saved_result1.detach().numpy(), [1.0833333333333333] * 2, rtol=1e-15)
+    np.testing.assert_allclose(node._saved_result1.numpy(), [1.0833333333333333] * 2, rtol=1e-15)
+    assert not node._saved_result1.requires_grad     # torch 2.13: the statistics are no outputs
     seen = []
     node.register_hook(lambda grad_inputs, grad_outputs: seen.append(
         (len(grad_inputs), len(grad_outputs))))
@@ -193,3 +194,28 @@ def test_layer_norm_of_empty_rows_or_an_empty_normalized_shape(shape, normalized
     # torch 2.13: empty results, and zero parameter gradients over no rows
     assert y.shape == shape and x.grad.shape == shape
     assert w.grad.tolist() == [0.0] * normalized[0] and b.grad.tolist() == [0.0] * normalized[0]
+
+
+@pytest.mark.parametrize("dtype", [ng.float32, ng.float64])
+def test_layer_norm_keeps_each_rows_mean_and_rstd_as_torch(dtype):
+    # rows [1, 3] and [2, 6]: means 2 and 4, biased variances 1 and 4
+    x = ng.tensor([[[1.0, 3.0]], [[2.0, 6.0]]], dtype=dtype, requires_grad=True)
+    w, b = ng.ones(2, dtype=dtype, requires_grad=True), ng.zeros(2, dtype=dtype, requires_grad=True)
+    node = F.layer_norm(x, (2,), w, b, eps=0.25).grad_fn
+    mean, rstd = node._saved_result1, node._saved_result2
+    # torch 2.13: the input's shape with the normalised dims kept as 1, the input's dtype, and
+    # no gradient
+    assert mean.shape == rstd.shape == (2, 1, 1) and mean.dtype == rstd.dtype == dtype
+    assert not mean.requires_grad and not rstd.requires_grad
+    assert mean.flatten().tolist() == [2.0, 4.0]
+    np.testing.assert_allclose(rstd.flatten().numpy(), [1 / np.sqrt(1.25), 1 / np.sqrt(4.25)],
+                               rtol=1e-7 if dtype == ng.float32 else 1e-16)
+
+
+def test_layer_norm_statistics_of_an_empty_normalized_shape_are_torchs():
+    x = ng.zeros(3, 0, requires_grad=True)
+    w, b = ng.ones(0, requires_grad=True), ng.zeros(0, requires_grad=True)
+    node = F.layer_norm(x, (0,), w, b).grad_fn
+    # torch 2.13: a mean of 0 and an rstd of NaN per row
+    assert node._saved_result1.tolist() == [[0.0]] * 3
+    assert np.isnan(node._saved_result2.numpy()).all() and node._saved_result2.shape == (3, 1)

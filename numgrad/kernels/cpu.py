@@ -1066,18 +1066,19 @@ def _layer_norm_row_sums(g_row, w, x_row, mean, rstd):
 def layer_norm_bwd(addr, dt):
     """out = x_hat w + b over rows of `inner` elements, x_hat = (x - mean) rstd (Note [layer
     norm's rows] in ops/nn_ops.py): gx = rstd (g w - mean(g w) - x_hat mean(g w x_hat)) per row;
-    gw and gb are sums over the rows of g x_hat and g. The row statistics are recomputed from x.
-    Saved: x, w (only where gx is wanted). meta attrs: rows, inner; fmeta: eps."""
+    gw and gb are sums over the rows of g x_hat and g. Saved: x, w (only where gx is wanted),
+    and each row's mean and rstd, outputs of the forward. meta attrs: rows, inner; fmeta: eps."""
     a = args_block(addr)
     m = meta(a)
-    p = shape_pos(m, 4)
+    p = shape_pos(m, 6)
     rows, inner = m[p], m[p + 1]
     if inner == 0:
         return          # nothing normalised, nothing to differentiate
-    eps = fmeta(a, 1)[0]
     want_x, want_w, want_b = gin(a, 0) != 0, gin(a, 1) != 0, gin(a, 2) != 0
     x = view(saved(a, 0), rows * inner if want_x or want_w else 0, dt).reshape((-1, inner))
     w = view(saved(a, 1), inner if want_x else 0, dt)
+    means = view(saved(a, 2), rows, dt)
+    rstds = view(saved(a, 3), rows, dt)
     g = view(gout(a, 0), rows * inner, dt).reshape((rows, inner))
     # the parameters' gradients are sums over the rows: float64 rows of sums, added elementwise
     # (vectorised across the row)
@@ -1092,18 +1093,16 @@ def layer_norm_bwd(addr, dt):
         if not (want_x or want_w):
             continue
         x_row = x[r]
-        mean, var = _row_moments(x_row)
-        rstd = 1.0 / np.sqrt(var + eps)
-        scale = dt(rstd)
+        mean, rstd = means[r], rstds[r]
         if want_w:
             for j in range(inner):
-                sum_gx[j] += g_row[j] * ((x_row[j] - mean) * scale)
+                sum_gx[j] += g_row[j] * ((x_row[j] - mean) * rstd)
         if want_x:
-            s1, s2 = _layer_norm_row_sums(g_row, w, x_row, mean, scale)
+            s1, s2 = _layer_norm_row_sums(g_row, w, x_row, mean, rstd)
             mean_gw, mean_gwx = dt(s1 / inner), dt(s2 / inner)
             gx_row = gx[r]
             for j in range(inner):
-                v = scale * (g_row[j] * w[j] - mean_gw - (x_row[j] - mean) * scale * mean_gwx)
+                v = rstd * (g_row[j] * w[j] - mean_gw - (x_row[j] - mean) * rstd * mean_gwx)
                 gx_row[j] = gx_row[j] + v if add else v
     if want_w:
         gw = view(gin(a, 1), inner, dt)
@@ -1601,17 +1600,21 @@ def batch_norm_forward(x, weight, bias, eps):
 
 @njit(cache=True)
 def layer_norm_forward(x, weight, bias, eps):
-    """A layer norm of x's rows (rows, inner), C-contiguous: out = (x - mean) rstd w + b with
-    each row's mean and rstd = 1 / sqrt(var + eps) (Note [layer norm's rows] in ops/nn_ops.py)."""
+    """A layer norm of x's rows (rows, inner), C-contiguous: (out, mean, rstd) with out = (x -
+    mean) rstd w + b, each row's mean and rstd = 1 / sqrt(var + eps) in x's dtype (Note [layer
+    norm's rows] in ops/nn_ops.py)."""
     rows, inner = x.shape
     out = np.empty_like(x)
+    means = np.empty(rows, x.dtype)
+    rstds = np.empty(rows, x.dtype)
     for r in range(rows):
         x_row, out_row = x[r], out[r]
         mean, var = _row_moments(x_row)
         rstd = rounded_like(x, 1.0 / np.sqrt(var + eps))
+        means[r], rstds[r] = mean, rstd
         for j in range(inner):
             out_row[j] = (x_row[j] - mean) * rstd * weight[j] + bias[j]
-    return out
+    return out, means, rstds
 
 
 @njit(cache=True)

@@ -1067,17 +1067,18 @@ def batch_norm_affine_bwd(args, starts, first, count, w):
 @cuda.jit(cache=True)
 def layer_norm_bwd(args, starts, first, count, w):
     """cpu.layer_norm_bwd's twin: one block per row, its sums in shared memory; the parameters'
-    gradients are added atomically (Note [zeroed buffers])."""
+    gradients are added atomically (Note [zeroed buffers]). The rows' mean and rstd are saved."""
     sh = cuda.shared.array(BLOCK, np.float64)
     for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
         a = node_args(args, starts, first, j)
         m = meta(a)
-        p = shape_pos(m, 4)
+        p = shape_pos(m, 6)
         rows, inner = m[p], m[p + 1]
-        eps = fmeta(a, 1)[0]
         want_x, want_w, want_b = gin(a, 0) != 0, gin(a, 1) != 0, gin(a, 2) != 0
         x = view(saved(a, 0), rows * inner if want_x or want_w else 0, w.dtype)
         weight = view(saved(a, 1), inner if want_x else 0, w.dtype)
+        means = view(saved(a, 2), rows, w.dtype)
+        rstds = view(saved(a, 3), rows, w.dtype)
         g = view(gout(a, 0), rows * inner, w.dtype)
         gx = view(gin(a, 0), rows * inner if want_x else 0, w.dtype)
         gw = view(gin(a, 1), inner if want_w else 0, w.dtype)
@@ -1090,15 +1091,7 @@ def layer_norm_bwd(args, starts, first, count, w):
                     cuda.atomic.add(gb, k, g[base + k])
             if not (want_x or want_w):
                 continue
-            total = 0.0
-            for k in range(cuda.threadIdx.x, inner, cuda.blockDim.x):
-                total += x[base + k]
-            mean = block_sum(sh, total) / inner
-            squares = 0.0
-            for k in range(cuda.threadIdx.x, inner, cuda.blockDim.x):
-                d = x[base + k] - mean
-                squares += d * d
-            rstd = 1.0 / math.sqrt(block_sum(sh, squares) / inner + eps)
+            mean, rstd = means[r], rstds[r]
             s1 = 0.0
             s2 = 0.0
             for k in range(cuda.threadIdx.x, inner, cuda.blockDim.x):

@@ -137,18 +137,25 @@ def batch_norm(x, w, b, eps):
 
 # Note [layer norm's rows]
 # A layer norm with a weight and a bias is one node, as torch's native_layer_norm: each row of the
-# normalised dims (`inner` elements, contiguous) is normalised by its own mean and variance, then
-# scaled and shifted elementwise. The node saves x and w; its kernel recomputes each row's
-# statistics (the row is in cache) and makes one pass for the gradient, summing the parameters'
-# gradients over the rows in float64. Composed of numgrad ops it was a dozen nodes.
-def _layer_norm_forward(x, w, b, eps, rows):
-    out = _cpu.layer_norm_forward(np.ascontiguousarray(x).reshape(rows), w.reshape(-1),
-                                  b.reshape(-1), eps)
-    return out.reshape(x.shape)
+# normalised dims (`inner` elements, contiguous) is normalised by its own mean and rstd =
+# 1 / sqrt(var + eps), then scaled and shifted elementwise. Like torch's, the node has the rows'
+# mean and rstd as two more outputs, shaped as the input with the normalised dims kept as 1
+# (grad_fn._saved_result1, _saved_result2), which no gradient flows into. It saves x, w and them;
+# its kernel reads the statistics instead of recomputing them (two passes over each row fewer),
+# sums each row in cache, and sums the parameters' gradients over the rows in float64.
+# Composed of numgrad ops it was a dozen nodes. The VJP (create_graph) recomputes the statistics
+# from x, so that a second backward differentiates them.
+def _layer_norm_forward(x, w, b, eps, rows, stat_shape):
+    if not w.size:
+        # rows of no element: torch's mean is 0 and its rstd NaN
+        return x.copy(), np.zeros(stat_shape, x.dtype), np.full(stat_shape, np.nan, x.dtype)
+    out, mean, rstd = _cpu.layer_norm_forward(np.ascontiguousarray(x).reshape(rows),
+                                              w.reshape(-1), b.reshape(-1), eps)
+    return out.reshape(x.shape), mean.reshape(stat_shape), rstd.reshape(stat_shape)
 
 
-def _layer_norm_vjp(ctx, g):
-    x, w = ctx.saved
+def _layer_norm_vjp(ctx, g, g_mean, g_rstd):
+    x, w = ctx.saved[:2]
     rows, inner = (int(v) for v in ctx.ints[:2])
     eps = float(ctx.floats[0])
     x_rows, g_rows = x.reshape(rows, inner), g.reshape(rows, inner)
@@ -169,17 +176,21 @@ def _layer_norm_vjp(ctx, g):
 
 
 LAYER_NORM = OpDef("layer_norm", _layer_norm_forward, node_name="NativeLayerNormBackward0", n_in=3,
-                   saves=("x", "y"), kernel="layer_norm_bwd", vjp=_layer_norm_vjp,
-                   meta=lambda eps, rows: (rows, (eps,)), readers=((0, 1), (0,)),
-                   saved_names=("input", "weight"))
+                   n_out=3, grad_outputs=1, saves=("x", "y", "out1", "out2"),
+                   kernel="layer_norm_bwd", vjp=_layer_norm_vjp,
+                   meta=lambda eps, rows, stat_shape: (rows, (eps,)),
+                   readers=((0, 1), (0,), (), ()),
+                   saved_names=("input", "weight", "result1", "result2"))
 
 
 def layer_norm(x, w, b, eps):
     """A layer norm of a host tensor over w's dims, the last ones of x (Note [layer norm's
-    rows])."""
+    rows]); returns the output only."""
     inner = w._data.size
     rows = (x._data.size // inner if inner else 0, inner)
-    return apply(LAYER_NORM, (x, w, b), {"eps": float(eps), "rows": rows})
+    stat_shape = x._data.shape[:x._data.ndim - w._data.ndim] + (1,) * w._data.ndim
+    return apply(LAYER_NORM, (x, w, b), {"eps": float(eps), "rows": rows,
+                                         "stat_shape": stat_shape})[0]
 
 
 def batch_norm_stats(x, eps):
