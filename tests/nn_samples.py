@@ -88,6 +88,13 @@ def batch_norm_stats(x, eps):
     return (x - mean) / np.sqrt(var + eps), mean.reshape(-1), var.reshape(-1)
 
 
+def group_norm(x, groups, eps):
+    """x of (N, C, *) normalised over each sample's groups of channels (biased variance)."""
+    rows = x.reshape(x.shape[0], groups, -1)
+    centred = rows - rows.mean(2, keepdims=True)
+    return (centred / np.sqrt((centred ** 2).mean(2, keepdims=True) + eps)).reshape(x.shape)
+
+
 WINDOWS = dict(kernel=(3, 2), stride=(2, 1), padding=(1, 1), dilation=(1, 2))
 
 NN_SAMPLES = [
@@ -186,6 +193,15 @@ NN_SAMPLES = [
     S("layer_norm", lambda x, w, b: F.layer_norm(x, (2, 3), w, b), [(4, 2, 3), (2, 3), (2, 3)],
       lambda x, w, b: ((x - x.mean((1, 2), keepdims=True))
                        / np.sqrt(x.var((1, 2), keepdims=True) + 1e-5) * w + b)),
+    S("group_norm", lambda x, w, b: F.group_norm(x, 2, w, b), [(2, 4, 3), (4,), (4,)],
+      lambda x, w, b: group_norm(x, 2, 1e-5) * w[:, None] + b[:, None]),
+    # the statistics too, through a later use (a second derivative reaches them so)
+    S("group_norm", lambda x, w, b: sum(o.sum() * (k + 1) for k, o in
+                                        enumerate(N.group_norm(x, w, b, 2, 0.1))),
+      [(2, 4, 2, 2), (4,), (4,)],
+      lambda x, w, b: (group_norm(x, 2, 0.1) * w[:, None, None] + b[:, None, None]).sum()
+      + 2 * x.reshape(2, 2, -1).mean(2).sum()
+      + 3 * (1 / np.sqrt(x.reshape(2, 2, -1).var(2) + 0.1)).sum()),
     S("read_by_backward", lambda x: F.max_pool2d(x, 2), [(1, 2, 4, 4)],
       lambda x: x.reshape(1, 2, 2, 2, 2, 2).max((3, 5))),
     S("binary_cross_entropy", lambda x, y: N.binary_cross_entropy(x.sigmoid(), y.sigmoid()),

@@ -43,6 +43,9 @@ NN_SAMPLES = [
                                         enumerate(N.batch_norm(x, w, b, 1e-3))),
       [(3, 2, 4), (2,), (2,)], None),
     S("layer_norm", lambda x, w, b: N.layer_norm(x, w, b, 1e-3), [(3, 2, 4), (4,), (4,)], None),
+    S("group_norm", lambda x, w, b: sum(o.sum() * (k + 1) for k, o in
+                                        enumerate(N.group_norm(x, w, b, 2, 1e-3))),
+      [(3, 4, 5), (4,), (4,)], None),
     S("linear", F.linear, [(3, 4), (2, 4), (2,)], None),
     S("linear_no_bias", F.linear, [(3, 4), (5, 4)], None),
     # torch's inner nodes of the fused kernels (Note [torch's inner nodes] in ops/nn_ops.py)

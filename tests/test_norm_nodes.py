@@ -219,3 +219,99 @@ def test_layer_norm_statistics_of_an_empty_normalized_shape_are_torchs():
     # torch 2.13: a mean of 0 and an rstd of NaN per row
     assert node._saved_result1.tolist() == [[0.0]] * 3
     assert np.isnan(node._saved_result2.numpy()).all() and node._saved_result2.shape == (3, 1)
+
+
+# ---- group norm: one node, as torch's native_group_norm ----------------------------------------
+GN_X = [[[1.0, 2.0, 4.0], [0.5, -1.0, 3.0], [2.0, 0.0, 1.0], [-3.0, 1.5, 2.5]],
+        [[-2.0, 0.0, 1.5], [2.0, 2.5, -0.5], [1.0, 1.0, 4.0], [0.0, -1.0, 2.0]]]
+GN_W, GN_B = [1.5, -0.5, 2.0, 0.25], [0.1, 0.2, -0.3, 0.0]
+GN_G = np.linspace(-1, 1.3, 24).reshape(2, 4, 3)
+# torch 2.13, F.group_norm(x, 2, w, b, eps=1e-3) in float64
+GN_MEAN = [[1.5833333333333335, 0.6666666666666665], [0.5833333333333334, 1.1666666666666667]]
+GN_RSTD = [[0.6083115699211652, 0.5499359209224934], [0.638565322156833, 0.6358701380567092]]
+GN_Y = [[[-0.4322726236810196, 0.4801947312007282, 2.305129440964224],
+         [0.5295021003739646, 0.9857357778148385, -0.23088736202749194],
+         [1.1664957891266494, -1.0332478945633243, 0.06662394728166254],
+         [-0.5041079275122856, 0.11456998352551949, 0.25205396375614286]],
+        [[-2.374440623357728, -0.45874465688722893, 0.9780273179656453],
+         [-0.25231710319442335, -0.4119584337336316, 0.5458895495016179],
+         [-0.5119567126855697, -0.5119567126855697, 3.3032641156546854],
+         [-0.18546212359987355, -0.34442965811405085, 0.13247294542848106]]]
+GN_GX = [[[-0.6672387440890213, -0.4489034998879004, -0.10347974697383346],
+          [0.39459340590866127, 0.17354506434318387, 0.6514835206989101],
+          [-0.25048242347336724, -0.17722354477068777, -0.048872207845279514],
+          [0.0838971515370173, 0.1802842368941727, 0.2123967876581446]],
+         [[0.027362848812399684, 0.2131974654633217, 0.3765196275323944],
+          [-0.1437484417190646, -0.15316425324505697, -0.32016724684399417],
+          [0.3811521417635447, 0.5083261693748866, 0.06987601200384641],
+          [-0.27283439616746774, -0.06839624772192271, -0.6181236792528869]]]
+GN_GW = [-1.2568711878149805, 1.675720366246381, 1.401494483675611, -1.4779716300514143]
+GN_GB = [-1.7999999999999998, 0.0, 1.8, 3.599999999999999]
+
+
+def _group_norm_leaves(dtype):
+    return (ng.tensor(v, dtype=dtype, requires_grad=True) for v in (GN_X, GN_W, GN_B))
+
+
+@pytest.mark.parametrize("dtype, tolerance", [(ng.float64, 1e-14), (ng.float32, 2e-6)])
+def test_group_norm_values_gradients_and_statistics_are_torchs(dtype, tolerance):
+    x, w, b = _group_norm_leaves(dtype)
+    y = F.group_norm(x, 2, w, b, eps=1e-3)
+    node = y.grad_fn
+    mean, rstd = node._saved_result1, node._saved_result2
+    y.backward(ng.tensor(GN_G, dtype=dtype))
+    assert y.dtype == x.grad.dtype == mean.dtype == dtype
+    for got, expected in ((y.detach(), GN_Y), (x.grad, GN_GX), (w.grad, GN_GW), (b.grad, GN_GB),
+                          (mean.detach(), GN_MEAN), (rstd.detach(), GN_RSTD)):
+        np.testing.assert_allclose(got.numpy(), expected, rtol=tolerance, atol=tolerance)
+
+
+def test_the_group_norm_node_is_torchs_native_group_norm():
+    x, w, b = _group_norm_leaves(ng.float64)
+    y = F.group_norm(x, 2, w, b, eps=1e-3)
+    node = y.grad_fn
+    assert node.name() == "NativeGroupNormBackward0"
+    assert [n.name() for n, _ in node.next_functions] == ["torch::autograd::AccumulateGrad"] * 3
+    assert node._saved_input is x and node._saved_weight is w
+    assert (node._saved_N, node._saved_C, node._saved_HxW, node._saved_group) == (2, 4, 3, 2)
+    assert node._saved_eps == 1e-3
+    # torch 2.13: the statistics are outputs of the node, which its hooks see
+    assert node._saved_result1.grad_fn.name() == "NativeGroupNormBackward0"
+    seen = []
+    node.register_hook(lambda grad_inputs, grad_outputs: seen.append(
+        (len(grad_inputs), len(grad_outputs))))
+    y.sum().backward()
+    assert seen == [(3, 3)]
+
+
+def test_group_norm_gradients_through_its_statistics():
+    # d/dx of sum(mean) + sum(rstd) through the saved statistics: 1 / D for the mean, and
+    # -rstd^3 (x - mean) / D for the rstd, D = 6 elements a group
+    x, w, b = _group_norm_leaves(ng.float64)
+    node = F.group_norm(x, 2, w, b, eps=1e-3).grad_fn
+    (node._saved_result1.sum() + node._saved_result2.sum()).backward()
+    groups = np.array(GN_X).reshape(2, 2, 6)
+    rstd = np.array(GN_RSTD)[..., None]
+    expected = 1 / 6 - rstd ** 3 * (groups - np.array(GN_MEAN)[..., None]) / 6
+    np.testing.assert_allclose(x.grad.numpy(), expected.reshape(2, 4, 3), rtol=1e-14)
+    # (torch leaves w.grad and b.grad None here; numgrad's kernel writes zeros)
+    assert w.grad.tolist() == b.grad.tolist() == [0.0] * 4
+
+
+@pytest.mark.parametrize("shape", [(2, 4, 0), (0, 4, 3)])
+def test_group_norm_of_empty_groups_is_torchs(shape):
+    x = ng.zeros(*shape, requires_grad=True)
+    w, b = ng.ones(4, requires_grad=True), ng.zeros(4, requires_grad=True)
+    y = F.group_norm(x, 2, w, b)
+    node = y.grad_fn
+    mean, rstd = node._saved_result1, node._saved_result2
+    y.sum().backward()
+    assert y.shape == x.grad.shape == shape and mean.shape == rstd.shape == (shape[0], 2)
+    assert b.grad.tolist() == [0.0] * 4
+    if shape[0]:
+        # torch 2.13: groups of no element have a mean of 0 and an rstd of NaN, and the
+        # weight's gradient is NaN
+        assert mean.tolist() == [[0.0, 0.0]] * 2 and np.isnan(rstd.detach().numpy()).all()
+        assert np.isnan(w.grad.numpy()).all()
+    else:
+        assert w.grad.tolist() == [0.0] * 4

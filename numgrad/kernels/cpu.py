@@ -1114,6 +1114,97 @@ def layer_norm_bwd(addr, dt):
             gb[j] = gb[j] + sum_g[j] if mode(a, 2) == ADD else sum_g[j]
 
 
+@njit(fastmath={"reassoc"})
+def _row_sum_and_dot(g_row, x_row):
+    """sum(g) and sum(g x) over a row, in float64."""
+    total = 0.0
+    dot = 0.0
+    for j in range(g_row.size):
+        total += g_row[j]
+        dot += g_row[j] * x_row[j]
+    return total, dot
+
+
+@njit
+def group_norm_bwd(addr, dt):
+    """out = (x - mean) rstd w + b, each sample's channels split into `groups` groups of D =
+    channels / groups * inner elements with a mean and rstd each (Note [group norm's groups] in
+    ops/nn_ops.py). torch's formulation: per channel row ds = sum(g x), db = sum(g); per group
+    c2 = (sum(db w) mean - sum(ds w)) rstd^3 / D, c3 = -c2 mean - sum(db w) rstd / D, and
+    gx = rstd w g + c2 x + c3; gw = sum over samples of (ds - db mean) rstd, gb of db. Gradients
+    reaching the mean and rstd outputs add their own terms. Saved: x, w (only where gx is wanted),
+    the means and rstds, (N, groups). meta attrs: N, channels, inner, groups."""
+    a = args_block(addr)
+    m = meta(a)
+    p = shape_pos(m, 6)
+    n, channels, inner, groups = m[p], m[p + 1], m[p + 2], m[p + 3]
+    per = channels // groups
+    size = n * channels * inner
+    want_x, want_w, want_b = gin(a, 0) != 0, gin(a, 1) != 0, gin(a, 2) != 0
+    has_g, has_mean, has_rstd = gout(a, 0) != 0, gout(a, 1) != 0, gout(a, 2) != 0
+    x = view(saved(a, 0), size if want_x or want_w else 0, dt)
+    w = view(saved(a, 1), channels if want_x else 0, dt)
+    means = view(saved(a, 2), n * groups, dt)
+    rstds = view(saved(a, 3), n * groups, dt)
+    # an undefined gradient's view points at a saved value and is never read
+    g = view(gout(a, 0) if has_g else saved(a, 2), size if has_g else 0, dt)
+    g_mean = view(gout(a, 1) if has_mean else saved(a, 2), n * groups, dt)
+    g_rstd = view(gout(a, 2) if has_rstd else saved(a, 2), n * groups, dt)
+    gx = view(gin(a, 0), size if want_x else 0, dt)
+    add = mode(a, 0) == ADD
+    sum_w = np.zeros(channels if want_w else 0, np.float64)
+    sum_b = np.zeros(channels if want_b else 0, np.float64)
+    count = per * inner
+    for i in range(n):
+        for k in range(groups):
+            group = i * groups + k
+            mean, rstd = means[group], rstds[group]
+            ds_w, db_w = 0.0, 0.0
+            if has_g:
+                for c in range(k * per, (k + 1) * per):
+                    row = (i * channels + c) * inner
+                    g_row = g[row:row + inner]
+                    if want_x or want_w:
+                        db, ds = _row_sum_and_dot(g_row, x[row:row + inner])
+                    else:
+                        db, ds = row_sum(g_row), 0.0
+                    if want_w:
+                        sum_w[c] += (ds - db * mean) * rstd
+                    if want_b:
+                        sum_b[c] += db
+                    if want_x:
+                        ds_w += ds * w[c]
+                        db_w += db * w[c]
+            if not want_x or count == 0:
+                continue
+            c2 = (db_w * mean - ds_w) * rstd * rstd * rstd / count
+            c3 = -c2 * mean - db_w * rstd / count
+            # d mean / dx = 1 / D; d rstd / dx = -rstd^3 (x - mean) / D
+            if has_mean:
+                c3 += g_mean[group] / count
+            if has_rstd:
+                slope = g_rstd[group] * rstd * rstd * rstd / count
+                c2 -= slope
+                c3 += slope * mean
+            c2_dt, c3_dt = dt(c2), dt(c3)
+            for c in range(k * per, (k + 1) * per):
+                row = (i * channels + c) * inner
+                x_row, gx_row = x[row:row + inner], gx[row:row + inner]
+                c1 = dt(rstd * w[c]) if has_g else dt(0.0)
+                g_row = g[row:row + inner] if has_g else x_row
+                for s in range(inner):
+                    v = c1 * g_row[s] + c2_dt * x_row[s] + c3_dt
+                    gx_row[s] = gx_row[s] + v if add else v
+    if want_w:
+        gw = view(gin(a, 1), channels, dt)
+        for c in range(channels):
+            gw[c] = gw[c] + sum_w[c] if mode(a, 1) == ADD else sum_w[c]
+    if want_b:
+        gb = view(gin(a, 2), channels, dt)
+        for c in range(channels):
+            gb[c] = gb[c] + sum_b[c] if mode(a, 2) == ADD else sum_b[c]
+
+
 @njit
 def log_softmax_bwd(addr, dt):
     """gx = g - exp(y) * sum(g) along the dim. meta attrs: outer, n, inner, dim."""
@@ -1614,6 +1705,32 @@ def layer_norm_forward(x, weight, bias, eps):
         means[r], rstds[r] = mean, rstd
         for j in range(inner):
             out_row[j] = (x_row[j] - mean) * rstd * weight[j] + bias[j]
+    return out, means, rstds
+
+
+@njit(cache=True)
+def group_norm_forward(x, weight, bias, groups, eps):
+    """A group norm of x (N, channels, inner), C-contiguous, with `groups` groups of channels:
+    (out, mean, rstd), the statistics (N, groups) in x's dtype (Note [group norm's groups] in
+    ops/nn_ops.py). Each channel is scaled and shifted as torch's kernel does it: out = x scale +
+    shift with scale = rstd w and shift = b - scale mean."""
+    n, channels, inner = x.shape
+    per = channels // groups
+    rows = x.reshape((n, groups, per * inner))
+    out = np.empty_like(x)
+    means = np.empty((n, groups), x.dtype)
+    rstds = np.empty((n, groups), x.dtype)
+    for i in range(n):
+        for k in range(groups):
+            mean, var = _row_moments(rows[i, k])
+            rstd = rounded_like(x, 1.0 / np.sqrt(var + eps))
+            means[i, k], rstds[i, k] = mean, rstd
+            for c in range(k * per, (k + 1) * per):
+                scale = rounded_like(x, rstd * weight[c])
+                shift = rounded_like(x, bias[c] - scale * mean)
+                x_row, out_row = x[i, c], out[i, c]
+                for s in range(inner):
+                    out_row[s] = x_row[s] * scale + shift
     return out, means, rstds
 
 

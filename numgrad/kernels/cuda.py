@@ -1111,6 +1111,76 @@ def layer_norm_bwd(args, starts, first, count, w):
 
 
 @cuda.jit(cache=True)
+def group_norm_bwd(args, starts, first, count, w):
+    """cpu.group_norm_bwd's twin: one block per (sample, group), the channel rows' sums in shared
+    memory; the parameters' gradients are added atomically (Note [zeroed buffers])."""
+    sh = cuda.shared.array(BLOCK, np.float64)
+    for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
+        a = node_args(args, starts, first, j)
+        m = meta(a)
+        p = shape_pos(m, 6)
+        n, channels, inner, groups = m[p], m[p + 1], m[p + 2], m[p + 3]
+        per = channels // groups
+        size = n * channels * inner
+        want_x, want_w, want_b = gin(a, 0) != 0, gin(a, 1) != 0, gin(a, 2) != 0
+        has_g, has_mean, has_rstd = gout(a, 0) != 0, gout(a, 1) != 0, gout(a, 2) != 0
+        x = view(saved(a, 0), size if want_x or want_w else 0, w.dtype)
+        weight = view(saved(a, 1), channels if want_x else 0, w.dtype)
+        means = view(saved(a, 2), n * groups, w.dtype)
+        rstds = view(saved(a, 3), n * groups, w.dtype)
+        g = view(gout(a, 0) if has_g else saved(a, 2), size if has_g else 0, w.dtype)
+        g_mean = view(gout(a, 1) if has_mean else saved(a, 2), n * groups, w.dtype)
+        g_rstd = view(gout(a, 2) if has_rstd else saved(a, 2), n * groups, w.dtype)
+        gx = view(gin(a, 0), size if want_x else 0, w.dtype)
+        gw = view(gin(a, 1), channels if want_w else 0, w.dtype)
+        gb = view(gin(a, 2), channels if want_b else 0, w.dtype)
+        how = mode(a, 0)
+        total = per * inner
+        for group in range(cuda.blockIdx.x, n * groups, cuda.gridDim.x):
+            i, k = group // groups, group % groups
+            mean, rstd = means[group], rstds[group]
+            ds_w = 0.0
+            db_w = 0.0
+            if has_g:
+                for c in range(k * per, (k + 1) * per):
+                    base = (i * channels + c) * inner
+                    db = 0.0
+                    ds = 0.0
+                    for q in range(cuda.threadIdx.x, inner, cuda.blockDim.x):
+                        db += g[base + q]
+                        if want_x or want_w:
+                            ds += g[base + q] * x[base + q]
+                    db = block_sum(sh, db)
+                    ds = block_sum(sh, ds)
+                    if cuda.threadIdx.x == 0:
+                        if want_w:
+                            cuda.atomic.add(gw, c, (ds - db * mean) * rstd)
+                        if want_b:
+                            cuda.atomic.add(gb, c, db)
+                    if want_x:
+                        ds_w += ds * weight[c]
+                        db_w += db * weight[c]
+            if not want_x or total == 0:
+                continue
+            c2 = (db_w * mean - ds_w) * rstd * rstd * rstd / total
+            c3 = -c2 * mean - db_w * rstd / total
+            if has_mean:
+                c3 += g_mean[group] / total
+            if has_rstd:
+                slope = g_rstd[group] * rstd * rstd * rstd / total
+                c2 -= slope
+                c3 += slope * mean
+            for c in range(k * per, (k + 1) * per):
+                base = (i * channels + c) * inner
+                c1 = rstd * weight[c] if has_g else 0.0
+                for q in range(cuda.threadIdx.x, inner, cuda.blockDim.x):
+                    v = c2 * x[base + q] + c3
+                    if has_g:
+                        v += c1 * g[base + q]
+                    put(gx, base + q, v, how)
+
+
+@cuda.jit(cache=True)
 def log_softmax_bwd(args, starts, first, count, w):
     sh = cuda.shared.array(BLOCK, np.float64)
     for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):

@@ -275,6 +275,11 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
                                f"{list(tensor.shape)} and input of shape {list(input.shape)}")
     check_kernel_dtype(input, "GroupNormKernelImpl")
     _check_same_dtype(input, weight, bias)
+    if weight is not None and bias is not None and not input.is_cuda:
+        # one node (Note [group norm's groups] in ops/nn_ops.py)
+        out = _N.group_norm(input, weight, bias, num_groups, eps)[0]
+        return show_attributes(out, N=input.shape[0], C=input.shape[1],
+                               HxW=math.prod(input.shape[2:]), group=num_groups, eps=eps)
     groups = input.reshape(input.shape[0], num_groups, -1)
     _, centred, var = _moments(groups, (2,))
     out = (centred * (var + eps).rsqrt()).reshape(input.shape)
