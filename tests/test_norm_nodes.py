@@ -315,3 +315,37 @@ def test_group_norm_of_empty_groups_is_torchs(shape):
         assert np.isnan(w.grad.numpy()).all()
     else:
         assert w.grad.tolist() == [0.0] * 4
+
+
+# torch 2.13's NativeBatchNormBackward0 attributes of F.batch_norm(x, ...) in float64, x of
+# (4, 3) = arange(12) ** 1.5: the training statistics per channel (mean, 1 / sqrt(var + eps))
+BN_X = np.arange(12.0).reshape(4, 3) ** 1.5
+BN_MEAN = [11.723273, 14.785759, 18.279764]
+BN_INVSTD = [0.097329, 0.086587, 0.079094]
+
+
+@pytest.mark.parametrize("training", [False, True])
+@pytest.mark.parametrize("affine", [False, True])
+def test_batch_norm_nodes_keep_torchs_attributes_in_every_mode(training, affine):
+    x = ng.tensor(BN_X, requires_grad=True)
+    w, b = (ng.ones(3, dtype=ng.float64, requires_grad=True),
+            ng.zeros(3, dtype=ng.float64, requires_grad=True)) if affine else (None, None)
+    running_mean, running_var = ng.zeros(3, dtype=ng.float64), ng.ones(3, dtype=ng.float64)
+    node = F.batch_norm(x, running_mean, running_var, w, b, training=training).grad_fn
+    assert node.name() == "NativeBatchNormBackward0"
+    assert sorted(a for a in dir(node) if a.startswith("_saved")) == [
+        "_saved_eps", "_saved_input", "_saved_result1", "_saved_result2", "_saved_running_mean",
+        "_saved_running_var", "_saved_training", "_saved_weight"]
+    assert node._saved_input is x and node._saved_weight is w
+    assert node._saved_eps == 1e-5 and node._saved_training is training
+    assert node._saved_running_mean is running_mean and node._saved_running_var is running_var
+    mean, invstd = node._saved_result1, node._saved_result2
+    assert not mean.requires_grad and not invstd.requires_grad
+    if training:
+        np.testing.assert_allclose(mean.numpy(), BN_MEAN, atol=1e-6)
+        np.testing.assert_allclose(invstd.numpy(), BN_INVSTD, atol=1e-6)
+        # the running statistics were updated in place: torch's momentum 0.1, unbiased variance
+        np.testing.assert_allclose(running_mean.numpy(), [1.172327, 1.478576, 1.827976], atol=1e-6)
+    else:
+        # torch keeps no batch statistics in eval mode: two empty tensors
+        assert mean.shape == invstd.shape == (0,)

@@ -180,6 +180,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     check_kernel_dtype(input, "batch_norm")
     dims = (0,) + tuple(range(2, input.ndim))
     shape = _channel_shape(input)
+    # what torch's node keeps besides the input and weight
+    attributes = {"eps": eps, "training": bool(training), "running_mean": running_mean,
+                  "running_var": running_var}
+    if weight is None:
+        attributes["weight"] = None
     if training:
         count = input.numel() // input.shape[1]
         if count <= 1:
@@ -191,26 +196,35 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             out, mean, var = _N.batch_norm(input, weight, bias, eps)
             if running_mean is not None:
                 _update_running(running_mean, running_var, mean, var, momentum, count)
-            return show_attributes(out, eps=eps, training=True, running_mean=running_mean,
-                                   running_var=running_var)
+            return show_attributes(out, result2=_invstd(var, eps), **attributes)
         if not input.is_cuda and dtypes.is_floating(input.dtype):
             normalised, mean, var = _N.batch_norm_stats(input, eps)
-            if running_mean is not None:
-                _update_running(running_mean, running_var, mean, var, momentum, count)
-            return named(_affine(normalised, weight, bias, shape), "NativeBatchNormBackward0",
-                         input, weight, inputs=(input, weight, bias), view_of_intermediate=True)
-        mean, centred, var = _moments(input, dims)
+            out = _affine(normalised, weight, bias, shape)
+        else:
+            mean, centred, var = _moments(input, dims)
+            out = _affine(centred * (var + eps).rsqrt(), weight, bias, shape)
         if running_mean is not None:
             _update_running(running_mean, running_var, mean, var, momentum, count)
+        attributes.update(result1=mean.detach().reshape(-1), result2=_invstd(var, eps))
     else:
         for name, tensor in (("running_mean", running_mean), ("running_var", running_var)):
             if tensor is None:
                 raise RuntimeError(f"{name} must be defined in evaluation mode")
-        centred = input - running_mean.reshape(shape)
-        var = running_var.reshape(shape)
-    return named(_affine(centred * (var + eps).rsqrt(), weight, bias, shape),
-                 "NativeBatchNormBackward0", input, weight, inputs=(input, weight, bias),
-                 view_of_intermediate=True)
+        out = _affine((input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps)
+                      .rsqrt(), weight, bias, shape)
+        # torch's eval-mode node keeps no batch statistics: two empty tensors
+        empty = Tensor._make(np.zeros(0, input.dtype), False)
+        attributes.update(result1=empty, result2=empty)
+    return named(out, "NativeBatchNormBackward0", input, weight, inputs=(input, weight, bias),
+                 view_of_intermediate=True, attributes=attributes,
+                 saved_names=("input", "weight"))
+
+
+def _invstd(var, eps):
+    """torch's saved result2 of a training batch norm, 1 / sqrt(var + eps) per channel, as a
+    tensor outside the graph."""
+    with grad_mode.no_grad():
+        return (var.detach().reshape(-1) + eps).rsqrt()
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,
