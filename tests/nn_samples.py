@@ -95,6 +95,20 @@ def group_norm(x, groups, eps):
     return (centred / np.sqrt((centred ** 2).mean(2, keepdims=True) + eps)).reshape(x.shape)
 
 
+def avg_pool2d_3x3(x):
+    """3x3 windows, stride 2, padding 1, ceil mode, padding not counted: each window's mean of
+    the elements it covers."""
+    h, w = x.shape[-2:]
+    oh, ow = -(-(h + 2 - 3) // 2) + 1, -(-(w + 2 - 3) // 2) + 1
+    out = np.empty(x.shape[:-2] + (oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            rows = slice(max(2 * i - 1, 0), min(2 * i + 2, h))
+            cols = slice(max(2 * j - 1, 0), min(2 * j + 2, w))
+            out[..., i, j] = x[..., rows, cols].mean((-2, -1))
+    return out
+
+
 WINDOWS = dict(kernel=(3, 2), stride=(2, 1), padding=(1, 1), dilation=(1, 2))
 
 NN_SAMPLES = [
@@ -202,6 +216,8 @@ NN_SAMPLES = [
       lambda x, w, b: (group_norm(x, 2, 0.1) * w[:, None, None] + b[:, None, None]).sum()
       + 2 * x.reshape(2, 2, -1).mean(2).sum()
       + 3 * (1 / np.sqrt(x.reshape(2, 2, -1).var(2) + 0.1)).sum()),
+    S("avg_pool2d", lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+      [(2, 3, 5, 6)], lambda x: avg_pool2d_3x3(x)),
     S("read_by_backward", lambda x: F.max_pool2d(x, 2), [(1, 2, 4, 4)],
       lambda x: x.reshape(1, 2, 2, 2, 2, 2).max((3, 5))),
     S("binary_cross_entropy", lambda x, y: N.binary_cross_entropy(x.sigmoid(), y.sigmoid()),

@@ -43,6 +43,8 @@ NN_SAMPLES = [
                                         enumerate(N.batch_norm(x, w, b, 1e-3))),
       [(3, 2, 4), (2,), (2,)], None),
     S("layer_norm", lambda x, w, b: N.layer_norm(x, w, b, 1e-3), [(3, 2, 4), (4,), (4,)], None),
+    S("avg_pool2d", lambda x: N.avg_pool2d(x, (3, 2), (2, 1), (1, 1), False, None, (3, 5)),
+      [(2, 3, 5, 4)], None),
     S("group_norm", lambda x, w, b: sum(o.sum() * (k + 1) for k, o in
                                         enumerate(N.group_norm(x, w, b, 2, 1e-3))),
       [(3, 4, 5), (4,), (4,)], None),

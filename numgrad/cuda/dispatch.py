@@ -89,7 +89,8 @@ def _table():
                   "scatter_add": Twin(index.scatter_add, (2,)),
                   "index_add": Twin(index.scatter_add, (2,)),
                   "cross_entropy": Twin(nn.cross_entropy, (1, 2))})
-    for name in ("sort", "topk", "batch_norm_stats", "batch_norm", "layer_norm", "group_norm"):
+    for name in ("sort", "topk", "batch_norm_stats", "batch_norm", "layer_norm", "group_norm",
+                 "avg_pool2d"):
         twins[name] = _on_host(registry.BY_NAME[name])
     return twins
 

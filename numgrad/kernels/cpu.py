@@ -1431,6 +1431,101 @@ def col2im_bwd(addr, dt):
     _window_pairs(_padded(image, geometry), gx, geometry, True, mode(a, 0) == ADD)
 
 
+@njit(inline="always")
+def _pool_window(o, k, s, p, size):
+    """One dim of an average pool's window o, as torch: (start, end) clipped to the input, and
+    its extent clipped to the padded input (count_include_pad's divisor)."""
+    start = o * s - p
+    end = min(start + k, size + p)
+    return max(start, 0), min(end, size), end - start
+
+
+@njit
+def _pool_windows(oh, ow, geometry):
+    """Per output (i, j) of an average pool: its rows' and columns' (start, end) in the input
+    and its divisor, as torch's avg_pool2d. geometry: h, w, kh, kw, sh, sw, ph, pw,
+    count_include_pad, divisor_override (0: none)."""
+    h, w = geometry[0], geometry[1]
+    rows = np.empty((oh, 2), np.int64)
+    columns = np.empty((ow, 2), np.int64)
+    padded_h = np.empty(oh, np.int64)
+    padded_w = np.empty(ow, np.int64)
+    for i in range(oh):
+        rows[i, 0], rows[i, 1], padded_h[i] = _pool_window(i, geometry[2], geometry[4],
+                                                           geometry[6], h)
+    for j in range(ow):
+        columns[j, 0], columns[j, 1], padded_w[j] = _pool_window(j, geometry[3], geometry[5],
+                                                                 geometry[7], w)
+    divisors = np.empty((oh, ow), np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            if geometry[9]:
+                divisors[i, j] = geometry[9]
+            elif geometry[8]:
+                divisors[i, j] = padded_h[i] * padded_w[j]
+            else:
+                divisors[i, j] = (rows[i, 1] - rows[i, 0]) * (columns[j, 1] - columns[j, 0])
+    return rows, columns, divisors
+
+
+@njit(cache=True)
+def pool_divisors(oh, ow, geometry):
+    """The (oh, ow) divisors of an average pool's windows (_pool_windows)."""
+    return _pool_windows(oh, ow, geometry)[2]
+
+
+@njit(cache=True, error_model="numpy")
+def avg_pool2d_forward(planes, oh, ow, geometry):
+    """Each window's sum over planes (P, h, w), C-contiguous, in their dtype and torch's order
+    (rows, then columns), divided by the window's divisor (Note [average pooling] in
+    ops/nn_ops.py). geometry: as _pool_windows'."""
+    rows, columns, divisors = _pool_windows(oh, ow, geometry)
+    out = np.empty((planes.shape[0], oh, ow), planes.dtype)
+    zero = planes.dtype.type(0)
+    for q in range(planes.shape[0]):
+        plane, out_plane = planes[q], out[q]
+        for i in range(oh):
+            for j in range(ow):
+                total = zero
+                for y in range(rows[i, 0], rows[i, 1]):
+                    for x in range(columns[j, 0], columns[j, 1]):
+                        total += plane[y, x]
+                out_plane[i, j] = total / planes.dtype.type(divisors[i, j])
+    return out
+
+
+@njit(error_model="numpy")
+def avg_pool2d_bwd(addr, dt):
+    """Each output's gradient divided by its window's divisor, added to every input of the window,
+    in torch's order (avg_pool2d_backward). meta attrs: kh, kw, sh, sw, ph, pw,
+    count_include_pad, divisor_override."""
+    a = args_block(addr)
+    if gin(a, 0) == 0:
+        return
+    m = meta(a)
+    p_out = shape_pos(m, 1)
+    p = shape_pos(m, 2)
+    h, w = m[m[0] - 1], m[m[0]]
+    oh, ow = m[p_out + m[p_out] - 1], m[p_out + m[p_out]]
+    count = numel_at(m, 0) // (h * w) if h * w else 0
+    geometry = np.empty(10, np.int64)
+    geometry[0], geometry[1] = h, w
+    geometry[2:10] = m[p:p + 8]
+    rows, columns, divisors = _pool_windows(oh, ow, geometry)
+    gx = view(gin(a, 0), count * h * w, dt).reshape((count, h, w))
+    g = view(gout(a, 0), count * oh * ow, dt).reshape((count, oh, ow))
+    if mode(a, 0) != ADD:
+        gx[:] = 0
+    for q in range(count):
+        g_plane, gx_plane = g[q], gx[q]
+        for i in range(oh):
+            for j in range(ow):
+                share = g_plane[i, j] / dt(divisors[i, j])
+                for y in range(rows[i, 0], rows[i, 1]):
+                    for x in range(columns[j, 0], columns[j, 1]):
+                        gx_plane[y, x] += share
+
+
 # Note [conv columns]
 # conv2d's columns of one image are (C*kh*kw, oh*ow): row (c, ky, kx) is what that tap sees at every
 # output position, zero in the padding. Then w (O, C*kh*kw) @ columns is the image's output already

@@ -1354,6 +1354,48 @@ def col2im_bwd(args, starts, first, count, w):
             put(gx, e, g[pixel] if pixel >= 0 else g[0] * 0, how)
 
 
+@_device
+def _pool_extent(o, k, s, p, size):
+    """cpu._pool_window's twin: (start, end) of window o clipped to the input, and its extent
+    clipped to the padded input."""
+    start = o * s - p
+    end = min(start + k, size + p)
+    return max(start, 0), min(end, size), end - start
+
+
+@cuda.jit(cache=True)
+def avg_pool2d_bwd(args, starts, first, count, w):
+    """cpu.avg_pool2d_bwd's twin: a thread per output element adds its share over its window,
+    atomically (windows overlap; Note [zeroed buffers]). meta attrs: kh, kw, sh, sw, ph, pw,
+    count_include_pad, divisor_override."""
+    for j in range(cuda.blockIdx.y, count, cuda.gridDim.y):
+        a = node_args(args, starts, first, j)
+        if gin(a, 0) == 0:
+            continue
+        m = meta(a)
+        p_out = shape_pos(m, 1)
+        p = shape_pos(m, 2)
+        h, wide = m[m[0] - 1], m[m[0]]
+        oh, ow = m[p_out + m[p_out] - 1], m[p_out + m[p_out]]
+        n_out = numel_at(m, p_out)
+        gx = view(gin(a, 0), numel_at(m, 0), w.dtype)
+        g = view(gout(a, 0), n_out, w.dtype)
+        for e in range(first_thread(), n_out, thread_step()):
+            plane, i, jj = e // (oh * ow), (e // ow) % oh, e % ow
+            hs, he, padded_h = _pool_extent(i, m[p], m[p + 2], m[p + 4], h)
+            ws, we, padded_w = _pool_extent(jj, m[p + 1], m[p + 3], m[p + 5], wide)
+            if m[p + 7]:
+                divisor = m[p + 7]
+            elif m[p + 6]:
+                divisor = padded_h * padded_w
+            else:
+                divisor = (he - hs) * (we - ws)
+            share = g[e] / divisor      # rounded to gx's type as it is added: the CPU's division
+            for y in range(hs, he):
+                for x in range(ws, we):
+                    cuda.atomic.add(gx, (plane * h + y) * wide + x, share)
+
+
 @cuda.jit(cache=True)
 def conv2d_bwd(args, starts, first, count, w):
     """out = cols(x) @ w.T + b in NCHW. A thread per element of each gradient, gathering: gx from

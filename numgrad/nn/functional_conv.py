@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import dtypes
 from ..ops import nn_ops as _N
+from ..ops.apply import show_attributes
 from ..ops.index import take
 from ..ops.named import named, read_by_backward
 from ..ops.untracked import to_host
@@ -374,6 +375,15 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
         return truncated_average(
             lambda x, divisor: avg_pool2d(x, kernel_size, stride, padding, ceil_mode,
                                           count_include_pad, divisor), input, divisor_override)
+    if not input.is_cuda:
+        # one node (Note [average pooling] in ops/nn_ops.py)
+        out = _N.avg_pool2d(input, (kh, kw), (sh, sw), (ph, pw), count_include_pad,
+                            divisor_override, (oh, ow))
+        # torch's node keeps the stride as given: () when it defaulted to the kernel size
+        return show_attributes(out, kernel_size=(kh, kw),
+                               stride=(sh, sw) if _given(stride) else (), padding=(ph, pw),
+                               ceil_mode=ceil_mode, count_include_pad=count_include_pad,
+                               divisor_override=divisor_override)
     source = input
     unbatched = input.ndim == 3
     if unbatched:

@@ -496,6 +496,64 @@ def im2col(x, kernel, stride=(1, 1), padding=(0, 0), dilation=(1, 1), layout=CON
     return apply(IM2COL, (x,), attrs)
 
 
+# ---- avg_pool2d: one node ----------------------------------------------------------------------------
+# Note [average pooling]
+# An average pool is one node, as torch's avg_pool2d: its forward sums each window in the
+# input's dtype, rows then columns, and divides by the window's divisor (the window clipped to
+# the padded input, or to the input without count_include_pad, or divisor_override), and its
+# kernel adds each output's gradient over its divisor back over the window, both in torch's order
+# (kernels/cpu.py avg_pool2d_forward, avg_pool2d_bwd). As im2col, a sum and a product it was four
+# nodes, 5-8x torch's time, and multiplied by 1 / divisor (an ulp off for 3x3 windows). The
+# VJP spreads the same shares with col2im; as torch's node it saves the input, which the
+# gradient reads under create_graph (Note [backward ops that read their input] in named.py).
+def _avg_pool2d_meta(kernel, stride, padding, count_include_pad, divisor, out_hw):
+    return (*kernel, *stride, *padding, int(count_include_pad), divisor), ()
+
+
+def _pool_geometry(h, w, kernel, stride, padding, count_include_pad, divisor):
+    return np.array([h, w, *kernel, *stride, *padding, int(count_include_pad), divisor], np.int64)
+
+
+def _avg_pool2d_forward(x, kernel, stride, padding, count_include_pad, divisor, out_hw):
+    h, w = x.shape[-2:]
+    planes = np.ascontiguousarray(x).reshape(-1, h, w)
+    geometry = _pool_geometry(h, w, kernel, stride, padding, count_include_pad, divisor)
+    return _cpu.avg_pool2d_forward(planes, *out_hw, geometry).reshape(x.shape[:-2] + out_hw)
+
+
+def _avg_pool2d_vjp(ctx, g):
+    from .elementwise import reads
+    (x,) = ctx.saved
+    kh, kw, sh, sw, ph, pw, count_include_pad, divisor = (int(v) for v in ctx.ints[:8])
+    h, w = x.shape[-2:]
+    oh, ow = g.shape[-2:]
+    geometry = _pool_geometry(h, w, (kh, kw), (sh, sw), (ph, pw), count_include_pad, divisor)
+    divisors = _cpu.pool_divisors(oh, ow, geometry).astype(g.dtype)
+    shares = (g.reshape(-1, 1, oh, ow) / divisors).reshape(-1, 1, oh, ow, 1, 1)
+    planes = shares.shape[0]
+    # a ceil_mode's last window may run past the padding: col2im sees an input that long
+    high, wide = max(h, (oh - 1) * sh + kh - 2 * ph), max(w, (ow - 1) * sw + kw - 2 * pw)
+    attrs = {"kernel": (kh, kw), "stride": (sh, sw), "padding": (ph, pw), "dilation": (1, 1),
+             "layout": POOL, "in_shape": (planes, 1, high, wide)}
+    gx = apply(COL2IM, (shares.expand(planes, 1, oh, ow, kh, kw),), attrs)
+    gx = gx[:, :, :h, :w].reshape(x.shape)
+    return (reads(gx, x, "AvgPool2DBackwardBackward0"),)
+
+
+AVG_POOL2D = OpDef("avg_pool2d", _avg_pool2d_forward, node_name="AvgPool2DBackward0",
+                   kernel="avg_pool2d_bwd", vjp=_avg_pool2d_vjp, saves=("x",),
+                   meta=_avg_pool2d_meta, saved_names=("self",))
+
+
+def avg_pool2d(x, kernel, stride, padding, count_include_pad, divisor_override, out_hw):
+    """The average of each window of x (*, H, W) (Note [average pooling]); divisor_override
+    None or 0: the window's own divisor."""
+    attrs = {"kernel": tuple(kernel), "stride": tuple(stride), "padding": tuple(padding),
+             "count_include_pad": bool(count_include_pad), "divisor": int(divisor_override or 0),
+             "out_hw": tuple(out_hw)}
+    return apply(AVG_POOL2D, (x,), attrs)
+
+
 # ---- conv2d: columns and one matrix product per image, as one node ----------------------------------
 # out[n] (O, oh*ow) = w (O, C*kh*kw) @ columns(x[n]) + b: the columns of kernels/cpu.py's Note [conv
 # columns], so the product comes out in NCHW. The backward kernel recomputes the columns instead of
