@@ -1,0 +1,67 @@
+"""nn and training as torch 2.13 runs them, on cases a differential probe against torch found to
+differ (session 18). The expected numbers and messages were printed by torch; torch is not
+imported."""
+import numpy as np
+import pytest
+
+import numgrad as ng
+from numgrad import nn, optim
+
+
+# ---- optimizers: float64 steps fuse where torch's CPU kernels fuse --------------------------------
+def _steps(make, w0, grads):
+    w = nn.Parameter(ng.tensor(w0, dtype=ng.float64))
+    opt = make([w])
+    for g in grads:
+        w.grad = ng.tensor(g, dtype=ng.float64)
+        opt.step()
+    return w, opt
+
+
+def test_float64_sgd_adds_its_weight_decay_and_step_with_one_rounding_as_torch():
+    # torch 2.13 (grad.add(param, alpha=wd), param.add_(buf, alpha=-lr): one fma each); the
+    # unfused step was an ulp off in the first element
+    g0 = np.array([0.7, 0.2, -1.3, 0.05, 0.9, -0.33])
+    w, _ = _steps(lambda p: optim.SGD(p, lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.1),
+                  [0.3, -1.7, 2.5, 0.01, -0.45, 1.1], [g0 * k for k in (1, 2, 3)])
+    assert w.tolist() == [-0.21847479883749998, -1.7768889472124998, 3.3409074024375003,
+                          -0.026577935261250005, -1.0832669955562502, 1.2948931212249999]
+
+
+def _cosine_steps(make):
+    return _steps(make, np.sin(np.arange(8) * 1.3) * 2, [np.cos(np.arange(8) * 0.7 + k)
+                                                         for k in range(2)])
+
+
+def test_float64_adam_lerps_and_addcmuls_with_one_rounding_as_torch():
+    # torch 2.13: exp_avg.lerp_ and exp_avg_sq's addcmul_ are fused multiply-adds in float64 too
+    w, opt = _cosine_steps(lambda p: optim.Adam(p, lr=0.01, weight_decay=0.1, amsgrad=True))
+    state = opt.state[w]
+    assert state["exp_avg"].tolist() == [
+        0.14393023058781396, 0.09246655847294914, -0.038953276560225104, -0.17138477849186273,
+        -0.1973680587698804, -0.0970861222530319, 0.04077284033016788, 0.12155969409570534]
+    assert state["exp_avg_sq"].tolist() == state["max_exp_avg_sq"].tolist() == [
+        0.0012898469771254798, 0.0009199446948787112, 0.0004780890049130759,
+        0.001702052331841954, 0.0021851438751456166, 0.0008252365828895319,
+        0.0005321986887874575, 0.0010432937983750226]
+    assert w.tolist() == [-0.019430521557298682, 1.909942449376221, 1.0251949479660376,
+                          -1.3557568274279734, -1.7469738134687842, 0.4481927879236535,
+                          2.0029277101930245, 0.6193406951667545]
+
+
+def test_float64_centred_rmsprop_fuses_as_torch():
+    w, opt = _cosine_steps(lambda p: optim.RMSprop(p, lr=0.01, momentum=0.5, centered=True,
+                                                   weight_decay=0.1))
+    state = opt.state[w]
+    assert state["square_avg"].tolist() == [
+        0.012711671079172714, 0.00910636477565381, 0.004889991089690232, 0.01677863333884033,
+        0.0215646083148516, 0.0081511579910515, 0.00543634293282906, 0.010248865757428192]
+    assert state["grad_avg"].tolist() == [
+        0.0152025192872565, 0.01001795051814447, -0.0037400707253856767, -0.01762613348602157,
+        -0.020653324049031706, -0.010422197875677105, 0.003906290843082818, 0.012290764505698791]
+    assert state["momentum_buffer"].tolist() == [
+        9.77159887037903, 5.592277839001387, -4.202346092154028, -13.804582648801047,
+        -11.611699466582294, -6.78389814384663, 4.18700819628182, 14.790028089937191]
+    assert w.tolist() == [-0.19821976012870238, 1.7706898214672147, 0.972522460029436,
+                          -1.1369827260778942, -1.5502885442760796, 0.5985827278341764,
+                          2.055720355547447, 0.38979270262384325]
