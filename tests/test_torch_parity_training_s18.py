@@ -65,3 +65,28 @@ def test_float64_centred_rmsprop_fuses_as_torch():
     assert w.tolist() == [-0.19821976012870238, 1.7706898214672147, 0.972522460029436,
                           -1.1369827260778942, -1.5502885442760796, 0.5985827278341764,
                           2.055720355547447, 0.38979270262384325]
+
+
+# ---- optimizers: foreach=True takes torch's multi-tensor formulas ---------------------------------
+def _foreach_steps(make):
+    return _steps(make, np.sin(np.arange(6) * 1.3) * 2, [np.cos(np.arange(6) * 0.7 + k)
+                                                         for k in range(8)])[0].tolist()
+
+
+@pytest.mark.parametrize("make, expected", [
+    # torch 2.13's _multi_tensor_radam: 1 / ((sqrt(v) + eps) / step) + unrectified step, in one
+    # addcmul_ (its single-tensor rule gives -0.018299315698729633 first); a float32 tensor lr
+    # rounds its step sizes in float32 (the single-tensor rounding was 5e-10 off)
+    (lambda p: optim.RAdam(p, lr=0.01, weight_decay=0.1, foreach=True),
+     [-0.018299315698729637, 1.9142181407819368, 1.0393809275956498, -1.3445351842074829,
+      -1.734924209447006, 0.43919843743872644]),
+    (lambda p: optim.RAdam(p, lr=ng.tensor(0.01), foreach=True),
+     [-0.018344263080706698, 1.9240618984822704, 1.0446822419062907, -1.3515497838390105,
+      -1.7439132460549875, 0.4414412713744613]),
+    # torch's _multi_tensor_nadam divides sqrt(v) by sqrt(1 - beta2^t), not v by 1 - beta2^t
+    (lambda p: optim.NAdam(p, lr=0.01, weight_decay=0.1, foreach=True),
+     [-0.01602694087288752, 1.904550207232163, 1.0243379697733521, -1.3477296141294801,
+      -1.7390843618778646, 0.4403666710245012]),
+])
+def test_foreach_radam_and_nadam_round_as_torchs_multi_tensor_rules(make, expected):
+    assert _foreach_steps(make) == expected
