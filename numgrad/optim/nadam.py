@@ -6,8 +6,8 @@ from .optimizer import (Optimizer, check_betas, check_flags, check_lr, hyper, pl
 
 class NAdam(Optimizer):
     """NAdam (Dozat), torch's update rule, written with tensor ops so it runs on the CPU and the
-    GPU; decoupled_weight_decay=True gives NAdamW. foreach and capturable are accepted and
-    ignored.
+    GPU; decoupled_weight_decay=True gives NAdamW. foreach=True takes torch's multi-tensor
+    formula, which rounds otherwise; capturable is accepted and ignored.
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
