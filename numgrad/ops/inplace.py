@@ -133,6 +133,11 @@ def _saved_result_is_self(self, result):
     segment saved: only the dtype cast or the view's copy_slices record after it) now holds the
     tensor's counter at the version this op left it."""
     saved_vc = result._vc
+    if result._data.dtype == self._data.dtype:
+        # a pack hook (saved_tensors_hooks) may hold result as the saved output: it is self from
+        # now on, so that its unpack hook gives back self with its later changes, as torch's
+        result._data = self._data
+        result._vc = self._shared_vc()
     if saved_vc is None or result._seg is None:
         return
     seg = result._seg
