@@ -363,6 +363,10 @@ def _var_attrs(x, dim, unbiased, correction, name):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=4)
+    if isinstance(dim, (tuple, list)) and not dim:
+        # an empty dim list reduces every element forward, but torch's var_backward counts the
+        # elements of no dims as 1: its scale is 2 / (1 - correction), inf for Bessel's
+        dof = 1 - correction
     return dims, correction, (2.0 / dof if dof else math.inf), shown_correction
 
 
