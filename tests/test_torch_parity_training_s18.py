@@ -90,3 +90,73 @@ def _foreach_steps(make):
 ])
 def test_foreach_radam_and_nadam_round_as_torchs_multi_tensor_rules(make, expected):
     assert _foreach_steps(make) == expected
+
+
+# ---- bool arguments of builtin ops with several signatures ----------------------------------------
+_CTC_MESSAGE = (
+    "ctc_loss() received an invalid combination of arguments - got (Tensor, Tensor, {got}, {got}, "
+    "int, int, {value}), but expected one of:\n"
+    " * (Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints "
+    "target_lengths, int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = "
+    "False)\n"
+    "      didn't match because some of the arguments have invalid types: (Tensor, Tensor, "
+    "!{shown}!, !{shown}!, !int!, !int!, !{value}!)\n"
+    " * (Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank "
+    "= 0, int reduction = at::Reduction::Mean, bool zero_infinity = False)\n"
+    "      didn't match because some of the arguments have invalid types: (Tensor, Tensor, "
+    "{second}, {second}, !int!, !int!, !{value}!)\n")
+
+
+@pytest.mark.parametrize("lengths, got, shown, second", [
+    (ng.tensor, "Tensor", "Tensor", "Tensor"),
+    (list, "list", "list of [int, int]", "!list of [int, int]!"),
+    (tuple, "tuple", "tuple of (int, int)", "!tuple of (int, int)!"),
+])
+@pytest.mark.parametrize("value, name", [(1, "int"), (None, "NoneType"),
+                                         (np.bool_(True), "numpy.bool")])
+def test_ctc_loss_refuses_a_zero_infinity_that_is_not_a_bool_in_torchs_words(lengths, got, shown,
+                                                                             second, value, name):
+    # torch 2.13: F.ctc_loss passes zero_infinity on to torch.ctc_loss's argument parser, which
+    # names both signatures (a NumPy bool is refused too)
+    log_probs = ng.zeros(5, 2, 4).log_softmax(2)
+    message = _CTC_MESSAGE.format(got=got, shown=shown, second=second, value=name)
+    with pytest.raises(TypeError) as error:
+        nn.functional.ctc_loss(log_probs, ng.tensor([[1, 2], [1, 1]]), lengths([5, 5]),
+                               lengths([2, 2]), reduction="sum", zero_infinity=value)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize("mode, shape, options, op, got, shown, scales", [
+    ("bilinear", (1, 1, 4, 4), dict(scale_factor=2), "upsample_bilinear2d",
+     "NoneType, int, list", "!NoneType!, !int!, !list of [int, int]!",
+     "float scales_h = None, float scales_w = None"),
+    ("linear", (1, 1, 4), dict(size=(5,)), "upsample_linear1d",
+     "tuple, int, NoneType", "!tuple of (int,)!, !int!, !NoneType!", "float scales = None"),
+    ("trilinear", (1, 1, 2, 2, 2), dict(scale_factor=1.5, recompute_scale_factor=True),
+     "upsample_trilinear3d", "list, int, NoneType", "!list of [int, int, int]!, !int!, !NoneType!",
+     "float scales_d = None, float scales_h = None, float scales_w = None"),
+    ("bicubic", (1, 1, 4, 4), dict(size=3, antialias=True), "_upsample_bicubic2d_aa",
+     "list, int, NoneType", "!list of [int, int]!, !int!, !NoneType!",
+     "float scales_h = None, float scales_w = None"),
+])
+def test_interpolate_refuses_an_align_corners_that_is_not_a_bool_in_torchs_words(
+        mode, shape, options, op, got, shown, scales):
+    # torch 2.13: interpolate hands align_corners=1 to its upsample op's argument parser
+    message = (f"{op}() received an invalid combination of arguments - got (Tensor, {got}), but "
+               "expected one of:\n"
+               " * (Tensor input, tuple of ints output_size, bool align_corners, tuple of floats "
+               "scale_factors)\n"
+               "      didn't match because some of the arguments have invalid types: (Tensor, "
+               f"{shown})\n"
+               " * (Tensor input, tuple of ints output_size, bool align_corners, "
+               f"{scales}, *, Tensor out = None)\n")
+    with pytest.raises(TypeError) as error:
+        nn.functional.interpolate(ng.zeros(*shape), mode=mode, align_corners=1, **options)
+    assert str(error.value) == message
+
+
+def test_bool_arguments_refuse_numpy_bools_as_torchs_parser():
+    # torch 2.13: F.avg_pool2d(x, 2, ceil_mode=np.bool_(True))
+    with pytest.raises(TypeError, match="^avg_pool2d\\(\\): argument 'ceil_mode' must be bool, "
+                                        "not numpy.bool$"):
+        nn.functional.avg_pool2d(ng.zeros(1, 1, 4, 4), 2, ceil_mode=np.bool_(True))
