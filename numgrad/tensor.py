@@ -228,10 +228,14 @@ class Tensor:
                 return self
             if self._node == NO_GRAD_VIEW:
                 self._node = LEAF
+        changed = self._requires_grad != requires_grad
         self._requires_grad = bool(requires_grad)
-        if not requires_grad and self._extra:
-            from .ops.views import base_stopped_requiring_grad
-            base_stopped_requiring_grad(self)
+        if self._extra:
+            from .ops.views import base_stopped_requiring_grad, reread_unseen
+            if not requires_grad:
+                base_stopped_requiring_grad(self)
+            if changed:
+                reread_unseen(self)
         return self
 
     def __deepcopy__(self, memo):
@@ -340,9 +344,11 @@ class Tensor:
         """Keep this non-leaf tensor's gradient in .grad after backward (leaves always keep it)."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.retains_grad:
+            return              # torch asks for no grad_fn then
         if self._extra is not None:
             self.grad_fn        # a view read anew, or torch's error for a stale one
-        if self._node < 0 or self.retains_grad:
+        if self._node < 0:
             return
         self._extras()["retains_grad"] = True
         self._seg.retained[(self._node, self._slot)] = weakref.ref(self)
@@ -423,8 +429,9 @@ class Tensor:
         self._seg, self._node, self._slot = None, -1, 0
         self._requires_grad = False
         if self._extra:
-            from .ops.views import base_stopped_requiring_grad
+            from .ops.views import base_stopped_requiring_grad, reread_unseen
             base_stopped_requiring_grad(self)
+            reread_unseen(self)
         return self
 
     @property

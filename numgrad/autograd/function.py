@@ -288,6 +288,7 @@ def _rebase_dirty_view(view):
     base._seg, base._node, base._slot = new._seg, new._node, new._slot
     base._requires_grad = new._requires_grad
     views.regenerate(base)
+    views.seen(view)            # torch reads the changed view anew at once
     for t in (base, view):
         views.keep_retaining(t)
 

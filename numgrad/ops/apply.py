@@ -271,7 +271,7 @@ def _append_edges(op, inputs, seg):
                 wanted |= bit
                 node = t._node
                 if node >= 0:
-                    if t._extra is not None and views.outdated(t):
+                    if t._extra is not None and views.seen_outdated(t):
                         # read anew first (Note [views changed unrecorded] in views.py), which
                         # records a node: the edges so far are taken back and appended again
                         del e_node[first_edge:]

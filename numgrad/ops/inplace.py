@@ -96,9 +96,11 @@ def _source(self, saves_self):
     return Tensor._make(data, history._requires_grad, history._seg, history._node, history._slot)
 
 
-def rebase(self, result):
+def rebase(self, result, through_view=False):
     """Write result into self's memory and give self result's history; through a view, the base
-    and its other views get new histories too (Note [views] in views.py)."""
+    and its other views get new histories too (Note [views] in views.py). through_view: torch
+    changed a view of self (self[1:] = ...), not self, which leaves a view self unseen (Note
+    [views read anew unseen])."""
     if result._data.shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast "
                            f"shape {list(result._data.shape)}")
@@ -121,6 +123,8 @@ def rebase(self, result):
     self._bump_version()       # the counter is shared by the base and its views
     _saved_result_is_self(self, result)
     views.regenerate(base)
+    if base is not self and not through_view:
+        views.seen(self)        # torch reads the changed view anew at once
     for t in (base, self) if base is not self else (self,):
         views.keep_retaining(t)
     return self
@@ -449,7 +453,7 @@ def setitem(self, index, value):
     if not steps:
         show_attributes(written, accumulate=False,
                         indices=_shown_indices(torch_order(shape, index)[1]))
-    rebase(self, written)
+    rebase(self, written, through_view=bool(steps))
 
 
 # the node of each view torch's indexing takes (shape.torch_steps), named in its refusals

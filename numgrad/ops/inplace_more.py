@@ -62,6 +62,8 @@ def _restride(self, view_op):
     if self._inference and not grad_mode.state.inference:
         raise RuntimeError(_INFERENCE_ERROR)
     records = self._requires_grad and grad_mode.state.grad_enabled
+    if records:
+        views.refresh(self)     # its edge as of now (Note [views changed unrecorded])
     # an alias of self, so that the op's output is not registered as a view of self
     alias = Tensor._make(self._data, records, self._seg, self._node, self._slot)
     if records:

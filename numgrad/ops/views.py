@@ -12,7 +12,7 @@ CopySlices), recorded as base + scatter(result - base[region]); every live view 
 gets a new history reading its region out of the base's new one (torch's AsStridedBackward0). An
 in-place op on the base itself regenerates its views the same way. torch regenerates a view when
 it is next used; numgrad does it at once, for the live views only, so the tape holds no stale
-history anybody can still reach.
+history anybody can still reach (Note [views read anew unseen] says where that differs).
 
 A region is found from memory addresses: the view's elements as flat positions in the base
 (`_region`), an affine (offset, strides) map when the base is C-contiguous. A view whose memory
@@ -59,7 +59,7 @@ class ViewInfo:
     """What a view knows of its base (held in the view's `_extra["view"]`)."""
 
     __slots__ = ("base", "creation", "multi_output", "producer", "output", "own_node", "chain",
-                 "positions", "stale", "version")
+                 "positions", "stale", "version", "unseen")
 
     def __init__(self, base, creation, multi_output, producer, output, own_node, chain, version):
         self.base = base              # the base Tensor: kept alive by its views, as in torch
@@ -72,6 +72,7 @@ class ViewInfo:
         self.positions = None         # device views: (base shape, their region), made when needed
         self.stale = None             # torch's error on the next use in grad mode (regenerate)
         self.version = version        # the base's version when the view was made
+        self.unseen = None            # Note [views read anew unseen]
 
 
 def view_info(t):
@@ -170,6 +171,8 @@ def check_write_through_view(t, producer):
     if t._node == tape.STALE_VIEW or (t._node == tape.NO_GRAD_VIEW and changed_since_made(t)):
         raise stale_view_error(t)
     info = view_info(t)
+    if info is not None and t._requires_grad:
+        seen(t)         # torch's view op records t, asking for its grad_fn, before refusing
     if info is not None and info.creation != DEFAULT and t._requires_grad:
         written = ViewInfo(info.base, info.creation, info.multi_output, producer, 0, True, None,
                            info.version)
@@ -523,10 +526,49 @@ def regenerate(base, changed=None):
     """Give every live view of base a history read out of base's current one (Note [views]);
     `changed`: a view of base an in-place view op changed, whose history is that op's."""
     for view in _live_views(base):
+        info = view._extra["view"]
         if view is changed:
-            view._extra["view"].version = view._vc[0]
+            info.version, info.unseen = view._vc[0], None
             continue
-        _read_anew(view, view._extra["view"])
+        if info.unseen is None:
+            info.unseen = view._node >= 0
+        _read_anew(view, info)
+
+
+# Note [views read anew unseen]
+# torch reads a view anew out of its base lazily, when its grad_fn is next asked for (an op
+# recording it, .grad_fn, is_leaf, hooks, retain_grad, a backward taking its edge); numgrad at
+# once (regenerate). The two differ when the base's history changes without its version between
+# the two: detach_() or requires_grad_() of the base. So a view read anew keeps, until its grad_fn
+# is asked for (seen), whether torch's still had a grad_fn then (ViewInfo.unseen), and such a
+# change of its base reads it anew again as torch would at its next use: without an edge to a base
+# that no longer requires grad, or with no grad_fn at all if torch's view had none.
+def seen(t):
+    """t's grad_fn is asked for, as torch's grad_fn() is (Note [views read anew unseen])."""
+    info = t._extra.get("view")
+    if info is not None:
+        info.unseen = None
+
+
+def seen_outdated(t):
+    """An op records t: seen, and whether it must be read anew first (Note [views changed
+    unrecorded])."""
+    seen(t)
+    return outdated(t)
+
+
+def reread_unseen(base):
+    """base was detached in place or changed requires_grad: its views read anew and not seen since
+    take the history torch's would at their next use (Note [views read anew unseen])."""
+    for view in _live_views(base):
+        info = view._extra["view"]
+        if info.unseen is None or info.creation != DEFAULT:
+            continue
+        if not info.unseen and not base._requires_grad:
+            view._seg, view._node, view._slot = None, tape.LEAF, 0
+            view._requires_grad = False
+        else:
+            _read_anew(view, info)
 
 
 def _read_anew(view, info):
@@ -571,7 +613,10 @@ def outdated(t):
 def refresh(t):
     """Read view t anew out of its base when it is outdated (Note [views changed unrecorded]);
     raises torch's error where its creation forbids that."""
-    if t._extra is None or not outdated(t):
+    if t._extra is None:
+        return
+    seen(t)
+    if not outdated(t):
         return
     with grad_mode.enable_grad():
         _read_anew(t, t._extra["view"])
