@@ -118,7 +118,7 @@ def test_ctc_loss_refuses_a_zero_infinity_that_is_not_a_bool_in_torchs_words(len
                                                                              second, value, name):
     # torch 2.13: F.ctc_loss passes zero_infinity on to torch.ctc_loss's argument parser, which
     # names both signatures (a NumPy bool is refused too)
-    log_probs = ng.zeros(5, 2, 4).log_softmax(2)
+    log_probs = ng.zeros(5, 2, 4)     # refused before the loss reads it
     message = _CTC_MESSAGE.format(got=got, shown=shown, second=second, value=name)
     with pytest.raises(TypeError) as error:
         nn.functional.ctc_loss(log_probs, ng.tensor([[1, 2], [1, 1]]), lengths([5, 5]),
@@ -160,3 +160,58 @@ def test_bool_arguments_refuse_numpy_bools_as_torchs_parser():
     with pytest.raises(TypeError, match="^avg_pool2d\\(\\): argument 'ceil_mode' must be bool, "
                                         "not numpy.bool$"):
         nn.functional.avg_pool2d(ng.zeros(1, 1, 4, 4), 2, ceil_mode=np.bool_(True))
+
+
+# ---- MultiheadAttention records torch's graph -----------------------------------------------------
+def _node_names(tensor):
+    """The names of the nodes behind tensor, breadth first (Backward0 dropped, Backward1 as 1)."""
+    order, seen, i = [tensor.grad_fn], {id(tensor.grad_fn)}, 0
+    while i < len(order):
+        for node, _ in order[i].next_functions:
+            if node is not None and id(node) not in seen:
+                seen.add(id(node))
+                order.append(node)
+        i += 1
+    return " ".join(node.name().replace("torch::autograd::", "").replace("Backward0", "")
+                    .replace("Backward1", "1") for node in order)
+
+
+def _attention_output(case):
+    ng.manual_seed(0)
+    x = np.arange(24, dtype=np.float64).reshape(2, 3, 4) / 10
+    if case == "self":
+        layer = nn.MultiheadAttention(4, 2, batch_first=True, dtype=ng.float64)
+        q = ng.tensor(x, requires_grad=True)
+        return layer(q, q, q, need_weights=False)[0]
+    if case == "encoder-decoder":
+        layer = nn.MultiheadAttention(4, 2, dtype=ng.float64)
+        q, kv = ng.tensor(x, requires_grad=True), ng.tensor(x[:1] + 1, requires_grad=True)
+        return layer(q, kv, kv)[0]
+    layer = nn.MultiheadAttention(4, 1, dtype=ng.float64)
+    q = ng.tensor(x[0], requires_grad=True)
+    return layer(q, q, q, need_weights=False)[0]
+
+
+@pytest.mark.parametrize("case, names", [
+    # torch 2.13: one packed projection unflattened and selected, the flash kernel's output laid
+    # out as its permuted query (so a view and an addmm after it)
+    ("self", "Transpose View Addmm AccumulateGrad View T Permute AccumulateGrad "
+             "ScaledDotProductFlashAttentionForCpu View View View Transpose Transpose Transpose "
+             "View View View Select Select Select Clone Squeeze1 Transpose Unsqueeze View Add "
+             "UnsafeView AccumulateGrad Mm UnsafeView T Clone AccumulateGrad Transpose "
+             "AccumulateGrad"),
+    # key is value: the weight split in [E, 2E], the key-value projection unflattened
+    ("encoder-decoder", "View Addmm AccumulateGrad UnsafeView T Clone AccumulateGrad Transpose Bmm "
+                        "Softmax Transpose Bmm View Mul Transpose Select Transpose Transpose Clone "
+                        "View View Squeeze1 View Select Transpose Addmm Unsqueeze SplitWithSizes "
+                        "View T View AccumulateGrad AccumulateGrad SplitWithSizes View "
+                        "AccumulateGrad Addmm View T AccumulateGrad"),
+    # unbatched: each input unsqueezed apart, so three projections of the chunked weight
+    ("unbatched", "Squeeze1 View Addmm AccumulateGrad View T Permute AccumulateGrad "
+                  "ScaledDotProductFlashAttentionForCpu View View View Transpose Transpose "
+                  "Transpose View View View View View View Addmm Addmm Addmm Split View T View T "
+                  "View T AccumulateGrad Unsqueeze Split Unsqueeze Unsqueeze AccumulateGrad "
+                  "AccumulateGrad"),
+])
+def test_multihead_attention_records_torchs_nodes(case, names):
+    assert _node_names(_attention_output(case)) == names
