@@ -252,3 +252,12 @@ def test_the_version_error_names_no_node_for_a_leaf_an_op_of_mixed_types_cast():
                                            r"operation: \[numgrad.FloatTensor \[2\]\] is at "
                                            r"version 1; expected version 0 instead\."):
         t2.sum().backward()
+
+
+def test_storage_offset_after_as_strided_in_place_on_a_tensor_that_is_no_view():
+    x = ng.arange(12.).reshape(3, 4).clone()
+    x.as_strided_((2, 2), (4, 1), 3)
+    # torch 2.13: the offset in the memory x had
+    assert (x.storage_offset(), x.stride(), x.tolist()) == (3, (4, 1), [[3., 4.], [7., 8.]])
+    x.t_()
+    assert (x.storage_offset(), x.stride()) == (3, (1, 4))
