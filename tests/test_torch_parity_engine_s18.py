@@ -261,3 +261,30 @@ def test_storage_offset_after_as_strided_in_place_on_a_tensor_that_is_no_view():
     assert (x.storage_offset(), x.stride(), x.tolist()) == (3, (4, 1), [[3., 4.], [7., 8.]])
     x.t_()
     assert (x.storage_offset(), x.stride()) == (3, (1, 4))
+
+
+class _Double_(ng.autograd.Function):
+    @staticmethod
+    def forward(ctx, a):
+        a.mul_(2)
+        ctx.mark_dirty(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+
+def test_a_dirty_input_that_requires_grad_comes_back_detached_under_no_grad():
+    x = ng.ones(3, requires_grad=True)
+    with ng.no_grad():
+        out = _Double_.apply(x)
+    # torch 2.13: a detached alias, sharing x's memory and version counter
+    assert out is not x and out._base is None
+    assert (out.requires_grad, out.grad_fn, out.is_leaf) == (False, None, True)
+    assert (x._version, out._version) == (2, 2)      # mul_, then mark_dirty
+    out.add_(1)
+    assert x.tolist() == [3., 3., 3.] and x._version == 3
+    y = ng.ones(3)
+    with ng.no_grad():
+        assert _Double_.apply(y) is y        # nothing to detach from

@@ -251,6 +251,8 @@ class Function:
                         raise RuntimeError("a leaf Variable that requires grad has been used in "
                                            "an in-place operation.")
                     views.check_inplace(out)      # a view: torch's refusals of an in-place op
+                elif out._requires_grad:
+                    out = out.detach()      # as torch, an alias sharing the version counter
             results.append(out)
         if not ctx._dirty.keys() <= {id(out) for out in outputs}:
             raise RuntimeError("Some elements marked as dirty during the forward method were not "
