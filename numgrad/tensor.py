@@ -458,6 +458,7 @@ class Tensor:
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
         self._data = value._data
+        self._inference = value._inference      # torch's tensor takes the other's whole storage
         if self._extra:
             self._extra.pop("restrided_from", None)
 

@@ -288,3 +288,18 @@ def test_a_dirty_input_that_requires_grad_comes_back_detached_under_no_grad():
     y = ng.ones(3)
     with ng.no_grad():
         assert _Double_.apply(y) is y        # nothing to detach from
+
+
+def test_data_set_to_an_inference_tensor_makes_an_inference_tensor_saved_only_where_read():
+    x = ng.ones(3, requires_grad=True)
+    with ng.inference_mode():
+        i = ng.ones(3)
+    x.data = i
+    assert (x.is_inference(), x.requires_grad) == (True, True)       # torch 2.13
+    # x * 2 saves no x (only the constant's gradient would read it): torch runs it
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2., 2., 2.]
+    y = ng.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="^Inference tensors cannot be saved for backward"):
+        i * y
+    assert (y + i).grad_fn.name() == "AddBackward0"

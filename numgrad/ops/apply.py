@@ -263,10 +263,10 @@ def _append_edges(op, inputs, seg):
     first_edge = len(e_node)
     wanted = 0
     bit = 1
+    inference = False
     for t in inputs:
         if type(t) is not _ndarray:
-            if t._inference:
-                _check_inference(op, inputs, seg, first_edge)
+            inference = inference or t._inference
             if t._requires_grad:
                 wanted |= bit
                 node = t._node
@@ -301,6 +301,8 @@ def _append_edges(op, inputs, seg):
         e_node.append(-1)
         e_slot.append(0)
         bit <<= 1
+    if inference:
+        _check_inference(op, inputs, seg, first_edge, wanted)
     return wanted
 
 
@@ -359,11 +361,13 @@ def _pack_saved(seg, node, op, inputs, outputs, wanted):
     pack_saved(seg, node, op, inputs, outputs, op.kept(wanted))
 
 
-def _check_inference(op, inputs, seg, edges_start):
-    """torch's refusal to save an inference tensor; the edges this node appended so far are
-    taken back first, so the tape is as it was."""
-    for index in op.save_index:
-        if index >= 0 and type(inputs[index]) is not _ndarray and inputs[index]._inference:
+def _check_inference(op, inputs, seg, edges_start, wanted):
+    """torch's refusal to save an inference tensor, where a gradient that will be computed reads
+    it (Note [values not saved]); the edges this node appended are taken back first, so the
+    tape is as it was."""
+    for index, readers in op.save_plan:
+        if index >= 0 and readers & wanted and type(inputs[index]) is not _ndarray \
+                and inputs[index]._inference:
             del seg.e_node[edges_start:]
             del seg.e_slot[edges_start:]
             raise RuntimeError(
