@@ -215,3 +215,27 @@ def _attention_output(case):
 ])
 def test_multihead_attention_records_torchs_nodes(case, names):
     assert _node_names(_attention_output(case)) == names
+
+
+# ---- recurrent layers record torch's graph ---------------------------------------------------------
+def test_a_packed_bidirectional_rnn_records_torchs_loop():
+    # torch 2.13: the initial state unbound per direction, each step's rows narrowed out
+    # (SliceBackward0), forward in time the ended sequences' states sliced off and joined in one
+    # cat at the end, in reverse the initial rows sliced in and concatenated as sequences start
+    ng.manual_seed(0)
+    layer = nn.RNN(2, 2, bidirectional=True, dtype=ng.float64)
+    x = ng.tensor(np.arange(12.0).reshape(3, 2, 2) / 10, requires_grad=True)
+    h0 = ng.tensor(np.ones((2, 2, 2)) / 4, requires_grad=True)
+    y, h = layer(nn.utils.rnn.pack_padded_sequence(x, ng.tensor([3, 1])), h0)
+    assert _node_names(y.data) == (
+        "Cat Cat Cat Tanh Tanh Tanh Tanh Tanh Tanh Add Add Add Add Add Add Addmm Slice Addmm Slice "
+        "Addmm Slice Addmm Slice Addmm Slice Addmm Slice AccumulateGrad Unbind T Addmm Slice T T "
+        "AccumulateGrad Cat T Addmm T Slice T AccumulateGrad AccumulateGrad AccumulateGrad "
+        "PackPaddedSequence T Slice AccumulateGrad AccumulateGrad T AccumulateGrad AccumulateGrad "
+        "AccumulateGrad")
+    assert _node_names(h) == (
+        "Stack Cat Tanh Tanh Slice Add Add Tanh Addmm Slice Addmm Slice Add AccumulateGrad Cat T "
+        "Addmm AccumulateGrad Tanh T Addmm Addmm Slice Tanh Slice AccumulateGrad AccumulateGrad "
+        "PackPaddedSequence T Add AccumulateGrad AccumulateGrad T Unbind T Add AccumulateGrad "
+        "AccumulateGrad Addmm Slice AccumulateGrad AccumulateGrad Addmm Slice Slice T Tanh T Add "
+        "Addmm Slice Slice T")

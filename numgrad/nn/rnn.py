@@ -15,6 +15,7 @@ weights copied from torch give torch's results.
 >>> output.data.shape, output.batch_sizes, h_n.shape
 (numgrad.Size([6, 4]), tensor([2, 2, 1, 1]), numgrad.Size([1, 2, 4]))
 """
+import itertools
 import math
 import numbers
 import warnings
@@ -217,6 +218,8 @@ class RNNBase(Module):
         directions = 2 if self.bidirectional else 1
         weights = self.all_weights
         h_last, c_last = [], []
+        # torch's kernel unbinds the initial states into each layer's and direction's
+        h0, c0 = h0.unbind(0), None if c0 is None else c0.unbind(0)
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
@@ -237,24 +240,20 @@ class RNNBase(Module):
         w_hr = weights[-1] if self.proj_size > 0 else None
         # the input's part of every step's gates, in one product
         gates_x = F.linear(input, w_ih, b_ih)
-        gates_x = gates_x.unbind(0) if batch_sizes is None else gates_x.split(batch_sizes)
-        steps = range(len(gates_x) - 1, -1, -1) if reverse else range(len(gates_x))
-        outputs = [None] * len(gates_x)
-        for t in steps:
-            live = gates_x[t].shape[0]
-            if live == h.shape[0]:
-                h, c = step(gates_x[t], h, c, w_hh, b_hh, w_hr)
+
+        def run_step(gates, h, c):
+            return step(gates, h, c, w_hh, b_hh, w_hr)
+        if batch_sizes is None:
+            gates_x = gates_x.unbind(0)
+            outputs = [None] * len(gates_x)
+            for t in (reversed(range(len(gates_x))) if reverse else range(len(gates_x))):
+                h, c = run_step(gates_x[t], h, c)
                 outputs[t] = h
-                continue
-            # a packed step runs the first `live` sequences (packing sorts them longest first);
-            # the others keep their state: going forward the last of a sequence that has ended,
-            # in reverse h0 until the step where that sequence's own last step starts it
-            new_h, new_c = step(gates_x[t], h[:live], None if c is None else c[:live], w_hh,
-                                b_hh, w_hr)
-            outputs[t] = new_h
-            h = cat([new_h, h[live:]])
-            c = None if c is None else cat([new_c, c[live:]])
-        return (stack(outputs) if batch_sizes is None else cat(outputs)), h, c
+            return stack(outputs), h, c
+        # torch's packed loop narrows each step's rows out (SliceBackward0 each)
+        starts = itertools.accumulate(batch_sizes[:-1], initial=0)
+        gates_x = [gates_x.narrow(0, start, size) for start, size in zip(starts, batch_sizes)]
+        return (_packed_reverse if reverse else _packed_forward)(run_step, gates_x, h, c)
 
     def _finish(self, output, batched):
         if self.batch_first:
@@ -518,3 +517,44 @@ class LSTMCell(RNNCellBase):
         if hx is not None and len(hx) != 2:
             raise RuntimeError("lstm_cell expects two hidden states")
         return self._step(_lstm_step, input, [None, None] if hx is None else list(hx), "hx")
+
+
+def _narrow(state, start, end):
+    return None if state is None else state.narrow(0, start, end - start)
+
+
+def _packed_forward(run_step, gates_x, h, c):
+    """torch's packed loop forward in time: a sequence that has ended leaves its rows of the
+    state (sliced off, SliceBackward0), joined in one cat at the end, the longest first (packing
+    sorts them so). Returns (output rows, h_n, c_n)."""
+    finished, outputs, last = [], [], gates_x[0].shape[0]
+    for gates in gates_x:
+        size = gates.shape[0]
+        if size < last:
+            finished.append((_narrow(h, size, last), _narrow(c, size, last)))
+            h, c = _narrow(h, 0, size), _narrow(c, 0, size)
+        last = size
+        h, c = run_step(gates, h, c)
+        outputs.append(h)
+    finished.append((h, c))
+    finished.reverse()
+    c_n = None if c is None else cat([piece[1] for piece in finished])
+    return cat(outputs), cat([piece[0] for piece in finished]), c_n
+
+
+def _packed_reverse(run_step, gates_x, h0, c0):
+    """torch's packed loop backward in time: it starts on the rows of the sequences that reach
+    the last step (sliced from the initial state) and takes in each sequence's initial rows at
+    its own last step (a cat)."""
+    last = gates_x[-1].shape[0]
+    h, c = _narrow(h0, 0, last), _narrow(c0, 0, last)
+    outputs = [None] * len(gates_x)
+    for t in reversed(range(len(gates_x))):
+        size = gates_x[t].shape[0]
+        if size > last:
+            h = cat([h, _narrow(h0, last, size)])
+            c = None if c is None else cat([c, _narrow(c0, last, size)])
+        last = size
+        h, c = run_step(gates_x[t], h, c)
+        outputs[t] = h
+    return cat(outputs), h, c
