@@ -303,3 +303,21 @@ def test_data_set_to_an_inference_tensor_makes_an_inference_tensor_saved_only_wh
     with pytest.raises(RuntimeError, match="^Inference tensors cannot be saved for backward"):
         i * y
     assert (y + i).grad_fn.name() == "AddBackward0"
+
+
+def test_as_strided_of_a_view_reads_the_view_and_drops_what_lies_outside_it():
+    a = ng.arange(12., dtype=ng.float64, requires_grad=True)
+    b = a * 1
+    x = b[2:]
+    y = x.as_strided((2, 2), (1, 2))
+    # torch 2.13: the node's edge is the view's, and its attributes are as given
+    assert _tree(y.grad_fn) == ("AsStridedBackward0", ["SliceBackward0"])
+    assert (y.grad_fn._saved_size, y.grad_fn._saved_stride,
+            y.grad_fn._saved_storage_offset) == ((2, 2), (1, 2), None)
+    assert (y._base is b, y.storage_offset(), y.tolist()) == (True, 2, [[2., 4.], [3., 5.]])
+    z = (b * 1).view(3, 4)
+    w = z[:, :2]
+    v = w.as_strided((3,), (2,), 3)     # storage elements 3, 5, 7: 3 and 7 lie outside w
+    assert v.grad_fn._saved_storage_offset == 3
+    (v * ng.tensor([1., 2., 3.], dtype=ng.float64)).sum().backward()
+    np.testing.assert_array_equal(a.grad.numpy(), [0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0])

@@ -336,6 +336,34 @@ def restrict_like(view, source):
         info.creation, info.multi_output = parent.creation, parent.multi_output
 
 
+def as_strided_of(source, source_data, storage, data, node_name, attributes):
+    """The history of `data`, an as_strided layout over storage's memory, read out of `source`
+    (whose elements are source_data there), as torch's node named node_name has it: each
+    element takes the gradient of the element of source it shows; one outside source gets none."""
+    from .index import masked_fill, take
+    from .named import rename
+    where = _region(storage._data, data)
+    of_source = _region(storage._data, source_data)
+    # each element of data as the flat (C order) index of the element of source that it shows
+    inverse = np.full(storage._data.size, -1, np.int64)
+    inverse[_flat_positions(of_source, source_data.shape)] = \
+        np.arange(source_data.size).reshape(source_data.shape)
+    places = inverse[_flat_positions(where, data.shape)]
+    shown = take(source, np.maximum(places, 0))
+    if (places < 0).any():
+        shown = masked_fill(shown, Tensor._make(places < 0, False), 0)
+    return rename(shown, node_name, inputs=(source,), attributes=attributes)
+
+
+def _flat_positions(region, shape):
+    """A _Region's elements as flat positions in its storage, in the view's shape."""
+    if region.positions is not None:
+        return region.positions
+    offset, strides = region.affine
+    return offset + sum(np.arange(n).reshape((-1,) + (1,) * (len(shape) - d - 1)) * s
+                        for d, (n, s) in enumerate(zip(shape, strides))) + np.zeros(shape, np.int64)
+
+
 def storage_of(t):
     """(tensor, offset): what as_strided indexes - t's base and t's offset in it when t is an
     affine view of a C-contiguous base, else t itself (its elements in C order) and 0."""
