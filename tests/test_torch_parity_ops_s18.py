@@ -157,3 +157,42 @@ def test_upper_cholesky_is_one_node_and_the_deprecated_cholesky_has_its_own_name
                                                  2.875202935636]], rtol=1e-10)   # torch 2.13
     assert ng.cholesky(s).grad_fn.name() == "CholeskyBackward0"
 
+
+
+# ---- argument errors -----------------------------------------------------------------------------
+@pytest.mark.parametrize("call, message", [
+    # torch 2.13's Python binding: the position where given positionally, counted without self in
+    # a method
+    (lambda x: ng.cumsum(x, (0,)), "cumsum(): argument 'dim' (position 2) must be int, not tuple"),
+    (lambda x: x.cumsum((0,)), "cumsum(): argument 'dim' (position 1) must be int, not tuple"),
+    (lambda x: x.cumsum(dim=None), "cumsum(): argument 'dim' must be int, not NoneType"),
+    (lambda x: ng.cumprod(x, 1.0), "cumprod(): argument 'dim' (position 2) must be int, not float"),
+    (lambda x: ng.cumsum(x, True), "cumsum(): argument 'dim' (position 2) must be int, not bool"),
+    (lambda x: x.kthvalue(1, (0,)), "kthvalue(): argument 'dim' (position 2) must be int, not "
+                                    "tuple"),
+    (lambda x: ng.mode(x, None), "mode(): argument 'dim' (position 2) must be int, not NoneType"),
+    (lambda x: ng.topk(x, 1, (0,)), "topk(): argument 'dim' (position 3) must be int, not tuple"),
+    (lambda x: ng.logcumsumexp(x, [0]), "logcumsumexp(): argument 'dim' (position 2) must be int, "
+                                        "not list"),
+    (lambda x: ng.cummax(x, dim=(0,)), "cummax(): argument 'dim' must be int, not tuple"),
+    (lambda x: x.median((0,)), "median(): argument 'dim' (position 1) must be int, not tuple"),
+    (lambda x: ng.nanmedian(x, dim=None), "nanmedian(): argument 'dim' must be int, not "
+                                          "NoneType"),
+    (lambda x: ng.argmax(x, (0, 1)), "argmax(): argument 'dim' (position 2) must be int, not "
+                                     "tuple"),
+    (lambda x: ng.aminmax(x, dim=()), "aminmax(): argument 'dim' must be int, not tuple"),
+])
+def test_ops_along_one_dim_refuse_other_dims_as_torchs_binding(call, message):
+    x = ng.tensor(X, requires_grad=True)
+    with pytest.raises(TypeError) as error:
+        call(x)
+    assert str(error.value) == message
+
+
+def test_one_dim_ops_take_int_like_dims_and_none_where_torch_does():
+    x = ng.tensor(X)
+    assert ng.cumsum(x, np.int64(1)).shape == (3, 4)
+    assert ng.cumsum(x, ng.tensor(1)).shape == (3, 4)
+    assert ng.argmax(x, dim=None).item() == 7
+    assert ng.aminmax(x, dim=None).max.item() == 3.0
+    assert ng.median(x).item() == 0.25

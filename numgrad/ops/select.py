@@ -14,6 +14,7 @@ from .. import dtypes
 from ..kernels.selection import exact_lines, topk_indices
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply, show_attributes
+from .dim_argument import int_dim
 from .reduce import _dims, _group_reduction, _kept_meta, _reduced_dims, _spread, shown_dims
 from .registry import OpDef
 from .untracked import untracked
@@ -227,11 +228,13 @@ def _arg(name, fn, x, dim, keepdim):
     return untracked(lambda v: np.asarray(fn(v, axis=d, keepdims=keepdim), np.int64), data)
 
 
+@int_dim(optional=True)
 def argmax(x, dim=None, keepdim=False):
     """Index of the (first) largest element, over everything (flattened) or along dim."""
     return _arg("argmax", np.argmax, x, dim, keepdim)
 
 
+@int_dim(optional=True)
 def argmin(x, dim=None, keepdim=False):
     return _arg("argmin", np.argmin, x, dim, keepdim)
 
@@ -248,6 +251,7 @@ def argsort(x, dim=-1, descending=False, stable=False):
     return sort(x, dim, descending).indices
 
 
+@int_dim()
 def topk(x, k, dim=-1, largest=True, sorted=True):
     """(values, indices) of the k largest (or smallest) elements along dim, in sorted order
     unless sorted=False. Among equal values the elements and their order are those torch's CPU
