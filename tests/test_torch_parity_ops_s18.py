@@ -196,3 +196,16 @@ def test_one_dim_ops_take_int_like_dims_and_none_where_torch_does():
     assert ng.argmax(x, dim=None).item() == 7
     assert ng.aminmax(x, dim=None).max.item() == 3.0
     assert ng.median(x).item() == 0.25
+
+
+def test_lstsq_solution_is_one_node_over_A_and_B():
+    rng = np.random.default_rng(1)
+    a = ng.tensor(rng.standard_normal((4, 3)), requires_grad=True)
+    b = ng.tensor(rng.standard_normal((4, 2)), requires_grad=True)
+    for rhs in (b, b[:, 0]):
+        solution = ng.linalg.lstsq(a, rhs).solution
+        node = solution.grad_fn
+        assert node.name() == "LinalgLstsqBackward0"     # torch 2.13
+        assert [f.name() for f, _ in node.next_functions][0] == "torch::autograd::AccumulateGrad"
+        assert node._saved_self is not None and node._saved_b is not None
+    assert ng.autograd.gradcheck(lambda a, b: ng.linalg.lstsq(a, b).solution, (a, b))
