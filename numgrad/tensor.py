@@ -231,11 +231,13 @@ class Tensor:
         changed = self._requires_grad != requires_grad
         self._requires_grad = bool(requires_grad)
         if self._extra:
-            from .ops.views import base_stopped_requiring_grad, reread_unseen
+            from .ops import views
             if not requires_grad:
-                base_stopped_requiring_grad(self)
+                views.base_stopped_requiring_grad(self)
+            elif changed:
+                views.base_started_requiring_grad(self)
             if changed:
-                reread_unseen(self)
+                views.reread_unseen(self)
         return self
 
     def __deepcopy__(self, memo):

@@ -321,3 +321,17 @@ def test_as_strided_of_a_view_reads_the_view_and_drops_what_lies_outside_it():
     assert v.grad_fn._saved_storage_offset == 3
     (v * ng.tensor([1., 2., 3.], dtype=ng.float64)).sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), [0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0])
+
+
+def test_a_no_grad_view_requires_grad_again_when_its_detached_base_does():
+    a = ng.tensor([[1., 2.], [3., 4.]], dtype=ng.float64, requires_grad=True)
+    with ng.no_grad():
+        v = a.t()[:, 1:]
+    a.detach_()
+    assert v.requires_grad is False
+    a.requires_grad_()
+    assert (v.requires_grad, v.grad_fn, v.is_leaf) == (True, None, True)      # torch 2.13
+    with pytest.raises(RuntimeError, match="^Output 0 of Select is a view of a view which was "
+                                           "created in no_grad mode and is being modified "
+                                           "inplace with grad mode enabled"):
+        v[0] = v[-1] * 2

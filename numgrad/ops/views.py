@@ -239,6 +239,16 @@ def base_stopped_requiring_grad(base):
             view._requires_grad = False
 
 
+def base_started_requiring_grad(base):
+    """base (a leaf) requires grad again: its views made in no_grad mode, which
+    base_stopped_requiring_grad let go, require grad through it again (tape.NO_GRAD_VIEW), as
+    torch's view asks its base."""
+    for view in _live_views(base):
+        info = view._extra["view"]
+        if info.creation == NO_GRAD_MODE and view._node == tape.LEAF and not view._requires_grad:
+            view._node, view._requires_grad = tape.NO_GRAD_VIEW, True
+
+
 def changed_since_made(t):
     """Whether the base of view t was changed in place after t was made."""
     return t._vc[0] != t._extra["view"].version
