@@ -239,3 +239,23 @@ def test_a_packed_bidirectional_rnn_records_torchs_loop():
         "PackPaddedSequence T Add AccumulateGrad AccumulateGrad T Unbind T Add AccumulateGrad "
         "AccumulateGrad Addmm Slice AccumulateGrad AccumulateGrad Addmm Slice Slice T Tanh T Add "
         "Addmm Slice Slice T")
+
+
+# ---- losses record torch's nodes --------------------------------------------------------------------
+@pytest.mark.parametrize("loss, names", [
+    # torch 2.13's C++ composites add and scale by Scalars (AddBackward1, MulBackward1); its
+    # gaussian_nll_loss clamps a clone of var outside the graph (CloneBackward0)
+    (lambda F, a, b, v, p: F.poisson_nll_loss(a, b, log_input=False),
+     "Mean Sub AccumulateGrad Mul Log Add1"),
+    (lambda F, a, b, v, p: F.gaussian_nll_loss(a, b, v),
+     "Mean Mul Add Log Div Clone Pow AccumulateGrad Sub AccumulateGrad"),
+    (lambda F, a, b, v, p: F.cross_entropy(a, p, label_smoothing=0.2),
+     "Div1 Neg Sum Mul LogSoftmax Add1 AccumulateGrad Mul1 AccumulateGrad"),
+])
+def test_losses_record_torchs_scalar_and_clone_nodes(loss, names):
+    a = np.array([[0.5, -1.0, 2.0], [1.5, 0.2, -0.3]])
+    b = np.abs(a) + 0.5
+    out = loss(nn.functional, ng.tensor(a, requires_grad=True), ng.tensor(b),
+               ng.tensor(b, requires_grad=True),
+               ng.tensor(b / b.sum(1, keepdims=True), requires_grad=True))
+    assert _node_names(out) == names
