@@ -273,6 +273,9 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._node == NO_GRAD_VIEW:
+            from .ops.views import refresh
+            refresh(self)       # one made in grad mode, when its base changed (views.outdated)
         if self._node < 0:
             if self._node == STALE_VIEW or self._node == NO_GRAD_VIEW:
                 from .ops.views import changed_since_made, stale_view_error
@@ -346,8 +349,9 @@ class Tensor:
         """Keep this non-leaf tensor's gradient in .grad after backward (leaves always keep it)."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self.retains_grad:
-            return              # torch asks for no grad_fn then
+        if self.retains_grad or self._node == LEAF or self._node == NO_GRAD_VIEW or (
+                self._node == STALE_VIEW and not self._extra["view"].own_node):
+            return              # torch asks for no grad_fn then; its leaf test reads none
         if self._extra is not None:
             self.grad_fn        # a view read anew, or torch's error for a stale one
         if self._node < 0:

@@ -335,3 +335,30 @@ def test_a_no_grad_view_requires_grad_again_when_its_detached_base_does():
                                            "created in no_grad mode and is being modified "
                                            "inplace with grad mode enabled"):
         v[0] = v[-1] * 2
+
+
+def test_a_view_of_a_base_that_starts_requiring_grad_requires_grad_through_it():
+    b = ng.ones(4)
+    v = b[:2]
+    b.requires_grad_()
+    # torch 2.13: it requires grad through its base, without a grad_fn; its gradient goes nowhere
+    assert (v.requires_grad, v.grad_fn, v.is_leaf) == (True, None, True)
+    (v * 2).sum().backward()
+    assert (b.grad, v.grad) == (None, None)
+    v.retain_grad()             # torch's leaf test: nothing to retain
+    assert not v.retains_grad
+    with ng.no_grad():
+        b.mul_(2)
+    # the base changed: torch reads the view anew out of it
+    assert _tree(v.grad_fn) == ("AsStridedBackward0", ["torch::autograd::AccumulateGrad"])
+    (v * 2).sum().backward()
+    np.testing.assert_array_equal(b.grad.numpy(), [2, 2, 0, 0])
+
+
+def test_retain_grad_of_a_stale_no_grad_view_does_nothing():
+    b = ng.ones(3, requires_grad=True) * 1
+    with ng.no_grad():
+        v = b[:2]
+        b.mul_(2)
+    v.retain_grad()             # torch 2.13: its leaf test comes first, and asks no grad_fn
+    assert not v.retains_grad

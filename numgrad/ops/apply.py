@@ -285,6 +285,11 @@ def _append_edges(op, inputs, seg):
                 elif node == _LEAF:
                     e_node.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
                     e_slot.append(0)
+                elif node == _NO_GRAD_VIEW and views.outdated(t):
+                    del e_node[first_edge:]     # read anew, as above
+                    del e_slot[first_edge:]
+                    views.refresh(t)
+                    return _append_edges(op, inputs, seg)
                 elif node == _NO_GRAD_VIEW and not views.changed_since_made(t):
                     e_node.append(-1)            # its gradient goes nowhere, as in torch
                     e_slot.append(0)

@@ -168,6 +168,8 @@ def check_write_through_view(t, producer):
     """torch's refusals of t[index] = value where the index views t first (producer: the node
     name of its last view op), in grad mode: using t at all when its base changed since it was
     made (a stale view), then the new view's, which is made as t was and names its own op."""
+    if t._node == tape.NO_GRAD_VIEW and outdated(t):
+        refresh(t)
     if t._node == tape.STALE_VIEW or (t._node == tape.NO_GRAD_VIEW and changed_since_made(t)):
         raise stale_view_error(t)
     info = view_info(t)
@@ -240,12 +242,13 @@ def base_stopped_requiring_grad(base):
 
 
 def base_started_requiring_grad(base):
-    """base (a leaf) requires grad again: its views made in no_grad mode, which
-    base_stopped_requiring_grad let go, require grad through it again (tape.NO_GRAD_VIEW), as
-    torch's view asks its base."""
+    """base (a leaf) now requires grad: its views without a history require grad through it, as
+    torch's view asks its base, without a grad_fn (tape.NO_GRAD_VIEW); one made in grad mode is
+    read anew once the base's version moves on (outdated), as torch's."""
     for view in _live_views(base):
         info = view._extra["view"]
-        if info.creation == NO_GRAD_MODE and view._node == tape.LEAF and not view._requires_grad:
+        if info.creation in (DEFAULT, NO_GRAD_MODE) and view._node == tape.LEAF \
+                and not view._requires_grad:
             view._node, view._requires_grad = tape.NO_GRAD_VIEW, True
 
 
@@ -643,9 +646,13 @@ def _read_anew(view, info):
 # the old node no longer fire; a view of a multi-output op raises there. So does numgrad, at the
 # same places (outdated / refresh).
 def outdated(t):
-    """Whether view t (a tensor with _extra) has a history older than its base's version."""
+    """Whether view t (a tensor with _extra) has a history older than its base's version: one of
+    its own, or none while it requires grad through a base it was made from in grad mode
+    (base_started_requiring_grad), which torch reads anew all the same."""
     info = t._extra.get("view")
-    return info is not None and t._node >= 0 and t._vc[0] != info.version
+    if info is None or t._vc[0] == info.version:
+        return False
+    return t._node >= 0 or (t._node == tape.NO_GRAD_VIEW and info.creation == DEFAULT)
 
 
 def refresh(t):
