@@ -259,3 +259,27 @@ def test_losses_record_torchs_scalar_and_clone_nodes(loss, names):
                ng.tensor(b, requires_grad=True),
                ng.tensor(b / b.sum(1, keepdims=True), requires_grad=True))
     assert _node_names(out) == names
+
+
+# ---- transposed convolutions --------------------------------------------------------------------------
+@pytest.mark.parametrize("layer, shape, shown", [
+    (lambda: nn.ConvTranspose2d(2, 4, 1, padding=1, groups=2, bias=False), (1, 2, 4, 2),
+     "Given input size per channel: (4 x 2). Calculated output size per channel: (2 x 0)."),
+    (lambda: nn.ConvTranspose1d(2, 4, 1, padding=1, bias=False), (1, 2, 2),
+     "Given input size per channel: (1 x 2). Calculated output size per channel: (1 x 0)."),
+    (lambda: nn.ConvTranspose3d(2, 4, 1, padding=1, bias=False), (1, 2, 3, 2, 3),
+     "Given input size per channel: (3 x 2 x 3). Calculated output size per channel: "
+     "(1 x 0 x 1)."),
+])
+def test_a_transposed_convolution_to_an_empty_output_is_refused_as_torch(layer, shape, shown):
+    # torch 2.13's words (a 1-D convolution is a 2-D one of height 1)
+    with pytest.raises(RuntimeError) as error:
+        layer()(ng.ones(*shape))
+    assert str(error.value) == shown + " Output size is too small"
+
+
+def test_an_unbatched_transposed_convolution_records_torchs_unsqueeze():
+    # torch 2.13: SqueezeBackward1 -> ConvolutionBackward0 -> UnsqueezeBackward0 -> the input
+    layer = nn.ConvTranspose2d(2, 2, 1, stride=2, padding=1, output_padding=1, bias=False)
+    assert _node_names(layer(ng.ones(2, 2, 4, requires_grad=True))) == \
+        "Squeeze1 Convolution Unsqueeze AccumulateGrad AccumulateGrad"
