@@ -362,3 +362,18 @@ def test_retain_grad_of_a_stale_no_grad_view_does_nothing():
         b.mul_(2)
     v.retain_grad()             # torch 2.13: its leaf test comes first, and asks no grad_fn
     assert not v.retains_grad
+
+
+def test_a_recorded_write_keeps_the_sign_of_zeros_kept_and_written():
+    x = ng.tensor([0., 1., 2.], requires_grad=True)
+    b = x * -1
+    b[1] = 2.
+    assert [str(v) for v in b.tolist()] == ["-0.0", "2.0", "-2.0"]       # torch 2.13
+    b = x * 1
+    b[[0, 2]] = ng.tensor([-0., 5.])
+    assert [str(v) for v in b.tolist()] == ["-0.0", "1.0", "5.0"]
+    b = (x * -1).view(3, 1)
+    b[:2][0] = ng.tensor([-0.])
+    assert [str(v) for v in b.view(-1).tolist()] == ["-0.0", "-1.0", "-2.0"]
+    b.sum().backward()
+    assert [str(v) for v in x.grad.tolist()] == ["-0.0", "-1.0", "-1.0"]

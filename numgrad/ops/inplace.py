@@ -416,11 +416,7 @@ def setitem(self, index, value):
         if isinstance(value, Tensor):
             data = value._data.reshape(_without_leading_ones(value._data.shape))
         try:
-            if basic or type(self._data) is not np.ndarray:
-                self._data[index] = data
-            else:
-                before, arrays = torch_order(shape, index)
-                self._data[before][arrays] = data     # a view of self, then written into
+            _assign(self._data, index, data, basic)
         except ValueError:
             target = (basic_index_map(shape, index)[0] if basic
                       else index_positions(shape, index).shape)
@@ -430,6 +426,7 @@ def setitem(self, index, value):
         return
     positions = _positions(shape, index) if basic else index_positions(shape, index)
     _check_value_fits(self, _without_leading_ones(tuple(value.shape)), positions.shape, basic)
+    raw = value
     if isinstance(value, Tensor):
         value = _value_as_written(value, positions.shape, basic)
     given = value       # torch's node lists it, whatever casting it gets here
@@ -453,7 +450,24 @@ def setitem(self, index, value):
     if not steps:
         show_attributes(written, accumulate=False,
                         indices=_shown_indices(torch_order(shape, index)[1]))
+    if type(self._data) is np.ndarray and type(getattr(raw, "_data", raw)) is np.ndarray:
+        # the node's forward adds the zeroed tensor and the placed values, which turns a -0.0
+        # kept or written into 0.0: its result is what torch's write leaves, sign and all
+        exact = self._data.copy()
+        _assign(exact, index, raw._data.reshape(_without_leading_ones(raw._data.shape))
+                if isinstance(raw, Tensor) else raw, basic)
+        np.copyto(written._data, exact, casting="unsafe")
     rebase(self, written, through_view=bool(steps))
+
+
+def _assign(target, index, data, basic):
+    """target[index] = data as torch's setitem writes it (index arrays in torch's order)."""
+    from .index import torch_order
+    if basic or type(target) is not np.ndarray:
+        target[index] = data
+    else:
+        before, arrays = torch_order(target.shape, index)
+        target[before][arrays] = data     # a view of target, then written into
 
 
 # the node of each view torch's indexing takes (shape.torch_steps), named in its refusals
