@@ -283,3 +283,21 @@ def test_an_unbatched_transposed_convolution_records_torchs_unsqueeze():
     layer = nn.ConvTranspose2d(2, 2, 1, stride=2, padding=1, output_padding=1, bias=False)
     assert _node_names(layer(ng.ones(2, 2, 4, requires_grad=True))) == \
         "Squeeze1 Convolution Unsqueeze AccumulateGrad AccumulateGrad"
+
+
+# ---- EmbeddingBag -------------------------------------------------------------------------------------
+def test_embedding_bag_scales_by_frequency_and_renorms_as_torchs_cpu_kernel():
+    # torch 2.13: max_norm renorms every index's row, padding_idx's (3) too; scale_grad_by_freq
+    # divides the g-th distinct index's gradient by the count of the g-th smallest input entry
+    # (index 1, twice: 1/2 each; index 2 gets 1/count(1) too; index 5 1/count(1) of entry [2])
+    bag = nn.EmbeddingBag(6, 1, mode="mean", scale_grad_by_freq=True, padding_idx=3, max_norm=1.5,
+                          dtype=ng.float64)
+    with ng.no_grad():
+        bag.weight.copy_(ng.arange(6.0).reshape(6, 1) - 1)
+    out = bag(ng.tensor([2, 1, 1, 3, 3, 5]), ng.tensor([0, 3]))
+    out.backward(ng.tensor([[1.0], [2.0]], dtype=ng.float64))
+    assert out.flatten().tolist() == [0.3333333333333333, 1.499999962500001]
+    assert bag.weight.flatten().tolist() == [-1.0, 0.0, 1.0, 1.4999999250000038, 3.0,
+                                             1.499999962500001]
+    assert bag.weight.grad.flatten().tolist() == [0.0, 0.3333333333333333, 0.16666666666666666,
+                                                  0.0, 0.0, 1.0]
