@@ -209,3 +209,14 @@ def test_lstsq_solution_is_one_node_over_A_and_B():
         assert [f.name() for f, _ in node.next_functions][0] == "torch::autograd::AccumulateGrad"
         assert node._saved_self is not None and node._saved_b is not None
     assert ng.autograd.gradcheck(lambda a, b: ng.linalg.lstsq(a, b).solution, (a, b))
+
+
+# ---- ldexp's result dtype ------------------------------------------------------------------------
+def test_ldexp_result_dtype_is_input_and_exponent_promoted():
+    f64 = ng.float64
+    assert ng.ldexp(ng.tensor(2.5, dtype=f64), ng.tensor([3, -2, 0])).dtype == f64
+    assert ng.ldexp(ng.tensor(1.0), ng.tensor([3, -2])).dtype == ng.float32
+    assert ng.ldexp(ng.tensor([1, 2]), ng.tensor(2.0, dtype=f64)).dtype == f64
+    assert ng.ldexp(ng.tensor([1.0, 2.0]), ng.tensor(2.0, dtype=f64)).dtype == ng.float32
+    assert ng.ldexp(ng.tensor([1, 2]), ng.tensor([1, 2])).dtype == ng.float32
+    assert ng.ldexp(ng.tensor([1.0, 2.0]), ng.tensor([1.0, 2.0], dtype=f64)).dtype == f64
