@@ -301,3 +301,15 @@ def test_embedding_bag_scales_by_frequency_and_renorms_as_torchs_cpu_kernel():
                                              1.499999962500001]
     assert bag.weight.grad.flatten().tolist() == [0.0, 0.3333333333333333, 0.16666666666666666,
                                                   0.0, 0.0, 1.0]
+
+
+# ---- weight normalisation -------------------------------------------------------------------------------
+@pytest.mark.parametrize("dim, names", [
+    # torch 2.13's C++ norm_except_dim: at::norm of all of v (NormBackward0), or of a contiguous
+    # view per slice (NormBackward1) for a middle dim
+    (None, "Mul AccumulateGrad Div AccumulateGrad Norm"),
+    (1, "Mul AccumulateGrad Div AccumulateGrad Transpose View Norm1 View Clone Transpose"),
+])
+def test_weight_norm_of_all_or_a_middle_dim_records_torchs_norm_nodes(dim, names):
+    layer = nn.utils.parametrizations.weight_norm(nn.Conv2d(4, 3, 2, dtype=ng.float64), dim=dim)
+    assert _node_names(layer.weight) == names
