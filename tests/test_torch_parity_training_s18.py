@@ -313,3 +313,36 @@ def test_embedding_bag_scales_by_frequency_and_renorms_as_torchs_cpu_kernel():
 def test_weight_norm_of_all_or_a_middle_dim_records_torchs_norm_nodes(dim, names):
     layer = nn.utils.parametrizations.weight_norm(nn.Conv2d(4, 3, 2, dtype=ng.float64), dim=dim)
     assert _node_names(layer.weight) == names
+
+
+# ---- lazy placeholders ----------------------------------------------------------------------------------
+_REFUSAL = ("Attempted to use an uninitialized parameter in {}. This error happens when you are "
+            "using a `LazyModule` or explicitly manipulating "
+            "`torch.nn.parameter.UninitializedParameter` objects. When using LazyModules Call "
+            "`forward` with a dummy batch to initialize the parameters before calling torch "
+            "functions")
+
+
+@pytest.mark.parametrize("use, function", [
+    (lambda p: p + 1, "<method 'add' of 'torch._C.TensorBase' objects>"),
+    (lambda p: 2 * p, "<method 'mul' of 'torch._C.TensorBase' objects>"),
+    (lambda p: p[0], "<slot wrapper '__getitem__' of 'torch._C.TensorBase' objects>"),
+    (lambda p: p.sum(), "<method 'sum' of 'torch._C.TensorBase' objects>"),
+    (lambda p: p.detach(), "<method 'detach' of 'torch._C.TensorBase' objects>"),
+    (lambda p: p.nelement(), "<method 'numel' of 'torch._C.TensorBase' objects>"),
+])
+def test_an_uninitialized_parameter_refuses_tensor_functions_as_torch(use, function):
+    # torch 2.13's __torch_function__ of the placeholders
+    weight = nn.UninitializedParameter()
+    with pytest.raises(ValueError) as error:
+        use(weight)
+    assert str(error.value) == _REFUSAL.format(function)
+
+
+def test_an_uninitialized_parameter_keeps_what_reads_no_data():
+    # torch 2.13 lets properties and its _allowed_methods through
+    weight = nn.UninitializedParameter()
+    assert weight.float() is weight and weight.size() == (0,) and weight.grad is None
+    assert weight.requires_grad and weight.is_leaf and weight.dtype == ng.float32
+    layer = nn.LazyLinear(3).double()
+    assert layer(ng.ones(2, 4, dtype=ng.float64)).shape == (2, 3)
