@@ -220,3 +220,32 @@ def test_ldexp_result_dtype_is_input_and_exponent_promoted():
     assert ng.ldexp(ng.tensor([1.0, 2.0]), ng.tensor(2.0, dtype=f64)).dtype == ng.float32
     assert ng.ldexp(ng.tensor([1, 2]), ng.tensor([1, 2])).dtype == ng.float32
     assert ng.ldexp(ng.tensor([1.0, 2.0]), ng.tensor([1.0, 2.0], dtype=f64)).dtype == f64
+
+
+def _walk(tensor):
+    """The names of the graph below tensor, breadth first, each node once."""
+    seen, names, queue = [], [], [tensor.grad_fn]
+    while queue:
+        node = queue.pop(0)
+        if node is None or any(node == s for s in seen):
+            continue
+        seen.append(node)
+        names.append(node.name())
+        queue += [f for f, _ in node.next_functions]
+    return names
+
+
+def test_norm_and_logsumexp_double_backward_unsqueeze_as_torch():
+    # torch 2.13 restores reduced dims with unsqueeze and broadcasts: no expand or view
+    x = ng.tensor(X, requires_grad=True)
+    (g,) = ng.autograd.grad(x.norm(), x, create_graph=True)
+    assert _walk(g) == ["MulBackward0", "MaskedFillBackward0", "DivBackward0",
+                        "torch::autograd::AccumulateGrad", "LinalgVectorNormBackward0"]
+    (g,) = ng.autograd.grad(ng.logsumexp(x, 1).sum(), x, create_graph=True)
+    assert _walk(g) == ["MulBackward0", "ExpBackward0", "SubBackward0",
+                        "torch::autograd::AccumulateGrad", "UnsqueezeBackward0",
+                        "LogsumexpBackward0"]
+    (gg,) = ng.autograd.grad((g * g).sum(), x)
+    # torch 2.13, row 0
+    np.testing.assert_allclose(gg.numpy()[0], [-0.111964829287, -0.033229833426, 0.240589014212,
+                                               -0.095394351498], rtol=1e-10)
