@@ -249,3 +249,19 @@ def test_norm_and_logsumexp_double_backward_unsqueeze_as_torch():
     # torch 2.13, row 0
     np.testing.assert_allclose(gg.numpy()[0], [-0.111964829287, -0.033229833426, 0.240589014212,
                                                -0.095394351498], rtol=1e-10)
+
+
+def test_full_svd_is_one_node_and_drops_the_extra_columns_gradients():
+    rng = np.random.default_rng(2)
+    for shape in ((4, 2), (2, 4)):
+        a = ng.tensor(rng.standard_normal(shape), requires_grad=True)
+        u, s, vh = ng.linalg.svd(a)
+        assert u.shape == (shape[0],) * 2 and vh.shape == (shape[1],) * 2
+        assert u.grad_fn.name() == "LinalgSvdBackward0" and u.grad_fn is vh.grad_fn
+        # a loss of sign-invariant products of the first k columns, and one of the extra ones
+        # (torch's svd_backward narrows U and Vh to k: that one adds nothing)
+        k = min(shape)
+        loss = ((u[:, :k] * s) @ vh[:k]).pow(2).sum() + u[:, k:].sum() + vh[k:].sum()
+        loss.backward()
+        np.testing.assert_allclose(a.grad.numpy(), 2 * a.detach().numpy(), rtol=1e-12)
+    assert ng.autograd.gradgradcheck(lambda a: ng.linalg.svd(a)[1], (a,))

@@ -416,24 +416,30 @@ def eigvalsh(A, UPLO="L"):
 
 # ---- svd -----------------------------------------------------------------------------------------
 class LinalgSvd(Function):
-    """The reduced SVD; full_matrices is handled by the caller."""
+    """The SVD as one node; with full_matrices the extra columns of U (rows of Vh) complete an
+    orthonormal basis, and as in torch their gradients are dropped."""
 
     @staticmethod
-    def forward(ctx, A):
+    def forward(ctx, A, full_matrices=False):
         ctx.node_name = "LinalgSvdBackward0"
         ctx.set_materialize_grads(False)
-        U, S, Vh = np.linalg.svd(_host(A), full_matrices=False)
+        U, S, Vh = np.linalg.svd(_host(A), full_matrices=full_matrices)
         U, S, Vh = _on_device(U, A), _on_device(S, A), _on_device(Vh, A)
         ctx.save_for_backward(U, S, Vh)
         return U, S, Vh
 
     @staticmethod
     def backward(ctx, gU, gS, gVh):
-        # torch's svd_backward (real case)
+        # torch's svd_backward (real case), on the first k columns of U and rows of Vh
         U, S, Vh = ctx.saved_tensors
+        k = S.shape[-1]
+        if U.shape[-1] != k or Vh.shape[-2] != k:
+            U, Vh = U[..., :k], Vh[..., :k, :]
+            gU = gU[..., :k] if gU is not None else None
+            gVh = gVh[..., :k, :] if gVh is not None else None
         m, n = U.shape[-2], Vh.shape[-1]
         if gU is None and gVh is None:
-            return matmul(U * gS.unsqueeze(-2), Vh)
+            return matmul(U * gS.unsqueeze(-2), Vh), None
         eye = _diagonal_mask(S.shape[-1], S)
         row, col = S.unsqueeze(-1), S.unsqueeze(-2)
         gaps = where(eye, 1.0, (col - row) * (col + row))       # E_ij = S_j^2 - S_i^2
@@ -451,11 +457,12 @@ class LinalgSvd(Function):
             inner = inner + diag_embed(gS)
         if m > n and gU is not None:
             gUSinv = gU / col
-            return matmul(matmul(U, inner) + gUSinv - matmul(U, matmul(U.mT, gUSinv)), Vh)
+            return matmul(matmul(U, inner) + gUSinv - matmul(U, matmul(U.mT, gUSinv)), Vh), None
         if m < n and gV is not None:
             gVSinv = gV / col
-            return matmul(U, matmul(inner, Vh) + gVSinv.mT - matmul(matmul(gVSinv.mT, V), Vh))
-        return matmul(U, matmul(inner, Vh))
+            return (matmul(U, matmul(inner, Vh) + gVSinv.mT - matmul(matmul(gVSinv.mT, V), Vh)),
+                    None)
+        return matmul(U, matmul(inner, Vh)), None
 
 
 linalg_svd = _named_tuple("linalg_svd", ("U", "S", "Vh"))
@@ -465,19 +472,7 @@ def svd(A, full_matrices=True):
     """A = U diag(S) Vh, S descending. With full_matrices the extra columns of U (rows of Vh)
     complete an orthonormal basis; as in torch they get no gradient."""
     check_matrices("linalg.svd", A, square=False)
-    U, S, Vh = LinalgSvd.apply(A)
-    m, n = A.shape[-2:]
-    if full_matrices and m != n:
-        full_U, _, full_Vh = np.linalg.svd(_host(A), full_matrices=True)
-        if m > n:
-            U = _join_columns(U, _on_device(full_U[..., n:], A))
-        else:
-            Vh = _join_columns(Vh.mT, _on_device(full_Vh[..., m:, :].swapaxes(-1, -2), A)).mT
-    return linalg_svd(U, S, Vh)
-
-
-def _join_columns(reduced, extra):
-    return cat([reduced, extra], -1)
+    return linalg_svd(*LinalgSvd.apply(A, bool(full_matrices)))
 
 
 def svdvals(A):
