@@ -346,3 +346,27 @@ def test_an_uninitialized_parameter_keeps_what_reads_no_data():
     assert weight.requires_grad and weight.is_leaf and weight.dtype == ng.float32
     layer = nn.LazyLinear(3).double()
     assert layer(ng.ones(2, 4, dtype=ng.float64)).shape == (2, 3)
+
+
+def test_a_float32_lstm_records_torchs_mkldnn_layers():
+    # torch 2.13's CPU LSTM runs float32 through MKLDNN: one MkldnnRnnLayerBackward0 per layer
+    # and direction over (input, w_ih, w_hh, b_ih, b_hh, hx, cx), the states selected from h0
+    # and c0, h_n and c_n stacks of its second and third outputs
+    ng.manual_seed(0)
+    layer = nn.LSTM(2, 3, num_layers=2, bidirectional=True, batch_first=True)
+    x = ng.tensor(np.arange(12.0, dtype=np.float32).reshape(2, 3, 2) / 10, requires_grad=True)
+    y, (h, c) = layer(x, (ng.zeros(4, 2, 3, requires_grad=True), ng.zeros(4, 2, 3)))
+    assert _node_names(y) == (
+        "Transpose Cat MkldnnRnnLayer MkldnnRnnLayer Cat AccumulateGrad AccumulateGrad "
+        "AccumulateGrad AccumulateGrad Select AccumulateGrad AccumulateGrad AccumulateGrad "
+        "AccumulateGrad Select MkldnnRnnLayer MkldnnRnnLayer AccumulateGrad Clone AccumulateGrad "
+        "AccumulateGrad AccumulateGrad AccumulateGrad Select AccumulateGrad AccumulateGrad "
+        "AccumulateGrad AccumulateGrad Select Transpose AccumulateGrad")
+    states = ("Stack MkldnnRnnLayer MkldnnRnnLayer MkldnnRnnLayer MkldnnRnnLayer Clone "
+              "AccumulateGrad AccumulateGrad AccumulateGrad AccumulateGrad Select AccumulateGrad "
+              "AccumulateGrad AccumulateGrad AccumulateGrad Select Cat AccumulateGrad "
+              "AccumulateGrad AccumulateGrad AccumulateGrad Select AccumulateGrad AccumulateGrad "
+              "AccumulateGrad AccumulateGrad Select Transpose AccumulateGrad AccumulateGrad")
+    assert _node_names(h) == _node_names(c) == states
+    assert [edge[1] for edge in h.grad_fn.next_functions] == [1, 1, 1, 1]
+    assert [edge[1] for edge in c.grad_fn.next_functions] == [2, 2, 2, 2]

@@ -22,7 +22,9 @@ import warnings
 
 from .. import creation, dtypes
 from ..ops import elementwise as _E
+from ..ops.named import rename
 from ..ops.shape import cat, stack
+from ..ops.split import unsafe_split_with_sizes
 from . import functional as F
 from . import init
 from .module import Module
@@ -217,22 +219,48 @@ class RNNBase(Module):
         step = _MODES[self.mode][1]
         directions = 2 if self.bidirectional else 1
         weights = self.all_weights
+        if batch_sizes is not None and len(set(batch_sizes)) == 1 and self._mkldnn(input, None):
+            # torch's MKLDNN LSTM runs sequences packed of one length as a padded batch (views)
+            steps, batch = len(batch_sizes), batch_sizes[0]
+            output, h_n, c_n = self._run(input.view(steps, batch, input.shape[-1]), h0, c0)
+            return output.view(steps * batch, output.shape[-1]), h_n, c_n
         h_last, c_last = [], []
-        # torch's kernel unbinds the initial states into each layer's and direction's
-        h0, c0 = h0.unbind(0), None if c0 is None else c0.unbind(0)
+        mkldnn = self._mkldnn(input, batch_sizes)
+        if mkldnn:
+            input = input.contiguous()      # (a batch_first input, transposed, is copied)
+        else:
+            # torch's kernel unbinds the initial states into each layer's and direction's (its
+            # MKLDNN one selects each)
+            h0, c0 = h0.unbind(0), None if c0 is None else c0.unbind(0)
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
                 k = layer * directions + direction
-                out, h, c = self._run_direction(input, h0[k], None if c0 is None else c0[k],
-                                                step, weights[k], direction == 1, batch_sizes)
+                hx, cx = h0[k], None if c0 is None else c0[k]
+                out, h, c = self._run_direction(input, hx, cx, step, weights[k], direction == 1,
+                                                batch_sizes)
+                if mkldnn:
+                    out, h, c = _mkldnn_layer(out, h, c, (input, *weights[k][:2],
+                                                          *self._biases(weights[k]), hx, cx))
                 outputs.append(out)
                 h_last.append(h)
                 c_last.append(c)
             input = outputs[0] if directions == 1 else cat(outputs, -1)
             if self.training and self.dropout > 0 and layer < self.num_layers - 1:
                 input = F.dropout(input, self.dropout, True)
+        if mkldnn:
+            # the layers' states are one node's second and third outputs, stacked
+            return input, _stacked(h_last), _stacked(c_last)
         return input, stack(h_last), None if c0 is None else stack(c_last)
+
+    def _mkldnn(self, input, batch_sizes):
+        """Whether torch's CPU LSTM runs its MKLDNN kernel, one node per layer and direction
+        (MkldnnRnnLayerBackward0): float32, no projections, not packed."""
+        return (self.mode == "LSTM" and input.dtype == dtypes.float32 and self.proj_size == 0
+                and batch_sizes is None and not input.is_cuda and input.numel() > 0)
+
+    def _biases(self, weights):
+        return (weights[2], weights[3]) if self.bias else (None, None)
 
     def _run_direction(self, input, h, c, step, weights, reverse, batch_sizes):
         w_ih, w_hh = weights[0], weights[1]
@@ -558,3 +586,20 @@ def _packed_reverse(run_step, gates_x, h0, c0):
         h, c = run_step(gates_x[t], h, c)
         outputs[t] = h
     return cat(outputs), h, c
+
+
+def _mkldnn_layer(output, h, c, inputs):
+    """(output, h_n, c_n) of one layer and direction as the outputs 0, 1 and 2 of one node named
+    as torch's MKLDNN LSTM layer's, listing its inputs (input, w_ih, w_hh, b_ih, b_hh, hx, cx):
+    the three are split out of one tensor (unsafe_split's outputs are no views, so they may be
+    written in place, as torch's), whose split node takes that name."""
+    steps = output.shape[0]
+    joint = cat([output, h.unsqueeze(0), c.unsqueeze(0)])
+    output, h, c = unsafe_split_with_sizes(joint, [steps, 1, 1])
+    rename(output, "MkldnnRnnLayerBackward0", inputs=inputs)
+    return output, h, c
+
+
+def _stacked(states):
+    """The (1, batch, hidden) states of the layers joined, shown as torch's stack of them."""
+    return rename(cat(states), "StackBackward0", inputs=states)
