@@ -265,3 +265,18 @@ def test_full_svd_is_one_node_and_drops_the_extra_columns_gradients():
         loss.backward()
         np.testing.assert_allclose(a.grad.numpy(), 2 * a.detach().numpy(), rtol=1e-12)
     assert ng.autograd.gradgradcheck(lambda a: ng.linalg.svd(a)[1], (a,))
+
+
+def test_amax_and_max_double_backward_are_torchs_formulas():
+    ties = np.array([[1.0, 3.0, 3.0, 2.0], [5.0, 5.0, 0.0, 5.0], [2.0, 2.0, 2.0, 2.0]])
+    x = ng.tensor(ties, requires_grad=True)
+    # torch 2.13: scale_grad_by_count(restore_reduced_dims(g)) = (g.view / count) * mask
+    (g,) = ng.autograd.grad((ng.amax(x, 1) ** 2).sum(), x, create_graph=True)
+    assert _walk(g)[:3] == ["MulBackward0", "DivBackward0", "ViewBackward0"]
+    np.testing.assert_allclose(g.detach().numpy(), [[0, 3, 3, 0], [10 / 3, 10 / 3, 0, 10 / 3],
+                                                    [1, 1, 1, 1]])
+    # evenly_distribute_backward: zeros.masked_fill_(mask, g / count)
+    (g,) = ng.autograd.grad(x.max() ** 2, x, create_graph=True)
+    assert _walk(g)[:2] == ["MaskedFillBackward1", "DivBackward0"]
+    (gg,) = ng.autograd.grad((g * g).sum(), x)
+    np.testing.assert_allclose(gg.numpy(), [[0, 0, 0, 0], [40 / 9] * 2 + [0, 40 / 9], [0] * 4])
