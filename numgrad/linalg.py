@@ -23,6 +23,7 @@ from .ops.decompositions import (LinAlgError, LinalgSlogdet, _named_tuple, check
                                  eigh, eigvalsh, inv, linalg_cholesky as cholesky, linalg_slogdet,
                                  matrix_rank, pinv, qr, solve, svd, svdvals)
 from .ops.layout import diagonal as _diagonal
+from .ops.named import named
 from .ops.order_stats import matrix_power
 from .ops.reduce import norm as _vector_norm
 from .tensor import Tensor, _wrap_dim
@@ -206,7 +207,10 @@ def lstsq(A, B, rcond=None, *, driver=None):
         raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2). Got "
                            f"{A.shape[-2]} and {columns.shape[-2]}")
     solution = matmul(pinv(A, rtol=rcond), columns)
+    solution = solution.squeeze(-1) if vector else solution
+    # torch's one node over the composite, saving A, B and the solution
+    solution = named(solution, "LinalgLstsqBackward0", A, B, inputs=(A, B),
+                     view_of_intermediate=vector, saved_names=("self", "b"))
     empty = Tensor._make(np.zeros(0, A._data.dtype), False)
-    return linalg_lstsq(solution.squeeze(-1) if vector else solution, empty,
-                        matrix_rank(A, rtol=rcond), empty)
+    return linalg_lstsq(solution, empty, matrix_rank(A, rtol=rcond), empty)
 

@@ -353,9 +353,11 @@ def version_error(seg, node, where, local_s, shape, dtype):
         elif now is not None:
             owner = now
         elif producer >= 0:
-            if pseg.op_of(producer & 0xFFFFFFFF) != tape.ACCUMULATE:
-                owner = (f", which is output {seg.e_slot[start + where]} of "
-                         f"{_forward_name(pseg, producer)},")
+            # an operand an op of mixed float types cast (a PROMOTE node) is, in torch, the
+            # tensor itself: a leaf has no node to name
+            pseg, producer, slot = through_promotes(pseg, producer, seg.e_slot[start + where])
+            if producer >= 0 and pseg.op_of(producer & 0xFFFFFFFF) != tape.ACCUMULATE:
+                owner = f", which is output {slot} of {_forward_name(pseg, producer)},"
     else:
         owner = f", which is output {~where} of {_forward_name(seg, node)},"
     if len(vc) > 2:

@@ -192,9 +192,9 @@ class SavedTensor:
         if type(value) is not np.ndarray:
             raise NotImplementedError("register_hooks: numgrad keeps the saved values of GPU "
                                       "tensors as they are; only host tensors can be packed")
-        tensor = _as_tensor(seg, node, _where(seg, node, position), value, False)
         with grad_mode.no_grad():
-            packed = pack_hook(tensor)
+            # torch hands pack_hook the saved data without its autograd record, even a leaf's
+            packed = pack_hook(Tensor._make(value, False))
         seg.packed.setdefault(node, {})[position] = (unpack_hook, packed)
         seg.s_vc[local_s] = None
         ref = seg.s_ref[local_s]

@@ -30,7 +30,9 @@ _FORMAT = 1
 def _encode(obj, path, arrays):
     if isinstance(obj, Tensor):
         from .nn.parameter import Parameter
-        arrays[path] = obj.detach().cpu()._data       # a tensor on the GPU is stored from the host
+        # a tensor on the GPU is stored from the host (Tensor's own detach and cpu: a lazy
+        # placeholder's refuse, Note [placeholders refuse Tensor functions] in nn/uninitialized.py)
+        arrays[path] = Tensor.cpu(Tensor.detach(obj))._data
         return {"__tensor__": path, "requires_grad": obj.requires_grad,
                 "parameter": isinstance(obj, Parameter)}
     if isinstance(obj, np.ndarray):

@@ -228,10 +228,16 @@ class Tensor:
                 return self
             if self._node == NO_GRAD_VIEW:
                 self._node = LEAF
+        changed = self._requires_grad != requires_grad
         self._requires_grad = bool(requires_grad)
-        if not requires_grad and self._extra:
-            from .ops.views import base_stopped_requiring_grad
-            base_stopped_requiring_grad(self)
+        if self._extra:
+            from .ops import views
+            if not requires_grad:
+                views.base_stopped_requiring_grad(self)
+            elif changed:
+                views.base_started_requiring_grad(self)
+            if changed:
+                views.reread_unseen(self)
         return self
 
     def __deepcopy__(self, memo):
@@ -267,6 +273,9 @@ class Tensor:
 
     @property
     def grad_fn(self):
+        if self._node == NO_GRAD_VIEW:
+            from .ops.views import refresh
+            refresh(self)       # one made in grad mode, when its base changed (views.outdated)
         if self._node < 0:
             if self._node == STALE_VIEW or self._node == NO_GRAD_VIEW:
                 from .ops.views import changed_since_made, stale_view_error
@@ -340,9 +349,12 @@ class Tensor:
         """Keep this non-leaf tensor's gradient in .grad after backward (leaves always keep it)."""
         if not self._requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.retains_grad or self._node == LEAF or self._node == NO_GRAD_VIEW or (
+                self._node == STALE_VIEW and not self._extra["view"].own_node):
+            return              # torch asks for no grad_fn then; its leaf test reads none
         if self._extra is not None:
             self.grad_fn        # a view read anew, or torch's error for a stale one
-        if self._node < 0 or self.retains_grad:
+        if self._node < 0:
             return
         self._extras()["retains_grad"] = True
         self._seg.retained[(self._node, self._slot)] = weakref.ref(self)
@@ -423,8 +435,9 @@ class Tensor:
         self._seg, self._node, self._slot = None, -1, 0
         self._requires_grad = False
         if self._extra:
-            from .ops.views import base_stopped_requiring_grad
+            from .ops.views import base_stopped_requiring_grad, reread_unseen
             base_stopped_requiring_grad(self)
+            reread_unseen(self)
         return self
 
     @property
@@ -451,6 +464,7 @@ class Tensor:
             raise RuntimeError("data set to a tensor that requires gradients must be floating "
                                "point or complex dtype")
         self._data = value._data
+        self._inference = value._inference      # torch's tensor takes the other's whole storage
         if self._extra:
             self._extra.pop("restrided_from", None)
 

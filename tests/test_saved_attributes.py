@@ -203,7 +203,7 @@ def test_raw_saved_hooks_pack_now_and_unpack_at_each_use(dtype):
     x = ng.tensor([1.0, 2.0], dtype=dtype, requires_grad=True)
     y = x.pow(2)
     y.grad_fn._raw_saved_self.register_hooks(pack, unpack)
-    assert calls == [("pack", [1.0, 2.0], True)]
+    assert calls == [("pack", [1.0, 2.0], False)]      # torch 2.13 packs the bare data
     np.testing.assert_array_equal(values(y.grad_fn._saved_self), [10.0, 20.0])
     y.sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [20.0, 40.0])     # 2 * (10 x)

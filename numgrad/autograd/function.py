@@ -251,6 +251,8 @@ class Function:
                         raise RuntimeError("a leaf Variable that requires grad has been used in "
                                            "an in-place operation.")
                     views.check_inplace(out)      # a view: torch's refusals of an in-place op
+                elif out._requires_grad:
+                    out = out.detach()      # as torch, an alias sharing the version counter
             results.append(out)
         if not ctx._dirty.keys() <= {id(out) for out in outputs}:
             raise RuntimeError("Some elements marked as dirty during the forward method were not "
@@ -258,6 +260,10 @@ class Function:
                                "be outputs of the Function.")
         if record:
             _record(ctx, args, results)
+            # torch's view outputs of a Function with several differentiable outputs are created
+            # as a multi-output node's (MULTI_OUTPUT_NODE), which names the refusal's reason
+            several = sum(isinstance(r, Tensor) and id(r) not in ctx._non_differentiable
+                          and r._data.dtype.kind == "f" for r in results) > 1
             for out in results:
                 info = views.view_info(out) if isinstance(out, Tensor) else None
                 if info is not None and id(out) in ctx._dirty:
@@ -265,7 +271,7 @@ class Function:
                 elif info is not None:
                     # a view of an input (returned as-is, or made in forward): torch forbids
                     # changing it in place, which would bypass the custom backward
-                    info.creation, info.multi_output = views.IN_CUSTOM_FUNCTION, False
+                    info.creation, info.multi_output = views.IN_CUSTOM_FUNCTION, several
                     info.own_node, info.producer, info.output = True, ctx.node_name, out._slot
         else:
             ctx._saved = [None if t is None else _SavedTensor(t, None) for t in ctx._to_save]
@@ -284,6 +290,7 @@ def _rebase_dirty_view(view):
     base._seg, base._node, base._slot = new._seg, new._node, new._slot
     base._requires_grad = new._requires_grad
     views.regenerate(base)
+    views.seen(view)            # torch reads the changed view anew at once
     for t in (base, view):
         views.keep_retaining(t)
 

@@ -96,13 +96,16 @@ class allow_mutation_on_saved_tensors(saved_tensors_hooks):
 
 
 class disable_saved_tensors_hooks:
-    """Context manager: entering saved_tensors_hooks inside it raises RuntimeError(error_message)."""
+    """Context manager: entering saved_tensors_hooks inside it raises RuntimeError(error_message),
+    and so does entering it inside saved_tensors_hooks, as in torch."""
 
     def __init__(self, error_message):
         self.error_message = error_message
 
     def __enter__(self):
         state = grad_mode.state
+        if state.saved_hooks is not None:
+            raise RuntimeError(self.error_message)
         self._outer = state.saved_hooks_disabled
         state.saved_hooks_disabled = self.error_message
 
@@ -175,9 +178,13 @@ def unpacked_array(packed_entry, dtype):
 
 def point_at_unpacked(graph, addr, keep):
     """Saved-value addresses of the runnable nodes whose values were packed, redirected to what
-    their unpack hooks return (kept alive in `keep` while the kernels run)."""
-    for k, seg in enumerate(graph.segments):
-        for node, packed in seg.packed.items():
+    their unpack hooks return (kept alive in `keep` while the kernels run). The hooks run in the
+    order torch's nodes would: its engine runs the ready node created last first, which makes the
+    nodes run newest first, and a node unpacks as it runs."""
+    for k in range(len(graph.segments) - 1, -1, -1):
+        seg = graph.segments[k]
+        for node in sorted(seg.packed, reverse=True):
+            packed = seg.packed[node]
             index = int(graph.starts[k]) + (node & 0xFFFFFFFF)
             if not graph.runnable[index]:
                 continue

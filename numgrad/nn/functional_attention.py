@@ -155,10 +155,29 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         weights = F.dropout(weights, dropout_p)
     out = weights.matmul(value)
     if flash:
-        # torch's one node for its CPU flash kernel, over the tensors given
-        out = named(out, "ScaledDotProductFlashAttentionForCpuBackward0", given[0], given[1],
-                    inputs=given, view_of_intermediate=True)
+        # torch's one node for its CPU flash kernel, over the tensors given, whose output is
+        # laid out as the query is
+        out = named(_laid_out_as(out, given[0]), "ScaledDotProductFlashAttentionForCpuBackward0",
+                    given[0], given[1], inputs=given, view_of_intermediate=True)
     return out
+
+
+def _laid_out_as(out, query):
+    """out, of query's shape, in the memory order of query's dims when query is dense (torch's
+    flash kernel allocates its output with empty_like): MultiheadAttention's permuted query makes
+    the output's permute-and-reshape a view, and the product after it an addmm."""
+    sizes, strides = query.shape, query.stride()
+    order = sorted(range(query.ndim), key=lambda d: (sizes[d] != 1, strides[d]), reverse=True)
+    order = [d for d in order if sizes[d] != 1] + [d for d in order if sizes[d] == 1]
+    expected = 1
+    for d in reversed(order):
+        if sizes[d] != 1 and strides[d] != expected:
+            return out          # not dense: torch's output is contiguous
+        expected *= sizes[d]
+    if order == sorted(order):
+        return out
+    inverse = [order.index(d) for d in range(query.ndim)]
+    return out.permute(*order).contiguous().permute(*inverse)
 
 
 def _flash_on_cpu(query, key, value, dropout_p, enable_gqa):

@@ -209,6 +209,16 @@ def _check_kernel_fits(padded, kernel):
                            f"actual input size")
 
 
+def _check_transposed_output(sizes, kernel, stride, padding, output_padding, dilation):
+    """torch's refusal of a transposed convolution whose output would be empty."""
+    out = [(size - 1) * s - 2 * p + d * (k - 1) + op + 1 for size, k, s, p, op, d in
+           zip(sizes, kernel, stride, padding, output_padding, dilation)]
+    if any(o <= 0 for o in out):
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, sizes))}). "
+                           f"Calculated output size per channel: ({' x '.join(map(str, out))}). "
+                           f"Output size is too small")
+
+
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """1-D convolution: input (N, C, L), weight (O, C/groups, k); a conv2d of height 1.
 
@@ -675,7 +685,6 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     from ..ops.shape import cat, pad
     _check_input_dims("conv_transpose2d", input, 2)
     _check_transposed_dtypes(input, weight, bias)
-    source = input
     unbatched = input.ndim == 3
     if unbatched:
         input = input.unsqueeze(0)
@@ -693,7 +702,10 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
                            f"input{list(input.shape)} to have {in_channels} channels, but got "
                            f"{input.shape[1]} channels instead")
+    _check_transposed_output(input.shape[2:], (kh, kw), (sh, sw), (ph, pw), (oph, opw),
+                             (dh, dw))
     check_kernel_dtype(input, "slow_conv_transpose2d_out_cpu", ("Long",))
+    batched = input
     n, c, h, w = input.shape
     if sh > 1 or sw > 1:
         # zeros between the rows and columns: each value followed by stride - 1 zeros
@@ -706,5 +718,5 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     kernel = cat([flipped[g * step:(g + 1) * step].transpose(0, 1) for g in range(groups)], 0) \
         if groups > 1 else flipped.transpose(0, 1)
     out = named(conv2d(input, kernel, bias, 1, 0, (dh, dw), groups), "ConvolutionBackward0",
-                source, weight, inputs=(source, weight, bias))
+                batched, weight, inputs=(batched, weight, bias))
     return out.squeeze(0) if unbatched else out

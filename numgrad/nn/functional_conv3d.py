@@ -19,7 +19,7 @@ from ..ops import nn_ops as _N
 from ..ops.named import named
 from ..tensor import Tensor
 from .functional_conv import (_check_conv_dtypes, _check_input_dims, _check_kernel_fits,
-                              _check_transposed_dtypes, _same_padding)
+                              _check_transposed_dtypes, _check_transposed_output, _same_padding)
 from .kernel_dtypes import check_kernel_dtype
 
 
@@ -165,6 +165,7 @@ def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_paddi
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected "
                            f"input{list(input.shape)} to have {in_channels} channels, but got "
                            f"{input.shape[1]} channels instead")
+    _check_transposed_output(input.shape[2:], kernel, stride, padding, output_padding, dilation)
     check_kernel_dtype(input, "slow_conv_transpose3d_out_cpu", ("Long",))
     n, c, d, h, w = input.shape
     sd, sh, sw = stride

@@ -21,6 +21,7 @@ from ..ops.reduce import logsumexp
 from ..ops.shape import cat, stack
 from ..ops.untracked import to_host
 from ..tensor import Tensor
+from .bool_argument import check_bool_of_overloads
 from .functional_losses import _reduction
 
 class _CtcGradient(Function):
@@ -104,6 +105,27 @@ def _check_lengths(targets, lengths, target_lengths, frames, batch):
                                f"value {length} {where}")
 
 
+# torch.ctc_loss's two signatures, as its argument parser shows them
+_CTC_SIGNATURES = (
+    "Tensor log_probs, Tensor targets, tuple of ints input_lengths, tuple of ints target_lengths, "
+    "int blank = 0, int reduction = at::Reduction::Mean, bool zero_infinity = False",
+    "Tensor log_probs, Tensor targets, Tensor input_lengths, Tensor target_lengths, int blank = 0, "
+    "int reduction = at::Reduction::Mean, bool zero_infinity = False")
+
+
+def _check_zero_infinity(log_probs, targets, input_lengths, target_lengths, blank, reduction,
+                         zero_infinity):
+    """torch's F.ctc_loss passes its arguments by position to torch.ctc_loss, the reduction as
+    its enum number, whose parser refuses a zero_infinity that is not a bool."""
+    args = (log_probs, targets, input_lengths, target_lengths, blank,
+            ("none", "mean", "sum").index(reduction), zero_infinity)
+    lengths_are_tensors = [isinstance(a, Tensor) for a in args[2:4]]
+    check_bool_of_overloads(zero_infinity, "ctc_loss", args, [
+        (_CTC_SIGNATURES[0], [False, False, True, True, True, True, True]),
+        (_CTC_SIGNATURES[1], [False, False, *(not t for t in lengths_are_tensors), True, True,
+                              True])])
+
+
 def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean",
              zero_infinity=False):
     """log_probs (T, N, C) (or (T, C) unbatched) of the classes per frame, targets (N, S) or
@@ -117,6 +139,8 @@ def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reducti
     tensor(0.2877)
     """
     reduction = _reduction(None, None, reduction)
+    _check_zero_infinity(log_probs, targets, input_lengths, target_lengths, blank, reduction,
+                         zero_infinity)
     unbatched = log_probs.ndim == 2
     if unbatched:
         targets = targets.unsqueeze(0) if targets.ndim == 1 else targets

@@ -112,12 +112,20 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
     if bad.size:
         raise RuntimeError(f"Index {bad[0]} of input takes value {index[bad[0]]} which is not in "
                            f"the valid range [0, {rows})")
+    # (functional.py imports this module before these)
+    from .functional import _renorm_rows, embedding
+    if max_norm is not None:
+        # torch renorms the rows of every index, padding_idx's too
+        _renorm_rows(weight, np.unique(index), max_norm, norm_type)
     keep = np.ones(index.size, np.bool_) if padding_idx is None else \
         index != padding_idx % rows
-    index, bag = index[keep], bag[keep]
-    from .functional import embedding     # (functional.py imports this module before it)
-    picked = embedding(Tensor._make(index, False), weight, max_norm=max_norm,
-                       norm_type=norm_type, scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+    every_index, index, bag = index, index[keep], bag[keep]
+    picked = embedding(Tensor._make(index, False), weight, sparse=sparse)
+    if scale_grad_by_freq and picked.requires_grad:
+        scale = _frequency_scale(every_index, index).astype(weight.dtype)[:, None]
+        # the same values, each row's gradient scaled as torch's kernel scales it
+        picked = picked.detach() + (picked - picked.detach()) * Tensor._make(
+            scale, False).to(weight.device)
     if per_sample_weights is not None:
         if per_sample_weights.ndim == 2:
             # torch's F.embedding_bag flattens the weights of 2-d bags (a ViewBackward0 edge)
@@ -126,6 +134,17 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                                                           False)].unsqueeze(1)
     return named(_reduce_bags(picked, bag, count, mode, weight), "EmbeddingBagBackward0",
                  inputs=(weight, per_sample_weights), view_of_intermediate=True)
+
+
+def _frequency_scale(every_index, index):
+    """The factor scale_grad_by_freq puts on each picked row's gradient, as torch 2.13's CPU
+    kernel computes it: it walks the distinct indices in order and divides the gradient of the
+    g-th by the count of the g-th smallest entry of the sorted input (counts[indices[g]], where
+    its own count was meant), so only the smallest index is scaled by its own frequency. Counts
+    include padding_idx's entries, as torch's do."""
+    values, counts = np.unique(every_index, return_counts=True)
+    group = np.searchsorted(values, index)
+    return 1.0 / counts[np.searchsorted(values, np.sort(every_index)[group])]
 
 
 def _reduce_bags(picked, bag, count, mode, weight):

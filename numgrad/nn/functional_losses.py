@@ -251,7 +251,9 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing):
     logp = _N.log_softmax(input, class_dim)
     # (a target of another float type promotes the products, as torch's)
     if label_smoothing > 0.0:
-        target = target * (1.0 - label_smoothing) + label_smoothing / classes
+        # torch's C++ composite, with Scalars (MulBackward1, AddBackward1)
+        target = _E.add_scalar(_E.mul_scalar(target, 1.0 - label_smoothing),
+                               label_smoothing / classes)
     terms = logp * target
     if weight is not None:
         checked = _class_weights(weight, classes, input.dtype)
@@ -559,7 +561,8 @@ def poisson_nll_loss(input, target, log_input=True, full=False, size_average=Non
     if log_input:
         loss = _E.exp(input) - target * input
     else:
-        loss = input - target * _E.log(input + eps)
+        # torch's C++ composite adds eps as a Scalar (AddBackward1)
+        loss = input - target * _E.log(_E.add_scalar(input, eps))
     if full:
         # torch's composite, node for node: the term is masked to 0 where target <= 1, and its
         # gradient there is the term's own times 0 (nan at target 0, as torch's)
@@ -591,8 +594,10 @@ def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"
             raise ValueError("var is of incorrect size")
     if reduction not in _CODES:
         raise ValueError(f"{reduction} is not valid")
-    held = var.detach()
-    var = var + (held.clamp(min=eps) - held)
+    # torch clamps a clone outside the graph (CloneBackward0): the gradient is the unclamped var's
+    var = var.clone()
+    with grad_mode.no_grad():
+        var.clamp_(min=eps)
     diff = input - _as_tensor(target, input)
     loss = (_E.log(var) + diff ** 2 / var) * 0.5
     if full:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..creation import as_tensor
 from ..ops.named import named
+from .bool_argument import check_bool_of_overloads
 from .kernel_dtypes import check_kernel_dtype
 
 # torch's modes in its order (its refusal lists them)
@@ -239,6 +240,33 @@ def _as_list(value, count):
     return list(value) if isinstance(value, (tuple, list)) else [value] * count
 
 
+def _check_align_corners(input, size, scale_factor, recompute_scale_factor, mode, antialias,
+                         align_corners, outs):
+    """torch's interpolate hands align_corners to its upsample op (upsample_bilinear2d, ...),
+    with the output size and scale factors as it made them, whose argument parser refuses one
+    that is not a bool (0 and 1 too)."""
+    dims = input.ndim - 2
+    output_size, scale_factors = None, None
+    if size is not None:
+        output_size = size if isinstance(size, (tuple, list)) else [size] * dims
+    elif recompute_scale_factor:
+        output_size = outs
+    else:
+        scale_factors = (scale_factor if isinstance(scale_factor, (tuple, list))
+                         else [scale_factor] * dims)
+    if mode == "lanczos" or antialias:
+        op = f"_upsample_{mode}2d_aa"
+    else:
+        op = f"upsample_{mode}{dims}d"
+    scales = {1: ["scales"], 2: ["scales_h", "scales_w"],
+              3: ["scales_d", "scales_h", "scales_w"]}[dims]
+    check_bool_of_overloads(align_corners, op, (input, output_size, align_corners, scale_factors), [
+        ("Tensor input, tuple of ints output_size, bool align_corners, tuple of floats "
+         "scale_factors", [False, True, True, True]),
+        ("Tensor input, tuple of ints output_size, bool align_corners, "
+         + "".join(f"float {name} = None, " for name in scales) + "*, Tensor out = None", None)])
+
+
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims of (N, C, L), (N, C, H, W) or (N, C, D, H, W) inputs to size, or
@@ -300,6 +328,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
+    if mode not in ("nearest", "nearest-exact"):
+        _check_align_corners(input, size, scale_factor, recompute_scale_factor, mode, antialias,
+                             align_corners, outs)
     _check_sizes(input, outs)
     check_kernel_dtype(input, _kernel_name(mode, dims, antialias))
     sizes, dtype = input.shape[2:], input.dtype

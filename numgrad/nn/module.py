@@ -974,5 +974,7 @@ def _moved(tensor, device, dtype):
 
 
 def _move(tensor, device, dtype):
-    """Replace tensor's data with _moved's: a parameter (or its .grad) stays the same object."""
-    tensor._data = _moved(tensor.detach(), device, dtype)._data
+    """Replace tensor's data with _moved's: a parameter (or its .grad) stays the same object.
+    (Tensor's own detach: a lazy placeholder's refuses, Note [placeholders refuse Tensor
+    functions].)"""
+    tensor._data = _moved(Tensor.detach(tensor), device, dtype)._data

@@ -15,13 +15,16 @@ weights copied from torch give torch's results.
 >>> output.data.shape, output.batch_sizes, h_n.shape
 (numgrad.Size([6, 4]), tensor([2, 2, 1, 1]), numgrad.Size([1, 2, 4]))
 """
+import itertools
 import math
 import numbers
 import warnings
 
 from .. import creation, dtypes
 from ..ops import elementwise as _E
+from ..ops.named import rename
 from ..ops.shape import cat, stack
+from ..ops.split import unsafe_split_with_sizes
 from . import functional as F
 from . import init
 from .module import Module
@@ -216,20 +219,48 @@ class RNNBase(Module):
         step = _MODES[self.mode][1]
         directions = 2 if self.bidirectional else 1
         weights = self.all_weights
+        if batch_sizes is not None and len(set(batch_sizes)) == 1 and self._mkldnn(input, None):
+            # torch's MKLDNN LSTM runs sequences packed of one length as a padded batch (views)
+            steps, batch = len(batch_sizes), batch_sizes[0]
+            output, h_n, c_n = self._run(input.view(steps, batch, input.shape[-1]), h0, c0)
+            return output.view(steps * batch, output.shape[-1]), h_n, c_n
         h_last, c_last = [], []
+        mkldnn = self._mkldnn(input, batch_sizes)
+        if mkldnn:
+            input = input.contiguous()      # (a batch_first input, transposed, is copied)
+        else:
+            # torch's kernel unbinds the initial states into each layer's and direction's (its
+            # MKLDNN one selects each)
+            h0, c0 = h0.unbind(0), None if c0 is None else c0.unbind(0)
         for layer in range(self.num_layers):
             outputs = []
             for direction in range(directions):
                 k = layer * directions + direction
-                out, h, c = self._run_direction(input, h0[k], None if c0 is None else c0[k],
-                                                step, weights[k], direction == 1, batch_sizes)
+                hx, cx = h0[k], None if c0 is None else c0[k]
+                out, h, c = self._run_direction(input, hx, cx, step, weights[k], direction == 1,
+                                                batch_sizes)
+                if mkldnn:
+                    out, h, c = _mkldnn_layer(out, h, c, (input, *weights[k][:2],
+                                                          *self._biases(weights[k]), hx, cx))
                 outputs.append(out)
                 h_last.append(h)
                 c_last.append(c)
             input = outputs[0] if directions == 1 else cat(outputs, -1)
             if self.training and self.dropout > 0 and layer < self.num_layers - 1:
                 input = F.dropout(input, self.dropout, True)
+        if mkldnn:
+            # the layers' states are one node's second and third outputs, stacked
+            return input, _stacked(h_last), _stacked(c_last)
         return input, stack(h_last), None if c0 is None else stack(c_last)
+
+    def _mkldnn(self, input, batch_sizes):
+        """Whether torch's CPU LSTM runs its MKLDNN kernel, one node per layer and direction
+        (MkldnnRnnLayerBackward0): float32, no projections, not packed."""
+        return (self.mode == "LSTM" and input.dtype == dtypes.float32 and self.proj_size == 0
+                and batch_sizes is None and not input.is_cuda and input.numel() > 0)
+
+    def _biases(self, weights):
+        return (weights[2], weights[3]) if self.bias else (None, None)
 
     def _run_direction(self, input, h, c, step, weights, reverse, batch_sizes):
         w_ih, w_hh = weights[0], weights[1]
@@ -237,24 +268,20 @@ class RNNBase(Module):
         w_hr = weights[-1] if self.proj_size > 0 else None
         # the input's part of every step's gates, in one product
         gates_x = F.linear(input, w_ih, b_ih)
-        gates_x = gates_x.unbind(0) if batch_sizes is None else gates_x.split(batch_sizes)
-        steps = range(len(gates_x) - 1, -1, -1) if reverse else range(len(gates_x))
-        outputs = [None] * len(gates_x)
-        for t in steps:
-            live = gates_x[t].shape[0]
-            if live == h.shape[0]:
-                h, c = step(gates_x[t], h, c, w_hh, b_hh, w_hr)
+
+        def run_step(gates, h, c):
+            return step(gates, h, c, w_hh, b_hh, w_hr)
+        if batch_sizes is None:
+            gates_x = gates_x.unbind(0)
+            outputs = [None] * len(gates_x)
+            for t in (reversed(range(len(gates_x))) if reverse else range(len(gates_x))):
+                h, c = run_step(gates_x[t], h, c)
                 outputs[t] = h
-                continue
-            # a packed step runs the first `live` sequences (packing sorts them longest first);
-            # the others keep their state: going forward the last of a sequence that has ended,
-            # in reverse h0 until the step where that sequence's own last step starts it
-            new_h, new_c = step(gates_x[t], h[:live], None if c is None else c[:live], w_hh,
-                                b_hh, w_hr)
-            outputs[t] = new_h
-            h = cat([new_h, h[live:]])
-            c = None if c is None else cat([new_c, c[live:]])
-        return (stack(outputs) if batch_sizes is None else cat(outputs)), h, c
+            return stack(outputs), h, c
+        # torch's packed loop narrows each step's rows out (SliceBackward0 each)
+        starts = itertools.accumulate(batch_sizes[:-1], initial=0)
+        gates_x = [gates_x.narrow(0, start, size) for start, size in zip(starts, batch_sizes)]
+        return (_packed_reverse if reverse else _packed_forward)(run_step, gates_x, h, c)
 
     def _finish(self, output, batched):
         if self.batch_first:
@@ -518,3 +545,61 @@ class LSTMCell(RNNCellBase):
         if hx is not None and len(hx) != 2:
             raise RuntimeError("lstm_cell expects two hidden states")
         return self._step(_lstm_step, input, [None, None] if hx is None else list(hx), "hx")
+
+
+def _narrow(state, start, end):
+    return None if state is None else state.narrow(0, start, end - start)
+
+
+def _packed_forward(run_step, gates_x, h, c):
+    """torch's packed loop forward in time: a sequence that has ended leaves its rows of the
+    state (sliced off, SliceBackward0), joined in one cat at the end, the longest first (packing
+    sorts them so). Returns (output rows, h_n, c_n)."""
+    finished, outputs, last = [], [], gates_x[0].shape[0]
+    for gates in gates_x:
+        size = gates.shape[0]
+        if size < last:
+            finished.append((_narrow(h, size, last), _narrow(c, size, last)))
+            h, c = _narrow(h, 0, size), _narrow(c, 0, size)
+        last = size
+        h, c = run_step(gates, h, c)
+        outputs.append(h)
+    finished.append((h, c))
+    finished.reverse()
+    c_n = None if c is None else cat([piece[1] for piece in finished])
+    return cat(outputs), cat([piece[0] for piece in finished]), c_n
+
+
+def _packed_reverse(run_step, gates_x, h0, c0):
+    """torch's packed loop backward in time: it starts on the rows of the sequences that reach
+    the last step (sliced from the initial state) and takes in each sequence's initial rows at
+    its own last step (a cat)."""
+    last = gates_x[-1].shape[0]
+    h, c = _narrow(h0, 0, last), _narrow(c0, 0, last)
+    outputs = [None] * len(gates_x)
+    for t in reversed(range(len(gates_x))):
+        size = gates_x[t].shape[0]
+        if size > last:
+            h = cat([h, _narrow(h0, last, size)])
+            c = None if c is None else cat([c, _narrow(c0, last, size)])
+        last = size
+        h, c = run_step(gates_x[t], h, c)
+        outputs[t] = h
+    return cat(outputs), h, c
+
+
+def _mkldnn_layer(output, h, c, inputs):
+    """(output, h_n, c_n) of one layer and direction as the outputs 0, 1 and 2 of one node named
+    as torch's MKLDNN LSTM layer's, listing its inputs (input, w_ih, w_hh, b_ih, b_hh, hx, cx):
+    the three are split out of one tensor (unsafe_split's outputs are no views, so they may be
+    written in place, as torch's), whose split node takes that name."""
+    steps = output.shape[0]
+    joint = cat([output, h.unsqueeze(0), c.unsqueeze(0)])
+    output, h, c = unsafe_split_with_sizes(joint, [steps, 1, 1])
+    rename(output, "MkldnnRnnLayerBackward0", inputs=inputs)
+    return output, h, c
+
+
+def _stacked(states):
+    """The (1, batch, hidden) states of the layers joined, shown as torch's stack of them."""
+    return rename(cat(states), "StackBackward0", inputs=states)

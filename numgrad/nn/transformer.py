@@ -9,7 +9,6 @@ LayerNorm and Dropout.
 numgrad.Size([2, 3, 4])
 """
 import copy
-import warnings
 
 import numpy as np
 
@@ -17,10 +16,11 @@ from .. import creation, dtypes
 from . import functional as F
 from . import init
 from .activation import GELU, ReLU
-from .attention import MultiheadAttention, _additive_mask
+from .attention import MultiheadAttention
 from .attention_fast_path import as_bool_mask, layer_fast_path
 from .container import ModuleList
 from .dropout import Dropout
+from .functional_mha import canonical_mask
 from .linear import Linear
 from .module import Module
 from .normalization import LayerNorm
@@ -88,14 +88,10 @@ class TransformerEncoderLayer(Module):
     def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
         # as torch: the masks made additive first (which keeps MultiheadAttention off its fast
         # path), or read as booleans by the layer's own fast path (attention_fast_path.py)
-        if src_key_padding_mask is not None and src_mask is not None \
-                and src_key_padding_mask.dtype != src_mask.dtype:
-            warnings.warn("Support for mismatched src_key_padding_mask and src_mask is "
-                          "deprecated. Use same type for both instead.", UserWarning,
-                          stacklevel=2)
-        src_key_padding_mask = _additive_mask(src_key_padding_mask, "src_key_padding_mask",
-                                              src.dtype)
-        src_mask = _additive_mask(src_mask, "src_mask", src.dtype)
+        src_key_padding_mask = canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask",
+            None if src_mask is None else src_mask.dtype, "src_mask", src.dtype)
+        src_mask = canonical_mask(src_mask, "src_mask", None, "", src.dtype)
         if layer_fast_path(self, src):
             src_mask, src_key_padding_mask = as_bool_mask(src_mask), \
                 as_bool_mask(src_key_padding_mask)

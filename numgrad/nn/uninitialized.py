@@ -17,9 +17,67 @@ from ..tensor import Tensor
 from .parameter import Parameter
 
 
+# Note [placeholders refuse Tensor functions]
+# torch's placeholders refuse every Tensor function but a few that read no data (its
+# __torch_function__ and _allowed_methods), with a ValueError naming the function: its C methods
+# as "<method 'add' of 'torch._C.TensorBase' objects>", those it writes in Python as functions.
+# Properties (dtype, requires_grad, grad, data, ...) pass.
+_ALLOWED = frozenset({"size", "copy_", "is_complex", "is_floating_point", "half", "float",
+                      "double", "char", "short", "int", "long", "cuda", "cpu", "to",
+                      "get_device", "materialize", "share_memory_"})
+_PYTHON_METHODS = frozenset({"backward", "register_hook", "register_post_accumulate_grad_hook",
+                             "split", "unflatten", "unique", "unique_consecutive", "norm", "lu",
+                             "stft", "istft", "storage", "storage_type", "is_shared",
+                             "dim_order", "resize", "resize_as", "to_sparse_coo", "__len__",
+                             "__rsub__", "__iter__", "__reversed__", "__array__",
+                             "__contains__", "__rpow__", "__rmatmul__", "__rdiv__",
+                             "__rtruediv__", "__floordiv__", "__rfloordiv__"})
+_C_NAMES = {"nelement": "numel"}
+
+
+def _refuse(cls, name):
+    if name in _PYTHON_METHODS:
+        function = f"<function Tensor.{name} at {hex(id(getattr(Tensor, name, _refuse)))}>"
+    elif name == "__getitem__":
+        function = "<slot wrapper '__getitem__' of 'torch._C.TensorBase' objects>"
+    else:
+        function = f"<method '{_C_NAMES.get(name, name)}' of 'torch._C.TensorBase' objects>"
+    raise ValueError(f"Attempted to use an uninitialized parameter in {function}. This error "
+                     "happens when you are using a `LazyModule` or explicitly manipulating "
+                     f"`torch.nn.parameter.{cls.__name__}` objects. When using LazyModules Call "
+                     "`forward` with a dummy batch to initialize the parameters before calling "
+                     "torch functions")
+
+
+def _refused_operator(name):
+    def refused(self, *args, **kwargs):
+        _refuse(type(self), name)
+    return refused
+
+
 class UninitializedTensorMixin:
     __slots__ = ()
     cls_to_become = None
+
+    def __getattribute__(self, name):
+        """Tensor methods refuse to run (Note [placeholders refuse Tensor functions])."""
+        value = object.__getattribute__(self, name)
+        if name.startswith("_") or name in _ALLOWED or not callable(value) \
+                or not hasattr(Tensor, name):
+            return value
+        return _refused_operator(name).__get__(self)
+
+    # the operators torch maps to its C methods (1 + p is add too), and those it writes in Python
+    __add__ = __radd__ = _refused_operator("add")
+    __sub__ = _refused_operator("sub")
+    __mul__ = __rmul__ = _refused_operator("mul")
+    __truediv__ = _refused_operator("div")
+    __matmul__ = _refused_operator("matmul")
+    __neg__ = _refused_operator("neg")
+    __abs__ = _refused_operator("abs")
+    __getitem__ = _refused_operator("__getitem__")
+    __rsub__ = _refused_operator("__rsub__")
+    __len__ = _refused_operator("__len__")
 
     def __init__(self, *args, **kwargs):
         pass     # everything happened in __new__
@@ -63,7 +121,8 @@ def is_lazy(param):
 
 def _placeholder(cls, requires_grad, device, dtype):
     data = creation.empty(0, device=device, dtype=dtype)
-    return cls._make(data._data, False).requires_grad_(requires_grad)
+    # (Tensor's own requires_grad_: the placeholder's refuses)
+    return Tensor.requires_grad_(cls._make(data._data, False), requires_grad)
 
 
 class UninitializedParameter(UninitializedTensorMixin, Parameter):

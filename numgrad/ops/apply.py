@@ -263,15 +263,15 @@ def _append_edges(op, inputs, seg):
     first_edge = len(e_node)
     wanted = 0
     bit = 1
+    inference = False
     for t in inputs:
         if type(t) is not _ndarray:
-            if t._inference:
-                _check_inference(op, inputs, seg, first_edge)
+            inference = inference or t._inference
             if t._requires_grad:
                 wanted |= bit
                 node = t._node
                 if node >= 0:
-                    if t._extra is not None and views.outdated(t):
+                    if t._extra is not None and views.seen_outdated(t):
                         # read anew first (Note [views changed unrecorded] in views.py), which
                         # records a node: the edges so far are taken back and appended again
                         del e_node[first_edge:]
@@ -285,6 +285,11 @@ def _append_edges(op, inputs, seg):
                 elif node == _LEAF:
                     e_node.append(seg.acc_of.get(id(t)) or seg.add_leaf(t))
                     e_slot.append(0)
+                elif node == _NO_GRAD_VIEW and views.outdated(t):
+                    del e_node[first_edge:]     # read anew, as above
+                    del e_slot[first_edge:]
+                    views.refresh(t)
+                    return _append_edges(op, inputs, seg)
                 elif node == _NO_GRAD_VIEW and not views.changed_since_made(t):
                     e_node.append(-1)            # its gradient goes nowhere, as in torch
                     e_slot.append(0)
@@ -301,6 +306,8 @@ def _append_edges(op, inputs, seg):
         e_node.append(-1)
         e_slot.append(0)
         bit <<= 1
+    if inference:
+        _check_inference(op, inputs, seg, first_edge, wanted)
     return wanted
 
 
@@ -359,11 +366,13 @@ def _pack_saved(seg, node, op, inputs, outputs, wanted):
     pack_saved(seg, node, op, inputs, outputs, op.kept(wanted))
 
 
-def _check_inference(op, inputs, seg, edges_start):
-    """torch's refusal to save an inference tensor; the edges this node appended so far are
-    taken back first, so the tape is as it was."""
-    for index in op.save_index:
-        if index >= 0 and type(inputs[index]) is not _ndarray and inputs[index]._inference:
+def _check_inference(op, inputs, seg, edges_start, wanted):
+    """torch's refusal to save an inference tensor, where a gradient that will be computed reads
+    it (Note [values not saved]); the edges this node appended are taken back first, so the
+    tape is as it was."""
+    for index, readers in op.save_plan:
+        if index >= 0 and readers & wanted and type(inputs[index]) is not _ndarray \
+                and inputs[index]._inference:
             del seg.e_node[edges_start:]
             del seg.e_slot[edges_start:]
             raise RuntimeError(

@@ -10,7 +10,7 @@ from .. import dtypes
 from ..tensor import Tensor
 from . import fmath as F
 from .apply import apply
-from .elementwise import cast, operands
+from .elementwise import _tensor_result_type, cast, operands
 from .registry import OpDef
 from .select import return_types
 from .tensor_operands import tensor_operand
@@ -77,15 +77,21 @@ def ldexp(input, other):
     elif dtypes.is_floating(input.dtype) and exponent.dtype == np.bool_:
         # torch's float kernel has no bool exponent (an integer input goes another way)
         raise NotImplementedError("\"ldexp_cpu_exp\" not implemented for 'Bool'")
-    # torch's input * pow(2.0, other): the power is of other's float dtype (the default one for
-    # integers and bools), and the product promotes by torch's rules (a float64 exponent makes
-    # a float32 input float64, a 0-d one an integer input)
+    # torch's input * pow(2.0, other), the power of other's float dtype (the default one for
+    # integers and bools), written into a result of input's and other's promoted dtype (a float
+    # one: the default for two integer tensors), so a 0-d float64 input with an integer
+    # exponent stays float64
+    exponent_operand = other if isinstance(other, Tensor) else Tensor._make(exponent, False)
+    result_dtype = _tensor_result_type(input.dtype, input.ndim, exponent.dtype, exponent.ndim)
+    if not dtypes.is_floating(result_dtype):
+        result_dtype = dtypes.get_default_dtype()
     power_dtype = exponent.dtype if dtypes.is_floating(exponent.dtype) else \
         dtypes.get_default_dtype()
-    if not isinstance(other, Tensor) or other.dtype != power_dtype:
-        other = cast(Tensor._make(np.asarray(exponent), False) if not isinstance(other, Tensor)
-                     else other, power_dtype)
-    return apply(LDEXP, operands(input, other))
+    other = exponent_operand if exponent.dtype == power_dtype else cast(exponent_operand,
+                                                                        power_dtype)
+    input = input if input.dtype == result_dtype else cast(input, result_dtype)
+    other = other if other.dtype == result_dtype else cast(other, result_dtype)
+    return apply(LDEXP, (input, other))
 
 
 # torch's LdexpBackward0: input's gradient g * 2**other, other's g * result * ln 2

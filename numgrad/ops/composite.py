@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import creation, dtypes
 from ..tensor import Size, Tensor, _wrap_dim
+from .dim_argument import int_dim
 from .elementwise import logical_xor, sub, where
 from .index import gather, take as take_flat
 from .layout import diagonal, roll
@@ -592,6 +593,7 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 
 # ---- reductions built on others -----------------------------------------------------------------
+@int_dim()
 def logcumsumexp(input, dim):
     """log(cumsum(exp(input))) along dim, without overflow: output i is logsumexp of elements
     0..i, accumulated as torch's (log_add_exp step by step). Its derivative is torch's

@@ -197,10 +197,12 @@ class LinalgSolveEx(Function):
     broadcast)."""
 
     @staticmethod
-    def forward(ctx, A, B, vector):
+    def forward(ctx, A, B, vector, left=True):
         ctx.node_name = "LinalgSolveExBackward0"
-        ctx.vector = vector
+        ctx.vector, ctx.left = vector, left
         a, b = _host(A), _host(B)
+        if not left:        # X A = B is A^T X^T = B^T
+            a, b = a.swapaxes(-1, -2), b.swapaxes(-1, -2)
         try:
             out = np.linalg.solve(a, b[..., None] if vector else b)
         except np.linalg.LinAlgError:
@@ -208,20 +210,23 @@ class LinalgSolveEx(Function):
             bad = next((k for k, m in enumerate(stack) if np.linalg.matrix_rank(m) < len(m)), 0)
             raise LinAlgError(f"torch.linalg.solve: {_batch_prefix(a.shape, bad)}The solver failed "
                               "because the input matrix is singular.") from None
-        out = _on_device(out[..., 0] if vector else out, A)
+        out = _on_device(out[..., 0] if vector else out.swapaxes(-1, -2) if not left else out, A)
         ctx.save_for_backward(A, out)
         return out
 
     @staticmethod
     def backward(ctx, g):
-        # gB = A^-T g, gA = -gB X^T (outer products of the vectors)
+        # left: gB = A^-T g, gA = -gB X^T (outer products of the vectors); X A = B (not left):
+        # gB = g A^-T, gA = -X^T gB
         A, X = ctx.saved_tensors
-        gB = LinalgSolveEx.apply(A.mT, g, ctx.vector)
+        gB = LinalgSolveEx.apply(A.mT, g, ctx.vector, ctx.left)
         gA = None
         if ctx.needs_input_grad[0]:
-            gA = (-matmul(gB.unsqueeze(-1), X.unsqueeze(-2)) if ctx.vector else
-                  -matmul(gB, X.mT))
-        return gA, gB, None
+            if ctx.vector:
+                gA = -matmul(gB.unsqueeze(-1), X.unsqueeze(-2))
+            else:
+                gA = -matmul(gB, X.mT) if ctx.left else -matmul(X.mT, gB)
+        return gA, gB, None, None
 
 
 def solve(A, B, *, left=True):
@@ -232,15 +237,14 @@ def solve(A, B, *, left=True):
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of "
                            f"type {dtypes.scalar_type_name(A._data.dtype)} and B of type "
                            f"{dtypes.scalar_type_name(B._data.dtype)} instead")
-    if not left:
-        return solve(A.mT, B.mT).mT
     vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
     n = A.shape[-1]
     rows, cols = (B.shape[-1], 1) if vector else (B.shape[-2], B.shape[-1])
-    if rows != n:
-        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
-                           f"({n}x{n} and {rows}x{cols})")
-    return LinalgSolveEx.apply(A, B, vector)
+    # torch reads a vector B as a column, which X A = B (not left) fits only when n is 1
+    if (rows if left else cols) != n or vector and not left:
+        raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation "
+                           f"{'AX' if left else 'XA'} = B ({n}x{n} and {rows}x{cols})")
+    return LinalgSolveEx.apply(A, B, vector, left)
 
 
 # ---- cholesky ------------------------------------------------------------------------------------
@@ -250,9 +254,13 @@ def _halved_tril(X):
 
 
 class LinalgCholeskyEx(Function):
+    """L, or U = L^T (upper), as one node: torch's linalg_cholesky_ex, or its deprecated
+    cholesky (node_name CholeskyBackward0)."""
+
     @staticmethod
-    def forward(ctx, A):
-        ctx.node_name = "LinalgCholeskyExBackward0"
+    def forward(ctx, A, upper=False, node_name="LinalgCholeskyExBackward0"):
+        ctx.node_name = node_name
+        ctx.upper = upper
         a = _host(A)
         try:
             L = _on_device(np.linalg.cholesky(a), A)
@@ -267,6 +275,8 @@ class LinalgCholeskyEx(Function):
                         "be completed because the input is not positive-definite (the leading "
                         f"minor of order {order} is not positive-definite).") from None
             raise
+        if upper:
+            L = L.mT.contiguous()
         ctx.save_for_backward(L)
         return L
 
@@ -274,26 +284,30 @@ class LinalgCholeskyEx(Function):
     def backward(ctx, gL):
         # gA = L^-T Phi(L^T gL) L^-1, symmetrized (torch's cholesky_backward)
         (L,) = ctx.saved_tensors
+        if ctx.upper:
+            L, gL = L.mT, gL.mT
         phi = _halved_tril(matmul(L.mT, tril(gL)))
         L_inv = inv(L)
         gA = matmul(L_inv.mT, matmul(phi, L_inv))
-        return 0.5 * (gA + gA.mT)
+        return 0.5 * (gA + gA.mT), None, None
 
 
 def linalg_cholesky(A, *, upper=False):
     """The lower Cholesky factor L (A = L L^T) of symmetric positive-definite matrices (its
     transpose when upper); only A's lower triangle is read."""
     check_matrices("linalg.cholesky", A)
-    L = LinalgCholeskyEx.apply(A)
-    return L.mT if upper else L
+    return LinalgCholeskyEx.apply(A, upper)
 
 
 def cholesky(input, upper=False):
-    return linalg_cholesky(input, upper=upper)
+    check_matrices("linalg.cholesky", input)
+    return LinalgCholeskyEx.apply(input, upper, "CholeskyBackward0")
 
 
 # ---- qr ------------------------------------------------------------------------------------------
 class LinalgQr(Function):
+    """Q and R as one node, for every mode and shape (mode 'r': Q empty), as torch's."""
+
     @staticmethod
     def forward(ctx, A, mode):
         ctx.node_name = "LinalgQrBackward0"
@@ -302,6 +316,8 @@ class LinalgQr(Function):
         Q, R = np.linalg.qr(_host(A), mode="complete" if mode == "complete" else "reduced")
         Q, R = _on_device(Q, A), _on_device(R, A)
         ctx.save_for_backward(Q, R)
+        if mode == "r":
+            Q = _on_device(np.zeros(0), A)
         return Q, R
 
     @staticmethod
@@ -315,17 +331,31 @@ class LinalgQr(Function):
         if ctx.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' "
                                "and nrows > ncols.")
-        # gA = [Q copyltu(M) + gQ] R^-T with M = triu(gR R^T - Q^T gQ) (torch's linalg_qr_backward)
-        if gR is not None:
-            M = matmul(gR, R.mT) - (matmul(Q.mT, gQ) if gQ is not None else 0)
-        else:
-            M = -matmul(Q.mT, gQ)
-        M = triu(M)
-        M = M + M.mT - diag_embed(diagonal(M, 0, -2, -1))
-        gA = matmul(Q, M)
-        if gQ is not None:
-            gA = gA + gQ
-        return LinalgSolveEx.apply(R, gA.mT, False).mT, None
+        if m >= n:
+            return _qr_backward(gQ, gR, Q, R), None
+        # A = [X | Y] = Q [U | V] with X = Q U square and V = Q^T Y (torch's linalg_qr_backward)
+        U, V = R[..., :m], R[..., m:]
+        gU, gV = (gR[..., :m], gR[..., m:]) if gR is not None else (None, None)
+        if gV is not None:
+            through_Y = matmul(matmul(Q, V), gV.mT)
+            gQ = through_Y if gQ is None else gQ + through_Y
+        gX = _qr_backward(gQ, gU, Q, U)
+        gY = matmul(Q, gV) if gV is not None else creation.zeros_like(V)
+        return cat([gX, gY], -1), None
+
+
+def _qr_backward(gQ, gR, Q, R):
+    """gA = [Q copyltu(M) + gQ] R^-T with M = triu(gR R^T - Q^T gQ), for A with m >= n."""
+    if gR is not None:
+        M = matmul(gR, R.mT) - (matmul(Q.mT, gQ) if gQ is not None else 0)
+    else:
+        M = -matmul(Q.mT, gQ)
+    M = triu(M)
+    M = M + M.mT - diag_embed(diagonal(M, 0, -2, -1))
+    gA = matmul(Q, M)
+    if gQ is not None:
+        gA = gA + gQ
+    return LinalgSolveEx.apply(R, gA.mT, False).mT
 
 
 linalg_qr = _named_tuple("linalg_qr", ("Q", "R"))
@@ -338,15 +368,7 @@ def qr(A, mode="reduced"):
     if mode not in ("reduced", "complete", "r"):
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
                            "'reduced' (default), 'r', or 'complete'")
-    m, n = A.shape[-2:]
-    if m < n and mode != "r":
-        # A = [X | Y] = Q [U | Q^T Y] with X = Q U square: the gradient torch derives this way
-        Q, U = LinalgQr.apply(A[..., :m], mode)
-        return linalg_qr(Q, cat([U, matmul(Q.mT, A[..., m:])], -1))
-    Q, R = LinalgQr.apply(A, mode)
-    if mode == "r":
-        Q = creation.empty(0, dtype=A.dtype, device=A.device)
-    return linalg_qr(Q, R)
+    return linalg_qr(*LinalgQr.apply(A, mode))
 
 
 # ---- eigh ----------------------------------------------------------------------------------------
@@ -394,24 +416,30 @@ def eigvalsh(A, UPLO="L"):
 
 # ---- svd -----------------------------------------------------------------------------------------
 class LinalgSvd(Function):
-    """The reduced SVD; full_matrices is handled by the caller."""
+    """The SVD as one node; with full_matrices the extra columns of U (rows of Vh) complete an
+    orthonormal basis, and as in torch their gradients are dropped."""
 
     @staticmethod
-    def forward(ctx, A):
+    def forward(ctx, A, full_matrices=False):
         ctx.node_name = "LinalgSvdBackward0"
         ctx.set_materialize_grads(False)
-        U, S, Vh = np.linalg.svd(_host(A), full_matrices=False)
+        U, S, Vh = np.linalg.svd(_host(A), full_matrices=full_matrices)
         U, S, Vh = _on_device(U, A), _on_device(S, A), _on_device(Vh, A)
         ctx.save_for_backward(U, S, Vh)
         return U, S, Vh
 
     @staticmethod
     def backward(ctx, gU, gS, gVh):
-        # torch's svd_backward (real case)
+        # torch's svd_backward (real case), on the first k columns of U and rows of Vh
         U, S, Vh = ctx.saved_tensors
+        k = S.shape[-1]
+        if U.shape[-1] != k or Vh.shape[-2] != k:
+            U, Vh = U[..., :k], Vh[..., :k, :]
+            gU = gU[..., :k] if gU is not None else None
+            gVh = gVh[..., :k, :] if gVh is not None else None
         m, n = U.shape[-2], Vh.shape[-1]
         if gU is None and gVh is None:
-            return matmul(U * gS.unsqueeze(-2), Vh)
+            return matmul(U * gS.unsqueeze(-2), Vh), None
         eye = _diagonal_mask(S.shape[-1], S)
         row, col = S.unsqueeze(-1), S.unsqueeze(-2)
         gaps = where(eye, 1.0, (col - row) * (col + row))       # E_ij = S_j^2 - S_i^2
@@ -429,11 +457,12 @@ class LinalgSvd(Function):
             inner = inner + diag_embed(gS)
         if m > n and gU is not None:
             gUSinv = gU / col
-            return matmul(matmul(U, inner) + gUSinv - matmul(U, matmul(U.mT, gUSinv)), Vh)
+            return matmul(matmul(U, inner) + gUSinv - matmul(U, matmul(U.mT, gUSinv)), Vh), None
         if m < n and gV is not None:
             gVSinv = gV / col
-            return matmul(U, matmul(inner, Vh) + gVSinv.mT - matmul(matmul(gVSinv.mT, V), Vh))
-        return matmul(U, matmul(inner, Vh))
+            return (matmul(U, matmul(inner, Vh) + gVSinv.mT - matmul(matmul(gVSinv.mT, V), Vh)),
+                    None)
+        return matmul(U, matmul(inner, Vh)), None
 
 
 linalg_svd = _named_tuple("linalg_svd", ("U", "S", "Vh"))
@@ -443,19 +472,7 @@ def svd(A, full_matrices=True):
     """A = U diag(S) Vh, S descending. With full_matrices the extra columns of U (rows of Vh)
     complete an orthonormal basis; as in torch they get no gradient."""
     check_matrices("linalg.svd", A, square=False)
-    U, S, Vh = LinalgSvd.apply(A)
-    m, n = A.shape[-2:]
-    if full_matrices and m != n:
-        full_U, _, full_Vh = np.linalg.svd(_host(A), full_matrices=True)
-        if m > n:
-            U = _join_columns(U, _on_device(full_U[..., n:], A))
-        else:
-            Vh = _join_columns(Vh.mT, _on_device(full_Vh[..., m:, :].swapaxes(-1, -2), A)).mT
-    return linalg_svd(U, S, Vh)
-
-
-def _join_columns(reduced, extra):
-    return cat([reduced, extra], -1)
+    return linalg_svd(*LinalgSvd.apply(A, bool(full_matrices)))
 
 
 def svdvals(A):

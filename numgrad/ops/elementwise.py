@@ -877,14 +877,19 @@ def square(x):
 _sign = _same_dtype_unary(SIGN)
 
 
-def reads(value, source, node_name):
+def reads(value, source, node_name, grad=None):
     """`value`, with a zero-derivative edge to `source` on a node named `node_name`: Note
-    [backward ops that read their input]. Without a gradient to carry it is `value` itself."""
+    [backward ops that read their input]. Without a gradient to carry it is `value` itself.
+    `grad`: the gradient torch's backward op takes, which its node lists before `source` (in
+    place of the mask numgrad computed `value` with)."""
     if not (isinstance(source, Tensor) and source._requires_grad):
         return value
     out = apply(READS, operands(value, source))
     if out._requires_grad:
         out._seg.names[out._node] = node_name
+        if grad is not None:
+            from .named import show_inputs
+            show_inputs(out, grad, source)
     return out
 
 

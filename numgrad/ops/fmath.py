@@ -83,26 +83,26 @@ def select(cond, a, b):
 # their input] in elementwise.py. Their kernels compute the select alone.
 def threshold_backward(g, x, threshold):
     """g where x > threshold, else 0 (a NaN x passes g): relu's and threshold's backward."""
-    return _E.reads(select(x <= threshold, 0.0, g), x, "ThresholdBackwardBackward0")
+    return _E.reads(select(x <= threshold, 0.0, g), x, "ThresholdBackwardBackward0", g)
 
 
 def leaky_relu_backward(g, x, slope):
-    return _E.reads(select(x > 0.0, g, g * slope), x, "LeakyReluBackwardBackward0")
+    return _E.reads(select(x > 0.0, g, g * slope), x, "LeakyReluBackwardBackward0", g)
 
 
 def hardtanh_backward(g, x, lo, hi):
     """g strictly between lo and hi, else 0 (a NaN x passes g)."""
-    return _E.reads(select((x <= lo) | (x >= hi), 0.0, g), x, "HardtanhBackwardBackward0")
+    return _E.reads(select((x <= lo) | (x >= hi), 0.0, g), x, "HardtanhBackwardBackward0", g)
 
 
 def hardshrink_backward(g, x, lambd):
     """0 where -lambd <= x <= lambd, else g (a NaN x passes g)."""
-    return _E.reads(select(_within(x, lambd), 0.0, g), x, "HardshrinkBackwardBackward0")
+    return _E.reads(select(_within(x, lambd), 0.0, g), x, "HardshrinkBackwardBackward0", g)
 
 
 def softshrink_backward(g, x, lambd):
     """The same mask as hardshrink's, on a node of its own name."""
-    return _E.reads(select(_within(x, lambd), 0.0, g), x, "SoftshrinkBackwardBackward0")
+    return _E.reads(select(_within(x, lambd), 0.0, g), x, "SoftshrinkBackwardBackward0", g)
 
 
 def _within(x, lambd):

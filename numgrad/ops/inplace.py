@@ -96,9 +96,11 @@ def _source(self, saves_self):
     return Tensor._make(data, history._requires_grad, history._seg, history._node, history._slot)
 
 
-def rebase(self, result):
+def rebase(self, result, through_view=False):
     """Write result into self's memory and give self result's history; through a view, the base
-    and its other views get new histories too (Note [views] in views.py)."""
+    and its other views get new histories too (Note [views] in views.py). through_view: torch
+    changed a view of self (self[1:] = ...), not self, which leaves a view self unseen (Note
+    [views read anew unseen])."""
     if result._data.shape != self._data.shape:
         raise RuntimeError(f"output with shape {list(self._data.shape)} doesn't match the broadcast "
                            f"shape {list(result._data.shape)}")
@@ -121,6 +123,8 @@ def rebase(self, result):
     self._bump_version()       # the counter is shared by the base and its views
     _saved_result_is_self(self, result)
     views.regenerate(base)
+    if base is not self and not through_view:
+        views.seen(self)        # torch reads the changed view anew at once
     for t in (base, self) if base is not self else (self,):
         views.keep_retaining(t)
     return self
@@ -133,6 +137,11 @@ def _saved_result_is_self(self, result):
     segment saved: only the dtype cast or the view's copy_slices record after it) now holds the
     tensor's counter at the version this op left it."""
     saved_vc = result._vc
+    if result._data.dtype == self._data.dtype:
+        # a pack hook (saved_tensors_hooks) may hold result as the saved output: it is self from
+        # now on, so that its unpack hook gives back self with its later changes, as torch's
+        result._data = self._data
+        result._vc = self._shared_vc()
     if saved_vc is None or result._seg is None:
         return
     seg = result._seg
@@ -407,11 +416,7 @@ def setitem(self, index, value):
         if isinstance(value, Tensor):
             data = value._data.reshape(_without_leading_ones(value._data.shape))
         try:
-            if basic or type(self._data) is not np.ndarray:
-                self._data[index] = data
-            else:
-                before, arrays = torch_order(shape, index)
-                self._data[before][arrays] = data     # a view of self, then written into
+            _assign(self._data, index, data, basic)
         except ValueError:
             target = (basic_index_map(shape, index)[0] if basic
                       else index_positions(shape, index).shape)
@@ -421,6 +426,7 @@ def setitem(self, index, value):
         return
     positions = _positions(shape, index) if basic else index_positions(shape, index)
     _check_value_fits(self, _without_leading_ones(tuple(value.shape)), positions.shape, basic)
+    raw = value
     if isinstance(value, Tensor):
         value = _value_as_written(value, positions.shape, basic)
     given = value       # torch's node lists it, whatever casting it gets here
@@ -444,7 +450,24 @@ def setitem(self, index, value):
     if not steps:
         show_attributes(written, accumulate=False,
                         indices=_shown_indices(torch_order(shape, index)[1]))
-    rebase(self, written)
+    if type(self._data) is np.ndarray and type(getattr(raw, "_data", raw)) is np.ndarray:
+        # the node's forward adds the zeroed tensor and the placed values, which turns a -0.0
+        # kept or written into 0.0: its result is what torch's write leaves, sign and all
+        exact = self._data.copy()
+        _assign(exact, index, raw._data.reshape(_without_leading_ones(raw._data.shape))
+                if isinstance(raw, Tensor) else raw, basic)
+        np.copyto(written._data, exact, casting="unsafe")
+    rebase(self, written, through_view=bool(steps))
+
+
+def _assign(target, index, data, basic):
+    """target[index] = data as torch's setitem writes it (index arrays in torch's order)."""
+    from .index import torch_order
+    if basic or type(target) is not np.ndarray:
+        target[index] = data
+    else:
+        before, arrays = torch_order(target.shape, index)
+        target[before][arrays] = data     # a view of target, then written into
 
 
 # the node of each view torch's indexing takes (shape.torch_steps), named in its refusals

@@ -24,7 +24,7 @@ from ..tensor import Tensor, _wrap_dim
 from . import views
 from .apply import apply, show_attributes
 from .elementwise import logical_not
-from .index import _normalize, _positions, masked_fill, put_add, take
+from .index import _normalize, _positions, masked_fill, put_add
 from .inplace import COPY_SLICES, INDEX_PUT, _LEAF_ERROR, _check_can_write, _repeats_elements, \
     apply_inplace
 from .layout import tril, triu
@@ -62,6 +62,8 @@ def _restride(self, view_op):
     if self._inference and not grad_mode.state.inference:
         raise RuntimeError(_INFERENCE_ERROR)
     records = self._requires_grad and grad_mode.state.grad_enabled
+    if records:
+        views.refresh(self)     # its edge as of now (Note [views changed unrecorded])
     # an alias of self, so that the op's output is not registered as a view of self
     alias = Tensor._make(self._data, records, self._seg, self._node, self._slot)
     if records:
@@ -179,33 +181,14 @@ def as_strided_(self, size, stride, storage_offset=None):
         data = as_strided(self, size, stride, storage_offset)._data
     storage, _ = views.storage_of(self)
     where = views._region(storage._data, data)
-    of_self = views._region(storage._data, self._data)
     size, stride = tuple(data.shape), tuple(s // data.itemsize for s in data.strides)
     offset = where.affine[0] if where.affine is not None else int(storage_offset or 0)
 
     def view_op(alias):
-        # each new element as the flat (C order) index of the element of self that it shows
-        inverse = np.full(storage._data.size, -1, np.int64)
-        inverse[_flat_positions(of_self, self._data.shape)] = \
-            np.arange(self._data.size).reshape(self._data.shape)
-        places = inverse[_flat_positions(where, size)]
-        shown = take(alias, np.maximum(places, 0))
-        if (places < 0).any():
-            # an element outside self's (in its base's memory) gets no gradient, as in torch
-            shown = masked_fill(shown, Tensor._make(places < 0, False), 0)
-        rename(shown, "AsStridedBackward1", inputs=(alias,),
-               attributes={"size": size, "stride": stride, "storage_offset": offset})
+        shown = views.as_strided_of(alias, self._data, storage, data, "AsStridedBackward1",
+                                    {"size": size, "stride": stride, "storage_offset": offset})
         return Tensor._make(data, shown._requires_grad, shown._seg, shown._node, shown._slot)
     return _restride(self, view_op)
-
-
-def _flat_positions(region, shape):
-    """A views._Region's elements as flat positions in its storage, in the view's shape."""
-    if region.positions is not None:
-        return region.positions
-    offset, strides = region.affine
-    return offset + sum(np.arange(n).reshape((-1,) + (1,) * (len(shape) - d - 1)) * s
-                        for d, (n, s) in enumerate(zip(shape, strides))) + np.zeros(shape, np.int64)
 
 
 # ---- in-place forms of out-of-place ops ----------------------------------------------------------

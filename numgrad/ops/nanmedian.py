@@ -3,6 +3,7 @@ median's gradients (statistics.py): shared evenly by the elements equal to it wi
 the element at the index with dim."""
 import numpy as np
 
+from .dim_argument import int_dim
 from .index import take
 from .named import named
 from .select import _return_type, amax, return_types
@@ -21,6 +22,7 @@ def _nanmedian_index(values, axis):
     return np.take_along_axis(order, k, axis=axis).astype(np.int64)
 
 
+@int_dim()
 def nanmedian(input, dim=None, keepdim=False):
     """nanmedian(x): the lower median of the non-NaN elements. nanmedian(x, dim): (values,
     indices) along dim."""

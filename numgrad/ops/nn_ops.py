@@ -16,6 +16,7 @@ from ..kernels import cpu as _cpu
 from ..tensor import _wrap_dim
 from . import fmath as F
 from .apply import apply, show_attributes
+from .elementwise import reads
 from .named import pass_through_vjp, rename
 from .registry import OpDef
 
@@ -36,16 +37,26 @@ def _log_softmax_forward(x, dim, rows):
     return _cpu.softmax_forward(np.ascontiguousarray(x).reshape(rows), True).reshape(x.shape)
 
 
+# Under create_graph torch records its backward op, _softmax_backward_data(grad_output, output,
+# dim): one node, listing the gradient and the output, where the composite below records four
 def _softmax_vjp(ctx, g):
     (y,) = ctx.saved
     dim = int(ctx.ints[3])
-    return (y * (g - (g * y).sum(dim, keepdim=True)),)
+    return (_backward_data("SoftmaxBackwardDataBackward0", y * (g - (g * y).sum(dim, keepdim=True)),
+                           g, y, dim),)
 
 
 def _log_softmax_vjp(ctx, g):
     (y,) = ctx.saved
     dim = int(ctx.ints[3])
-    return (g - y.exp() * g.sum(dim, keepdim=True),)
+    return (_backward_data("LogSoftmaxBackwardDataBackward0",
+                           g - y.exp() * g.sum(dim, keepdim=True), g, y, dim),)
+
+
+def _backward_data(node_name, result, g, y, dim):
+    from .named import named
+    return named(result, node_name, g, y, saved_names=("grad_output", "output"),
+                 attributes={"dim": dim})
 
 
 SOFTMAX = OpDef("softmax", _softmax_forward, node_name="SoftmaxBackward0", saves=("out",),
@@ -315,9 +326,14 @@ def _ce_vjp(ctx, g):
     ignore_index, reduction = int(ctx.ints[0]), int(ctx.ints[1])
     scale = float(ctx.floats[0])
     a = ce_coefficients(target._data, weight._data, ignore_index) * weight._data.dtype.type(scale)
-    p = softmax(x, 1)
-    gx = p * a.sum(axis=1, keepdims=True) - a
-    return (gx * (g.unsqueeze(1) if reduction == NONE else g), None, None)
+    # torch's two backward ops, each a node under create_graph: nll_loss_backward gives the
+    # log-probabilities' gradient -a g (reading them with derivative zero), and
+    # _softmax_backward_data's log form turns it into the logits' (x is the node torch shows as
+    # its log_softmax: Note [torch's inner nodes])
+    nll_grad = reads((g.unsqueeze(1) if reduction == NONE else g) * -a, x,
+                       "NllLossBackwardBackward0", g)
+    gx = nll_grad - softmax(x, 1) * nll_grad.sum(1, keepdim=True)
+    return (_backward_data("LogSoftmaxBackwardDataBackward0", gx, nll_grad, x, 1), None, None)
 
 
 # one fused node; named as the last of torch's (nll_loss over log_softmax) for class indices

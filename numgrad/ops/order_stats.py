@@ -16,6 +16,7 @@ from .. import creation, dtypes
 from ..kernels.selection import exact_lines, kth_indices
 from ..tensor import Size, Tensor, _wrap_dim
 from .apply import apply, show_attributes
+from .dim_argument import int_dim
 from .elementwise import where
 from .index import DIAG_EMBED, gather, put_add, take
 from .linalg import matmul
@@ -92,17 +93,20 @@ def _cumulative(kind, input, dim, largest):
     return _picked(kind, input, d, _cumulative_index(data, d, largest), True, shown)
 
 
+@int_dim()
 def cummax(input, dim):
     """(values, indices) of the running maximum along dim; values' gradient goes to the index."""
     return _cumulative("cummax", input, dim, True)
 
 
+@int_dim()
 def cummin(input, dim):
     """(values, indices) of the running minimum along dim; values' gradient goes to the index."""
     return _cumulative("cummin", input, dim, False)
 
 
 # ---- kthvalue / mode -----------------------------------------------------------------------------
+@int_dim()
 def kthvalue(input, k, dim=-1, keepdim=False):
     """(values, indices) of the k-th smallest element (k from 1) along dim; NaN counts as the
     largest. Among equal values the index is the one torch's quick select picks."""
@@ -139,6 +143,7 @@ def _mode_index(row):
     return order[starts[best] + lengths[best] - 1]
 
 
+@int_dim()
 def mode(input, dim=-1, keepdim=False):
     """(values, indices) of the most frequent value along dim: the smallest of those tied, at its
     last index."""

@@ -252,6 +252,17 @@ def _spread(value, ctx):
     return expand(value.reshape(_kshape(ctx)), ctx.in_shapes[0])
 
 
+def _unsqueezed(value, ctx, whole=True):
+    """A per-output value (g, or the output itself) as torch's backward formulas restore it: the
+    reduced dims unsqueezed back one by one (unsqueeze_multiple, UnsqueezeBackward0 nodes under
+    create_graph), broadcasting against the input doing the rest. `whole=False`: a 0-d value (of
+    a reduction of everything) stays as it is, as norm_backward's without dims."""
+    if not whole and value._data.ndim == 0:
+        return value
+    from .shape import unsqueeze_to
+    return unsqueeze_to(value, _kshape(ctx))
+
+
 def _reduced_dims(ctx):
     return tuple(d for d, k in enumerate(_kshape(ctx)) if k == 1)
 
@@ -363,6 +374,10 @@ def _var_attrs(x, dim, unbiased, correction, name):
         warnings.warn(f"{name}(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the reduction factor (input numel divided by output numel).",
                       UserWarning, stacklevel=4)
+    if isinstance(dim, (tuple, list)) and not dim:
+        # an empty dim list reduces every element forward, but torch's var_backward counts the
+        # elements of no dims as 1: its scale is 2 / (1 - correction), inf for Bessel's
+        dof = 1 - correction
     return dims, correction, (2.0 / dof if dof else math.inf), shown_correction
 
 
@@ -493,7 +508,7 @@ def _logsumexp_forward(x, dims, keepdim, kshape):
 def _logsumexp_vjp(ctx, g):
     from .elementwise import exp
     x, out = ctx.saved
-    return (_spread(g, ctx) * exp(x - _spread(out, ctx)),)
+    return (_unsqueezed(g, ctx) * exp(x - _unsqueezed(out, ctx)),)
 
 
 LOGSUMEXP = OpDef("logsumexp", _logsumexp_forward, node_name="LogsumexpBackward0",
@@ -596,7 +611,7 @@ def _norm_vjp(ctx, g):
     from .elementwise import abs as abs_, sign
     x, out = ctx.saved
     p = float(ctx.floats[0])
-    g, out = _spread(g, ctx), _spread(out, ctx)
+    g, out = _unsqueezed(g, ctx, whole=False), _unsqueezed(out, ctx, whole=False)
     if math.isinf(p):
         # torch's mask: the elements that are the norm, and NaNs (a NaN norm gives them g / count
         # times sgn(NaN) = 0, where no element equal to it would divide by zero)

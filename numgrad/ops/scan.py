@@ -7,6 +7,7 @@ import numpy as np
 from .. import dtypes
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply, show_attributes
+from .dim_argument import int_dim
 from .reduce import as_reduction_dtype, integer_result_dtype
 from .registry import OpDef
 from .untracked import untracked
@@ -90,11 +91,13 @@ def _scan(op, np_fn, x, dim, dtype):
     return out
 
 
+@int_dim()
 def cumsum(x, dim, *, dtype=None):
     """Running sums along dim."""
     return _scan(CUMSUM, np.cumsum, x, dim, dtype)
 
 
+@int_dim()
 def cumprod(x, dim, *, dtype=None):
     """Running products along dim; exact gradients with zeros in the input."""
     return _scan(CUMPROD, np.cumprod, x, dim, dtype)

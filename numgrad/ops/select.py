@@ -14,7 +14,9 @@ from .. import dtypes
 from ..kernels.selection import exact_lines, topk_indices
 from ..tensor import Tensor, _wrap_dim
 from .apply import apply, show_attributes
-from .reduce import _dims, _group_reduction, _kept_meta, _reduced_dims, _spread, shown_dims
+from .dim_argument import int_dim
+from .reduce import (_dims, _group_reduction, _kept_meta, _kshape, _reduced_dims, _spread,
+                     shown_dims)
 from .registry import OpDef
 from .untracked import untracked
 from .scan import line_meta
@@ -33,28 +35,40 @@ return_types = types.SimpleNamespace(**{name: _return_type(name) for name in ("m
 
 
 # ---- amax / amin: the extreme's gradient shared by ties ------------------------------------------
-def _extreme_vjp(ctx, g, nans_tie=False):
-    """The kernels' rule (amax_bwd, max_all_bwd in kernels/cpu.py) in differentiable ops."""
+def _ties(ctx, nans_tie):
+    """The elements equal to the result (and, where `nans_tie`, NaNs beside a NaN result), and
+    their count per group: constants of the kernels' rule (amax_bwd, max_all_bwd in
+    kernels/cpu.py)."""
     x, out = ctx.saved
     result = _spread(out, ctx)._data
-    ties = x._data == result
+    mask = x._data == result
     if nans_tie:
-        ties |= np.isnan(x._data) & np.isnan(result)
-    mask = ties
-    ties = ties.astype(x._data.dtype)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = ties / np.sum(ties, axis=_reduced_dims(ctx), keepdims=True)
-    shared = _spread(g, ctx) * Tensor._make(np.asarray(share), False)
-    if nans_tie:
-        # evenly_distribute_backward puts g / count into zeros: the others get 0 even where g is
-        # NaN or infinite (amax's (g / count) * mask gives them NaN)
-        from .elementwise import where
-        return (where(Tensor._make(np.asarray(mask), False), shared, 0.0),)
-    return (shared,)
+        mask |= np.isnan(x._data) & np.isnan(result)
+    # (NumPy gives scalars for 0-d arrays: arrays again here)
+    count = np.asarray(np.sum(mask, axis=_reduced_dims(ctx), keepdims=True), x._data.dtype)
+    return Tensor._make(np.asarray(mask), False), count
+
+
+def _extreme_vjp(ctx, g):
+    """torch's scale_grad_by_count(restore_reduced_dims(g), mask): (g / count) * mask, g viewed
+    with the reduced dims back (NaN for the others of a group whose count is 0: NaN throughout,
+    as torch)."""
+    mask, count = _ties(ctx, False)
+    kshape = _kshape(ctx)
+    if tuple(g.shape) != kshape:
+        g = g.reshape(kshape)
+    with np.errstate(divide="ignore"):
+        return ((g / Tensor._make(count, False)) * mask.to(g.dtype),)
 
 
 def _max_all_vjp(ctx, g):
-    return _extreme_vjp(ctx, g, nans_tie=True)
+    """torch's evenly_distribute_backward: g / count put into zeros where the ties are, so the
+    others get 0 even where g is NaN or infinite."""
+    from .index import masked_fill
+    mask, count = _ties(ctx, True)
+    x = ctx.saved[0]
+    zeros = Tensor._make(np.zeros(x._data.shape, x._data.dtype), False)
+    return (masked_fill(zeros, mask, g / Tensor._make(count.reshape(()), False)),)
 
 
 def _amax_forward(x, dims, keepdim, kshape):
@@ -227,11 +241,13 @@ def _arg(name, fn, x, dim, keepdim):
     return untracked(lambda v: np.asarray(fn(v, axis=d, keepdims=keepdim), np.int64), data)
 
 
+@int_dim(optional=True)
 def argmax(x, dim=None, keepdim=False):
     """Index of the (first) largest element, over everything (flattened) or along dim."""
     return _arg("argmax", np.argmax, x, dim, keepdim)
 
 
+@int_dim(optional=True)
 def argmin(x, dim=None, keepdim=False):
     return _arg("argmin", np.argmin, x, dim, keepdim)
 
@@ -248,6 +264,7 @@ def argsort(x, dim=-1, descending=False, stable=False):
     return sort(x, dim, descending).indices
 
 
+@int_dim()
 def topk(x, k, dim=-1, largest=True, sorted=True):
     """(values, indices) of the k largest (or smallest) elements along dim, in sorted order
     unless sorted=False. Among equal values the elements and their order are those torch's CPU

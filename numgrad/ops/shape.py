@@ -420,7 +420,7 @@ def as_strided(x, size, stride, storage_offset=None):
     tensor([[1., 3.],
             [2., 4.]])
     """
-    from .views import restrict_like, storage_of
+    from .views import as_strided_of, restrict_like, storage_of
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
@@ -440,9 +440,15 @@ def as_strided(x, size, stride, storage_offset=None):
                            f"{storage._data.size * item}")
     view = apply(AS_STRIDED, (storage,), {"offset": offset, "strides": stride,
                                           "in_shape": storage._data.shape, "out_shape": size})
+    shown = {"size": size, "stride": stride, "storage_offset": storage_offset}
     if storage is not x:
         restrict_like(view, x)
-    return view
+        if view._node >= 0 and x._requires_grad and type(view._data) is np.ndarray:
+            # torch's node reads x, not its base: the gradient of an element outside x is lost
+            read = as_strided_of(x, x._data, storage, view._data, "AsStridedBackward0", shown)
+            view._seg, view._node, view._slot = read._seg, read._node, read._slot
+            return view
+    return show_attributes(view, **shown)
 
 
 def _scatter_meta(offset, strides, in_shape):

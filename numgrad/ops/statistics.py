@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import dtypes, grad_mode
 from ..tensor import Tensor, _wrap_dim
+from .dim_argument import int_dim
 from .index import gather, take
 from .named import named
 from .predicates import isnan
@@ -48,6 +49,7 @@ def _median_index(values, axis):
     return np.where(has_nan, np.argmax(nan, axis=axis, keepdims=True), picked).astype(np.int64)
 
 
+@int_dim()
 def median(input, dim=None, keepdim=False):
     """median(x): the lower median of all elements (NaN if there is one). median(x, dim):
     (values, indices) of the lower medians along dim."""
@@ -124,6 +126,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
     return nansum(input, dim, keepdim) / count.masked_fill(count == 0, float("nan"))
 
 
+@int_dim(optional=True)
 def aminmax(input, *, dim=None, keepdim=False):
     """(min, max) over everything or along dim; gradients as amin's and amax's."""
     if input._data.size == 0:

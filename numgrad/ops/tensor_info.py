@@ -63,9 +63,15 @@ def is_set_to(self, tensor):
 
 def storage_offset(self):
     """Where the first element sits in the memory of the tensor this one views, in elements (0
-    for a tensor that is no view), from the view's record (on the GPU a view is a copy)."""
+    for a tensor that is no view), from the view's record (on the GPU a view is a copy); for a
+    tensor an in-place view op restrided (as_strided_), in the memory it had before."""
     from .views import storage_of
-    return int(storage_of(self)[1])
+    base, offset = storage_of(self)
+    before = self._extra.get("restrided_from") if base is self and self._extra else None
+    if isinstance(before, np.ndarray):
+        start = self._data.__array_interface__["data"][0]
+        offset = (start - before.__array_interface__["data"][0]) // before.itemsize
+    return int(offset)
 
 
 def get_device(self):

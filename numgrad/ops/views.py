@@ -12,7 +12,7 @@ CopySlices), recorded as base + scatter(result - base[region]); every live view 
 gets a new history reading its region out of the base's new one (torch's AsStridedBackward0). An
 in-place op on the base itself regenerates its views the same way. torch regenerates a view when
 it is next used; numgrad does it at once, for the live views only, so the tape holds no stale
-history anybody can still reach.
+history anybody can still reach (Note [views read anew unseen] says where that differs).
 
 A region is found from memory addresses: the view's elements as flat positions in the base
 (`_region`), an affine (offset, strides) map when the base is C-contiguous. A view whose memory
@@ -59,7 +59,7 @@ class ViewInfo:
     """What a view knows of its base (held in the view's `_extra["view"]`)."""
 
     __slots__ = ("base", "creation", "multi_output", "producer", "output", "own_node", "chain",
-                 "positions", "stale", "version")
+                 "positions", "stale", "version", "unseen")
 
     def __init__(self, base, creation, multi_output, producer, output, own_node, chain, version):
         self.base = base              # the base Tensor: kept alive by its views, as in torch
@@ -72,6 +72,7 @@ class ViewInfo:
         self.positions = None         # device views: (base shape, their region), made when needed
         self.stale = None             # torch's error on the next use in grad mode (regenerate)
         self.version = version        # the base's version when the view was made
+        self.unseen = None            # Note [views read anew unseen]
 
 
 def view_info(t):
@@ -167,9 +168,13 @@ def check_write_through_view(t, producer):
     """torch's refusals of t[index] = value where the index views t first (producer: the node
     name of its last view op), in grad mode: using t at all when its base changed since it was
     made (a stale view), then the new view's, which is made as t was and names its own op."""
+    if t._node == tape.NO_GRAD_VIEW and outdated(t):
+        refresh(t)
     if t._node == tape.STALE_VIEW or (t._node == tape.NO_GRAD_VIEW and changed_since_made(t)):
         raise stale_view_error(t)
     info = view_info(t)
+    if info is not None and t._requires_grad:
+        seen(t)         # torch's view op records t, asking for its grad_fn, before refusing
     if info is not None and info.creation != DEFAULT and t._requires_grad:
         written = ViewInfo(info.base, info.creation, info.multi_output, producer, 0, True, None,
                            info.version)
@@ -234,6 +239,17 @@ def base_stopped_requiring_grad(base):
         if view._node == tape.NO_GRAD_VIEW or view._node == tape.STALE_VIEW and not info.own_node:
             view._seg, view._node, view._slot = None, tape.LEAF, 0
             view._requires_grad = False
+
+
+def base_started_requiring_grad(base):
+    """base (a leaf) now requires grad: its views without a history require grad through it, as
+    torch's view asks its base, without a grad_fn (tape.NO_GRAD_VIEW); one made in grad mode is
+    read anew once the base's version moves on (outdated), as torch's."""
+    for view in _live_views(base):
+        info = view._extra["view"]
+        if info.creation in (DEFAULT, NO_GRAD_MODE) and view._node == tape.LEAF \
+                and not view._requires_grad:
+            view._node, view._requires_grad = tape.NO_GRAD_VIEW, True
 
 
 def changed_since_made(t):
@@ -331,6 +347,34 @@ def restrict_like(view, source):
     info = view_info(view)
     if parent is not None and info is not None and grad_mode.state.grad_enabled:
         info.creation, info.multi_output = parent.creation, parent.multi_output
+
+
+def as_strided_of(source, source_data, storage, data, node_name, attributes):
+    """The history of `data`, an as_strided layout over storage's memory, read out of `source`
+    (whose elements are source_data there), as torch's node named node_name has it: each
+    element takes the gradient of the element of source it shows; one outside source gets none."""
+    from .index import masked_fill, take
+    from .named import rename
+    where = _region(storage._data, data)
+    of_source = _region(storage._data, source_data)
+    # each element of data as the flat (C order) index of the element of source that it shows
+    inverse = np.full(storage._data.size, -1, np.int64)
+    inverse[_flat_positions(of_source, source_data.shape)] = \
+        np.arange(source_data.size).reshape(source_data.shape)
+    places = inverse[_flat_positions(where, data.shape)]
+    shown = take(source, np.maximum(places, 0))
+    if (places < 0).any():
+        shown = masked_fill(shown, Tensor._make(places < 0, False), 0)
+    return rename(shown, node_name, inputs=(source,), attributes=attributes)
+
+
+def _flat_positions(region, shape):
+    """A _Region's elements as flat positions in its storage, in the view's shape."""
+    if region.positions is not None:
+        return region.positions
+    offset, strides = region.affine
+    return offset + sum(np.arange(n).reshape((-1,) + (1,) * (len(shape) - d - 1)) * s
+                        for d, (n, s) in enumerate(zip(shape, strides))) + np.zeros(shape, np.int64)
 
 
 def storage_of(t):
@@ -523,10 +567,49 @@ def regenerate(base, changed=None):
     """Give every live view of base a history read out of base's current one (Note [views]);
     `changed`: a view of base an in-place view op changed, whose history is that op's."""
     for view in _live_views(base):
+        info = view._extra["view"]
         if view is changed:
-            view._extra["view"].version = view._vc[0]
+            info.version, info.unseen = view._vc[0], None
             continue
-        _read_anew(view, view._extra["view"])
+        if info.unseen is None:
+            info.unseen = view._node >= 0
+        _read_anew(view, info)
+
+
+# Note [views read anew unseen]
+# torch reads a view anew out of its base lazily, when its grad_fn is next asked for (an op
+# recording it, .grad_fn, is_leaf, hooks, retain_grad, a backward taking its edge); numgrad at
+# once (regenerate). The two differ when the base's history changes without its version between
+# the two: detach_() or requires_grad_() of the base. So a view read anew keeps, until its grad_fn
+# is asked for (seen), whether torch's still had a grad_fn then (ViewInfo.unseen), and such a
+# change of its base reads it anew again as torch would at its next use: without an edge to a base
+# that no longer requires grad, or with no grad_fn at all if torch's view had none.
+def seen(t):
+    """t's grad_fn is asked for, as torch's grad_fn() is (Note [views read anew unseen])."""
+    info = t._extra.get("view")
+    if info is not None:
+        info.unseen = None
+
+
+def seen_outdated(t):
+    """An op records t: seen, and whether it must be read anew first (Note [views changed
+    unrecorded])."""
+    seen(t)
+    return outdated(t)
+
+
+def reread_unseen(base):
+    """base was detached in place or changed requires_grad: its views read anew and not seen since
+    take the history torch's would at their next use (Note [views read anew unseen])."""
+    for view in _live_views(base):
+        info = view._extra["view"]
+        if info.unseen is None or info.creation != DEFAULT:
+            continue
+        if not info.unseen and not base._requires_grad:
+            view._seg, view._node, view._slot = None, tape.LEAF, 0
+            view._requires_grad = False
+        else:
+            _read_anew(view, info)
 
 
 def _read_anew(view, info):
@@ -563,15 +646,22 @@ def _read_anew(view, info):
 # the old node no longer fire; a view of a multi-output op raises there. So does numgrad, at the
 # same places (outdated / refresh).
 def outdated(t):
-    """Whether view t (a tensor with _extra) has a history older than its base's version."""
+    """Whether view t (a tensor with _extra) has a history older than its base's version: one of
+    its own, or none while it requires grad through a base it was made from in grad mode
+    (base_started_requiring_grad), which torch reads anew all the same."""
     info = t._extra.get("view")
-    return info is not None and t._node >= 0 and t._vc[0] != info.version
+    if info is None or t._vc[0] == info.version:
+        return False
+    return t._node >= 0 or (t._node == tape.NO_GRAD_VIEW and info.creation == DEFAULT)
 
 
 def refresh(t):
     """Read view t anew out of its base when it is outdated (Note [views changed unrecorded]);
     raises torch's error where its creation forbids that."""
-    if t._extra is None or not outdated(t):
+    if t._extra is None:
+        return
+    seen(t)
+    if not outdated(t):
         return
     with grad_mode.enable_grad():
         _read_anew(t, t._extra["view"])

@@ -4,6 +4,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..ops.fmath import fma
 from ..tensor import Tensor
 from .optimizer import (Optimizer, check_flags, check_lr, count_writes, next_step, on_device_of,
                         scalar_state)
@@ -19,8 +20,8 @@ def adagrad_update(param, grad, state_sum, clr, eps, weight_decay, maximize):
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0.0:
-            g = cast(g + weight_decay * param[i])
-        s = cast(state_sum[i] + np.float64(g) * g)     # addcmul_, fused as torch's
+            g = cast(fma(weight_decay, param[i], g))
+        s = cast(fma(np.float64(g), g, state_sum[i]))     # addcmul_
         state_sum[i] = s
         param[i] = cast(param[i] + cast(cast(neg_clr * g) / cast(cast(math.sqrt(s)) + eps)))
 

@@ -4,6 +4,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..ops.fmath import fma
 from ..tensor import Tensor
 from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, count_writes, hyper,
                         next_step, on_device_of, scalar_div, scalar_pow, state_zeros)
@@ -34,12 +35,11 @@ def adam_update(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, step_size, bia
             if decoupled:
                 param[i] = cast(param[i] * shrink)
             else:
-                g = cast(g + weight_decay * param[i])
+                g = cast(fma(weight_decay, param[i], g))
         diff = cast(g - exp_avg[i])
-        m = cast(exp_avg[i] + keep1 * diff) if keep1 < 0.5 else cast(g - rest1 * diff)
+        m = cast(fma(keep1, diff, exp_avg[i])) if keep1 < 0.5 else cast(fma(-rest1, diff, g))
         v = cast(beta2_ * exp_avg_sq[i])
-        # addcmul_ fuses its product and add: in float64, exact for float32, one rounding
-        v = cast(v + np.float64(cast(keep2 * g)) * g)
+        v = cast(fma(np.float64(cast(keep2 * g)), g, v))
         exp_avg[i] = m
         exp_avg_sq[i] = v
         if amsgrad:

@@ -6,8 +6,8 @@ from .optimizer import (Optimizer, check_betas, check_flags, check_lr, hyper, pl
 
 class NAdam(Optimizer):
     """NAdam (Dozat), torch's update rule, written with tensor ops so it runs on the CPU and the
-    GPU; decoupled_weight_decay=True gives NAdamW. foreach and capturable are accepted and
-    ignored.
+    GPU; decoupled_weight_decay=True gives NAdamW. foreach=True takes torch's multi-tensor
+    formula, which rounds otherwise; capturable is accepted and ignored.
 
     >>> import numgrad as ng
     >>> w = ng.nn.Parameter(ng.tensor([1.0]))
@@ -65,11 +65,15 @@ class NAdam(Optimizer):
         mu_product.mul_(mu)
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
-        denom = exp_avg_sq.div(bias_correction2).sqrt()
+        if group["foreach"]:
+            # torch's multi-tensor rule divides the square root by the correction's, and reads
+            # a tensor lr's value
+            denom = exp_avg_sq.sqrt().div_(bias_correction2 ** 0.5)
+            lr = float(lr)
+        else:
+            denom = exp_avg_sq.div(bias_correction2).sqrt()
         mu_product_next = mu_product.item() * mu_next
         denom.add_(eps)
-        if group["foreach"]:
-            lr = float(lr)  # torch's multi-tensor rule reads a tensor lr's value here
         param.addcdiv_(grad, denom, value=(-lr * (1.0 - mu) / (1.0 - mu_product.item())))
         param.addcdiv_(exp_avg, denom, value=(-lr * mu_next) / (1.0 - mu_product_next))
         return param._version   # its in-place writes, which step counts on p

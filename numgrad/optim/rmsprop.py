@@ -4,6 +4,7 @@ import math
 import numpy as np
 from numba import njit
 
+from ..ops.fmath import fma
 from .optimizer import (Optimizer, check_flags, check_lerp_dtype, check_lr, count_writes,
                         next_step, on_device_of, state_zeros)
 
@@ -23,20 +24,20 @@ def rmsprop_update(param, grad, square_avg, grad_avg, buf, lr, alpha, eps, weigh
     for i in range(param.size):
         g = -grad[i] if maximize else grad[i]
         if weight_decay != 0.0:
-            g = cast(g + weight_decay * param[i])
+            g = cast(fma(weight_decay, param[i], g))
         sq = cast(alpha_ * square_avg[i])
-        sq = cast(sq + np.float64(cast(keep * g)) * g)     # addcmul_, fused as torch's
+        sq = cast(fma(np.float64(cast(keep * g)), g, sq))     # addcmul_
         square_avg[i] = sq
         if centered:
             diff = cast(g - grad_avg[i])
-            mean = cast(grad_avg[i] + keep * diff) if keep < 0.5 else cast(g - rest * diff)
+            mean = cast(fma(keep, diff, grad_avg[i])) if keep < 0.5 else cast(fma(-rest, diff, g))
             grad_avg[i] = mean
-            sq = cast(sq - np.float64(mean) * mean)     # addcmul(value=-1), fused
+            sq = cast(fma(-np.float64(mean), mean, sq))     # addcmul(value=-1)
         avg = cast(cast(math.sqrt(sq)) + eps)
         if momentum > 0.0:
             b = cast(cast(momentum_ * buf[i]) + cast(g / avg))
             buf[i] = b
-            param[i] = cast(param[i] + neg_lr * b)
+            param[i] = cast(fma(neg_lr, b, param[i]))
         else:
             param[i] = cast(param[i] + cast(cast(neg_lr * g) / avg))
 

@@ -3,7 +3,7 @@ forward pre-hook recomputes weight from the parameters weight_g (magnitude) and 
 (direction) before each call, as torch.nn.utils.weight_norm."""
 import warnings
 
-from ...ops.named import named
+from ...ops.named import named, rename
 from ..parameter import Parameter
 
 __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
@@ -11,13 +11,17 @@ __all__ = ["WeightNorm", "weight_norm", "remove_weight_norm", "norm_except_dim"]
 
 def norm_except_dim(v, pow=2, dim=0):
     """The pow-norm of each slice of v along dim, shaped to broadcast against v (size 1 in
-    every other dimension); dim=-1 means the norm of all of v (torch's convention)."""
+    every other dimension); dim=-1 means the norm of all of v (torch's convention). Its nodes
+    are torch's C++ function's: at::norm (NormBackward0, NormBackward1 along a dim) of a
+    contiguous view."""
     if dim == -1:
-        return v.norm(pow)
+        return rename(v.norm(pow), "NormBackward0")
     if dim == 0:
-        return v.reshape(v.shape[0], -1).norm(pow, 1).reshape(v.shape[0], *[1] * (v.ndim - 1))
+        norms = rename(v.contiguous().view(v.shape[0], -1).norm(pow, 1), "NormBackward1")
+        return norms.view(v.shape[0], *[1] * (v.ndim - 1))
     if dim == v.ndim - 1:
-        return v.reshape(-1, v.shape[-1]).norm(pow, 0).reshape(*[1] * (v.ndim - 1), v.shape[-1])
+        norms = rename(v.contiguous().view(-1, v.shape[-1]).norm(pow, 0), "NormBackward1")
+        return norms.view(*[1] * (v.ndim - 1), v.shape[-1])
     return norm_except_dim(v.transpose(0, dim), pow, 0).transpose(0, dim)
 
 
