@@ -17,6 +17,7 @@ from ..tensor import _wrap_dim
 from . import fmath as F
 from .apply import apply, show_attributes
 from .elementwise import reads
+from .elementwise import reads
 from .named import pass_through_vjp, rename
 from .registry import OpDef
 
@@ -538,7 +539,6 @@ def _avg_pool2d_forward(x, kernel, stride, padding, count_include_pad, divisor, 
 
 
 def _avg_pool2d_vjp(ctx, g):
-    from .elementwise import reads
     (x,) = ctx.saved
     kh, kw, sh, sw, ph, pw, count_include_pad, divisor = (int(v) for v in ctx.ints[:8])
     h, w = x.shape[-2:]
