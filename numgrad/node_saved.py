@@ -16,6 +16,7 @@ from . import grad_mode, tape
 from .lower import version_changed, version_error
 from .node import node_name
 from .ops import registry
+from .ops.apply import Derived
 from .tensor import Tensor
 
 
@@ -31,6 +32,8 @@ def saved_attribute(seg, node, name):
     if raw or torch_name not in attributes:
         raise AttributeError(f"'{node_name(seg, node)}' object has no attribute '{name}'")
     value = attributes[torch_name]
+    if isinstance(value, Derived):
+        value = value.compute()
     return _as_uint64(value) if torch_name in _INT64_ARGUMENTS else value
 
 

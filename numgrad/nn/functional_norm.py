@@ -16,7 +16,7 @@ import numpy as np
 from .. import dtypes, grad_mode
 from ..ops import elementwise as _E
 from ..ops import nn_ops as _N
-from ..ops.apply import show_attributes
+from ..ops.apply import Derived, show_attributes
 from ..ops.named import named
 from ..ops.shape import pad as _constant_pad
 from ..tensor import Tensor
@@ -205,7 +205,8 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
             out = _affine(centred * (var + eps).rsqrt(), weight, bias, shape)
         if running_mean is not None:
             _update_running(running_mean, running_var, mean, var, momentum, count)
-        attributes.update(result1=mean.detach().reshape(-1), result2=_invstd(var, eps))
+        attributes.update(result1=Derived(lambda: mean.detach().reshape(-1)),
+                          result2=_invstd(var, eps))
     else:
         for name, tensor in (("running_mean", running_mean), ("running_var", running_var)):
             if tensor is None:
@@ -222,9 +223,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def _invstd(var, eps):
     """torch's saved result2 of a training batch norm, 1 / sqrt(var + eps) per channel, as a
-    tensor outside the graph."""
-    with grad_mode.no_grad():
-        return (var.detach().reshape(-1) + eps).rsqrt()
+    tensor outside the graph, computed when read."""
+    def compute():
+        with grad_mode.no_grad():
+            return (var.detach().reshape(-1) + eps).rsqrt()
+    return Derived(compute)
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None,

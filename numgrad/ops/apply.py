@@ -119,6 +119,16 @@ def apply(op, inputs, attrs=_NO_ATTRS):
     return tensors[0] if op.n_out == 1 else tensors
 
 
+class Derived:
+    """An attribute value computed when grad_fn._saved_<name> reads it: for what torch's node keeps
+    but no kernel reads (batch norm's 1 / sqrt(var + eps)), so that the forward pays nothing."""
+
+    __slots__ = ("compute",)
+
+    def __init__(self, compute):
+        self.compute = compute
+
+
 def show_attributes(out, **values):
     """Keep what torch's node of `out` (one of the node's outputs) holds besides tensors - its
     dims, the input's sizes, scalar arguments - under torch's names, for grad_fn._saved_<name>
